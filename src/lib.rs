@@ -1,0 +1,1 @@
+//! kcontract: the Knative Runtime Contract as an executable specification.
