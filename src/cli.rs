@@ -1,0 +1,147 @@
+//! The `kcontract` command line. Thin: parse arguments, call the library, map results to exit codes
+//! (0 = fine, 1 = problems in the input, 2 = usage error, as clap does).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use annotate_snippets::Renderer;
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::diagnostic::render_all;
+use crate::list;
+use crate::spec_source::{Loaded, load};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kcontract",
+    version,
+    about = "The Knative Runtime Contract as an executable specification",
+    long_about = "Checks the clause-structured contract in spec/, lists its clauses, and renders it."
+)]
+pub struct Cli {
+    /// Folder holding contract.yaml and the chapter files.
+    #[arg(long, global = true, default_value = "spec", value_name = "DIR")]
+    pub spec: PathBuf,
+    /// Colour diagnostics: auto (when stderr is a terminal and NO_COLOR is unset), always, never.
+    #[arg(long, global = true, default_value = "auto", value_name = "WHEN")]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Validate the spec; print a summary. Exit 0 when there are no errors, 1 otherwise.
+    Check,
+    /// List every clause.
+    List {
+        #[arg(long, default_value = "table")]
+        format: ListFormat,
+    },
+    /// Check the spec and render the site.
+    Build {
+        /// Output folder.
+        #[arg(long, default_value = "site", value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
+}
+
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let renderer = match cli.color {
+        ColorChoice::Always => Renderer::styled(),
+        ColorChoice::Never => Renderer::plain(),
+        ColorChoice::Auto => {
+            if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+                Renderer::styled()
+            } else {
+                Renderer::plain()
+            }
+        }
+    };
+    let loaded = load(&cli.spec);
+    report(&loaded, &renderer);
+    match cli.command {
+        Command::Check => {
+            if loaded.has_errors() {
+                return finish(&loaded);
+            }
+            write_stdout(&list::summary(&loaded.spec, &cli.spec))
+        }
+        Command::List { format } => {
+            if loaded.has_errors() {
+                return finish(&loaded);
+            }
+            let out = match format {
+                ListFormat::Table => list::table(&loaded.spec),
+                ListFormat::Json => list::json(&loaded.spec),
+            };
+            write_stdout(&out)
+        }
+        Command::Build { out } => {
+            if loaded.has_errors() {
+                return finish(&loaded);
+            }
+            let code = write_stdout(&list::summary(&loaded.spec, &cli.spec));
+            eprintln!(
+                "note: the spec is valid, but rendering the site into `{}` is not implemented yet; nothing was written",
+                out.display()
+            );
+            code
+        }
+    }
+}
+
+/// Print diagnostics to stderr, sorted by position.
+fn report(loaded: &Loaded, renderer: &Renderer) {
+    if loaded.diagnostics.is_empty() {
+        return;
+    }
+    let text = render_all(&loaded.diagnostics, &loaded.sources, renderer);
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+fn finish(loaded: &Loaded) -> ExitCode {
+    let (e, w) = (loaded.error_count(), loaded.warning_count());
+    if e > 0 {
+        eprintln!(
+            "error: {e} error{} and {w} warning{} found; nothing was written",
+            plural(e),
+            plural(w)
+        );
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Write to stdout, treating a closed pipe (`kcontract list | head`) as success rather than a panic.
+fn write_stdout(s: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! One diagnostic type for everything the tool reports about its input.
+//!
+//! Every problem a spec editor can cause is a [`Diagnostic`]: a stable code (documented in
+//! `docs/errors.md`), a message, an optional primary span into a file held by the [`SourceMap`], and a
+//! hint. Rendering is delegated to `annotate-snippets`, so the output looks like rustc's and we do not
+//! hand-roll caret alignment (which goes wrong with tabs and wide characters).
+
+use std::fmt::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+
+/// Index of a file in a [`SourceMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// The text of one input file, kept so diagnostics can quote it.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// Path as the user should see it (relative to the working directory when given relative).
+    pub path: PathBuf,
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(path: PathBuf, text: String) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Self {
+            path,
+            text,
+            line_starts,
+        }
+    }
+
+    /// 1-based line and 1-based column (in characters, like rustc) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.line_starts[line];
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count());
+        (line + 1, col + 1)
+    }
+
+    /// Byte offset of the start of a 1-based line (clamped to the file).
+    pub fn line_start(&self, line: usize) -> usize {
+        let idx = line.saturating_sub(1).min(self.line_starts.len() - 1);
+        self.line_starts[idx]
+    }
+
+    /// Byte offset of a 1-based (line, character column) pair, clamped to that line.
+    pub fn offset_of(&self, line: usize, col: usize) -> usize {
+        let start = self.line_start(line);
+        let end = self.line_end(start);
+        let line_text = &self.text[start..end];
+        let within = line_text
+            .char_indices()
+            .nth(col.saturating_sub(1))
+            .map_or(line_text.len(), |(i, _)| i);
+        start + within
+    }
+
+    /// Byte offset of the end of the line containing `offset` (before the newline).
+    pub fn line_end(&self, offset: usize) -> usize {
+        self.text[offset.min(self.text.len())..]
+            .find('\n')
+            .map_or(self.text.len(), |i| offset + i)
+    }
+}
+
+/// All files read in one run. Diagnostics refer to them by [`FileId`].
+#[derive(Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn add(&mut self, path: PathBuf, text: String) -> FileId {
+        self.files.push(SourceFile::new(path, text));
+        FileId((self.files.len() - 1) as u32)
+    }
+
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// Where a diagnostic points: a byte range in a file of the [`SourceMap`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub file: FileId,
+    pub range: Range<usize>,
+}
+
+impl Span {
+    pub fn new(file: FileId, range: Range<usize>) -> Self {
+        Self { file, range }
+    }
+}
+
+/// A problem found in the input.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    /// The primary location. `None` for problems that have no place in a file (a missing directory).
+    pub span: Option<Span>,
+    /// Label under the caret.
+    pub label: String,
+    /// Secondary locations with their labels ("first defined here").
+    pub context: Vec<(Span, String)>,
+    /// A path to show when there is no span (e.g. the file that cannot be read).
+    pub path: Option<PathBuf>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            span: None,
+            label: String::new(),
+            context: Vec::new(),
+            path: None,
+            help: None,
+        }
+    }
+
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Warning,
+            ..Self::error(code, message)
+        }
+    }
+
+    pub fn at(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.span = Some(span);
+        self.label = label.into();
+        self
+    }
+
+    pub fn with_context(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.context.push((span, label.into()));
+        self
+    }
+
+    pub fn in_file(mut self, path: impl AsRef<Path>) -> Self {
+        self.path = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// `file:line:col` of the primary span, for sorting and for one-line summaries.
+    pub fn position(&self, sources: &SourceMap) -> Option<(PathBuf, usize, usize)> {
+        self.span.as_ref().map(|s| {
+            let f = sources.get(s.file);
+            let (l, c) = f.line_col(s.range.start);
+            (f.path.clone(), l, c)
+        })
+    }
+
+    /// Render rustc-style without colour (deterministic, what tests snapshot).
+    pub fn render(&self, sources: &SourceMap) -> String {
+        self.render_with(sources, &Renderer::plain())
+    }
+
+    pub fn render_with(&self, sources: &SourceMap, renderer: &Renderer) -> String {
+        let level = match self.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+        };
+        let mut group = Group::with_title(level.primary_title(&self.message).id(self.code));
+        if let Some(span) = &self.span {
+            // Quote only the lines around the spans: whole files would be slow to lay out, and a
+            // secondary span in the same file is shown in the same snippet.
+            let file = sources.get(span.file);
+            let mut lo = span.range.start;
+            let mut hi = span.range.end;
+            for (ctx, _) in self.context.iter().filter(|(c, _)| c.file == span.file) {
+                lo = lo.min(ctx.range.start);
+                hi = hi.max(ctx.range.end);
+            }
+            let (first_line, _) = file.line_col(lo);
+            let start = file.line_start(first_line);
+            let end = file.line_end(hi.max(start));
+            let path = file.path.display().to_string();
+            let mut snippet = Snippet::source(&file.text[start..end])
+                .line_start(first_line)
+                .path(path)
+                .fold(true)
+                .annotation(
+                    AnnotationKind::Primary
+                        .span(clamp(&span.range, start, end))
+                        .label(&self.label),
+                );
+            for (ctx, label) in self.context.iter().filter(|(c, _)| c.file == span.file) {
+                snippet = snippet.annotation(
+                    AnnotationKind::Context
+                        .span(clamp(&ctx.range, start, end))
+                        .label(label),
+                );
+            }
+            group = group.element(snippet);
+        }
+        if self.span.is_none()
+            && let Some(p) = &self.path
+        {
+            group = group.element(Level::NOTE.message(format!("in {}", p.display())));
+        }
+        if let Some(help) = &self.help {
+            group = group.element(Level::HELP.message(help));
+        }
+        let mut groups = vec![group];
+        for (ctx, label) in self
+            .context
+            .iter()
+            .filter(|(c, _)| self.span.as_ref().is_none_or(|s| s.file != c.file))
+        {
+            let file = sources.get(ctx.file);
+            let (line, _) = file.line_col(ctx.range.start);
+            let start = file.line_start(line);
+            let end = file.line_end(ctx.range.end.max(start));
+            groups.push(
+                Group::with_title(Level::NOTE.secondary_title(label)).element(
+                    Snippet::source(&file.text[start..end])
+                        .line_start(line)
+                        .path(file.path.display().to_string())
+                        .annotation(AnnotationKind::Context.span(clamp(&ctx.range, start, end))),
+                ),
+            );
+        }
+        let mut out = String::new();
+        let _ = write!(out, "{}", renderer.render(&groups));
+        out
+    }
+}
+
+/// Make a file-relative range relative to the quoted slice `[start, end)`, never out of it.
+fn clamp(range: &Range<usize>, start: usize, end: usize) -> Range<usize> {
+    let a = range.start.clamp(start, end) - start;
+    let b = range.end.clamp(start, end) - start;
+    a..b.max(a)
+}
+
+/// Render every diagnostic, errors and warnings, in a stable order (file, line, column).
+pub fn render_all(diags: &[Diagnostic], sources: &SourceMap, renderer: &Renderer) -> String {
+    let mut out = String::new();
+    for d in sorted(diags, sources) {
+        out.push_str(&d.render_with(sources, renderer));
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// Diagnostics sorted by position; the ones without a position first, in the order found.
+pub fn sorted<'a>(diags: &'a [Diagnostic], sources: &SourceMap) -> Vec<&'a Diagnostic> {
+    let mut v: Vec<&Diagnostic> = diags.iter().collect();
+    v.sort_by_cached_key(|d| {
+        d.position(sources)
+            .map(|(p, l, c)| (1, p, l, c))
+            .unwrap_or((0, PathBuf::new(), 0, 0))
+    });
+    v
+}

@@ -1,0 +1,348 @@
+//! RFC 2119 keywords: the five normalised levels and a detector for keywords in Markdown text.
+//!
+//! The detector is shared by every place that asks "is this sentence normative?": clause texts (the
+//! level must agree with the words), prose (no keyword may hide outside a clause) and the test that
+//! compares the spec with the upstream text. Keeping one detector means those three can never disagree.
+
+use std::fmt;
+use std::ops::Range;
+
+use serde::Serialize;
+
+/// A requirement level after normalisation (RFC 2119 §1–5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Level {
+    #[serde(rename = "MUST")]
+    Must,
+    #[serde(rename = "MUST NOT")]
+    MustNot,
+    #[serde(rename = "SHOULD")]
+    Should,
+    #[serde(rename = "SHOULD NOT")]
+    ShouldNot,
+    #[serde(rename = "MAY")]
+    May,
+}
+
+impl Level {
+    pub const ALL: [Level; 5] = [
+        Level::Must,
+        Level::MustNot,
+        Level::Should,
+        Level::ShouldNot,
+        Level::May,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::MustNot => "MUST NOT",
+            Level::Should => "SHOULD",
+            Level::ShouldNot => "SHOULD NOT",
+            Level::May => "MAY",
+        }
+    }
+
+    /// Normalise one of the eleven RFC 2119 keywords. Internal whitespace may be any run of spaces,
+    /// tabs or newlines (a keyword can wrap across lines). Case-sensitive: `must` is English.
+    pub fn from_keyword(word: &str) -> Option<Level> {
+        let mut parts = word.split_whitespace();
+        let first = parts.next()?;
+        let second = parts.next();
+        if parts.next().is_some() {
+            return None;
+        }
+        Some(match (first, second) {
+            ("MUST" | "REQUIRED" | "SHALL", None) => Level::Must,
+            ("MUST" | "SHALL", Some("NOT")) => Level::MustNot,
+            ("SHOULD" | "RECOMMENDED", None) => Level::Should,
+            ("SHOULD", Some("NOT")) | ("NOT", Some("RECOMMENDED")) => Level::ShouldNot,
+            ("MAY" | "OPTIONAL", None) => Level::May,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One keyword found in a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeywordHit {
+    /// Byte range of the keyword (for two-word keywords, both words and the space between).
+    pub range: Range<usize>,
+    pub level: Level,
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Find the RFC 2119 keywords used in a piece of Markdown.
+///
+/// Not keywords: lowercase words (RFC 8174), parts of longer words (`MUSTARD`), text inside code
+/// spans (`` `MUST` ``), link destinations and HTML comments, and quoted mentions (`"MUST"`, `“MAY”`),
+/// which talk about a keyword rather than use it. Fenced code blocks are the caller's business: this
+/// sees inline text only.
+pub fn find_keywords(text: &str) -> Vec<KeywordHit> {
+    let b = text.as_bytes();
+    let mut hits = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'`' => {
+                // A code span closes at the next backtick run of the same length (CommonMark);
+                // an unmatched run is literal text.
+                let run = count_run(b, i, b'`');
+                match find_closing_run(b, i + run, run) {
+                    Some(end) => i = end + run,
+                    None => i += run,
+                }
+                continue;
+            }
+            b'<' if b[i..].starts_with(b"<!--") => {
+                i = text[i..].find("-->").map_or(b.len(), |e| i + e + 3);
+                continue;
+            }
+            b']' if b.get(i + 1) == Some(&b'(') => {
+                // Skip a link destination: `](...)`, with balanced parentheses.
+                let mut depth = 0usize;
+                let mut j = i + 1;
+                while j < b.len() {
+                    match b[j] {
+                        b'(' => depth += 1,
+                        b')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        b'\n' if b.get(j + 1) == Some(&b'\n') => break,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                i = j + 1;
+                continue;
+            }
+            c if c.is_ascii_uppercase() && (i == 0 || !is_word_byte(b[i - 1])) => {
+                let end = word_end(b, i);
+                if let Some((range, level)) = keyword_at(text, i, end) {
+                    if !is_quoted_mention(text, &range) {
+                        hits.push(KeywordHit {
+                            range: range.clone(),
+                            level,
+                        });
+                    }
+                    i = range.end;
+                } else {
+                    i = end;
+                }
+                continue;
+            }
+            c if is_word_byte(c) => {
+                i = word_end(b, i);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    hits
+}
+
+fn count_run(b: &[u8], start: usize, ch: u8) -> usize {
+    b[start..].iter().take_while(|&&c| c == ch).count()
+}
+
+fn find_closing_run(b: &[u8], from: usize, run: usize) -> Option<usize> {
+    let mut j = from;
+    while j < b.len() {
+        if b[j] == b'`' {
+            let r = count_run(b, j, b'`');
+            if r == run {
+                return Some(j);
+            }
+            j += r;
+        } else {
+            j += 1;
+        }
+    }
+    None
+}
+
+fn word_end(b: &[u8], start: usize) -> usize {
+    start + b[start..].iter().take_while(|&&c| is_word_byte(c)).count()
+}
+
+/// If the word at `start..end` begins a keyword, return the keyword's full range and level.
+fn keyword_at(text: &str, start: usize, end: usize) -> Option<(Range<usize>, Level)> {
+    let word = &text[start..end];
+    let b = text.as_bytes();
+    // Look for a second word after whitespace: `MUST NOT`, `NOT RECOMMENDED`.
+    let second = || {
+        let ws = b[end..]
+            .iter()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
+        if ws == 0 || text[end..end + ws].matches('\n').count() > 1 {
+            return None;
+        }
+        let s = end + ws;
+        let e = word_end(b, s);
+        (e > s).then(|| (&text[s..e], e))
+    };
+    match word {
+        "MUST" | "SHALL" | "SHOULD" => match second() {
+            Some(("NOT", e)) => Some((start..e, Level::from_keyword(&text[start..e])?)),
+            _ => Some((start..end, Level::from_keyword(word)?)),
+        },
+        "NOT" => match second() {
+            Some(("RECOMMENDED", e)) => Some((start..e, Level::ShouldNot)),
+            _ => None,
+        },
+        "REQUIRED" | "RECOMMENDED" | "MAY" | "OPTIONAL" => {
+            Some((start..end, Level::from_keyword(word)?))
+        }
+        _ => None,
+    }
+}
+
+/// `"MUST"`, `'MAY'`, `“SHOULD”`: a keyword that is the whole content of a quotation is a mention.
+fn is_quoted_mention(text: &str, range: &Range<usize>) -> bool {
+    let before = text[..range.start].chars().next_back();
+    let after = text[range.end..].chars().next();
+    matches!(
+        (before, after),
+        (Some('"'), Some('"'))
+            | (Some('\''), Some('\''))
+            | (Some('“'), Some('”'))
+            | (Some('‘'), Some('’'))
+    )
+}
+
+/// The distinct levels used in a text, in order of first appearance.
+pub fn levels_in(text: &str) -> Vec<Level> {
+    let mut out = Vec::new();
+    for h in find_keywords(text) {
+        if !out.contains(&h.level) {
+            out.push(h.level);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<(&str, Level)> {
+        find_keywords(text)
+            .into_iter()
+            .map(|h| (&text[h.range], h.level))
+            .collect()
+    }
+
+    #[test]
+    fn normalises_the_eleven_keywords() {
+        let cases = [
+            ("MUST", Level::Must),
+            ("REQUIRED", Level::Must),
+            ("SHALL", Level::Must),
+            ("MUST NOT", Level::MustNot),
+            ("SHALL NOT", Level::MustNot),
+            ("SHOULD", Level::Should),
+            ("RECOMMENDED", Level::Should),
+            ("SHOULD NOT", Level::ShouldNot),
+            ("NOT RECOMMENDED", Level::ShouldNot),
+            ("MAY", Level::May),
+            ("OPTIONAL", Level::May),
+            ("MUST\n  NOT", Level::MustNot),
+        ];
+        for (kw, level) in cases {
+            assert_eq!(Level::from_keyword(kw), Some(level), "{kw}");
+        }
+        for bad in [
+            "must",
+            "May",
+            "MAY NOT",
+            "NOT",
+            "MUST NOT EVER",
+            "",
+            "OPTIONALLY",
+        ] {
+            assert_eq!(Level::from_keyword(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn must_not_is_one_keyword_not_must() {
+        assert_eq!(
+            words("It MUST NOT be set."),
+            vec![("MUST NOT", Level::MustNot)]
+        );
+        assert_eq!(
+            words("It MUST\n  NOT be set."),
+            vec![("MUST\n  NOT", Level::MustNot)]
+        );
+        assert_eq!(
+            words("are NOT RECOMMENDED."),
+            vec![("NOT RECOMMENDED", Level::ShouldNot)]
+        );
+        assert_eq!(words("It MUST, NOT later"), vec![("MUST", Level::Must)]);
+        assert_eq!(words("NOT here"), vec![]);
+    }
+
+    #[test]
+    fn word_boundaries() {
+        assert_eq!(words("MUSTARD MAYBE SHOULDER _MUST MUST_ XMAY"), vec![]);
+        assert_eq!(
+            words("(MAY) MUST. SHOULD,"),
+            vec![
+                ("MAY", Level::May),
+                ("MUST", Level::Must),
+                ("SHOULD", Level::Should)
+            ]
+        );
+        assert_eq!(words("必须（MUST）"), vec![("MUST", Level::Must)]);
+        assert_eq!(words("should may must"), vec![]);
+    }
+
+    #[test]
+    fn code_spans_links_and_comments_are_not_prose() {
+        assert_eq!(words("set `MUST` and ``a ` MAY``"), vec![]);
+        assert_eq!(words("[link](http://x/MUST) ok"), vec![]);
+        assert_eq!(
+            words("[SHOULD offer](http://x) ok"),
+            vec![("SHOULD", Level::Should)]
+        );
+        assert_eq!(words("<!-- MUST --> MAY"), vec![("MAY", Level::May)]);
+        // An unmatched backtick is literal text, so the keyword after it counts.
+        assert_eq!(words("a ` MUST"), vec![("MUST", Level::Must)]);
+    }
+
+    #[test]
+    fn quoted_mentions_are_not_keywords() {
+        assert_eq!(
+            words(r#"The key words "MUST", "MUST NOT" and 'MAY'"#),
+            vec![]
+        );
+        assert_eq!(words("“SHOULD” and ‘OPTIONAL’"), vec![]);
+        // A quotation that uses a keyword inside a sentence is still a use.
+        assert_eq!(
+            words(r#""normal orderly shutdown MUST send a SIGTERM""#),
+            vec![("MUST", Level::Must)]
+        );
+    }
+
+    #[test]
+    fn levels_in_lists_distinct_levels() {
+        assert_eq!(
+            levels_in("REQUIRED to be x, and MUST target y; MAY z"),
+            vec![Level::Must, Level::May]
+        );
+    }
+}

@@ -1,0 +1,279 @@
+//! The in-memory contract: what `spec_source` produces and every consumer (check, list, site, matrix,
+//! scaffold) reads. Plain data, no I/O: consumers take `&Spec`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::diagnostic::Span;
+pub use crate::keywords::Level;
+
+/// Who a clause binds. A closed vocabulary, documented in `spec/README.md`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Actor {
+    Platform,
+    Developer,
+    Container,
+}
+
+impl Actor {
+    pub const ALL: [Actor; 3] = [Actor::Platform, Actor::Developer, Actor::Container];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Actor::Platform => "platform",
+            Actor::Developer => "developer",
+            Actor::Container => "container",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+}
+
+impl fmt::Display for Actor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How conformance to a clause is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verify {
+    Model,
+    Conformance,
+    Manual,
+    Untestable,
+}
+
+impl Verify {
+    pub const ALL: [Verify; 4] = [
+        Verify::Model,
+        Verify::Conformance,
+        Verify::Manual,
+        Verify::Untestable,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verify::Model => "model",
+            Verify::Conformance => "conformance",
+            Verify::Manual => "manual",
+            Verify::Untestable => "untestable",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+}
+
+impl fmt::Display for Verify {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `spec/contract.yaml`.
+#[derive(Clone, Debug, Default)]
+pub struct Contract {
+    pub title: String,
+    pub version: String,
+    /// The first is the source language.
+    pub languages: Vec<String>,
+    pub chapters: Vec<String>,
+    pub upstream: Upstream,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Upstream {
+    pub title: String,
+    pub url: String,
+    pub license: String,
+    pub attribution: String,
+}
+
+/// One normative statement.
+#[derive(Clone, Debug)]
+pub struct Clause {
+    pub id: String,
+    pub level: Level,
+    /// The keyword as the editor wrote it in `level:` (`SHALL`, `OPTIONAL`, …), kept for display.
+    pub keyword: String,
+    pub actor: Actor,
+    /// Markdown (inline, possibly a list).
+    pub text: String,
+    pub verify: Verify,
+    pub reason: Option<String>,
+    pub implicit: Option<String>,
+    pub oci: Option<String>,
+    pub upstream_tests: Vec<String>,
+    /// Chapter name (file stem) and the heading the clause sits under.
+    pub chapter: String,
+    pub section: Option<SectionRef>,
+    pub file: PathBuf,
+    pub line: usize,
+    /// Where the block is (the whole fenced block), and where its `id` value is.
+    pub span: Span,
+    pub id_span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SectionRef {
+    pub title: String,
+    pub anchor: String,
+}
+
+/// A heading of a chapter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Heading {
+    pub level: u8,
+    pub title: String,
+    pub anchor: String,
+    pub line: usize,
+}
+
+/// A piece of a chapter, in source order.
+#[derive(Clone, Debug)]
+pub enum Block {
+    /// Informative Markdown, verbatim (headings included).
+    Prose(String),
+    /// Index into [`Spec::clauses`].
+    Clause(usize),
+}
+
+/// One chapter file in one language.
+#[derive(Clone, Debug)]
+pub struct Document {
+    pub chapter: String,
+    pub lang: String,
+    pub file: PathBuf,
+    /// Text of the first level-1 heading, or the chapter name.
+    pub title: String,
+    pub headings: Vec<Heading>,
+    pub blocks: Vec<Block>,
+}
+
+/// The whole contract, validated.
+#[derive(Clone, Debug, Default)]
+pub struct Spec {
+    pub contract: Contract,
+    /// Source-language documents in chapter order.
+    pub documents: Vec<Document>,
+    /// All source-language clauses in document order.
+    pub clauses: Vec<Clause>,
+    /// id → index into `clauses`.
+    pub by_id: BTreeMap<String, usize>,
+}
+
+impl Spec {
+    pub fn clause(&self, id: &str) -> Option<&Clause> {
+        self.by_id.get(id).map(|&i| &self.clauses[i])
+    }
+}
+
+/// Why an id is malformed, for the diagnostic's hint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IdError {
+    Empty,
+    TooLong(usize),
+    OneSegment,
+    BadChar(char),
+    EmptySegment,
+    BadHyphen,
+}
+
+impl fmt::Display for IdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IdError::Empty => write!(f, "the id is empty"),
+            IdError::TooLong(n) => write!(f, "the id has {n} characters; at most 100 are allowed"),
+            IdError::OneSegment => write!(
+                f,
+                "an id needs at least two dot-separated segments, the first naming the area"
+            ),
+            IdError::BadChar(c) => write!(
+                f,
+                "{c:?} (U+{:04X}) is not allowed; use lowercase a-z, digits, `-` and `.`",
+                *c as u32
+            ),
+            IdError::EmptySegment => write!(
+                f,
+                "an id segment is empty (`..`, or a leading or trailing `.`)"
+            ),
+            IdError::BadHyphen => {
+                write!(f, "a segment may not start or end with `-` or contain `--`")
+            }
+        }
+    }
+}
+
+/// The id rules: lowercase ASCII, dot-separated segments of `[a-z0-9]` joined by single hyphens, at
+/// least two segments, at most 100 characters. ASCII-only on purpose: ids become URL fragments, file
+/// names and Rust identifiers, and must not carry look-alike or invisible characters.
+pub fn check_id(id: &str) -> Result<(), IdError> {
+    if id.is_empty() {
+        return Err(IdError::Empty);
+    }
+    if let Some(c) = id
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-' || *c == '.'))
+    {
+        return Err(IdError::BadChar(c));
+    }
+    if id.len() > 100 {
+        return Err(IdError::TooLong(id.len()));
+    }
+    let segments: Vec<&str> = id.split('.').collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return Err(IdError::EmptySegment);
+    }
+    if segments.len() < 2 {
+        return Err(IdError::OneSegment);
+    }
+    if segments
+        .iter()
+        .any(|s| s.starts_with('-') || s.ends_with('-') || s.contains("--"))
+    {
+        return Err(IdError::BadHyphen);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn good_ids() {
+        for id in [
+            "lifecycle.sigterm-on-kill",
+            "a.b",
+            "network.headers.x-forwarded-for",
+            "config.env.k8s-1",
+        ] {
+            assert_eq!(check_id(id), Ok(()), "{id}");
+        }
+    }
+
+    #[test]
+    fn bad_ids() {
+        assert_eq!(check_id(""), Err(IdError::Empty));
+        assert_eq!(check_id("lifecycle"), Err(IdError::OneSegment));
+        assert_eq!(check_id("Lifecycle.x"), Err(IdError::BadChar('L')));
+        assert_eq!(check_id("a.b_c"), Err(IdError::BadChar('_')));
+        assert_eq!(check_id("a b.c"), Err(IdError::BadChar(' ')));
+        assert_eq!(check_id("a.\u{200b}b"), Err(IdError::BadChar('\u{200b}')));
+        assert_eq!(check_id("a.\u{202e}b"), Err(IdError::BadChar('\u{202e}')));
+        assert_eq!(check_id("a..b"), Err(IdError::EmptySegment));
+        assert_eq!(check_id(".a.b"), Err(IdError::EmptySegment));
+        assert_eq!(check_id("a.b."), Err(IdError::EmptySegment));
+        assert_eq!(check_id("a.-b"), Err(IdError::BadHyphen));
+        assert_eq!(check_id("a.b-"), Err(IdError::BadHyphen));
+        assert_eq!(check_id("a.b--c"), Err(IdError::BadHyphen));
+        let long = format!("a.{}", "b".repeat(99));
+        assert_eq!(check_id(&long), Err(IdError::TooLong(101)));
+        assert_eq!(check_id(&format!("a.{}", "b".repeat(98))), Ok(()));
+    }
+}

@@ -1,0 +1,347 @@
+//! A chapter file: Markdown prose with ```` ```clause ```` blocks.
+//!
+//! pulldown-cmark finds the blocks (so a fence inside a list, a quote or another code block is
+//! recognised for what it is); we keep the prose verbatim between clauses and scan it for keywords.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use super::clause_block::{BlockPos, ClauseFields, parse_block};
+use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
+use crate::keywords::find_keywords;
+use crate::spec::{Clause, Heading, SectionRef};
+
+/// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
+pub const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
+
+pub fn markdown_options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES
+}
+
+/// What a chapter parses into before ids are made global.
+pub struct ParsedChapter {
+    pub title: Option<String>,
+    pub headings: Vec<Heading>,
+    /// Prose pieces and clauses in order; a clause with errors is left out (its diagnostics say why).
+    pub pieces: Vec<Piece>,
+}
+
+pub enum Piece {
+    Prose(String),
+    Clause(Box<Clause>),
+}
+
+enum Top {
+    Clause {
+        fence: Range<usize>,
+        content: Range<usize>,
+        contiguous: bool,
+    },
+    Other {
+        masked: Vec<Range<usize>>,
+        boilerplate: bool,
+    },
+}
+
+pub fn parse_chapter(
+    file_id: FileId,
+    file: &SourceFile,
+    chapter: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> ParsedChapter {
+    let src = file.text.as_str();
+    let mut headings = Vec::new();
+    let mut slugs: HashMap<String, usize> = HashMap::new();
+    let mut pieces = Vec::new();
+    let mut title = None;
+
+    let mut depth = 0usize;
+    let mut block_start = 0usize;
+    let mut masked: Vec<Range<usize>> = Vec::new();
+    let mut fence: Option<(Range<usize>, Vec<Range<usize>>, String)> = None; // top-level clause fence
+    let mut heading: Option<(u8, String)> = None;
+    let mut exempt_next = false;
+    let mut prose_from = 0usize;
+
+    let mut tops: Vec<(Range<usize>, Top)> = Vec::new();
+
+    for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
+        match ev {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    block_start = range.start;
+                    masked.clear();
+                }
+                match &tag {
+                    Tag::CodeBlock(kind) => {
+                        let is_clause = matches!(kind, CodeBlockKind::Fenced(info) if info.split_whitespace().next() == Some("clause"));
+                        if depth == 0 && is_clause {
+                            let fence_end = file.line_end(range.start);
+                            fence = Some((range.start..fence_end, Vec::new(), String::new()));
+                        } else {
+                            if is_clause {
+                                diags.push(
+                                    Diagnostic::error("K0114", "a clause block must not be nested")
+                                        .at(Span::new(file_id, range.start..file.line_end(range.start)), "this clause is inside a list, quote or other block")
+                                        .help("start the ```clause fence at column 1, outside lists and block quotes; clauses are top-level blocks"),
+                                );
+                            }
+                            masked.push(range.clone());
+                        }
+                    }
+                    Tag::HtmlBlock => masked.push(range.clone()),
+                    Tag::Heading { level, .. } if depth == 0 => {
+                        heading = Some((*level as u8, String::new()));
+                    }
+                    _ => {}
+                }
+                depth += 1;
+            }
+            Event::End(tag) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    let block = block_start..range.end;
+                    match tag {
+                        TagEnd::CodeBlock if fence.is_some() => {
+                            let (fence_range, texts, joined) = fence.take().unwrap_or_default();
+                            let content_start = texts
+                                .first()
+                                .map_or(file.line_end(fence_range.end) + 1, |r| r.start)
+                                .min(src.len());
+                            let content_end = texts.last().map_or(content_start, |r| r.end);
+                            let contiguous =
+                                src.get(content_start..content_end) == Some(joined.as_str());
+                            tops.push((
+                                block,
+                                Top::Clause {
+                                    fence: fence_range,
+                                    content: content_start..content_end,
+                                    contiguous,
+                                },
+                            ));
+                        }
+                        TagEnd::HtmlBlock => {
+                            if src[block.clone()].trim() == BOILERPLATE_MARKER {
+                                exempt_next = true;
+                                continue;
+                            }
+                            tops.push((
+                                block,
+                                Top::Other {
+                                    masked: masked.clone(),
+                                    boilerplate: false,
+                                },
+                            ));
+                        }
+                        TagEnd::Heading(_) => {
+                            if let Some((level, text)) = heading.take() {
+                                let base = slugify(&text);
+                                let n = slugs.entry(base.clone()).or_insert(0);
+                                let anchor = if *n == 0 { base } else { format!("{base}-{n}") };
+                                *n += 1;
+                                if level == 1 && title.is_none() {
+                                    title = Some(text.clone());
+                                }
+                                let line = file.line_col(block.start).0;
+                                headings.push(Heading {
+                                    level,
+                                    title: text,
+                                    anchor,
+                                    line,
+                                });
+                            }
+                            tops.push((
+                                block,
+                                Top::Other {
+                                    masked: masked.clone(),
+                                    boilerplate: std::mem::take(&mut exempt_next),
+                                },
+                            ));
+                        }
+                        _ => {
+                            tops.push((
+                                block,
+                                Top::Other {
+                                    masked: masked.clone(),
+                                    boilerplate: std::mem::take(&mut exempt_next),
+                                },
+                            ));
+                        }
+                    }
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, texts, joined)) = fence.as_mut() {
+                    texts.push(range.clone());
+                    joined.push_str(&t);
+                }
+                if let Some((_, h)) = heading.as_mut() {
+                    h.push_str(&t);
+                }
+            }
+            Event::Html(_) | Event::InlineHtml(_) if depth == 0 => {}
+            Event::Rule if depth == 0 => {}
+            _ => {}
+        }
+    }
+
+    // Second pass over the top-level blocks: keyword scan of prose, clause parsing, prose pieces.
+    // A clause belongs to the last heading that starts before it.
+    let section_at: Vec<(usize, SectionRef)> = headings
+        .iter()
+        .map(|h| {
+            let sec = SectionRef {
+                title: h.title.clone(),
+                anchor: h.anchor.clone(),
+            };
+            (file.line_start(h.line), sec)
+        })
+        .collect();
+
+    for (block, top) in tops {
+        match top {
+            Top::Other {
+                masked,
+                boilerplate,
+            } => {
+                if boilerplate {
+                    continue;
+                }
+                scan_prose(file_id, file, &block, &masked, diags);
+            }
+            Top::Clause {
+                fence,
+                content,
+                contiguous,
+            } => {
+                let prose = src[prose_from..block.start].trim_matches('\n');
+                if !prose.trim().is_empty() {
+                    pieces.push(Piece::Prose(prose.to_string()));
+                }
+                prose_from = block.end;
+                if !contiguous {
+                    diags.push(
+                        Diagnostic::error("K0114", "a clause fence must start at column 1")
+                            .at(Span::new(file_id, fence.clone()), "indented clause fence")
+                            .help("remove the indentation before ```clause; clauses are top-level blocks"),
+                    );
+                    continue;
+                }
+                let pos = BlockPos {
+                    file_id,
+                    file,
+                    content,
+                    fence: fence.clone(),
+                };
+                let fields = parse_block(&pos, diags);
+                let section = section_at
+                    .iter()
+                    .rev()
+                    .find(|(off, _)| *off <= block.start)
+                    .map(|(_, s)| s.clone());
+                if let Some(c) = build_clause(fields, chapter, section, file, file_id, &block) {
+                    pieces.push(Piece::Clause(Box::new(c)));
+                }
+            }
+        }
+    }
+    let tail = src[prose_from.min(src.len())..].trim_matches('\n');
+    if !tail.trim().is_empty() {
+        pieces.push(Piece::Prose(tail.to_string()));
+    }
+    ParsedChapter {
+        title,
+        headings,
+        pieces,
+    }
+}
+
+fn build_clause(
+    f: ClauseFields,
+    chapter: &str,
+    section: Option<SectionRef>,
+    file: &SourceFile,
+    file_id: FileId,
+    block: &Range<usize>,
+) -> Option<Clause> {
+    let (id, id_span) = f.id?;
+    let (level, keyword) = f.level?;
+    Some(Clause {
+        id,
+        level,
+        keyword,
+        actor: f.actor?,
+        text: f.text?,
+        verify: f.verify?,
+        reason: f.reason,
+        implicit: f.implicit,
+        oci: f.oci,
+        upstream_tests: f.upstream_tests,
+        chapter: chapter.to_string(),
+        section,
+        file: file.path.clone(),
+        line: file.line_col(block.start).0,
+        span: Span::new(file_id, block.clone()),
+        id_span,
+    })
+}
+
+/// Report every RFC 2119 keyword in a prose block. Nested code and HTML blocks are blanked out first
+/// (same byte length, so offsets stay true).
+fn scan_prose(
+    file_id: FileId,
+    file: &SourceFile,
+    block: &Range<usize>,
+    masked: &[Range<usize>],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let slice = &file.text[block.clone()];
+    let mut bytes = slice.as_bytes().to_vec();
+    for m in masked {
+        let a = m.start.saturating_sub(block.start).min(bytes.len());
+        let b = m.end.saturating_sub(block.start).min(bytes.len());
+        bytes[a..b].fill(b' ');
+    }
+    let cleaned = String::from_utf8(bytes).unwrap_or_default();
+    for hit in find_keywords(&cleaned) {
+        let range = block.start + hit.range.start..block.start + hit.range.end;
+        diags.push(
+            Diagnostic::error(
+                "K0201",
+                format!("RFC 2119 keyword {} in prose, outside any clause", hit.level),
+            )
+            .at(Span::new(file_id, range), "normative keyword in informative text")
+            .help("if the sentence is normative, move it into a ```clause block; if not, write the word in lowercase. The RFC 2119 boilerplate paragraph is exempted by the line `<!-- kcontract: rfc2119-boilerplate -->` before it"),
+        );
+    }
+}
+
+/// GitHub-style heading anchor: lowercase, punctuation dropped, spaces to `-`. Non-ASCII letters
+/// (Chinese headings) are kept, as GitHub does.
+pub fn slugify(title: &str) -> String {
+    let mut out = String::new();
+    for c in title.trim().chars() {
+        if c.is_alphanumeric() || c == '_' || c == '-' {
+            out.extend(c.to_lowercase());
+        } else if c.is_whitespace() {
+            out.push('-');
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_match_github() {
+        assert_eq!(slugify("Runtime and Lifecycle"), "runtime-and-lifecycle");
+        assert_eq!(slugify("Protocols and Ports"), "protocols-and-ports");
+        assert_eq!(slugify("Posix-platform Hooks"), "posix-platform-hooks");
+        assert_eq!(slugify("Memory and CPU limits"), "memory-and-cpu-limits");
+        assert_eq!(slugify("运行时和生命周期"), "运行时和生命周期");
+    }
+}

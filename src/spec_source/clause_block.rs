@@ -1,0 +1,446 @@
+//! One ```` ```clause ```` block: YAML → checked [`Clause`] fields.
+//!
+//! The YAML is read into a list of (key, value) pairs with their positions rather than straight into a
+//! struct, so that one block can report *all* its problems at once (every unknown field, every missing
+//! one, a bad level and a bad actor together), each at its own line and column.
+
+use std::ops::Range;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_saphyr::Spanned;
+
+use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
+use crate::keywords::{Level, find_keywords};
+use crate::spec::{Actor, Verify, check_id};
+
+/// Every field a clause may have, in the documented order.
+pub const FIELDS: [&str; 9] = [
+    "id",
+    "level",
+    "actor",
+    "text",
+    "verify",
+    "reason",
+    "implicit",
+    "oci",
+    "upstream-tests",
+];
+const REQUIRED: [&str; 5] = ["id", "level", "actor", "text", "verify"];
+
+enum RawValue {
+    Str(Spanned<String>),
+    List(Vec<Spanned<String>>),
+    Unknown,
+}
+
+struct RawBlock(Vec<(Spanned<String>, RawValue)>);
+
+impl<'de> Deserialize<'de> for RawBlock {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawBlock;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping of clause fields (`id: …`, `level: …`, …)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawBlock, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    let value = match key.value.as_str() {
+                        "upstream-tests" => RawValue::List(map.next_value()?),
+                        k if FIELDS.contains(&k) => RawValue::Str(map.next_value()?),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            RawValue::Unknown
+                        }
+                    };
+                    fields.push((key, value));
+                }
+                Ok(RawBlock(fields))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The fields of a clause that parsed and passed the per-block checks. Fields that failed are `None`
+/// and have a diagnostic; the caller builds a [`crate::spec::Clause`] only when all are present.
+#[derive(Default)]
+pub struct ClauseFields {
+    pub id: Option<(String, Span)>,
+    pub level: Option<(Level, String)>,
+    pub actor: Option<Actor>,
+    pub text: Option<String>,
+    pub verify: Option<Verify>,
+    pub reason: Option<String>,
+    pub implicit: Option<String>,
+    pub oci: Option<String>,
+    pub upstream_tests: Vec<String>,
+}
+
+/// Maps positions inside the YAML block to positions in the chapter file.
+pub struct BlockPos<'a> {
+    pub file_id: FileId,
+    pub file: &'a SourceFile,
+    /// Byte offset of the block content (the line after the opening fence).
+    pub content: Range<usize>,
+    /// The opening fence line, for problems that have no better place.
+    pub fence: Range<usize>,
+}
+
+impl BlockPos<'_> {
+    fn first_line(&self) -> usize {
+        self.file.line_col(self.content.start).0
+    }
+
+    /// File offset of a serde-saphyr location (1-based line/column within the block).
+    fn offset(&self, loc: &serde_saphyr::Location) -> usize {
+        let line = self.first_line() + (loc.line() as usize).saturating_sub(1);
+        self.file
+            .offset_of(line, loc.column() as usize)
+            .clamp(self.content.start, self.content.end.max(self.content.start))
+    }
+
+    fn span_of<T>(&self, s: &Spanned<T>) -> Span {
+        let start = self.offset(&s.referenced);
+        let end = match s.referenced.span().byte_len() {
+            Some(len) if len > 0 => (start + len as usize).min(self.content.end),
+            _ => self.file.line_end(start),
+        };
+        // Trailing newlines of block scalars would make the caret spill onto the next line.
+        let text = &self.file.text[start..end.max(start)];
+        let end = start + text.trim_end().len();
+        Span::new(self.file_id, start..end.max(start))
+    }
+
+    fn fence_span(&self) -> Span {
+        Span::new(self.file_id, self.fence.clone())
+    }
+}
+
+/// Parse and check one block. Diagnostics go to `diags`.
+pub fn parse_block(pos: &BlockPos<'_>, diags: &mut Vec<Diagnostic>) -> ClauseFields {
+    let yaml = &pos.file.text[pos.content.clone()];
+    let raw: RawBlock = match serde_saphyr::from_str(yaml) {
+        Ok(r) => r,
+        Err(e) => {
+            let span = match e.location() {
+                Some(loc) if !yaml.trim().is_empty() => {
+                    let o = pos.offset(&loc);
+                    let end = pos.file.text[o..]
+                        .chars()
+                        .next()
+                        .filter(|c| *c != '\n')
+                        .map_or(o, |c| o + c.len_utf8());
+                    Span::new(pos.file_id, o..end)
+                }
+                _ => pos.fence_span(),
+            };
+            diags.push(
+                Diagnostic::error("K0101", "this clause block is not valid YAML")
+                    .at(span, yaml_message(&e))
+                    .help(
+                        "a clause is a YAML mapping (`id: …` on its own line, then `level:`, `actor:`, …); \
+                         quote values that start with a backtick or contain `: `, or use `text: >-` \
+                         with the text indented on the following lines",
+                    ),
+            );
+            return ClauseFields::default();
+        }
+    };
+
+    let mut out = ClauseFields::default();
+    let mut text_span = None;
+    let mut level_span = None;
+    let mut verify_span = None;
+    let mut seen = Vec::new();
+    for (key, value) in &raw.0 {
+        let k = key.value.as_str();
+        seen.push(k.to_string());
+        let s = match value {
+            RawValue::Str(s) => s,
+            RawValue::List(items) => {
+                out.upstream_tests = items.iter().map(|i| i.value.clone()).collect();
+                for item in items {
+                    if !is_test_path(&item.value) {
+                        diags.push(
+                            Diagnostic::error(
+                                "K0117",
+                                format!("`{}` is not a Go test file path", item.value),
+                            )
+                            .at(pos.span_of(item), "expected a path like this")
+                            .help("`upstream-tests` lists Knative conformance tests as paths in knative/serving, e.g. `test/conformance/runtime/envvars_test.go`"),
+                        );
+                    }
+                }
+                continue;
+            }
+            RawValue::Unknown => {
+                let mut d = Diagnostic::error("K0102", format!("unknown field `{k}`"))
+                    .at(pos.span_of(key), "not a clause field");
+                d = d.help(match suggest(k) {
+                    Some(s) => format!("did you mean `{s}`? The fields are: {}", FIELDS.join(", ")),
+                    None => format!("the fields are: {}", FIELDS.join(", ")),
+                });
+                diags.push(d);
+                continue;
+            }
+        };
+        let span = pos.span_of(s);
+        let v = s.value.trim();
+        match k {
+            "id" => match check_id(v) {
+                Ok(()) => out.id = Some((v.to_string(), span)),
+                Err(why) => diags.push(
+                    Diagnostic::error("K0107", format!("malformed clause id `{}`", v.escape_debug()))
+                        .at(span, why.to_string())
+                        .help("ids are lowercase, dot-separated segments of a-z, 0-9 and single `-`, at least two segments (e.g. `lifecycle.sigterm-on-kill`)"),
+                ),
+            },
+            "level" => match Level::from_keyword(v) {
+                Some(l) => {
+                    out.level = Some((l, v.split_whitespace().collect::<Vec<_>>().join(" ")));
+                    level_span = Some(span);
+                }
+                None => diags.push(
+                    Diagnostic::error("K0109", format!("unknown level `{}`", v.escape_debug()))
+                        .at(span, "not an RFC 2119 keyword")
+                        .help(level_hint(v)),
+                ),
+            },
+            "actor" => match Actor::parse(v) {
+                Some(a) => out.actor = Some(a),
+                None => diags.push(
+                    Diagnostic::error("K0110", format!("unknown actor `{}`", v.escape_debug()))
+                        .at(span, "not one of the actors")
+                        .help("actor is one of: platform (operator, platform provider, runtime), developer (deploys through the Knative API), container (the running code); see spec/README.md"),
+                ),
+            },
+            "verify" => match Verify::parse(v) {
+                Some(x) => {
+                    out.verify = Some(x);
+                    verify_span = Some(span);
+                }
+                None => diags.push(
+                    Diagnostic::error("K0111", format!("unknown verify value `{}`", v.escape_debug()))
+                        .at(span, "not a verification method")
+                        .help("verify is one of: model, conformance, manual, untestable (untestable needs `reason:`)"),
+                ),
+            },
+            "text" => {
+                out.text = Some(s.value.trim_end().to_string());
+                text_span = Some(span);
+            }
+            "reason" if !v.is_empty() => out.reason = Some(v.to_string()),
+            "implicit" if !v.is_empty() => out.implicit = Some(v.to_string()),
+            "oci" => {
+                if is_oci_ref(v) {
+                    out.oci = Some(v.to_string());
+                } else {
+                    diags.push(
+                        Diagnostic::error("K0116", format!("`{}` is not an OCI spec reference", v.escape_debug()))
+                            .at(span, "expected `<file>.md#<anchor>`")
+                            .help("point into the OCI runtime spec, e.g. `runtime.md#kill` or `config.md#posix-platform-hooks`"),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    for req in REQUIRED {
+        if !seen.iter().any(|s| s == req) {
+            diags.push(
+                Diagnostic::error(
+                    "K0103",
+                    format!("clause is missing the required field `{req}`"),
+                )
+                .at(pos.fence_span(), format!("this clause has no `{req}`"))
+                .help(format!(
+                    "every clause needs {}; see spec/README.md",
+                    REQUIRED.map(|r| format!("`{r}`")).join(", ")
+                )),
+            );
+        }
+    }
+
+    if out.verify == Some(Verify::Untestable)
+        && out.reason.is_none()
+        && let Some(span) = verify_span
+    {
+        diags.push(
+            Diagnostic::error("K0112", "an untestable clause needs a `reason`")
+                .at(span, "untestable, but no reason given")
+                .help("add `reason: …` saying why no observation can decide this clause (reviewers read it)"),
+        );
+    }
+
+    if let (Some(text), Some(tspan)) = (&out.text, &text_span) {
+        check_text_keywords(pos, text, tspan, &out, level_span.as_ref(), diags);
+    }
+    out
+}
+
+/// The level must agree with the keywords in the text; a text with no keyword needs `implicit`.
+fn check_text_keywords(
+    pos: &BlockPos<'_>,
+    text: &str,
+    tspan: &Span,
+    out: &ClauseFields,
+    level_span: Option<&Span>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let hits = find_keywords(text);
+    // Locate the same keywords in the raw YAML source of the value, so the caret lands on the word
+    // itself (folding in `>-` blocks changes whitespace only, so the sequence of keywords is the same).
+    let raw_hits = find_keywords(&pos.file.text[tspan.range.clone()]);
+    let hit_span = |i: usize| match raw_hits.get(i) {
+        Some(h) if raw_hits.len() == hits.len() => Span::new(
+            pos.file_id,
+            tspan.range.start + h.range.start..tspan.range.start + h.range.end,
+        ),
+        _ => tspan.clone(),
+    };
+    if hits.is_empty() {
+        if out.implicit.is_none() {
+            diags.push(
+                Diagnostic::error("K0105", "the clause text has no RFC 2119 keyword")
+                    .at(tspan.clone(), "no MUST, SHOULD, MAY, … in this text")
+                    .help("a clause is a normative statement: use the keyword that matches `level`; if the upstream states an obligation without a keyword, keep its wording and add `implicit: <why this binds>`"),
+            );
+        }
+        return;
+    }
+    if let Some(implicit) = &out.implicit {
+        let _ = implicit;
+        diags.push(
+            Diagnostic::error(
+                "K0115",
+                "`implicit` is for texts without a keyword, but this text has one",
+            )
+            .at(hit_span(0), "the text uses a keyword here")
+            .help("remove the `implicit` field: the keyword already states the level"),
+        );
+    }
+    let mut levels: Vec<(Level, usize)> = Vec::new();
+    for (i, h) in hits.iter().enumerate() {
+        if !levels.iter().any(|(l, _)| *l == h.level) {
+            levels.push((h.level, i));
+        }
+    }
+    if levels.len() > 1 {
+        let (l0, i0) = levels[0];
+        let (l1, i1) = levels[1];
+        diags.push(
+            Diagnostic::error(
+                "K0106",
+                format!("the clause text mixes two levels: {l0} and {l1}"),
+            )
+            .at(hit_span(i1), format!("{l1} here"))
+            .with_context(hit_span(i0), format!("{l0} here"))
+            .help("one clause is one normative statement: split it into two clauses, one per level, keeping the upstream wording in each"),
+        );
+        return;
+    }
+    if let (Some((declared, written)), Some(lspan)) = (&out.level, level_span) {
+        let (found, i) = levels[0];
+        if found != *declared {
+            let written_kw = &text[hits[i].range.clone()];
+            diags.push(
+                Diagnostic::error(
+                    "K0104",
+                    format!(
+                        "level `{written}` contradicts the keyword `{}` in the text",
+                        written_kw.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
+                )
+                .at(lspan.clone(), "declared here")
+                .with_context(hit_span(i), format!("the text says {found}"))
+                .help(format!(
+                    "change `level` to `{found}`, or reword the text; a sentence with two levels must be split into two clauses"
+                )),
+            );
+        }
+    }
+}
+
+fn yaml_message(e: &serde_saphyr::Error) -> String {
+    let msg = e.without_snippet().to_string();
+    // serde-saphyr appends the position, which the snippet already shows.
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
+fn level_hint(v: &str) -> String {
+    let upper = v.to_uppercase();
+    if upper != v && Level::from_keyword(&upper).is_some() {
+        return format!("keywords are uppercase: write `{upper}`");
+    }
+    "level is one of MUST, MUST NOT, SHOULD, SHOULD NOT, MAY (or REQUIRED, SHALL, SHALL NOT, RECOMMENDED, NOT RECOMMENDED, OPTIONAL)".to_string()
+}
+
+fn is_oci_ref(v: &str) -> bool {
+    let (file, anchor) = v.split_once('#').unwrap_or((v, ""));
+    let name_ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    };
+    file.strip_suffix(".md").is_some_and(name_ok) && (anchor.is_empty() || name_ok(anchor))
+}
+
+fn is_test_path(v: &str) -> bool {
+    v.ends_with("_test.go")
+        && !v.starts_with('/')
+        && !v.contains("..")
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '.'))
+}
+
+/// The closest known field name, for typos (`verfy` → `verify`).
+fn suggest(unknown: &str) -> Option<&'static str> {
+    FIELDS
+        .iter()
+        .map(|f| (edit_distance(unknown, f), *f))
+        .filter(|(d, f)| *d <= 2.max(f.len() / 3))
+        .min()
+        .map(|(_, f)| f)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_field_names() {
+        assert_eq!(suggest("verfy"), Some("verify"));
+        assert_eq!(suggest("upstream_tests"), Some("upstream-tests"));
+        assert_eq!(suggest("lvl"), None);
+        assert_eq!(suggest("colour"), None);
+    }
+
+    #[test]
+    fn oci_refs() {
+        assert!(is_oci_ref("runtime.md#kill"));
+        assert!(is_oci_ref("config-linux.md"));
+        assert!(!is_oci_ref("runtime#kill"));
+        assert!(!is_oci_ref("https://x/runtime.md"));
+        assert!(!is_oci_ref("runtime.md#Kill"));
+    }
+}

@@ -1,0 +1,357 @@
+//! Reading the contract: load → parse → validate → [`Spec`].
+//!
+//! This is the one data path every command goes through. It never stops at the first problem: it
+//! reads all it can, collects every [`Diagnostic`], and hands back a best-effort `Spec` together with
+//! them. Consumers that write output must refuse to run when [`Loaded::has_errors`] is true.
+
+mod chapter;
+mod clause_block;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+pub use chapter::{BOILERPLATE_MARKER, markdown_options, slugify};
+pub use clause_block::FIELDS as CLAUSE_FIELDS;
+
+use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
+use crate::spec::{Block, Contract, Document, Spec, Upstream};
+
+/// The result of reading a spec directory.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub spec: Spec,
+    pub sources: SourceMap,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.len() - self.error_count()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawContract {
+    title: String,
+    version: Spanned<String>,
+    languages: Vec<Spanned<String>>,
+    chapters: Vec<Spanned<String>>,
+    upstream: RawUpstream,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUpstream {
+    title: String,
+    url: String,
+    license: String,
+    attribution: String,
+}
+
+/// Read a file as UTF-8 text into the source map, or explain why not.
+///
+/// Invalid UTF-8 is reported at the first bad byte (line, column and byte offset); the file is still
+/// added (lossily) so the diagnostic can quote the line.
+pub fn read_source(
+    path: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FileId> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            diags.push(io_error(path, &e));
+            return None;
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(sources.add(path.to_path_buf(), text)),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let id = sources.add(path.to_path_buf(), text);
+            let end = at + '\u{fffd}'.len_utf8();
+            diags.push(
+                Diagnostic::error("K0002", format!("invalid UTF-8 at byte offset {at}"))
+                    .at(Span::new(id, at..end), "this byte is not valid UTF-8")
+                    .help("spec files must be UTF-8; re-save the file as UTF-8 (the bad byte is shown as �)"),
+            );
+            None
+        }
+    }
+}
+
+pub fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
+    let (what, help) = match e.kind() {
+        io::ErrorKind::NotFound => ("does not exist", "check the path, or create the file"),
+        io::ErrorKind::PermissionDenied => (
+            "cannot be read: permission denied",
+            "check the file's permissions",
+        ),
+        io::ErrorKind::IsADirectory => (
+            "is a directory, not a file",
+            "a file was expected at this path",
+        ),
+        _ => ("cannot be read", "check that the path is a readable file"),
+    };
+    Diagnostic::error("K0001", format!("`{}` {what} ({e})", path.display()))
+        .in_file(path)
+        .help(help)
+}
+
+/// Load and validate the contract in `dir` (the folder holding `contract.yaml`).
+pub fn load(dir: &Path) -> Loaded {
+    let mut out = Loaded::default();
+    let diags = &mut out.diagnostics;
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            diags.push(
+                Diagnostic::error(
+                    "K0003",
+                    format!("the spec path `{}` is not a directory", dir.display()),
+                )
+                .help("pass the folder that holds contract.yaml with --spec DIR"),
+            );
+            return out;
+        }
+        Err(_) => {
+            diags.push(
+                Diagnostic::error("K0003", format!("the spec directory `{}` does not exist", dir.display()))
+                    .help("run kcontract from the repository root (the default is ./spec) or pass --spec DIR"),
+            );
+            return out;
+        }
+    }
+
+    let contract_path = dir.join("contract.yaml");
+    let Some(cid) = read_source(&contract_path, &mut out.sources, diags) else {
+        return out;
+    };
+    let Some((contract, chapter_spans)) = parse_contract(cid, &out.sources, diags) else {
+        return out;
+    };
+
+    let source_lang = contract.languages.first().cloned().unwrap_or_default();
+    let lang_dir = dir.join(&source_lang);
+    let mut clauses = Vec::new();
+    let mut documents = Vec::new();
+    for (chapter, span) in contract.chapters.iter().zip(&chapter_spans) {
+        let path = lang_dir.join(format!("{chapter}.md"));
+        if !path.exists() {
+            diags.push(
+                Diagnostic::error(
+                    "K0011",
+                    format!(
+                        "chapter `{chapter}` is listed but `{}` does not exist",
+                        path.display()
+                    ),
+                )
+                .at(span.clone(), "listed here")
+                .help(format!(
+                    "create {}, or remove the chapter from contract.yaml",
+                    path.display()
+                )),
+            );
+            continue;
+        }
+        let Some(fid) = read_source(&path, &mut out.sources, diags) else {
+            continue;
+        };
+        let file = out.sources.get(fid);
+        let parsed = chapter::parse_chapter(fid, file, chapter, diags);
+        let mut blocks = Vec::new();
+        for piece in parsed.pieces {
+            match piece {
+                chapter::Piece::Prose(p) => blocks.push(Block::Prose(p)),
+                chapter::Piece::Clause(c) => {
+                    blocks.push(Block::Clause(clauses.len()));
+                    clauses.push(*c);
+                }
+            }
+        }
+        documents.push(Document {
+            chapter: chapter.clone(),
+            lang: source_lang.clone(),
+            file: path,
+            title: parsed.title.unwrap_or_else(|| chapter.clone()),
+            headings: parsed.headings,
+            blocks,
+        });
+    }
+    check_unlisted(&lang_dir, &contract.chapters, diags);
+
+    // Ids are global: the first definition wins, later ones are errors pointing back at it.
+    let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, c) in clauses.iter().enumerate() {
+        if let Some(&first) = by_id.get(&c.id) {
+            diags.push(
+                Diagnostic::error("K0108", format!("duplicate clause id `{}`", c.id))
+                    .at(c.id_span.clone(), "defined again here")
+                    .with_context(clauses[first].id_span.clone(), "first defined here")
+                    .help("ids are unique across the whole contract and never reused; give this clause a new id"),
+            );
+        } else {
+            by_id.insert(c.id.clone(), i);
+        }
+    }
+    out.spec = Spec {
+        contract,
+        documents,
+        clauses,
+        by_id,
+    };
+    out
+}
+
+fn parse_contract(
+    cid: FileId,
+    sources: &SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Contract, Vec<Span>)> {
+    let file = sources.get(cid);
+    let span_of = |loc: &serde_saphyr::Location| {
+        let o = file.offset_of(loc.line() as usize, loc.column() as usize);
+        let end = file.line_end(o);
+        Span::new(cid, o..end)
+    };
+    let raw: RawContract = match serde_saphyr::from_str(&file.text) {
+        Ok(r) => r,
+        Err(e) => {
+            let msg = e.without_snippet().to_string();
+            let msg = msg
+                .rfind(" at line ")
+                .map_or(msg.clone(), |i| msg[..i].to_string());
+            let d = Diagnostic::error("K0010", "contract.yaml is not a valid contract description");
+            let d = match e.location() {
+                Some(loc) => d.at(span_of(&loc), msg),
+                None => d.in_file(&file.path).help(msg.clone()),
+            };
+            diags.push(d.help(
+                "contract.yaml has exactly: title, version, languages (list), chapters (list), upstream {title, url, license, attribution}; see spec/README.md",
+            ));
+            return None;
+        }
+    };
+    let mut ok = true;
+    let mut seen = BTreeSet::new();
+    for c in &raw.chapters {
+        let span = span_of(&c.referenced);
+        if !is_chapter_name(&c.value) {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "K0013",
+                    format!("`{}` is not a valid chapter name", c.value.escape_debug()),
+                )
+                .at(span, "chapter names are file stems")
+                .help("use lowercase a-z, 0-9 and `-` (the file is <lang>/<name>.md)"),
+            );
+        } else if !seen.insert(c.value.clone()) {
+            ok = false;
+            diags.push(
+                Diagnostic::error("K0013", format!("chapter `{}` is listed twice", c.value))
+                    .at(span, "listed again here")
+                    .help("each chapter appears once in `chapters`"),
+            );
+        }
+    }
+    if raw.languages.is_empty() {
+        ok = false;
+        diags.push(
+            Diagnostic::error("K0010", "contract.yaml lists no language")
+                .at(span_of(&raw.version.referenced), "in this file")
+                .help("add `languages: [en]`; the first language is the source"),
+        );
+    }
+    for l in &raw.languages {
+        if !is_chapter_name(&l.value) {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "K0010",
+                    format!("`{}` is not a language tag", l.value.escape_debug()),
+                )
+                .at(span_of(&l.referenced), "expected a tag like `en` or `zh`")
+                .help("languages are lowercase tags used as folder names: en, zh"),
+            );
+        }
+    }
+    if !ok {
+        return None;
+    }
+    let spans = raw
+        .chapters
+        .iter()
+        .map(|c| span_of(&c.referenced))
+        .collect();
+    Some((
+        Contract {
+            title: raw.title,
+            version: raw.version.value,
+            languages: raw.languages.into_iter().map(|l| l.value).collect(),
+            chapters: raw.chapters.into_iter().map(|c| c.value).collect(),
+            upstream: Upstream {
+                title: raw.upstream.title,
+                url: raw.upstream.url,
+                license: raw.upstream.license,
+                attribution: raw.upstream.attribution,
+            },
+        },
+        spans,
+    ))
+}
+
+fn is_chapter_name(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// A Markdown file in the language folder that the contract does not list is a chapter nobody will
+/// see: report it (sorted, so the output is stable).
+fn check_unlisted(lang_dir: &Path, chapters: &[String], diags: &mut Vec<Diagnostic>) {
+    let Ok(entries) = fs::read_dir(lang_dir) else {
+        return;
+    };
+    let mut unlisted: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .filter(|p| {
+            p.file_stem()
+                .and_then(|s| s.to_str())
+                .is_none_or(|s| !chapters.iter().any(|c| c == s))
+        })
+        .collect();
+    unlisted.sort();
+    for p in unlisted {
+        let stem = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        diags.push(
+            Diagnostic::error(
+                "K0012",
+                format!("`{}` is not listed in contract.yaml", p.display()),
+            )
+            .in_file(&p)
+            .help(format!(
+                "add `- {stem}` to `chapters` in contract.yaml, or delete the file"
+            )),
+        );
+    }
+}
