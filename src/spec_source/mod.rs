@@ -106,7 +106,12 @@ pub fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
         ),
         _ => ("cannot be read", "check that the path is a readable file"),
     };
-    Diagnostic::error("K0001", format!("`{}` {what} ({e})", path.display()))
+    let detail = if e.kind() == io::ErrorKind::NotFound {
+        String::new()
+    } else {
+        format!(" ({e})")
+    };
+    Diagnostic::error("K0001", format!("`{}` {what}{detail}", path.display()))
         .in_file(path)
         .help(help)
 }
@@ -224,7 +229,10 @@ fn parse_contract(
     let file = sources.get(cid);
     let span_of = |loc: &serde_saphyr::Location| {
         let o = file.offset_of(loc.line() as usize, loc.column() as usize);
-        let end = file.line_end(o);
+        let end = match loc.span().byte_len() {
+            Some(n) if n > 0 => (o + n as usize).min(file.line_end(o)),
+            _ => file.line_end(o),
+        };
         Span::new(cid, o..end)
     };
     let raw: RawContract = match serde_saphyr::from_str(&file.text) {
