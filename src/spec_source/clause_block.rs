@@ -431,7 +431,8 @@ mod tests {
     fn suggests_close_field_names() {
         assert_eq!(suggest("verfy"), Some("verify"));
         assert_eq!(suggest("upstream_tests"), Some("upstream-tests"));
-        assert_eq!(suggest("lvl"), None);
+        assert_eq!(suggest("lvl"), Some("level"));
+        assert_eq!(suggest("zzzz"), None);
         assert_eq!(suggest("colour"), None);
     }
 
