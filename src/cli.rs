@@ -9,8 +9,10 @@ use annotate_snippets::Renderer;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::diagnostic::render_all;
+use crate::i18n::{self, StampTarget};
 use crate::list;
-use crate::spec_source::{Loaded, load};
+use crate::site;
+use crate::spec_source::{LoadOptions, Loaded, load_with};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -40,7 +42,14 @@ pub enum ColorChoice {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Validate the spec; print a summary. Exit 0 when there are no errors, 1 otherwise.
-    Check,
+    Check {
+        /// Missing or stale translations are errors, not warnings.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Translation status and review stamps.
+    #[command(subcommand)]
+    I18n(I18nCommand),
     /// List every clause.
     List {
         #[arg(long, default_value = "table")]
@@ -51,6 +60,30 @@ pub enum Command {
         /// Output folder.
         #[arg(long, default_value = "site", value_name = "DIR")]
         out: PathBuf,
+        /// Folder of templates overriding the embedded ones (same file names).
+        #[arg(long, value_name = "DIR")]
+        templates: Option<PathBuf>,
+        /// Missing or stale translations are errors, not warnings.
+        #[arg(long)]
+        strict: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum I18nCommand {
+    /// Per-chapter counts of current, stale and missing translations.
+    Status,
+    /// Record that translations were reviewed against the current source text.
+    Stamp {
+        /// Clause ids whose translations were reviewed.
+        #[arg(
+            required_unless_present = "all_reviewed",
+            conflicts_with = "all_reviewed"
+        )]
+        ids: Vec<String>,
+        /// Re-stamp every stale translation (after reviewing them all).
+        #[arg(long)]
+        all_reviewed: bool,
     },
 }
 
@@ -73,10 +106,50 @@ pub fn run() -> ExitCode {
             }
         }
     };
-    let loaded = load(&cli.spec);
+    let strict = matches!(
+        cli.command,
+        Command::Check { strict: true } | Command::Build { strict: true, .. }
+    );
+    let mut loaded = load_with(&cli.spec, LoadOptions { strict });
+    if matches!(cli.command, Command::I18n(_)) {
+        // The i18n commands report translation state themselves; don't repeat it as warnings.
+        loaded
+            .diagnostics
+            .retain(|d| !matches!(d.code, "K0301" | "K0303"));
+    }
     report(&loaded, &renderer);
     match cli.command {
-        Command::Check => {
+        Command::I18n(cmd) => {
+            if loaded.has_errors() {
+                return finish(&loaded);
+            }
+            match cmd {
+                I18nCommand::Status => write_stdout(&i18n::status(&loaded.spec)),
+                I18nCommand::Stamp { ids, all_reviewed } => {
+                    let target = if all_reviewed {
+                        StampTarget::AllReviewed
+                    } else {
+                        StampTarget::Ids(ids)
+                    };
+                    match i18n::stamp_clauses(&loaded.spec, &loaded.sources, &target) {
+                        Ok(done) => {
+                            let mut s = String::new();
+                            for (file, id) in &done {
+                                s.push_str(&format!("stamped {id} in {}\n", file.display()));
+                            }
+                            s.push_str(&format!("{} translation(s) stamped\n", done.len()));
+                            write_stdout(&s)
+                        }
+                        Err(d) => {
+                            eprint!("{}", d.render_with(&loaded.sources, &renderer));
+                            eprintln!();
+                            ExitCode::from(1)
+                        }
+                    }
+                }
+            }
+        }
+        Command::Check { .. } => {
             if loaded.has_errors() {
                 return finish(&loaded);
             }
@@ -92,16 +165,31 @@ pub fn run() -> ExitCode {
             };
             write_stdout(&out)
         }
-        Command::Build { out } => {
+        Command::Build { out, templates, .. } => {
             if loaded.has_errors() {
                 return finish(&loaded);
             }
-            let code = write_stdout(&list::summary(&loaded.spec, &cli.spec));
-            eprintln!(
-                "note: the spec is valid, but rendering the site into `{}` is not implemented yet; nothing was written",
-                out.display()
-            );
-            code
+            let opts = site::BuildOptions {
+                out: out.clone(),
+                templates,
+            };
+            match site::build(&loaded.spec, &opts) {
+                Ok(r) => write_stdout(&format!(
+                    "{}built {} pages ({} files) into {}\n",
+                    list::summary(&loaded.spec, &cli.spec).replace("ok: no problems found\n", ""),
+                    r.pages,
+                    r.files,
+                    out.display()
+                )),
+                Err(d) => {
+                    eprint!("{}", d.render_with(&loaded.sources, &renderer));
+                    eprintln!(
+                        "\nerror: the site was not built; {} is unchanged",
+                        out.display()
+                    );
+                    ExitCode::from(1)
+                }
+            }
         }
     }
 }

@@ -4,9 +4,16 @@
 //! into a [`spec::Spec`]; independent consumers ([`list`], the site renderer, the traceability matrix,
 //! the scaffold writer) read `&Spec`.
 
+// A `Diagnostic` (~180 bytes) is the error type of a few cold paths (a build that cannot be written, a
+// template that does not parse); boxing it would only add noise at every call site.
+#![allow(clippy::result_large_err)]
+
 pub mod cli;
 pub mod diagnostic;
+pub mod fsutil;
+pub mod i18n;
 pub mod keywords;
 pub mod list;
+pub mod site;
 pub mod spec;
 pub mod spec_source;

@@ -155,6 +155,57 @@ pub struct Document {
     pub blocks: Vec<Block>,
 }
 
+/// A clause in a translation: only its text. Level, actor, verification and tests are the source
+/// clause's (same id), so a translation can never change what the contract requires.
+#[derive(Clone, Debug)]
+pub struct TranslatedClause {
+    pub id: String,
+    pub text: String,
+    /// The [`stamp`] of the source text the translator worked from.
+    pub source: String,
+    pub file: PathBuf,
+    pub line: usize,
+    pub span: Span,
+    pub source_span: Span,
+}
+
+/// Is a translated clause up to date with its source?
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TranslationState {
+    Current,
+    Stale,
+    Missing,
+}
+
+/// One target language: its documents (blocks point at source clauses by index) and clause texts.
+#[derive(Clone, Debug, Default)]
+pub struct Translation {
+    pub lang: String,
+    pub documents: Vec<Document>,
+    pub clauses: BTreeMap<String, TranslatedClause>,
+}
+
+impl Translation {
+    pub fn state(&self, source: &Clause) -> TranslationState {
+        match self.clauses.get(&source.id) {
+            None => TranslationState::Missing,
+            Some(t) if t.source == stamp(&source.text) => TranslationState::Current,
+            Some(_) => TranslationState::Stale,
+        }
+    }
+}
+
+/// The stamp of a source text: the first 12 hex digits of SHA-256 over the text with runs of
+/// whitespace collapsed to one space, so re-wrapping a paragraph does not make translations stale
+/// but any change of wording does.
+pub fn stamp(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let normalised = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let digest = Sha256::digest(normalised.as_bytes());
+    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
 /// The whole contract, validated.
 #[derive(Clone, Debug, Default)]
 pub struct Spec {
@@ -165,6 +216,8 @@ pub struct Spec {
     pub clauses: Vec<Clause>,
     /// id → index into `clauses`.
     pub by_id: BTreeMap<String, usize>,
+    /// The other languages of `contract.languages`, in order.
+    pub translations: Vec<Translation>,
 }
 
 impl Spec {
@@ -244,6 +297,15 @@ pub fn check_id(id: &str) -> Result<(), IdError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stamps_ignore_wrapping_but_not_wording() {
+        let a = stamp("The container MUST\n  accept HTTP/1.1 requests.");
+        assert_eq!(a.len(), 12);
+        assert_eq!(a, stamp("The container MUST accept HTTP/1.1 requests.  "));
+        assert_ne!(a, stamp("The container MUST accept HTTP/2 requests."));
+        assert_ne!(a, stamp("The container SHOULD accept HTTP/1.1 requests."));
+    }
 
     #[test]
     fn good_ids() {

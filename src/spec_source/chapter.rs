@@ -8,10 +8,10 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::clause_block::{BlockPos, ClauseFields, parse_block};
+use super::clause_block::{BlockPos, ClauseFields, Schema, parse_block};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::find_keywords;
-use crate::spec::{Clause, Heading, SectionRef};
+use crate::spec::{Clause, Heading, SectionRef, TranslatedClause};
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
 pub const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
@@ -31,6 +31,7 @@ pub struct ParsedChapter {
 pub enum Piece {
     Prose(String),
     Clause(Box<Clause>),
+    Translated(Box<TranslatedClause>),
 }
 
 enum Top {
@@ -49,6 +50,7 @@ pub fn parse_chapter(
     file_id: FileId,
     file: &SourceFile,
     chapter: &str,
+    schema: Schema,
     diags: &mut Vec<Diagnostic>,
 ) -> ParsedChapter {
     let src = file.text.as_str();
@@ -235,15 +237,19 @@ pub fn parse_chapter(
                     content,
                     fence: fence.clone(),
                 };
-                let fields = parse_block(&pos, diags);
+                let fields = parse_block(&pos, schema, diags);
                 let section = section_at
                     .iter()
                     .rev()
                     .find(|(off, _)| *off <= block.start)
                     .map(|(_, s)| s.clone());
-                if let Some(c) = build_clause(fields, chapter, section, file, file_id, &block) {
-                    pieces.push(Piece::Clause(Box::new(c)));
-                }
+                let piece = match schema {
+                    Schema::Source => build_clause(fields, chapter, section, file, file_id, &block)
+                        .map(|c| Piece::Clause(Box::new(c))),
+                    Schema::Translation => build_translated(fields, file, file_id, &block)
+                        .map(|c| Piece::Translated(Box::new(c))),
+                };
+                pieces.extend(piece);
             }
         }
     }
@@ -285,6 +291,26 @@ fn build_clause(
         line: file.line_col(block.start).0,
         span: Span::new(file_id, block.clone()),
         id_span,
+    })
+}
+
+fn build_translated(
+    f: ClauseFields,
+    file: &SourceFile,
+    file_id: FileId,
+    block: &Range<usize>,
+) -> Option<TranslatedClause> {
+    let (id, id_span) = f.id?;
+    Some(TranslatedClause {
+        id,
+        text: f.text?,
+        source: f.source?,
+        file: file.path.clone(),
+        line: file.line_col(block.start).0,
+        span: id_span,
+        source_span: f
+            .source_span
+            .unwrap_or_else(|| Span::new(file_id, block.clone())),
     })
 }
 

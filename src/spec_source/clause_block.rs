@@ -26,6 +26,30 @@ pub const FIELDS: [&str; 9] = [
     "upstream-tests",
 ];
 const REQUIRED: [&str; 5] = ["id", "level", "actor", "text", "verify"];
+/// A translated clause carries only these: everything else is inherited from the source clause.
+pub const TRANSLATION_FIELDS: [&str; 3] = ["id", "text", "source"];
+
+/// Which kind of chapter a block is in: the source language, or a translation of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schema {
+    Source,
+    Translation,
+}
+
+impl Schema {
+    fn fields(self) -> &'static [&'static str] {
+        match self {
+            Schema::Source => &FIELDS,
+            Schema::Translation => &TRANSLATION_FIELDS,
+        }
+    }
+    fn required(self) -> &'static [&'static str] {
+        match self {
+            Schema::Source => &REQUIRED,
+            Schema::Translation => &TRANSLATION_FIELDS,
+        }
+    }
+}
 
 enum RawValue {
     Str(Spanned<String>),
@@ -48,7 +72,9 @@ impl<'de> Deserialize<'de> for RawBlock {
                 while let Some(key) = map.next_key::<Spanned<String>>()? {
                     let value = match key.value.as_str() {
                         "upstream-tests" => RawValue::List(map.next_value()?),
-                        k if FIELDS.contains(&k) => RawValue::Str(map.next_value()?),
+                        k if FIELDS.contains(&k) || k == "source" => {
+                            RawValue::Str(map.next_value()?)
+                        }
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                             RawValue::Unknown
@@ -76,6 +102,10 @@ pub struct ClauseFields {
     pub implicit: Option<String>,
     pub oci: Option<String>,
     pub upstream_tests: Vec<String>,
+    /// Translations only: the stamp of the source text this translates.
+    pub source: Option<String>,
+    pub text_span: Option<Span>,
+    pub source_span: Option<Span>,
 }
 
 /// Maps positions inside the YAML block to positions in the chapter file.
@@ -119,7 +149,11 @@ impl BlockPos<'_> {
 }
 
 /// Parse and check one block. Diagnostics go to `diags`.
-pub fn parse_block(pos: &BlockPos<'_>, diags: &mut Vec<Diagnostic>) -> ClauseFields {
+pub fn parse_block(
+    pos: &BlockPos<'_>,
+    schema: Schema,
+    diags: &mut Vec<Diagnostic>,
+) -> ClauseFields {
     let yaml = &pos.file.text[pos.content.clone()];
     let raw: RawBlock = match serde_saphyr::from_str(yaml) {
         Ok(r) => r,
@@ -157,6 +191,12 @@ pub fn parse_block(pos: &BlockPos<'_>, diags: &mut Vec<Diagnostic>) -> ClauseFie
     for (key, value) in &raw.0 {
         let k = key.value.as_str();
         seen.push(k.to_string());
+        let allowed = schema.fields();
+        let value = if allowed.contains(&k) {
+            value
+        } else {
+            &RawValue::Unknown
+        };
         let s = match value {
             RawValue::Str(s) => s,
             RawValue::List(items) => {
@@ -178,9 +218,13 @@ pub fn parse_block(pos: &BlockPos<'_>, diags: &mut Vec<Diagnostic>) -> ClauseFie
             RawValue::Unknown => {
                 let mut d = Diagnostic::error("K0102", format!("unknown field `{k}`"))
                     .at(pos.span_of(key), "not a clause field");
-                d = d.help(match suggest(k) {
-                    Some(s) => format!("did you mean `{s}`? The fields are: {}", FIELDS.join(", ")),
-                    None => format!("the fields are: {}", FIELDS.join(", ")),
+                d = d.help(match (schema, suggest(k, allowed)) {
+                    (Schema::Translation, _) if FIELDS.contains(&k) => format!(
+                        "a translated clause has only {}; `{k}` is inherited from the source-language clause",
+                        allowed.join(", ")
+                    ),
+                    (_, Some(s)) => format!("did you mean `{s}`? The fields are: {}", allowed.join(", ")),
+                    (_, None) => format!("the fields are: {}", allowed.join(", ")),
                 });
                 diags.push(d);
                 continue;
@@ -229,7 +273,12 @@ pub fn parse_block(pos: &BlockPos<'_>, diags: &mut Vec<Diagnostic>) -> ClauseFie
             },
             "text" => {
                 out.text = Some(s.value.trim_end().to_string());
-                text_span = Some(span);
+                text_span = Some(span.clone());
+                out.text_span = Some(span);
+            }
+            "source" => {
+                out.source = Some(v.to_string());
+                out.source_span = Some(span);
             }
             "reason" if !v.is_empty() => out.reason = Some(v.to_string()),
             "implicit" if !v.is_empty() => out.implicit = Some(v.to_string()),
@@ -248,7 +297,7 @@ pub fn parse_block(pos: &BlockPos<'_>, diags: &mut Vec<Diagnostic>) -> ClauseFie
         }
     }
 
-    for req in REQUIRED {
+    for &req in schema.required() {
         if !seen.iter().any(|s| s == req) {
             diags.push(
                 Diagnostic::error(
@@ -275,7 +324,7 @@ pub fn parse_block(pos: &BlockPos<'_>, diags: &mut Vec<Diagnostic>) -> ClauseFie
         );
     }
 
-    if let (Some(text), Some(tspan)) = (&out.text, &text_span) {
+    if let (Schema::Source, Some(text), Some(tspan)) = (schema, &out.text, &text_span) {
         check_text_keywords(pos, text, tspan, &out, level_span.as_ref(), diags);
     }
     out
@@ -400,8 +449,8 @@ fn is_test_path(v: &str) -> bool {
 }
 
 /// The closest known field name, for typos (`verfy` → `verify`).
-fn suggest(unknown: &str) -> Option<&'static str> {
-    FIELDS
+fn suggest(unknown: &str, fields: &[&'static str]) -> Option<&'static str> {
+    fields
         .iter()
         .map(|f| (edit_distance(unknown, f), *f))
         .filter(|(d, f)| *d <= 2.max(f.len() / 3))
@@ -429,11 +478,12 @@ mod tests {
 
     #[test]
     fn suggests_close_field_names() {
-        assert_eq!(suggest("verfy"), Some("verify"));
-        assert_eq!(suggest("upstream_tests"), Some("upstream-tests"));
-        assert_eq!(suggest("lvl"), Some("level"));
-        assert_eq!(suggest("zzzz"), None);
-        assert_eq!(suggest("colour"), None);
+        assert_eq!(suggest("verfy", &FIELDS), Some("verify"));
+        assert_eq!(suggest("upstream_tests", &FIELDS), Some("upstream-tests"));
+        assert_eq!(suggest("lvl", &FIELDS), Some("level"));
+        assert_eq!(suggest("zzzz", &FIELDS), None);
+        assert_eq!(suggest("colour", &FIELDS), None);
+        assert_eq!(suggest("sorce", &TRANSLATION_FIELDS), Some("source"));
     }
 
     #[test]

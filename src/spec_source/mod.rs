@@ -18,8 +18,14 @@ use serde_saphyr::Spanned;
 pub use chapter::{BOILERPLATE_MARKER, markdown_options, slugify};
 pub use clause_block::FIELDS as CLAUSE_FIELDS;
 
+use chapter::Piece;
+use clause_block::Schema;
+
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
-use crate::spec::{Block, Contract, Document, Spec, Upstream};
+use crate::keywords::levels_in;
+use crate::spec::{
+    Block, Contract, Document, Spec, Translation, TranslationState, Upstream, stamp,
+};
 
 /// The result of reading a spec directory.
 #[derive(Debug, Default)]
@@ -116,8 +122,29 @@ pub fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
         .help(help)
 }
 
-/// Load and validate the contract in `dir` (the folder holding `contract.yaml`).
+/// How strict validation is.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadOptions {
+    /// Missing and stale translations are errors instead of warnings.
+    pub strict: bool,
+}
+
+/// Load and validate the contract in `dir` (the folder holding `contract.yaml`), with default options.
 pub fn load(dir: &Path) -> Loaded {
+    load_with(dir, LoadOptions::default())
+}
+
+/// Load and validate the contract in `dir`.
+pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
+    let mut out = load_structure(dir);
+    if !out.has_errors() {
+        let extra = translation_diagnostics(&out.spec, opts.strict);
+        out.diagnostics.extend(extra);
+    }
+    out
+}
+
+fn load_structure(dir: &Path) -> Loaded {
     let mut out = Loaded::default();
     let diags = &mut out.diagnostics;
     match fs::metadata(dir) {
@@ -150,10 +177,77 @@ pub fn load(dir: &Path) -> Loaded {
     };
 
     let source_lang = contract.languages.first().cloned().unwrap_or_default();
-    let lang_dir = dir.join(&source_lang);
     let mut clauses = Vec::new();
     let mut documents = Vec::new();
-    for (chapter, span) in contract.chapters.iter().zip(&chapter_spans) {
+    for (chapter, file, parsed) in parse_language(
+        dir,
+        &source_lang,
+        &contract.chapters,
+        &chapter_spans,
+        Schema::Source,
+        &mut out.sources,
+        diags,
+    ) {
+        let mut blocks = Vec::new();
+        for piece in parsed.pieces {
+            match piece {
+                Piece::Prose(p) => blocks.push(Block::Prose(p)),
+                Piece::Clause(c) => {
+                    blocks.push(Block::Clause(clauses.len()));
+                    clauses.push(*c);
+                }
+                Piece::Translated(_) => {}
+            }
+        }
+        documents.push(Document {
+            title: parsed.title.unwrap_or_else(|| chapter.clone()),
+            chapter,
+            lang: source_lang.clone(),
+            file,
+            headings: parsed.headings,
+            blocks,
+        });
+    }
+
+    // Ids are global: the first definition wins, later ones are errors pointing back at it.
+    let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, c) in clauses.iter().enumerate() {
+        if let Some(&first) = by_id.get(&c.id) {
+            diags.push(duplicate(&c.id, &c.id_span, &clauses[first].id_span));
+        } else {
+            by_id.insert(c.id.clone(), i);
+        }
+    }
+
+    let mut spec = Spec {
+        contract,
+        documents,
+        clauses,
+        by_id,
+        translations: Vec::new(),
+    };
+    for lang in spec.contract.languages.clone().iter().skip(1) {
+        let tr = load_translation(dir, lang, &spec, &chapter_spans, &mut out.sources, diags);
+        spec.translations.push(tr);
+    }
+    out.spec = spec;
+    out
+}
+
+/// Read and parse every chapter of one language folder, in contract order; report missing and
+/// unlisted chapter files.
+fn parse_language(
+    dir: &Path,
+    lang: &str,
+    chapters: &[String],
+    chapter_spans: &[Span],
+    schema: Schema,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, PathBuf, chapter::ParsedChapter)> {
+    let lang_dir = dir.join(lang);
+    let mut out = Vec::new();
+    for (chapter, span) in chapters.iter().zip(chapter_spans) {
         let path = lang_dir.join(format!("{chapter}.md"));
         if !path.exists() {
             diags.push(
@@ -172,53 +266,135 @@ pub fn load(dir: &Path) -> Loaded {
             );
             continue;
         }
-        let Some(fid) = read_source(&path, &mut out.sources, diags) else {
+        let Some(fid) = read_source(&path, sources, diags) else {
             continue;
         };
-        let file = out.sources.get(fid);
-        let parsed = chapter::parse_chapter(fid, file, chapter, diags);
+        let parsed = chapter::parse_chapter(fid, sources.get(fid), chapter, schema, diags);
+        out.push((chapter.clone(), path, parsed));
+    }
+    check_unlisted(&lang_dir, chapters, diags);
+    out
+}
+
+/// Load one translation: its chapters mirror the source's; each clause must translate an existing
+/// source clause, keep its level, and carry the stamp of the source text it was made from.
+fn load_translation(
+    dir: &Path,
+    lang: &str,
+    spec: &Spec,
+    chapter_spans: &[Span],
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Translation {
+    let mut tr = Translation {
+        lang: lang.to_string(),
+        ..Translation::default()
+    };
+    let parsed = parse_language(
+        dir,
+        lang,
+        &spec.contract.chapters,
+        chapter_spans,
+        Schema::Translation,
+        sources,
+        diags,
+    );
+    for (chapter, file, parsed) in parsed {
         let mut blocks = Vec::new();
         for piece in parsed.pieces {
             match piece {
-                chapter::Piece::Prose(p) => blocks.push(Block::Prose(p)),
-                chapter::Piece::Clause(c) => {
-                    blocks.push(Block::Clause(clauses.len()));
-                    clauses.push(*c);
+                Piece::Prose(p) => blocks.push(Block::Prose(p)),
+                Piece::Clause(_) => {}
+                Piece::Translated(t) => {
+                    let Some(&idx) = spec.by_id.get(&t.id) else {
+                        diags.push(
+                            Diagnostic::error("K0302", format!("`{}` translates a clause that does not exist", t.id))
+                                .at(t.span.clone(), format!("no clause `{}` in the source language", t.id))
+                                .help("use the id of the source clause this translates; if the source clause was removed, remove its translation too"),
+                        );
+                        continue;
+                    };
+                    if let Some(first) = tr.clauses.get(&t.id) {
+                        diags.push(duplicate(&t.id, &t.span, &first.span));
+                        continue;
+                    }
+                    let source = &spec.clauses[idx];
+                    // The translation uses the same keywords as the source text (none for an
+                    // `implicit` clause), so the level stays visible in every language.
+                    let levels = levels_in(&t.text);
+                    let expected = levels_in(&source.text);
+                    if levels != expected {
+                        let says = |ls: &[crate::keywords::Level]| {
+                            if ls.is_empty() {
+                                "no keyword".to_string()
+                            } else {
+                                ls.iter()
+                                    .map(|l| l.to_string())
+                                    .collect::<Vec<_>>()
+                                    .join(" and ")
+                            }
+                        };
+                        diags.push(
+                            Diagnostic::error("K0304", format!("the translation of `{}` says {}, the source text says {}", t.id, says(&levels), says(&expected)))
+                                .at(t.span.clone(), "in this translated clause")
+                                .help(format!("keep the English keyword next to the translation, e.g. 必须（{}）; a translation never changes the level", source.level)),
+                        );
+                    }
+                    blocks.push(Block::Clause(idx));
+                    tr.clauses.insert(t.id.clone(), *t);
                 }
             }
         }
-        documents.push(Document {
-            chapter: chapter.clone(),
-            lang: source_lang.clone(),
-            file: path,
+        tr.documents.push(Document {
             title: parsed.title.unwrap_or_else(|| chapter.clone()),
+            chapter,
+            lang: lang.to_string(),
+            file,
             headings: parsed.headings,
             blocks,
         });
     }
-    check_unlisted(&lang_dir, &contract.chapters, diags);
+    tr
+}
 
-    // Ids are global: the first definition wins, later ones are errors pointing back at it.
-    let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, c) in clauses.iter().enumerate() {
-        if let Some(&first) = by_id.get(&c.id) {
-            diags.push(
-                Diagnostic::error("K0108", format!("duplicate clause id `{}`", c.id))
-                    .at(c.id_span.clone(), "defined again here")
-                    .with_context(clauses[first].id_span.clone(), "first defined here")
-                    .help("ids are unique across the whole contract and never reused; give this clause a new id"),
-            );
+/// Missing and stale translations: warnings by default, errors under `--strict`.
+pub fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let make = |code, msg: String| {
+        if strict {
+            Diagnostic::error(code, msg)
         } else {
-            by_id.insert(c.id.clone(), i);
+            Diagnostic::warning(code, msg)
+        }
+    };
+    for tr in &spec.translations {
+        for c in &spec.clauses {
+            match (tr.state(c), tr.clauses.get(&c.id)) {
+                (TranslationState::Missing, _) => out.push(
+                    make("K0301", format!("clause `{}` has no `{}` translation", c.id, tr.lang))
+                        .at(c.id_span.clone(), format!("not translated into {}", tr.lang))
+                        .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to spec/{}/{}.md", c.id, stamp(&c.text), tr.lang, c.chapter)),
+                ),
+                (TranslationState::Stale, Some(t)) => out.push(
+                    make("K0303", format!("the `{}` translation of `{}` is stale: the source text changed", tr.lang, c.id))
+                        .at(t.source_span.clone(), format!("made from {}, the source text is now {}", t.source, stamp(&c.text)))
+                        .with_context(c.id_span.clone(), "the source clause")
+                        .help(format!("update the translation to the current source text, then run `kcontract i18n stamp {}`", c.id)),
+                ),
+                _ => {}
+            }
         }
     }
-    out.spec = Spec {
-        contract,
-        documents,
-        clauses,
-        by_id,
-    };
     out
+}
+
+fn duplicate(id: &str, again: &Span, first: &Span) -> Diagnostic {
+    Diagnostic::error("K0108", format!("duplicate clause id `{id}`"))
+        .at(again.clone(), "defined again here")
+        .with_context(first.clone(), "first defined here")
+        .help(
+            "ids are unique across the whole contract and never reused; give this clause a new id",
+        )
 }
 
 fn parse_contract(

@@ -1,0 +1,173 @@
+//! Markdown → HTML for spec text, made safe for the page.
+//!
+//! Spec text is trusted to be Markdown, not HTML: raw HTML in it is shown as text, and links may only
+//! use `http`, `https`, `mailto`, fragments or relative paths (a `javascript:` or `data:` URL becomes
+//! an inert `#`). Links to `chapter.md#anchor` become links to the rendered `chapter.html#anchor`.
+//! RFC 2119 keywords in running text are wrapped for highlighting.
+
+use pulldown_cmark::{CowStr, Event, Parser, Tag, html};
+
+use crate::keywords::{Level, find_keywords};
+use crate::spec_source::markdown_options;
+
+pub fn to_html(markdown: &str) -> String {
+    let mut events = Vec::new();
+    for ev in Parser::new_ext(markdown, markdown_options()) {
+        match ev {
+            // Raw HTML is displayed, never interpreted.
+            Event::Html(h) | Event::InlineHtml(h) => events.push(Event::Text(h)),
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => events.push(Event::Start(Tag::Link {
+                link_type,
+                dest_url: safe_url(&dest_url),
+                title,
+                id,
+            })),
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => events.push(Event::Start(Tag::Image {
+                link_type,
+                dest_url: safe_url(&dest_url),
+                title,
+                id,
+            })),
+            Event::Text(t) => highlight_keywords(&t, &mut events),
+            other => events.push(other),
+        }
+    }
+    let mut out = String::new();
+    html::push_html(&mut out, events.into_iter());
+    out
+}
+
+/// Inline Markdown for a one-paragraph text: the same, without the surrounding `<p>`.
+pub fn to_inline_html(markdown: &str) -> String {
+    let html = to_html(markdown);
+    let trimmed = html.trim_end();
+    match trimmed
+        .strip_prefix("<p>")
+        .and_then(|s| s.strip_suffix("</p>"))
+    {
+        Some(inner) if !inner.contains("<p>") => inner.to_string(),
+        _ => html,
+    }
+}
+
+fn highlight_keywords<'a>(text: &CowStr<'a>, events: &mut Vec<Event<'a>>) {
+    let hits = find_keywords(text);
+    if hits.is_empty() {
+        events.push(Event::Text(text.clone()));
+        return;
+    }
+    let mut at = 0;
+    for h in hits {
+        if h.range.start > at {
+            events.push(Event::Text(text[at..h.range.start].to_string().into()));
+        }
+        let word = text[h.range.clone()]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        events.push(Event::InlineHtml(
+            format!(
+                "<strong class=\"kw kw-{}\">{}</strong>",
+                level_class(h.level),
+                word
+            )
+            .into(),
+        ));
+        at = h.range.end;
+    }
+    if at < text.len() {
+        events.push(Event::Text(text[at..].to_string().into()));
+    }
+}
+
+/// CSS class suffix of a level: `must`, `must-not`, …
+pub fn level_class(level: Level) -> &'static str {
+    match level {
+        Level::Must => "must",
+        Level::MustNot => "must-not",
+        Level::Should => "should",
+        Level::ShouldNot => "should-not",
+        Level::May => "may",
+    }
+}
+
+fn safe_url<'a>(url: &CowStr<'a>) -> CowStr<'a> {
+    let u = url.trim();
+    let lower: String = u
+        .chars()
+        .filter(|c| !c.is_whitespace() && !c.is_control())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let scheme = lower.split_once(':').map(|(s, _)| s);
+    let has_scheme = scheme.is_some_and(|s| {
+        !s.is_empty()
+            && !s.contains(['/', '?', '#'])
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    if has_scheme && !matches!(scheme, Some("http" | "https" | "mailto")) {
+        return CowStr::from("#");
+    }
+    if !has_scheme && !u.starts_with("//") {
+        // A relative link to another chapter's Markdown file points at its rendered page.
+        let (path, frag) = u.split_once('#').unwrap_or((u, ""));
+        if let Some(stem) = path.strip_suffix(".md")
+            && !stem.contains('/')
+        {
+            return CowStr::from(if frag.is_empty() {
+                format!("{stem}.html")
+            } else {
+                format!("{stem}.html#{frag}")
+            });
+        }
+    }
+    url.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_html_and_script_urls_are_inert() {
+        let h = to_html("<script>alert(1)</script>\n\nText <img src=x onerror=alert(1)> and <b>bold</b>.\n\n[x](javascript:alert(1)) [y]( JaVa\tScRiPt:alert(1)) [z](vbscript:x) ![i](data:text/html,x) [ok](https://example.com)");
+        assert!(!h.contains("<script"), "{h}");
+        assert!(!h.contains("<img src=x"), "{h}");
+        assert!(!h.contains("<b>"), "{h}");
+        assert!(h.contains("&lt;script&gt;"), "{h}");
+        let lower = h.to_ascii_lowercase();
+        assert!(!lower.contains("javascript:"), "{h}");
+        assert!(!lower.contains("vbscript:"), "{h}");
+        assert!(!lower.contains("data:"), "{h}");
+        assert_eq!(lower.matches(r##"="#""##).count(), 3, "{h}");
+        assert!(h.contains(r#"href="https://example.com""#), "{h}");
+    }
+
+    #[test]
+    fn links_and_keywords() {
+        let h = to_inline_html(
+            "It MUST NOT use `MUST` — see [fs](configuration.md#default-filesystems) and [k](https://knative.dev).",
+        );
+        assert!(
+            h.contains(r#"<strong class="kw kw-must-not">MUST NOT</strong>"#),
+            "{h}"
+        );
+        assert!(h.contains("<code>MUST</code>"), "{h}");
+        assert!(
+            h.contains(r#"href="configuration.html#default-filesystems""#),
+            "{h}"
+        );
+        assert!(h.contains(r#"href="https://knative.dev""#), "{h}");
+        assert!(!h.starts_with("<p>"));
+    }
+}

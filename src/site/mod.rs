@@ -1,0 +1,450 @@
+//! `kcontract build`: the bilingual static site.
+//!
+//! Reads `&Spec` only. Templates (tera 2, autoescaping) are embedded in the binary and can be
+//! overridden file by file with `--templates DIR`. The site is written to a temporary folder beside
+//! the output and swapped in at the end, so a failed build leaves the previous site untouched; all
+//! paths written are built from fixed names and validated chapter names, never from clause text.
+
+mod markdown;
+mod search;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tera::{Context, Tera};
+
+use crate::diagnostic::Diagnostic;
+use crate::list::{ClauseView, clause_list};
+use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
+
+pub use markdown::{level_class, to_html, to_inline_html};
+
+/// The embedded templates: (name, source). A file of the same name in `--templates DIR` replaces one.
+pub const TEMPLATES: [(&str, &str); 4] = [
+    ("base.html", include_str!("../../templates/base.html")),
+    ("chapter.html", include_str!("../../templates/chapter.html")),
+    ("index.html", include_str!("../../templates/index.html")),
+    ("clauses.html", include_str!("../../templates/clauses.html")),
+];
+
+const ASSETS: [(&str, &str); 2] = [
+    (
+        "style.css",
+        include_str!("../../templates/assets/style.css"),
+    ),
+    ("site.js", include_str!("../../templates/assets/site.js")),
+];
+
+pub struct BuildOptions {
+    pub out: PathBuf,
+    pub templates: Option<PathBuf>,
+}
+
+/// What a build wrote.
+pub struct BuildReport {
+    pub pages: usize,
+    pub files: usize,
+}
+
+/// Interface text in each language.
+fn ui(lang: &str) -> BTreeMap<&'static str, &'static str> {
+    let pairs: &[(&str, &str, &str)] = &[
+        ("contents", "Contents", "目录"),
+        ("clauses", "Clause index", "条款索引"),
+        ("search", "Search clauses", "搜索条款"),
+        (
+            "search_placeholder",
+            "Search (e.g. SIGTERM, PORT)",
+            "搜索（例如 容器、信号、PORT）",
+        ),
+        ("no_results", "No matching clause", "没有匹配的条款"),
+        ("language", "Language", "语言"),
+        ("other_language", "中文", "English"),
+        ("theme", "Toggle dark mode", "切换深色模式"),
+        ("level", "Level", "级别"),
+        ("actor", "Actor", "约束对象"),
+        ("verify", "Verification", "验证方式"),
+        ("id", "Clause", "条款"),
+        ("text", "Text", "内容"),
+        ("chapter", "Chapter", "章节"),
+        ("all", "All", "全部"),
+        (
+            "upstream_tests",
+            "Knative conformance tests",
+            "Knative 一致性测试",
+        ),
+        ("oci", "OCI runtime spec", "OCI 运行时规范"),
+        ("reason", "Why untestable", "无法测试的原因"),
+        (
+            "implicit",
+            "Normative without a keyword",
+            "无关键词的规范性陈述",
+        ),
+        ("stale", "Translation out of date", "译文已过期"),
+        ("missing", "Not yet translated", "尚未翻译"),
+        ("original", "English original", "英文原文"),
+        ("permalink", "Link to this clause", "本条款的链接"),
+        ("attribution", "Attribution", "来源与许可"),
+        ("skip", "Skip to content", "跳到正文"),
+        ("shown", "clauses shown", "条条款"),
+        ("platform", "platform", "平台"),
+        ("developer", "developer", "开发人员"),
+        ("container", "container", "容器"),
+        ("model", "model", "模型"),
+        ("conformance", "conformance", "一致性测试"),
+        ("manual", "manual", "人工审查"),
+        ("untestable", "untestable", "无法测试"),
+    ];
+    let zh = lang == "zh";
+    pairs
+        .iter()
+        .map(|(k, en, zh_text)| (*k, if zh { *zh_text } else { *en }))
+        .collect()
+}
+
+fn html_lang(lang: &str) -> &str {
+    match lang {
+        "zh" => "zh-CN",
+        other => other,
+    }
+}
+
+#[derive(Serialize)]
+struct ChapterLink {
+    name: String,
+    title: String,
+    clauses: usize,
+}
+
+#[derive(Serialize)]
+struct ClauseCtx {
+    id: String,
+    level: String,
+    level_class: &'static str,
+    keyword: String,
+    actor: String,
+    verify: String,
+    text_html: String,
+    reason: Option<String>,
+    implicit: Option<String>,
+    oci: Option<String>,
+    oci_url: Option<String>,
+    upstream_tests: Vec<(String, String)>,
+    chapter: String,
+    /// `current`, `stale` or `missing` (always `current` in the source language).
+    state: &'static str,
+    original_html: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum BlockCtx {
+    Prose { html: String },
+    Clause(Box<ClauseCtx>),
+}
+
+/// Parse the templates once: embedded, then overrides.
+pub fn templates(dir: Option<&Path>) -> Result<Tera, Diagnostic> {
+    let mut tera = Tera::default();
+    let mut sources: Vec<(String, String)> = TEMPLATES
+        .iter()
+        .map(|(n, s)| (n.to_string(), s.to_string()))
+        .collect();
+    if let Some(dir) = dir {
+        if !dir.is_dir() {
+            return Err(Diagnostic::error("K0402", format!("the templates folder `{}` does not exist", dir.display()))
+                .help("pass a folder holding base.html, chapter.html, index.html or clauses.html to override"));
+        }
+        for (name, src) in &mut sources {
+            let p = dir.join(&*name);
+            if p.exists() {
+                *src = fs::read_to_string(&p).map_err(|e| crate::spec_source::io_error(&p, &e))?;
+            }
+        }
+    }
+    tera.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
+        .map_err(|e| template_error(&e))?;
+    Ok(tera)
+}
+
+fn template_error(e: &tera::Error) -> Diagnostic {
+    let mut msg = e.to_string();
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg.push_str(&format!("\n{s}"));
+        src = s.source();
+    }
+    Diagnostic::error("K0403", "a template has an error").help(format!(
+        "{msg}\nfix the template (see templates/ for the defaults)"
+    ))
+}
+
+/// Render every page into memory: (relative path, bytes). Pure: no I/O, so it can be tested and a
+/// failure never leaves anything half-written.
+pub fn render(spec: &Spec, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let langs = &spec.contract.languages;
+    for lang in langs {
+        let tr = spec.translations.iter().find(|t| &t.lang == lang);
+        let docs: &[Document] = match tr {
+            Some(t) => &t.documents,
+            None => &spec.documents,
+        };
+        let other = langs.iter().find(|l| *l != lang).cloned();
+        let chapters: Vec<ChapterLink> = docs
+            .iter()
+            .map(|d| ChapterLink {
+                name: d.chapter.clone(),
+                title: d.title.clone(),
+                clauses: d
+                    .blocks
+                    .iter()
+                    .filter(|b| matches!(b, Block::Clause(_)))
+                    .count(),
+            })
+            .collect();
+        let mut base = Context::new();
+        base.insert("lang", lang);
+        base.insert("html_lang", html_lang(lang));
+        base.insert("other_lang", &other);
+        base.insert("t", &ui(lang));
+        base.insert("title", &spec.contract.title);
+        base.insert("version", &spec.contract.version);
+        base.insert("upstream", &spec.contract.upstream);
+        base.insert("chapters", &chapters);
+
+        for doc in docs {
+            let blocks: Vec<BlockCtx> = doc
+                .blocks
+                .iter()
+                .map(|b| match b {
+                    Block::Prose(p) => BlockCtx::Prose { html: to_html(p) },
+                    Block::Clause(i) => {
+                        BlockCtx::Clause(Box::new(clause_ctx(&spec.clauses[*i], tr)))
+                    }
+                })
+                .collect();
+            let mut ctx = base.clone();
+            ctx.insert("page", &doc.chapter);
+            ctx.insert("page_title", &doc.title);
+            ctx.insert("blocks", &blocks);
+            let html = tera
+                .render("chapter.html", &ctx)
+                .map_err(|e| template_error(&e))?;
+            files.push((format!("{lang}/{}.html", doc.chapter), html.into_bytes()));
+        }
+
+        let all: Vec<ClauseCtx> = spec.clauses.iter().map(|c| clause_ctx(c, tr)).collect();
+        let mut ctx = base.clone();
+        ctx.insert("page", "index");
+        ctx.insert("page_title", &spec.contract.title);
+        ctx.insert("clause_count", &all.len());
+        let html = tera
+            .render("index.html", &ctx)
+            .map_err(|e| template_error(&e))?;
+        files.push((format!("{lang}/index.html"), html.into_bytes()));
+
+        let mut ctx = base;
+        ctx.insert("page", "clauses");
+        ctx.insert("page_title", ui(lang)["clauses"]);
+        ctx.insert("clauses", &all);
+        let html = tera
+            .render("clauses.html", &ctx)
+            .map_err(|e| template_error(&e))?;
+        files.push((format!("{lang}/clauses.html"), html.into_bytes()));
+
+        files.push((
+            format!("assets/search-{lang}.js"),
+            search::index_script(spec, lang, tr).into_bytes(),
+        ));
+    }
+    for (name, content) in ASSETS {
+        files.push((format!("assets/{name}"), content.as_bytes().to_vec()));
+    }
+    let first = langs.first().cloned().unwrap_or_else(|| "en".into());
+    files.push((
+        "index.html".into(),
+        format!("<!doctype html>\n<html lang=\"{first}\"><head><meta charset=\"utf-8\"><title>{}</title><meta http-equiv=\"refresh\" content=\"0; url={first}/index.html\"></head><body><a href=\"{first}/index.html\">{}</a></body></html>\n",
+            escape(&spec.contract.title), escape(&spec.contract.title)).into_bytes(),
+    ));
+    files.push(("clauses.json".into(), clauses_json(spec).into_bytes()));
+    files.sort();
+    Ok(files)
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn clause_ctx(c: &Clause, tr: Option<&Translation>) -> ClauseCtx {
+    let (text, state, original) = match tr {
+        None => (c.text.clone(), "current", None),
+        Some(t) => match (t.state(c), t.clauses.get(&c.id)) {
+            (TranslationState::Current, Some(x)) => (x.text.clone(), "current", None),
+            (TranslationState::Stale, Some(x)) => (x.text.clone(), "stale", Some(to_html(&c.text))),
+            _ => (c.text.clone(), "missing", Some(to_html(&c.text))),
+        },
+    };
+    ClauseCtx {
+        id: c.id.clone(),
+        level: c.level.to_string(),
+        level_class: level_class(c.level),
+        keyword: c.keyword.clone(),
+        actor: c.actor.to_string(),
+        verify: c.verify.to_string(),
+        text_html: to_html(&text),
+        reason: c.reason.clone(),
+        implicit: c.implicit.clone(),
+        oci_url: c
+            .oci
+            .as_ref()
+            .map(|o| format!("https://github.com/opencontainers/runtime-spec/blob/v1.0.1/{o}")),
+        oci: c.oci.clone(),
+        upstream_tests: c
+            .upstream_tests
+            .iter()
+            .map(|p| {
+                (
+                    p.clone(),
+                    format!("https://github.com/knative/serving/blob/main/{p}"),
+                )
+            })
+            .collect(),
+        chapter: c.chapter.clone(),
+        state,
+        original_html: original,
+    }
+}
+
+/// `site/clauses.json`: the `list --format json` shape, with each translation's text and state.
+fn clauses_json(spec: &Spec) -> String {
+    #[derive(Serialize)]
+    struct Tr<'a> {
+        text: Option<&'a str>,
+        state: TranslationState,
+    }
+    #[derive(Serialize)]
+    struct WithTr<'a> {
+        #[serde(flatten)]
+        clause: ClauseView<'a>,
+        translations: BTreeMap<&'a str, Tr<'a>>,
+    }
+    let list = clause_list(spec);
+    let clauses: Vec<WithTr> = list
+        .clauses
+        .into_iter()
+        .zip(&spec.clauses)
+        .map(|(view, c)| WithTr {
+            clause: view,
+            translations: spec
+                .translations
+                .iter()
+                .map(|t| {
+                    (
+                        t.lang.as_str(),
+                        Tr {
+                            text: t.clauses.get(&c.id).map(|x| x.text.as_str()),
+                            state: t.state(c),
+                        },
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    let v = serde_json::json!({
+        "format": list.format,
+        "contract": list.contract,
+        "clauses": clauses,
+    });
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// Render and write the site atomically into `opts.out`.
+pub fn build(spec: &Spec, opts: &BuildOptions) -> Result<BuildReport, Diagnostic> {
+    let tera = templates(opts.templates.as_deref())?;
+    let files = render(spec, &tera)?;
+    let pages = files.iter().filter(|(p, _)| p.ends_with(".html")).count();
+    write_site(&opts.out, &files)?;
+    Ok(BuildReport {
+        pages,
+        files: files.len(),
+    })
+}
+
+/// Write into a fresh sibling folder, then swap it with the old output.
+pub fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Diagnostic> {
+    let out_err = |what: String, e: &std::io::Error| {
+        Diagnostic::error("K0401", format!("{what}: {e}"))
+            .in_file(out)
+            .help("check that the output folder's parent exists and is writable; the previous site is untouched")
+    };
+    if out.exists() && !out.is_dir() {
+        return Err(Diagnostic::error(
+            "K0401",
+            format!(
+                "the output path `{}` is a file, not a folder",
+                out.display()
+            ),
+        )
+        .help("pass --out with a folder path; kcontract will not overwrite a file"));
+    }
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| n != "." && n != "..")
+        .ok_or_else(|| {
+            Diagnostic::error(
+                "K0401",
+                format!("`{}` cannot be an output folder", out.display()),
+            )
+            .help("name the folder, e.g. --out site")
+        })?;
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let pid = std::process::id();
+    let tmp = parent.join(format!(".{name}.kcontract-new-{pid}"));
+    let old = parent.join(format!(".{name}.kcontract-old-{pid}"));
+    let _ = fs::remove_dir_all(&tmp);
+    let result = (|| {
+        for (rel, bytes) in files {
+            let p = tmp.join(rel);
+            if let Some(dir) = p.parent() {
+                fs::create_dir_all(dir)?;
+            }
+            fs::write(&p, bytes)?;
+        }
+        Ok::<(), std::io::Error>(())
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(out_err(
+            format!("cannot write the site into `{}`", tmp.display()),
+            &e,
+        ));
+    }
+    if out.exists() {
+        fs::rename(out, &old).map_err(|e| {
+            let _ = fs::remove_dir_all(&tmp);
+            out_err(format!("cannot move the old `{}` aside", out.display()), &e)
+        })?;
+    }
+    if let Err(e) = fs::rename(&tmp, out) {
+        let _ = fs::rename(&old, out);
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(out_err(
+            format!("cannot move the new site into `{}`", out.display()),
+            &e,
+        ));
+    }
+    let _ = fs::remove_dir_all(&old);
+    Ok(())
+}

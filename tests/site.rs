@@ -1,0 +1,267 @@
+//! The site: committed `site/` is fresh, builds are deterministic and atomic, spec text is inert,
+//! translation staleness is visible.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn kcontract(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir)
+        .args(["--color", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn copy_spec(to: &Path) {
+    for (rel, bytes) in files(&root().join("spec")) {
+        let p = to.join("spec").join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+#[test]
+fn committed_site_is_a_fresh_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (code, _, err) = kcontract(&root(), &["build", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let fresh = files(&out);
+    let committed = files(&root().join("site"));
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        names(&committed),
+        names(&fresh),
+        "site/ has different files: run `cargo run --release -- build`"
+    );
+    for ((name, a), (_, b)) in committed.iter().zip(&fresh) {
+        assert!(
+            a == b,
+            "site/{name} is stale: run `cargo run --release -- build` and commit site/"
+        );
+    }
+}
+
+#[test]
+fn builds_are_byte_identical_across_directories() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    copy_spec(a.path());
+    copy_spec(b.path());
+    assert_eq!(kcontract(a.path(), &["build"]).0, 0);
+    assert_eq!(kcontract(b.path(), &["build"]).0, 0);
+    // And a rebuild over an existing site.
+    assert_eq!(kcontract(b.path(), &["build"]).0, 0);
+    assert_eq!(files(&a.path().join("site")), files(&b.path().join("site")));
+}
+
+#[test]
+fn pages_in_both_languages_with_lang_and_anchors() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let en =
+        std::fs::read_to_string(tmp.path().join("site/en/runtime-and-lifecycle.html")).unwrap();
+    let zh =
+        std::fs::read_to_string(tmp.path().join("site/zh/runtime-and-lifecycle.html")).unwrap();
+    assert!(en.contains(r#"<html lang="en""#));
+    assert!(zh.contains(r#"<html lang="zh-CN""#));
+    for page in [&en, &zh] {
+        assert!(page.contains(r#"id="lifecycle.sigterm-on-kill""#));
+        assert!(page.contains(r##"href="#lifecycle.sigterm-on-kill""##));
+        assert!(
+            !page.contains("http://") || !page.contains("<link rel=\"stylesheet\" href=\"http"),
+            "no external assets"
+        );
+    }
+    assert!(en.contains(r#"href="../zh/runtime-and-lifecycle.html""#));
+    assert!(zh.contains(r#"href="../en/runtime-and-lifecycle.html""#));
+    assert!(zh.contains("必须（"), "zh page shows the Chinese text");
+    assert!(zh.contains("目录"), "zh interface text");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("site/clauses.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["clauses"].as_array().unwrap().len(), 105);
+    assert_eq!(json["clauses"][0]["translations"]["zh"]["state"], "current");
+}
+
+#[test]
+fn changing_one_english_clause_makes_exactly_that_translation_stale() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let p = tmp.path().join("spec/en/runtime-and-lifecycle.md");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let changed = text.replacen(
+        "Failures of the developer-specified process MUST be logged",
+        "Failures of the developer-specified process MUST always be logged",
+        1,
+    );
+    assert_ne!(text, changed);
+    std::fs::write(&p, changed).unwrap();
+
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 0, "stale is a warning by default:\n{err}");
+    assert_eq!(err.matches("warning[K0303]").count(), 1, "{err}");
+    assert!(
+        err.contains("`lifecycle.process-failures-logged` is stale"),
+        "{err}"
+    );
+    let (code, _, err) = kcontract(tmp.path(), &["check", "--strict"]);
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("error[K0303]").count(), 1, "{err}");
+
+    let (_, status, _) = kcontract(tmp.path(), &["i18n", "status"]);
+    let row: Vec<&str> = status
+        .lines()
+        .find(|l| l.trim_start().starts_with("runtime-and-lifecycle"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        row,
+        ["runtime-and-lifecycle", "20", "19", "1", "0"],
+        "{status}"
+    );
+
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let zh =
+        std::fs::read_to_string(tmp.path().join("site/zh/runtime-and-lifecycle.html")).unwrap();
+    assert_eq!(zh.matches("state-stale").count(), 1);
+    assert!(zh.contains("译文已过期"));
+    assert!(
+        zh.contains("MUST</strong> always be logged"),
+        "English original beside it"
+    );
+
+    // After review, stamping makes it current again.
+    let (code, out, _) = kcontract(
+        tmp.path(),
+        &["i18n", "stamp", "lifecycle.process-failures-logged"],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("1 translation(s) stamped"));
+    assert_eq!(kcontract(tmp.path(), &["check", "--strict"]).0, 0);
+}
+
+#[test]
+fn hostile_spec_text_renders_inert() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec");
+    std::fs::create_dir_all(spec.join("en")).unwrap();
+    std::fs::write(spec.join("contract.yaml"), "title: \"<script>alert('t')</script>\"\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: l, attribution: \"<b onmouseover=alert(1)>a</b>\"}\n").unwrap();
+    std::fs::write(spec.join("en/one.md"), "# One <script>alert(1)</script>\n\n<script>alert(2)</script>\n\n<img src=x onerror=alert(3)>\n\n[x](javascript:alert(4))\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: >-\n  It MUST <script>alert(5)</script> [y](javascript:alert(6)) <!-- --><img src=x onerror=alert(7)>\nverify: manual\n```\n").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    for (name, bytes) in files(&tmp.path().join("site")) {
+        if !name.ends_with(".html") {
+            continue;
+        }
+        let html = String::from_utf8(bytes).unwrap();
+        let lower = html.to_ascii_lowercase();
+        assert!(!lower.contains("javascript:"), "{name}");
+        assert!(!lower.contains("<img"), "{name}");
+        assert!(
+            !lower.contains("onerror=alert")
+                || lower.contains("onerror=alert(3)&gt;")
+                || !lower.contains("<img"),
+            "{name}"
+        );
+        assert!(!html.contains("<b onmouseover"), "{name}");
+        // The only script elements are the site's own two.
+        assert_eq!(
+            lower.matches("<script").count(),
+            if name == "index.html" { 0 } else { 3 },
+            "{name}: {html}"
+        );
+    }
+    let search = std::fs::read_to_string(tmp.path().join("site/assets/search-en.js")).unwrap();
+    assert!(!search.contains("</script>"));
+}
+
+#[test]
+fn a_failed_build_leaves_the_previous_site_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let before = files(&tmp.path().join("site"));
+    let tpl = tmp.path().join("tpl");
+    std::fs::create_dir_all(&tpl).unwrap();
+    std::fs::write(
+        tpl.join("chapter.html"),
+        "{% extends \"base.html\" %}{% block content %}{{ blocks | no_such_filter }}{% endblock %}",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("K0403"), "{err}");
+    assert_eq!(files(&tmp.path().join("site")), before);
+    // No temporary folders left beside it.
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("kcontract"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn output_that_is_a_file_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    std::fs::write(tmp.path().join("site"), "not a folder").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("K0401") && err.contains("is a file"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("site")).unwrap(),
+        "not a folder"
+    );
+}
+
+#[test]
+fn chapter_html_snapshots() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    for lang in ["en", "zh"] {
+        let html = std::fs::read_to_string(
+            tmp.path()
+                .join(format!("site/{lang}/runtime-and-lifecycle.html")),
+        )
+        .unwrap();
+        insta::assert_snapshot!(format!("runtime_and_lifecycle_{lang}"), html);
+    }
+}
