@@ -1,1 +1,3 @@
 //! kcontract: the Knative Runtime Contract as an executable specification.
+
+pub mod model;
