@@ -173,17 +173,46 @@ rule!(
     "Hooks MUST be called in the listed order."
 );
 rule!(
-    HOOK_ERROR,
-    "hook-failure-error",
-    "runtime.md §Lifecycle: v1.0.1 step 4 (prestart); v1.3.0 steps 3, 4, 5, 7, 9",
+    HOOK_ERROR_V1_0_1,
+    "hook-failure-error@1.0.1",
+    "runtime-v1.0.1.md §Lifecycle step 4 (the only error-class hook at v1.0.1)",
     "If any prestart hook fails, the runtime MUST generate an error, stop the container, and continue the lifecycle at step 9."
 );
 rule!(
-    HOOK_WARNING,
-    "hook-failure-warning",
-    "runtime.md §Lifecycle: v1.0.1 steps 6, 10; v1.3.0 step 13; §Warnings",
-    "If any poststop hook fails, the runtime MUST log a warning, but the remaining hooks and lifecycle continue as if the hook had succeeded."
+    HOOK_ERROR_V1_3_0,
+    "hook-failure-error@1.3.0",
+    "runtime-v1.3.0.md §Lifecycle steps 3, 4, 5, 7 and 9 (prestart, createRuntime, createContainer, startContainer, poststart; same sentence for each)",
+    "If any `poststart` hook fails, the runtime MUST generate an error, stop the container, and continue the lifecycle at step 12."
 );
+rule!(
+    HOOK_WARNING_V1_0_1,
+    "hook-failure-warning@1.0.1",
+    "runtime-v1.0.1.md §Lifecycle steps 6 (poststart) and 10 (poststop), and §Warnings",
+    "If any poststart hook fails, the runtime MUST log a warning, but the remaining hooks and lifecycle continue as if the hook had succeeded."
+);
+rule!(
+    HOOK_WARNING_V1_3_0,
+    "hook-failure-warning@1.3.0",
+    "runtime-v1.3.0.md §Lifecycle step 13 (poststop, the only warning-class hook at v1.3.0), and §Warnings",
+    "If any `poststop` hook fails, the runtime MUST log a warning, but the remaining hooks and lifecycle continue as if the hook had succeeded."
+);
+
+/// The error-class hook failure rule of a version.
+pub fn hook_error_rule(v: OciVersion) -> &'static Rule {
+    match v {
+        OciVersion::V1_0_1 => &HOOK_ERROR_V1_0_1,
+        OciVersion::V1_3_0 => &HOOK_ERROR_V1_3_0,
+    }
+}
+
+/// The warning-class hook failure rule of a version.
+pub fn hook_warning_rule(v: OciVersion) -> &'static Rule {
+    match v {
+        OciVersion::V1_0_1 => &HOOK_WARNING_V1_0_1,
+        OciVersion::V1_3_0 => &HOOK_WARNING_V1_3_0,
+    }
+}
+
 rule!(
     POSTSTOP_RUNS,
     "poststop-runs",
@@ -238,8 +267,10 @@ pub const ALL_RULES: &[&Rule] = &[
     &DELETE_ONLY_STOPPED,
     &DELETE_DELETES,
     &HOOK_ORDER,
-    &HOOK_ERROR,
-    &HOOK_WARNING,
+    &HOOK_ERROR_V1_0_1,
+    &HOOK_ERROR_V1_3_0,
+    &HOOK_WARNING_V1_0_1,
+    &HOOK_WARNING_V1_3_0,
     &POSTSTOP_RUNS,
     &K_SIGTERM,
     &K_SIGKILL,
@@ -569,10 +600,10 @@ pub fn check_step(
                         require_error(
                             r,
                             &OpError::HookFailed { hook, index },
-                            &HOOK_ERROR,
+                            hook_error_rule(v),
                             "a create-phase hook fails",
                         )?;
-                        require_status(r, a_status, None, &HOOK_ERROR)?;
+                        require_status(r, a_status, None, hook_error_rule(v))?;
                     }
                     None => {
                         require_ok(r, &CREATE_CREATES, "the ID is free and no hook fails")?;
@@ -617,10 +648,10 @@ pub fn check_step(
                         require_error(
                             r,
                             &OpError::HookFailed { hook, index },
-                            &HOOK_ERROR,
+                            hook_error_rule(v),
                             "a start-phase hook fails",
                         )?;
-                        require_status(r, a_status, None, &HOOK_ERROR)?;
+                        require_status(r, a_status, None, hook_error_rule(v))?;
                     }
                     None => {
                         require_ok(r, &START_RUNS, "created, process set, no hook error")?;
@@ -738,7 +769,7 @@ pub fn check_step(
     }
 
     // Errors leave everything as it was, except the "otherwise stated" hook failures, after which the
-    // container no longer exists (checked above with HOOK_ERROR).
+    // container no longer exists (checked above with the version's hook error rule).
     if let Some(error) = &r.error
         && !error.destroys_container()
     {
@@ -775,12 +806,16 @@ pub fn check_step(
             index: h.index,
         })
         .collect();
-    ensure(r.warnings == expected_warnings, &HOOK_WARNING, || {
-        format!(
-            "warnings {:?}, the spec requires {:?}",
-            r.warnings, expected_warnings
-        )
-    })?;
+    ensure(
+        r.warnings == expected_warnings,
+        hook_warning_rule(v),
+        || {
+            format!(
+                "warnings {:?}, the spec requires {:?}",
+                r.warnings, expected_warnings
+            )
+        },
+    )?;
 
     if !matches!(op.action, Action::Shutdown { .. }) {
         ensure(r.signals == expected_signals, &KILL_SENDS, || {
