@@ -109,7 +109,7 @@ pub enum Phase {
 }
 
 /// What a failing hook does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FailureRule {
     /// "the runtime MUST generate an error, stop the container, and continue the lifecycle at step
     /// 9 (v1.0.1) / 12 (v1.3.0)": the remaining hooks of the failing phase do not run, the container
