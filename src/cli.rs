@@ -47,6 +47,9 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// The reference model of the OCI container lifecycle.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Translation status and review stamps.
     #[command(subcommand)]
     I18n(I18nCommand),
@@ -66,6 +69,18 @@ pub enum Command {
         /// Missing or stale translations are errors, not warnings.
         #[arg(long)]
         strict: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ModelCommand {
+    /// Replay a JSON trace against the model; prints one JSON object per step.
+    Replay {
+        /// The trace file.
+        file: PathBuf,
+        /// OCI runtime-spec version to follow (1.0.1 or 1.3.0), overriding the trace's `oci_version`.
+        #[arg(long)]
+        oci_version: Option<String>,
     },
 }
 
@@ -106,6 +121,10 @@ pub fn run() -> ExitCode {
             }
         }
     };
+    // The model reads a trace, not the spec: it must work from any folder.
+    if let Command::Model(ModelCommand::Replay { file, oci_version }) = &cli.command {
+        return crate::model::replay_command(file, oci_version.as_deref());
+    }
     let strict = matches!(
         cli.command,
         Command::Check { strict: true } | Command::Build { strict: true, .. }
@@ -119,6 +138,10 @@ pub fn run() -> ExitCode {
     }
     report(&loaded, &renderer);
     match cli.command {
+        // Handled above, before the spec is loaded; kept total so no arm can panic.
+        Command::Model(ModelCommand::Replay { file, oci_version }) => {
+            crate::model::replay_command(&file, oci_version.as_deref())
+        }
         Command::I18n(cmd) => {
             if loaded.has_errors() {
                 return finish(&loaded);

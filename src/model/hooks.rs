@@ -1,0 +1,190 @@
+//! Hooks: the six names of config.md §POSIX-platform Hooks, a container's configured hooks (each a list
+//! of scripted outcomes), and the record of one hook run.
+//!
+//! Which hooks exist at which version, where each runs and what a failure does are *version rules*
+//! and live in [`super::version::OciVersion`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::runtime::Status;
+
+/// A hook kind, in the order config-v1.3.0.md §POSIX-platform Hooks lists them (which is also the
+/// lifecycle order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HookName {
+    /// `prestart` (both versions; deprecated at v1.3.0).
+    Prestart,
+    /// `createRuntime` (v1.3.0 only).
+    CreateRuntime,
+    /// `createContainer` (v1.3.0 only).
+    CreateContainer,
+    /// `startContainer` (v1.3.0 only).
+    StartContainer,
+    /// `poststart` (both versions).
+    Poststart,
+    /// `poststop` (both versions).
+    Poststop,
+}
+
+impl HookName {
+    /// All six, in listing order.
+    pub const ALL: [HookName; 6] = [
+        HookName::Prestart,
+        HookName::CreateRuntime,
+        HookName::CreateContainer,
+        HookName::StartContainer,
+        HookName::Poststart,
+        HookName::Poststop,
+    ];
+
+    /// The property name in `config.json` (and in traces).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookName::Prestart => "prestart",
+            HookName::CreateRuntime => "createRuntime",
+            HookName::CreateContainer => "createContainer",
+            HookName::StartContainer => "startContainer",
+            HookName::Poststart => "poststart",
+            HookName::Poststop => "poststop",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for HookName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for HookName {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        HookName::ALL
+            .into_iter()
+            .find(|h| h.as_str() == s)
+            .ok_or(())
+    }
+}
+
+/// The scripted result of one hook program: the model does not run programs, the trace (or the test)
+/// decides whether each one succeeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HookOutcome {
+    /// The hook program succeeds.
+    Ok,
+    /// The hook program fails (non-zero exit, timeout, …: the spec says "fails" and the model does not
+    /// distinguish how).
+    Fail,
+}
+
+impl HookOutcome {
+    /// `ok` / `fail`, as in traces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookOutcome::Ok => "ok",
+            HookOutcome::Fail => "fail",
+        }
+    }
+}
+
+/// Where in the lifecycle a hook kind runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Phase {
+    /// Inside `create`, after the runtime environment exists, while the status is `creating`.
+    Create,
+    /// Inside `start`, before the user-specified program runs (status `created`).
+    StartBeforeProgram,
+    /// Inside `start`, after the user-specified program runs, before `start` returns (status
+    /// `running`).
+    StartAfterProgram,
+    /// After the container is destroyed (by `delete`, or by the runtime after a failing hook), before
+    /// the operation returns.
+    Destroy,
+}
+
+/// What a failing hook does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FailureRule {
+    /// "the runtime MUST generate an error, stop the container, and continue the lifecycle at step
+    /// 9 (v1.0.1) / 12 (v1.3.0)": the remaining hooks of the failing phase do not run, the container
+    /// is destroyed and the `poststop` hooks run.
+    ErrorStopAndDestroy,
+    /// "the runtime MUST log a warning, but the remaining hooks and lifecycle continue as if the hook
+    /// had succeeded."
+    Warn,
+}
+
+/// The namespace a hook is executed in (v1.3.0 config.md; v1.0.1 does not say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Namespace {
+    /// The runtime namespace.
+    Runtime,
+    /// The container namespace.
+    Container,
+}
+
+/// A container's configured hooks: for each kind, the outcomes of its entries in array order.
+///
+/// Hooks the container's version does not define may be configured (a `config.json` may carry any
+/// property); the version profile decides that they never run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Hooks {
+    lists: [Vec<HookOutcome>; 6],
+}
+
+impl Hooks {
+    /// No hooks at all (`hooks` absent from `config.json`).
+    pub fn none() -> Self {
+        Hooks::default()
+    }
+
+    /// Builder: set one kind's entries.
+    pub fn with(mut self, hook: HookName, outcomes: &[HookOutcome]) -> Self {
+        self.lists[hook.index()] = outcomes.to_vec();
+        self
+    }
+
+    /// Set one kind's entries.
+    pub fn set(&mut self, hook: HookName, outcomes: Vec<HookOutcome>) {
+        self.lists[hook.index()] = outcomes;
+    }
+
+    /// One kind's entries (empty when not configured).
+    pub fn get(&self, hook: HookName) -> &[HookOutcome] {
+        &self.lists[hook.index()]
+    }
+
+    /// Whether any entry of any kind is configured.
+    pub fn is_empty(&self) -> bool {
+        self.lists.iter().all(Vec::is_empty)
+    }
+}
+
+/// One hook program run during a step.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HookRun {
+    /// Its kind.
+    pub hook: HookName,
+    /// Its index in that kind's array.
+    pub index: usize,
+    /// Its scripted outcome.
+    pub outcome: HookOutcome,
+    /// The `status` in the state passed to the hook on stdin (config.md: "The state of the container
+    /// MUST be passed to hooks over stdin").
+    pub status_seen: Status,
+    /// Where it executed, when the version says (v1.3.0 only).
+    pub namespace: Option<Namespace>,
+}
+
+impl fmt::Display for HookRun {
+    /// `name[index]`, the replay output format.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]", self.hook, self.index)
+    }
+}

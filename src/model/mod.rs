@@ -1,0 +1,35 @@
+//! The reference model of the OCI container lifecycle, as the OCI runtime spec texts define it
+//! (`runtime.md`, `config.md` §POSIX-platform Hooks, `state-schema.json`; versions 1.0.1 and 1.3.0),
+//! with the Knative runtime contract's additions (orderly shutdown, reclaiming stopped containers,
+//! logging process failures).
+//!
+//! - [`version`]: the two spec-version profiles; every rule that differs between them is a method
+//!   whose documentation quotes the sentence it comes from.
+//! - [`hooks`]: the six hook kinds, configured hooks, hook runs.
+//! - [`runtime`]: the runtime (containers by ID) and the operations `state`, `create`, `start`,
+//!   `kill`, `delete`, the process `exit` event, and Knative's `shutdown` and `reclaim`.
+//! - [`invariants`]: the rules every state and step must obey, each citing its sentence.
+//! - [`explore`]: bounded exhaustive exploration against the invariants.
+//! - [`trace`] and [`cli`]: the `kcontract model replay` trace format.
+//!
+//! `docs/model.md` has the state diagram, the operation × status table with the sentence behind each
+//! cell, the version differences, and the choices made where the texts are silent.
+
+pub mod cli;
+pub mod explore;
+pub mod fault;
+pub mod hooks;
+pub mod invariants;
+pub mod runtime;
+pub mod trace;
+pub mod version;
+
+pub use cli::{replay_command, run_replay};
+pub use fault::Fault;
+pub use hooks::{FailureRule, HookName, HookOutcome, HookRun, Hooks, Namespace, Phase};
+pub use runtime::{
+    Action, Config, Container, LogEntry, OnSigterm, Op, OpError, OpKind, ProcessFailure, Runtime,
+    Signal, StateDoc, Status, StepResult, Warning,
+};
+pub use trace::{Trace, TraceError, parse_trace, replay, to_json_line, to_json_lines};
+pub use version::{OciVersion, UnsupportedVersion};

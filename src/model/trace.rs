@@ -1,0 +1,493 @@
+//! The trace format read by `kcontract model replay` and the JSON lines it writes.
+//!
+//! Input (see `docs/model.md` for the full description):
+//!
+//! ```json
+//! { "oci_version": "1.3.0",
+//!   "steps": [
+//!     {"op": "create", "id": "a", "process": true, "on_sigterm": "exit",
+//!      "hooks": {"prestart": ["ok"], "createRuntime": ["ok", "fail"]}},
+//!     {"op": "start", "id": "a"},
+//!     {"op": "kill", "id": "a", "signal": "SIGTERM"},
+//!     {"op": "exit", "id": "a", "code": 0},
+//!     {"op": "shutdown", "id": "a", "grace_seconds": 10},
+//!     {"op": "delete", "id": "a"},
+//!     {"op": "reclaim", "id": "a"},
+//!     {"op": "state", "id": "a"} ] }
+//! ```
+//!
+//! Parsing is strict: unknown top-level or step fields, fields that do not belong to the step's op,
+//! unknown hook names and outcomes, and malformed signal names are errors, reported with the
+//! `line:column` serde_json gives and the path of the offending value (`steps[2].signal`). A step
+//! whose `id` is absent or `null` is *well-formed*: it models an operation invoked without a container
+//! ID, which the runtime answers with an error.
+//!
+//! Hooks that exist in config.md v1.3.0 but not v1.0.1 (`createRuntime`, `createContainer`,
+//! `startContainer`) are accepted at both versions: at v1.0.1 they are unknown `config.json`
+//! properties, which that version's config.md §Extensibility says to ignore ("MUST NOT generate an
+//! error … MUST ignore unknown properties"); the model therefore never runs them there. A name that
+//! is not a hook at any version (a typo) is a malformed trace.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::Serialize;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::hooks::{HookName, HookOutcome, Hooks};
+use super::runtime::{
+    Action, Config, OnSigterm, Op, Runtime, Signal, StateDoc, Status, StepResult,
+};
+use super::version::OciVersion;
+
+/// A parsed trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trace {
+    /// The profile to replay under (the trace's `oci_version`, or the override).
+    pub version: OciVersion,
+    /// The steps, in order.
+    pub steps: Vec<Op>,
+}
+
+/// A malformed trace: where, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceError {
+    /// 1-based line (0 when the input has no position, e.g. an I/O error).
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// Path of the offending value, e.g. `steps[2].signal`; empty at the top level.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: ", self.line, self.column)?;
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// One segment of the path to the value being read.
+#[derive(Debug, Clone)]
+enum Seg {
+    Field(String),
+    Index(usize),
+}
+
+type Path = RefCell<Vec<Seg>>;
+
+fn render_path(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Field(name) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(name);
+            }
+            Seg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// Parses a trace. With `version_override`, the trace's own `oci_version` may be absent or any
+/// string (it is not used); without, it must name a supported profile.
+pub fn parse_trace(text: &str, version_override: Option<OciVersion>) -> Result<Trace, TraceError> {
+    let path: Path = RefCell::new(Vec::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let result = TraceSeed {
+        path: &path,
+        version_override,
+    }
+    .deserialize(&mut de)
+    .and_then(|trace| de.end().map(|()| trace));
+    result.map_err(|e| {
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+        TraceError {
+            line: e.line(),
+            column: e.column(),
+            path: render_path(&path.borrow()),
+            message,
+        }
+    })
+}
+
+/// Replays a trace on a fresh runtime: one [`StepResult`] per step, in order. Failed operations are
+/// results, not errors; only a malformed trace is an error.
+pub fn replay(
+    trace_json: &str,
+    version_override: Option<OciVersion>,
+) -> Result<Vec<StepResult>, TraceError> {
+    let trace = parse_trace(trace_json, version_override)?;
+    let mut runtime = Runtime::new(trace.version);
+    Ok(trace.steps.iter().map(|op| runtime.apply(op)).collect())
+}
+
+/// The output lines (without trailing newlines) for replayed results.
+pub fn to_json_lines(results: &[StepResult]) -> Vec<String> {
+    results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| to_json_line(i, r))
+        .collect()
+}
+
+/// One output line. Fields, always present and in this order: `step`, `op`, `id`, `ok`, `status`,
+/// `error`, `warnings`, `hooks_run`, `signals`, then the model's two additions `logs` (the
+/// developer-visible log entries written during the step) and `state` (what a successful `state`
+/// returned, else `null`).
+pub fn to_json_line(step: usize, r: &StepResult) -> String {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        step: usize,
+        op: &'static str,
+        id: Option<&'a str>,
+        ok: bool,
+        status: Option<Status>,
+        error: Option<String>,
+        warnings: Vec<String>,
+        hooks_run: Vec<String>,
+        signals: Vec<&'a str>,
+        logs: Vec<String>,
+        state: Option<&'a StateDoc>,
+    }
+    let line = Line {
+        step,
+        op: r.op.as_str(),
+        id: r.id.as_deref(),
+        ok: r.ok(),
+        status: r.status,
+        error: r.error_message(),
+        warnings: r.warning_messages(),
+        hooks_run: r.hooks_run.iter().map(ToString::to_string).collect(),
+        signals: r.signals.iter().map(Signal::as_str).collect(),
+        logs: r.logs.iter().map(ToString::to_string).collect(),
+        state: r.state.as_ref(),
+    };
+    // Serializing plain strings, numbers and options cannot fail.
+    serde_json::to_string(&line).unwrap_or_default()
+}
+
+struct TraceSeed<'a> {
+    path: &'a Path,
+    version_override: Option<OciVersion>,
+}
+
+impl<'de> DeserializeSeed<'de> for TraceSeed<'_> {
+    type Value = Trace;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Trace, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TraceSeed<'_> {
+    type Value = Trace;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a trace object {\"oci_version\": …, \"steps\": […]}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Trace, A::Error> {
+        let mut version: Option<Option<OciVersion>> = None;
+        let mut steps: Option<Vec<Op>> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            self.path.borrow_mut().push(Seg::Field(key.clone()));
+            match key.as_str() {
+                "oci_version" => {
+                    if version.is_some() {
+                        return Err(de::Error::custom("duplicate field `oci_version`"));
+                    }
+                    let raw: String = map.next_value()?;
+                    version = Some(match self.version_override {
+                        Some(_) => None,
+                        None => Some(raw.parse::<OciVersion>().map_err(|e| {
+                            de::Error::custom(format!("{e}; use --oci-version to override"))
+                        })?),
+                    });
+                }
+                "steps" => {
+                    if steps.is_some() {
+                        return Err(de::Error::custom("duplicate field `steps`"));
+                    }
+                    steps = Some(map.next_value_seed(StepsSeed { path: self.path })?);
+                }
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "unknown field `{other}`, expected `oci_version` or `steps`"
+                    )));
+                }
+            }
+            self.path.borrow_mut().pop();
+        }
+        let version = match (self.version_override, version.flatten()) {
+            (Some(v), _) | (None, Some(v)) => v,
+            (None, None) => {
+                return Err(de::Error::custom(
+                    "missing field `oci_version` (or pass --oci-version)",
+                ));
+            }
+        };
+        let steps = steps.ok_or_else(|| de::Error::custom("missing field `steps`"))?;
+        Ok(Trace { version, steps })
+    }
+}
+
+struct StepsSeed<'a> {
+    path: &'a Path,
+}
+
+impl<'de> DeserializeSeed<'de> for StepsSeed<'_> {
+    type Value = Vec<Op>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Op>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StepsSeed<'_> {
+    type Value = Vec<Op>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of steps")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Op>, A::Error> {
+        let mut steps = Vec::new();
+        loop {
+            self.path.borrow_mut().push(Seg::Index(steps.len()));
+            match seq.next_element_seed(StepSeed { path: self.path })? {
+                Some(op) => steps.push(op),
+                None => {
+                    self.path.borrow_mut().pop();
+                    return Ok(steps);
+                }
+            }
+            self.path.borrow_mut().pop();
+        }
+    }
+}
+
+struct StepSeed<'a> {
+    path: &'a Path,
+}
+
+impl<'de> DeserializeSeed<'de> for StepSeed<'_> {
+    type Value = Op;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Op, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+const OPS: &str = "state, create, start, kill, delete, exit, shutdown, reclaim";
+
+/// The fields a step may carry besides `op` and `id`, and which ops they belong to.
+fn field_allowed(op: &str, field: &str) -> bool {
+    matches!(
+        (op, field),
+        ("create", "process" | "on_sigterm" | "hooks")
+            | ("kill", "signal")
+            | ("exit", "code")
+            | ("shutdown", "grace_seconds")
+    )
+}
+
+impl<'de> Visitor<'de> for StepSeed<'_> {
+    type Value = Op;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a step object {\"op\": …, \"id\": …}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Op, A::Error> {
+        let mut op: Option<String> = None;
+        let mut id: Option<Option<String>> = None;
+        let mut process: Option<bool> = None;
+        let mut on_sigterm: Option<OnSigterm> = None;
+        let mut hooks: Option<Hooks> = None;
+        let mut signal: Option<Signal> = None;
+        let mut code: Option<i32> = None;
+        let mut grace: Option<u64> = None;
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            self.path.borrow_mut().push(Seg::Field(key.clone()));
+            if seen.contains(&key) {
+                return Err(de::Error::custom(format!("duplicate field `{key}`")));
+            }
+            match key.as_str() {
+                "op" => {
+                    let name: String = map.next_value()?;
+                    if !OPS.split(", ").any(|o| o == name) {
+                        return Err(de::Error::custom(format!(
+                            "unknown op `{name}`, expected one of {OPS}"
+                        )));
+                    }
+                    op = Some(name);
+                }
+                "id" => id = Some(map.next_value()?),
+                "process" => process = Some(map.next_value()?),
+                "on_sigterm" => {
+                    let v: String = map.next_value()?;
+                    on_sigterm = Some(match v.as_str() {
+                        "exit" => OnSigterm::Exit,
+                        "ignore" => OnSigterm::Ignore,
+                        _ => {
+                            return Err(de::Error::custom(format!(
+                                "unknown on_sigterm `{v}`, expected `exit` or `ignore`"
+                            )));
+                        }
+                    });
+                }
+                "hooks" => hooks = Some(map.next_value_seed(HooksSeed { path: self.path })?),
+                "signal" => {
+                    let v: String = map.next_value()?;
+                    signal = Some(Signal::parse(&v).ok_or_else(|| {
+                        de::Error::custom(format!(
+                            "invalid signal `{v}`: expected a name such as SIGTERM, SIGKILL or SIGUSR1"
+                        ))
+                    })?);
+                }
+                "code" => code = Some(map.next_value()?),
+                "grace_seconds" => grace = Some(map.next_value()?),
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "unknown field `{other}`, expected one of op, id, process, on_sigterm, hooks, signal, code, grace_seconds"
+                    )));
+                }
+            }
+            self.path.borrow_mut().pop();
+            seen.push(key);
+        }
+        let Some(op) = op else {
+            return Err(de::Error::custom(format!(
+                "missing field `op` (one of {OPS})"
+            )));
+        };
+        for field in &seen {
+            if !matches!(field.as_str(), "op" | "id") && !field_allowed(&op, field) {
+                self.path.borrow_mut().push(Seg::Field(field.clone()));
+                return Err(de::Error::custom(format!(
+                    "field `{field}` does not apply to op `{op}`"
+                )));
+            }
+        }
+        let action = match op.as_str() {
+            "state" => Action::State,
+            "create" => Action::Create(Config {
+                process: process.unwrap_or(true),
+                on_sigterm: on_sigterm.unwrap_or_default(),
+                hooks: hooks.unwrap_or_default(),
+            }),
+            "start" => Action::Start,
+            "kill" => Action::Kill(
+                signal.ok_or_else(|| de::Error::custom("missing field `signal` for op `kill`"))?,
+            ),
+            "delete" => Action::Delete,
+            "exit" => Action::Exit {
+                code: code.unwrap_or(0),
+            },
+            "shutdown" => Action::Shutdown {
+                grace_seconds: grace.ok_or_else(|| {
+                    de::Error::custom("missing field `grace_seconds` for op `shutdown`")
+                })?,
+            },
+            _ => Action::Reclaim,
+        };
+        Ok(Op {
+            id: id.flatten(),
+            action,
+        })
+    }
+}
+
+struct HooksSeed<'a> {
+    path: &'a Path,
+}
+
+impl<'de> DeserializeSeed<'de> for HooksSeed<'_> {
+    type Value = Hooks;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Hooks, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HooksSeed<'_> {
+    type Value = Hooks;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object mapping hook names to arrays of \"ok\"/\"fail\"")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Hooks, A::Error> {
+        let mut hooks = Hooks::none();
+        let mut seen: Vec<HookName> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            self.path.borrow_mut().push(Seg::Field(key.clone()));
+            let hook: HookName = key.parse().map_err(|()| {
+                de::Error::custom(format!(
+                    "unknown hook `{key}`, expected one of {}",
+                    HookName::ALL.map(HookName::as_str).join(", ")
+                ))
+            })?;
+            if seen.contains(&hook) {
+                return Err(de::Error::custom(format!("duplicate hook `{key}`")));
+            }
+            seen.push(hook);
+            let raw: Vec<String> = map.next_value()?;
+            let mut outcomes = Vec::with_capacity(raw.len());
+            for (i, o) in raw.iter().enumerate() {
+                outcomes.push(match o.as_str() {
+                    "ok" => HookOutcome::Ok,
+                    "fail" => HookOutcome::Fail,
+                    _ => {
+                        self.path.borrow_mut().push(Seg::Index(i));
+                        return Err(de::Error::custom(format!(
+                            "unknown hook outcome `{o}`, expected `ok` or `fail`"
+                        )));
+                    }
+                });
+            }
+            hooks.set(hook, outcomes);
+            self.path.borrow_mut().pop();
+        }
+        Ok(hooks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_render_like_json_accessors() {
+        let path = vec![
+            Seg::Field("steps".into()),
+            Seg::Index(2),
+            Seg::Field("hooks".into()),
+            Seg::Field("poststop".into()),
+            Seg::Index(1),
+        ];
+        assert_eq!(render_path(&path), "steps[2].hooks.poststop[1]");
+    }
+
+    #[test]
+    fn fields_belong_to_their_ops() {
+        assert!(field_allowed("create", "hooks"));
+        assert!(field_allowed("kill", "signal"));
+        assert!(!field_allowed("start", "signal"));
+        assert!(!field_allowed("create", "grace_seconds"));
+    }
+}
