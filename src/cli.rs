@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use annotate_snippets::Renderer;
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::diagnostic::render_all;
+use crate::diagnostic::{Diagnostic, SourceMap, render_all};
 use crate::i18n::{self, StampTarget};
 use crate::list;
 use crate::site;
@@ -121,77 +121,80 @@ pub fn run() -> ExitCode {
             }
         }
     };
-    // The model reads a trace, not the spec: it must work from any folder.
-    if let Command::Model(ModelCommand::Replay { file, oci_version }) = &cli.command {
-        return crate::model::replay_command(file, oci_version.as_deref());
-    }
-    let strict = matches!(
-        cli.command,
-        Command::Check { strict: true } | Command::Build { strict: true, .. }
-    );
-    let mut loaded = load_with(&cli.spec, LoadOptions { strict });
-    if matches!(cli.command, Command::I18n(_)) {
-        // The i18n commands report translation state themselves; don't repeat it as warnings.
-        loaded
-            .diagnostics
-            .retain(|d| !matches!(d.code, "K0301" | "K0303"));
-    }
-    report(&loaded, &renderer);
+    let spec_dir = cli.spec;
+    // Load the spec, print its diagnostics, and stop with exit 1 if it has errors.
+    let load = |strict: bool, quiet_translations: bool| -> Result<Loaded, ExitCode> {
+        let mut loaded = load_with(&spec_dir, LoadOptions { strict });
+        if quiet_translations {
+            // The i18n commands report translation state themselves.
+            loaded
+                .diagnostics
+                .retain(|d| !matches!(d.code, "K0301" | "K0303"));
+        }
+        report(&loaded, &renderer);
+        if loaded.has_errors() {
+            Err(finish(&loaded))
+        } else {
+            Ok(loaded)
+        }
+    };
+    let fail = |d: &Diagnostic, sources: &SourceMap, after: &str| {
+        eprint!("{}", d.render_with(sources, &renderer));
+        eprintln!("\n{after}");
+        ExitCode::from(1)
+    };
     match cli.command {
-        // Handled above, before the spec is loaded; kept total so no arm can panic.
+        // The model reads a trace, not the spec: it works from any folder.
         Command::Model(ModelCommand::Replay { file, oci_version }) => {
             crate::model::replay_command(&file, oci_version.as_deref())
         }
-        Command::I18n(cmd) => {
-            if loaded.has_errors() {
-                return finish(&loaded);
-            }
-            match cmd {
-                I18nCommand::Status => write_stdout(&i18n::status(&loaded.spec)),
-                I18nCommand::Stamp { ids, all_reviewed } => {
-                    let target = if all_reviewed {
-                        StampTarget::AllReviewed
-                    } else {
-                        StampTarget::Ids(ids)
-                    };
-                    match i18n::stamp_clauses(&loaded.spec, &loaded.sources, &target) {
-                        Ok(done) => {
-                            let mut s = String::new();
-                            for (file, id) in &done {
-                                s.push_str(&format!("stamped {id} in {}\n", file.display()));
-                            }
-                            s.push_str(&format!("{} translation(s) stamped\n", done.len()));
-                            write_stdout(&s)
-                        }
-                        Err(d) => {
-                            eprint!("{}", d.render_with(&loaded.sources, &renderer));
-                            eprintln!();
-                            ExitCode::from(1)
-                        }
-                    }
-                }
-            }
-        }
-        Command::Check { .. } => {
-            if loaded.has_errors() {
-                return finish(&loaded);
-            }
-            write_stdout(&list::summary(&loaded.spec, &cli.spec))
-        }
-        Command::List { format } => {
-            if loaded.has_errors() {
-                return finish(&loaded);
-            }
-            let out = match format {
+        Command::Check { strict } => match load(strict, false) {
+            Ok(loaded) => write_stdout(&format!(
+                "{}ok: no problems found\n",
+                list::summary(&loaded.spec, &spec_dir)
+            )),
+            Err(code) => code,
+        },
+        Command::List { format } => match load(false, false) {
+            Ok(loaded) => write_stdout(&match format {
                 ListFormat::Table => list::table(&loaded.spec),
                 ListFormat::Json => list::json(&loaded.spec),
+            }),
+            Err(code) => code,
+        },
+        Command::I18n(cmd) => {
+            let loaded = match load(false, true) {
+                Ok(l) => l,
+                Err(code) => return code,
             };
-            write_stdout(&out)
-        }
-        Command::Build { out, templates, .. } => {
-            if loaded.has_errors() {
-                return finish(&loaded);
+            let target = match cmd {
+                I18nCommand::Status => return write_stdout(&i18n::status(&loaded.spec)),
+                I18nCommand::Stamp {
+                    all_reviewed: true, ..
+                } => StampTarget::AllReviewed,
+                I18nCommand::Stamp { ids, .. } => StampTarget::Ids(ids),
+            };
+            match i18n::stamp_clauses(&loaded.spec, &loaded.sources, &target) {
+                Ok(done) => {
+                    let mut s = String::new();
+                    for (file, id) in &done {
+                        s.push_str(&format!("stamped {id} in {}\n", file.display()));
+                    }
+                    s.push_str(&format!("{} translation(s) stamped\n", done.len()));
+                    write_stdout(&s)
+                }
+                Err(d) => fail(&d, &loaded.sources, "error: nothing was stamped"),
             }
+        }
+        Command::Build {
+            out,
+            templates,
+            strict,
+        } => {
+            let loaded = match load(strict, false) {
+                Ok(l) => l,
+                Err(code) => return code,
+            };
             let opts = site::BuildOptions {
                 out: out.clone(),
                 templates,
@@ -199,19 +202,19 @@ pub fn run() -> ExitCode {
             match site::build(&loaded.spec, &opts) {
                 Ok(r) => write_stdout(&format!(
                     "{}built {} pages ({} files) into {}\n",
-                    list::summary(&loaded.spec, &cli.spec).replace("ok: no problems found\n", ""),
+                    list::summary(&loaded.spec, &spec_dir),
                     r.pages,
                     r.files,
                     out.display()
                 )),
-                Err(d) => {
-                    eprint!("{}", d.render_with(&loaded.sources, &renderer));
-                    eprintln!(
-                        "\nerror: the site was not built; {} is unchanged",
+                Err(d) => fail(
+                    &d,
+                    &loaded.sources,
+                    &format!(
+                        "error: the site was not built; {} is unchanged",
                         out.display()
-                    );
-                    ExitCode::from(1)
-                }
+                    ),
+                ),
             }
         }
     }

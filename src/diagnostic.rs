@@ -88,10 +88,6 @@ impl SourceMap {
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
-
-    pub fn try_get(&self, id: FileId) -> Option<&SourceFile> {
-        self.files.get(id.0 as usize)
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::diagnostic::{Diagnostic, SourceMap};
+use crate::diagnostic::{Diagnostic, FileId, SourceMap};
 use crate::spec::{Spec, TranslationState, stamp};
 
 /// Per-chapter counts for each translation.
@@ -91,7 +91,7 @@ pub fn stamp_clauses(
         }
     }
     // file → edits (byte range of the `source:` value, new stamp)
-    let mut edits: BTreeMap<PathBuf, Vec<(std::ops::Range<usize>, String)>> = BTreeMap::new();
+    let mut edits: BTreeMap<FileId, Vec<(std::ops::Range<usize>, String)>> = BTreeMap::new();
     let mut done = Vec::new();
     for tr in &spec.translations {
         for (id, t) in &tr.clauses {
@@ -106,30 +106,24 @@ pub fn stamp_clauses(
             if !wanted || t.source == new {
                 continue;
             }
-            let file = sources.get(t.source_span.file);
             edits
-                .entry(file.path.clone())
+                .entry(t.source_span.file)
                 .or_default()
                 .push((t.source_span.range.clone(), new));
-            done.push((file.path.clone(), id.clone()));
+            done.push((sources.get(t.source_span.file).path.clone(), id.clone()));
         }
     }
-    for (path, mut list) in edits {
-        let Some(file) = (0..)
-            .map(crate::diagnostic::FileId)
-            .map_while(|id| sources.try_get(id))
-            .find(|f| f.path == path)
-        else {
-            continue;
-        };
+    for (file_id, mut list) in edits {
+        let file = sources.get(file_id);
+        let path = &file.path;
         let mut text = file.text.clone();
         list.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
         for (range, new) in list {
             text.replace_range(range, &new);
         }
-        crate::fsutil::write_atomic(&path, text.as_bytes()).map_err(|e| {
+        crate::fsutil::write_atomic(path, text.as_bytes()).map_err(|e| {
             Diagnostic::error("K0306", format!("cannot write `{}`: {e}", path.display()))
-                .in_file(&path)
+                .in_file(path)
                 .help("check that the spec folder is writable; nothing was changed in this file")
         })?;
     }

@@ -257,7 +257,7 @@ pub fn render(spec: &Spec, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagno
 
         files.push((
             format!("assets/search-{lang}.js"),
-            search::index_script(spec, lang, tr).into_bytes(),
+            search::index_script(spec, tr).into_bytes(),
         ));
     }
     for (name, content) in ASSETS {

@@ -16,7 +16,7 @@ struct Entry<'a> {
     text: String,
 }
 
-pub fn index_script(spec: &Spec, _lang: &str, tr: Option<&Translation>) -> String {
+pub fn index_script(spec: &Spec, tr: Option<&Translation>) -> String {
     let entries: Vec<Entry> = spec
         .clauses
         .iter()

@@ -56,7 +56,6 @@ pub fn parse_chapter(
     let src = file.text.as_str();
     let mut headings = Vec::new();
     let mut slugs: HashMap<String, usize> = HashMap::new();
-    let mut pieces = Vec::new();
     let mut title = None;
 
     let mut depth = 0usize;
@@ -124,21 +123,17 @@ pub fn parse_chapter(
                                 },
                             ));
                         }
+                        // HTML blocks are never scanned for keywords; the marker exempts the
+                        // block after it.
                         TagEnd::HtmlBlock => {
-                            if src[block.clone()].trim() == BOILERPLATE_MARKER {
+                            if src[block].trim() == BOILERPLATE_MARKER {
                                 exempt_next = true;
-                                continue;
                             }
-                            tops.push((
-                                block,
-                                Top::Other {
-                                    masked: masked.clone(),
-                                    boilerplate: false,
-                                },
-                            ));
                         }
-                        TagEnd::Heading(_) => {
-                            if let Some((level, text)) = heading.take() {
+                        other => {
+                            if let (TagEnd::Heading(_), Some((level, text))) =
+                                (other, heading.take())
+                            {
                                 let base = slugify(&text);
                                 let n = slugs.entry(base.clone()).or_insert(0);
                                 let anchor = if *n == 0 { base } else { format!("{base}-{n}") };
@@ -157,16 +152,7 @@ pub fn parse_chapter(
                             tops.push((
                                 block,
                                 Top::Other {
-                                    masked: masked.clone(),
-                                    boilerplate: std::mem::take(&mut exempt_next),
-                                },
-                            ));
-                        }
-                        _ => {
-                            tops.push((
-                                block,
-                                Top::Other {
-                                    masked: masked.clone(),
+                                    masked: std::mem::take(&mut masked),
                                     boilerplate: std::mem::take(&mut exempt_next),
                                 },
                             ));
@@ -183,12 +169,11 @@ pub fn parse_chapter(
                     h.push_str(&t);
                 }
             }
-            Event::Html(_) | Event::InlineHtml(_) if depth == 0 => {}
-            Event::Rule if depth == 0 => {}
             _ => {}
         }
     }
 
+    let mut pieces = Vec::new();
     // Second pass over the top-level blocks: keyword scan of prose, clause parsing, prose pieces.
     // A clause belongs to the last heading that starts before it.
     let section_at: Vec<(usize, SectionRef)> = headings

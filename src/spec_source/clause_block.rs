@@ -360,8 +360,7 @@ fn check_text_keywords(
         }
         return;
     }
-    if let Some(implicit) = &out.implicit {
-        let _ = implicit;
+    if out.implicit.is_some() {
         diags.push(
             Diagnostic::error(
                 "K0115",
