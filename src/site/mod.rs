@@ -127,8 +127,9 @@ struct ClauseCtx {
     actor: String,
     verify: String,
     text_html: String,
-    reason: Option<String>,
-    implicit: Option<String>,
+    /// Editors' notes are English-only metadata, rendered as inline Markdown.
+    reason_html: Option<String>,
+    implicit_html: Option<String>,
     oci: Option<String>,
     oci_url: Option<String>,
     upstream_tests: Vec<(String, String)>,
@@ -298,8 +299,8 @@ fn clause_ctx(c: &Clause, tr: Option<&Translation>) -> ClauseCtx {
         actor: c.actor.to_string(),
         verify: c.verify.to_string(),
         text_html: to_html(&text),
-        reason: c.reason.clone(),
-        implicit: c.implicit.clone(),
+        reason_html: c.reason.as_deref().map(to_inline_html),
+        implicit_html: c.implicit.as_deref().map(to_inline_html),
         oci_url: c
             .oci
             .as_ref()
