@@ -25,7 +25,7 @@ fn root() -> PathBuf {
 }
 
 /// Skip (loudly) or fail, depending on whether CI demands the browser.
-fn unavailable(why: &str) -> bool {
+fn skip_or_fail(why: &str) {
     if std::env::var("KCONTRACT_REQUIRE_BROWSER").as_deref() == Ok("1") {
         panic!("browser tests required (KCONTRACT_REQUIRE_BROWSER=1) but {why}");
     }
@@ -35,7 +35,6 @@ fn unavailable(why: &str) -> bool {
         "!! install them with: apt-get install chromium chromium-driver fonts-noto-cjk && npm ci"
     );
     eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n");
-    true
 }
 
 /// chromedriver, killed when dropped (also when an assertion fails).
@@ -214,16 +213,13 @@ fn file_url(p: &Path) -> String {
 #[test]
 fn site_in_headless_chromium() {
     if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-        if unavailable("Chromium or chromedriver is not installed") {
-            return;
-        }
+        skip_or_fail("Chromium or chromedriver is not installed");
+        return;
     }
     let axe_path = root().join("node_modules/axe-core/axe.min.js");
     let Ok(axe_source) = std::fs::read_to_string(&axe_path) else {
-        if unavailable("axe-core is not installed (run `npm ci`)") {
-            return;
-        }
-        unreachable!();
+        skip_or_fail("axe-core is not installed (run `npm ci`)");
+        return;
     };
 
     // Build a fresh site from the repo's spec into a temp folder.
