@@ -152,6 +152,19 @@ impl Driver {
         self.post(&format!("/element/{e}/value"), json!({ "text": text }));
     }
 
+    /// Press keys (WebDriver key codes, e.g. "\u{E004}" for Tab) on whatever has focus.
+    fn keys(&self, keys: &[&str]) {
+        let mut actions = Vec::new();
+        for k in keys {
+            actions.push(json!({"type": "keyDown", "value": k}));
+            actions.push(json!({"type": "keyUp", "value": k}));
+        }
+        self.post(
+            "/actions",
+            json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}),
+        );
+    }
+
     /// Poll a JS expression until it is truthy.
     fn wait_for(&self, expr: &str) -> Value {
         let deadline = Instant::now() + Duration::from_secs(10);
@@ -339,7 +352,17 @@ fn site_in_headless_chromium() {
     );
     d.click("#theme");
 
-    // 4. Clause index filters.
+    // 4. Keyboard: the first Tab reaches the skip link; search works without a mouse.
+    d.goto(&file_url(&site.join("en/network-environment.html")));
+    d.keys(&["\u{E004}"]);
+    assert_eq!(d.js("return document.activeElement.className"), "skip");
+    d.keys(&["\u{E006}"]); // Enter follows the skip link
+    d.wait_for("location.hash === '#main'");
+    d.click("#q");
+    d.keys(&["S", "I", "G", "K", "I", "L", "L", "\u{E007}"]);
+    d.wait_for("location.pathname.endsWith('/runtime-and-lifecycle.html') && location.hash === '#lifecycle.sigkill-after-grace'");
+
+    // 5. Clause index filters.
     d.goto(&file_url(&site.join("en/clauses.html")));
     let all = d.js("return document.querySelectorAll('table.index tbody tr').length");
     d.js("const s = document.querySelector('select[data-filter=verify]'); s.value = 'model'; s.dispatchEvent(new Event('change'));");
@@ -347,7 +370,7 @@ fn site_in_headless_chromium() {
     assert_eq!(shown, 5, "five verify: model clauses");
     assert!(all.as_u64().unwrap() > 80);
 
-    // 5. Accessibility: no serious or critical axe-core violations, light and dark, both languages.
+    // 6. Accessibility: no serious or critical axe-core violations, light and dark, both languages.
     let mut problems = Vec::new();
     for page in [
         "en/runtime-and-lifecycle.html",

@@ -265,3 +265,26 @@ fn chapter_html_snapshots() {
         insta::assert_snapshot!(format!("runtime_and_lifecycle_{lang}"), html);
     }
 }
+
+#[test]
+fn a_template_can_be_overridden_from_a_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let tpl = tmp.path().join("tpl");
+    std::fs::create_dir_all(&tpl).unwrap();
+    std::fs::write(
+        tpl.join("index.html"),
+        "{% extends \"base.html\" %}{% block content %}<p id=\"custom\">{{ clause_count }} clauses</p>{% endblock %}",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
+    assert_eq!(code, 0, "{err}");
+    let index = std::fs::read_to_string(tmp.path().join("site/en/index.html")).unwrap();
+    assert!(
+        index.contains(r#"<p id="custom">105 clauses</p>"#),
+        "{index}"
+    );
+    // The other templates are still the embedded ones.
+    let chapter = std::fs::read_to_string(tmp.path().join("site/en/abstract.html")).unwrap();
+    assert!(chapter.contains(r#"class="toc""#));
+}
