@@ -288,3 +288,42 @@ fn a_template_can_be_overridden_from_a_folder() {
     let chapter = std::fs::read_to_string(tmp.path().join("site/en/abstract.html")).unwrap();
     assert!(chapter.contains(r#"class="toc""#));
 }
+
+#[test]
+fn missing_and_unknown_translations_are_reported_and_visible() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let p = tmp.path().join("spec/zh/runtime-and-lifecycle.md");
+    let text = std::fs::read_to_string(&p).unwrap();
+    // Rename one translated clause's id: its source clause is now untranslated, and the new id is unknown.
+    let changed = text.replacen(
+        "id: lifecycle.process-failures-logged",
+        "id: lifecycle.process-failures-recorded",
+        1,
+    );
+    assert_ne!(text, changed);
+    std::fs::write(&p, changed).unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 1, "an unknown id is an error");
+    assert!(
+        err.contains("error[K0302]") && err.contains("lifecycle.process-failures-recorded"),
+        "{err}"
+    );
+
+    // Without the unknown clause, the missing translation is a warning, shown on the page.
+    let text = std::fs::read_to_string(&p).unwrap();
+    let start = text
+        .find("```clause\nid: lifecycle.process-failures-recorded")
+        .unwrap();
+    let end = start + text[start + 3..].find("```\n").unwrap() + 3 + 4;
+    std::fs::write(&p, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches("warning[K0301]").count(), 1, "{err}");
+    assert_eq!(kcontract(tmp.path(), &["check", "--strict"]).0, 1);
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let zh =
+        std::fs::read_to_string(tmp.path().join("site/zh/runtime-and-lifecycle.html")).unwrap();
+    assert_eq!(zh.matches("state-missing").count(), 1);
+    assert!(zh.contains("尚未翻译"));
+}

@@ -354,7 +354,39 @@ fn load_translation(
             blocks,
         });
     }
+    place_untranslated(spec, &mut tr);
     tr
+}
+
+/// A source clause with no translation still appears on the translated page (with the source text
+/// and a "not yet translated" badge), right after the translated clause that precedes it in the
+/// source chapter — so a reader never silently misses a requirement.
+fn place_untranslated(spec: &Spec, tr: &mut Translation) {
+    for doc in &mut tr.documents {
+        let Some(source_doc) = spec.documents.iter().find(|d| d.chapter == doc.chapter) else {
+            continue;
+        };
+        let mut previous: Option<usize> = None;
+        for block in &source_doc.blocks {
+            let Block::Clause(i) = block else { continue };
+            if !tr.clauses.contains_key(&spec.clauses[*i].id) {
+                let at = match previous {
+                    Some(p) => doc
+                        .blocks
+                        .iter()
+                        .position(|b| matches!(b, Block::Clause(x) if *x == p))
+                        .map_or(doc.blocks.len(), |pos| pos + 1),
+                    None => doc
+                        .blocks
+                        .iter()
+                        .position(|b| matches!(b, Block::Clause(_)))
+                        .unwrap_or(doc.blocks.len()),
+                };
+                doc.blocks.insert(at, Block::Clause(*i));
+            }
+            previous = Some(*i);
+        }
+    }
 }
 
 /// Missing and stale translations: warnings by default, errors under `--strict`.
