@@ -47,6 +47,11 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Print the catalogue entry for a diagnostic code (e.g. `kcontract explain K0104`).
+    Explain {
+        /// The code, as printed in `error[K0104]`.
+        code: String,
+    },
     /// The reference model of the OCI container lifecycle.
     #[command(subcommand)]
     Model(ModelCommand),
@@ -144,6 +149,17 @@ pub fn run() -> ExitCode {
         ExitCode::from(1)
     };
     match cli.command {
+        Command::Explain { code } => match crate::explain::explain(&code) {
+            Some(entry) => write_stdout(&format!("{entry}\n")),
+            None => {
+                let codes: Vec<&str> = crate::explain::entries().iter().map(|(c, _)| *c).collect();
+                eprintln!(
+                    "error: no diagnostic `{code}`\n  = help: the codes are {}",
+                    codes.join(", ")
+                );
+                ExitCode::from(1)
+            }
+        },
         // The model reads a trace, not the spec: it works from any folder.
         Command::Model(ModelCommand::Replay { file, oci_version }) => {
             crate::model::replay_command(&file, oci_version.as_deref())

@@ -11,6 +11,7 @@
 
 pub mod cli;
 pub mod diagnostic;
+pub mod explain;
 pub mod fsutil;
 pub mod i18n;
 pub mod keywords;

@@ -157,10 +157,12 @@ pub fn summary(spec: &Spec, dir: &Path) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "checked {}: {} chapters, {} clauses",
+        "checked {}: {} chapter{}, {} clause{}",
         dir.display(),
         spec.documents.len(),
-        spec.clauses.len()
+        if spec.documents.len() == 1 { "" } else { "s" },
+        spec.clauses.len(),
+        if spec.clauses.len() == 1 { "" } else { "s" },
     );
     let _ = writeln!(
         out,

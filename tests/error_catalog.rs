@@ -213,3 +213,205 @@ fn list_refuses_to_print_a_broken_spec() {
         "{out}"
     );
 }
+
+const CONTRACT_ZH: &str = "title: T\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n";
+const EN_TWO: &str = "# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n\n```clause\nid: one.b\nlevel: MAY\nactor: platform\ntext: The platform MAY do more.\nverify: manual\n```\n";
+
+fn bilingual(zh: &str, args: &[&str]) -> String {
+    run(
+        &[
+            ("spec/contract.yaml", CONTRACT_ZH.as_bytes()),
+            ("spec/en/one.md", EN_TWO.as_bytes()),
+            ("spec/zh/one.md", zh.as_bytes()),
+        ],
+        args,
+    )
+}
+
+/// `stamp` of "The platform MUST do it." (checked by `stamps_in_fixtures_are_current`).
+const STAMP_A: &str = "87b30d4e0373";
+
+#[test]
+fn stamps_in_fixtures_are_current() {
+    assert_eq!(kcontract::spec::stamp("The platform MUST do it."), STAMP_A);
+}
+
+#[test]
+fn k0301_missing_translation_warning_and_strict() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(format!(
+        "{}\n=== with --strict\n{}",
+        bilingual(&zh, &["check"]),
+        bilingual(&zh, &["check", "--strict"])
+    ));
+}
+
+#[test]
+fn k0302_translation_of_unknown_clause() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n\n```clause\nid: one.c\ntext: 平台可以（MAY）。\nsource: 000000000000\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["check"]));
+}
+
+#[test]
+fn k0303_stale_translation() {
+    let zh = "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: 0123456789ab\n```\n\n```clause\nid: one.b\ntext: 平台可以（MAY）做更多。\nsource: pending\n```\n";
+    insta::assert_snapshot!(bilingual(zh, &["check", "--strict"]));
+}
+
+#[test]
+fn k0304_translation_changes_the_level() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: 平台应该（SHOULD）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["check"]));
+}
+
+#[test]
+fn k0102_translation_with_inherited_field() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\nlevel: MUST\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["check"]));
+}
+
+#[test]
+fn k0305_stamp_unknown_id() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["i18n", "stamp", "one.zzz"]));
+}
+
+#[test]
+fn k0013_bad_and_duplicate_chapter_names() {
+    insta::assert_snapshot!(run(
+        &[(
+            "spec/contract.yaml",
+            b"title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one, One, one]\nupstream: {title: t, url: u, license: l, attribution: a}\n"
+        )],
+        &["check"],
+    ));
+}
+
+#[test]
+fn k0001_chapter_is_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("spec/en/one.md")).unwrap();
+    std::fs::write(dir.path().join("spec/contract.yaml"), CONTRACT).unwrap();
+    insta::assert_snapshot!(run_in(dir.path(), &["check"]));
+}
+
+fn good_spec() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("spec/contract.yaml", CONTRACT.as_bytes().to_vec()),
+        (
+            "spec/en/one.md",
+            format!("# One\n\n{GOOD_CLAUSE}").into_bytes(),
+        ),
+    ]
+}
+
+fn run_owned(files: &[(&str, Vec<u8>)], args: &[&str]) -> String {
+    let borrowed: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (*p, b.as_slice())).collect();
+    run(&borrowed, args)
+}
+
+#[test]
+fn k0401_output_is_a_file() {
+    let mut files = good_spec();
+    files.push(("site", b"a file".to_vec()));
+    insta::assert_snapshot!(run_owned(&files, &["build"]));
+}
+
+#[test]
+fn k0402_templates_folder_missing() {
+    insta::assert_snapshot!(run_owned(
+        &good_spec(),
+        &["build", "--templates", "nowhere"]
+    ));
+}
+
+#[test]
+fn k0403_template_error() {
+    let mut files = good_spec();
+    files.push(("tpl/chapter.html", b"{% extends \"base.html\" %}{% block content %}{{ blocks | no_such_filter }}{% endblock %}".to_vec()));
+    insta::assert_snapshot!(run_owned(&files, &["build", "--templates", "tpl"]));
+}
+
+#[test]
+fn explain_prints_the_catalogue_entry() {
+    let out = run(&[], &["explain", "K0104"]);
+    assert!(
+        out.starts_with("exit: 0\n--- stdout\n## K0104: the level contradicts the text\n"),
+        "{out}"
+    );
+    let out = run(&[], &["explain", "K9999"]);
+    assert!(
+        out.starts_with("exit: 1\n") && out.contains("no diagnostic `K9999`"),
+        "{out}"
+    );
+}
+
+/// Every code the source can emit is documented, and every documented code has a snapshot here
+/// (exceptions are named in their catalogue entry and listed below).
+#[test]
+fn catalogue_matches_the_code_and_the_snapshots() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut emitted = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                for (i, _) in text.match_indices("\"K") {
+                    let code = &text[i + 1..(i + 6).min(text.len())];
+                    if code.len() == 5
+                        && code[1..].chars().all(|c| c.is_ascii_digit())
+                        && text[i + 6..].starts_with('"')
+                    {
+                        emitted.insert(code.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let documented: std::collections::BTreeSet<String> = kcontract::explain::entries()
+        .iter()
+        .map(|(c, _)| c.to_string())
+        .collect();
+    let undocumented: Vec<_> = emitted.difference(&documented).collect();
+    assert!(
+        undocumented.is_empty(),
+        "codes without a docs/errors.md entry: {undocumented:?}"
+    );
+    let unused: Vec<_> = documented.difference(&emitted).collect();
+    assert!(
+        unused.is_empty(),
+        "documented codes the source never emits: {unused:?}"
+    );
+
+    let snapshots: Vec<String> = std::fs::read_dir(root.join("tests/snapshots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let not_snapshot_testable = ["K0306"];
+    for code in &documented {
+        if not_snapshot_testable.contains(&code.as_str()) {
+            continue;
+        }
+        let needle = code.to_lowercase();
+        let found = snapshots.iter().any(|s| {
+            let body =
+                std::fs::read_to_string(root.join("tests/snapshots").join(s)).unwrap_or_default();
+            s.contains(&needle) && body.contains(&format!("[{code}]"))
+        });
+        assert!(found, "no snapshot shows {code} (name a test after it)");
+    }
+}

@@ -1,0 +1,387 @@
+//! Benchmark harness: `cargo run --release --example bench -- [--copies 1,10,100] [--runs 5]`.
+//!
+//! 1. Generates a scaled spec: the shipped contract ×N (chapters and clause ids made unique, both
+//!    languages), plus the same English Markdown as an mdBook book and a minimal Hugo site.
+//! 2. Builds each with `kcontract build` (release binary), `mdbook build` and `hugo` when they are on
+//!    PATH, alternating the tools run by run so drift on a noisy machine hits all of them alike.
+//! 3. Times `check`, `list`, `matrix` and `scaffold --check` (those the binary has) at each N.
+//!
+//! Prints medians, min/max, peak RSS (from `/usr/bin/time -f %M`) and the ratios ours/mdBook and
+//! ours/Hugo. Whole-process wall time, like a user sees it. Nothing here asserts a number: figures
+//! go in BENCHMARKS.md with the command and the machine.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+struct Args {
+    copies: Vec<usize>,
+    runs: usize,
+    out: PathBuf,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        copies: vec![1, 10, 100],
+        runs: 5,
+        out: PathBuf::from("target/bench"),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let val = it.next().unwrap_or_default();
+        match arg.as_str() {
+            "--copies" => {
+                a.copies = val
+                    .split(',')
+                    .filter_map(|s| s.trim().parse().ok())
+                    .collect()
+            }
+            "--runs" => a.runs = val.parse().unwrap_or(5).max(1),
+            "--out" => a.out = PathBuf::from(val),
+            _ => {
+                eprintln!("usage: bench [--copies 1,10,100] [--runs 5] [--out target/bench]");
+                std::process::exit(2);
+            }
+        }
+    }
+    a
+}
+
+fn main() {
+    let args = parse_args();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let kcontract = root.join("target/release/kcontract");
+    if !kcontract.exists() {
+        eprintln!("build the release binary first: cargo build --release");
+        std::process::exit(2);
+    }
+    // `hugo` spells it `hugo version`; the others `--version`.
+    let version_arg = |tool: &str| {
+        if tool == "hugo" {
+            "version"
+        } else {
+            "--version"
+        }
+    };
+    let has = |tool: &str| {
+        Command::new(tool)
+            .arg(version_arg(tool))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let (mdbook, hugo) = (has("mdbook"), has("hugo"));
+    let sub = |name: &str| {
+        Command::new(&kcontract)
+            .args(["help", name])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    println!("machine: {} cores; {}", cores(), uname());
+    println!(
+        "tools: kcontract {}, mdbook {}, hugo {}",
+        version(&kcontract),
+        if mdbook {
+            version(Path::new("mdbook"))
+        } else {
+            "absent".into()
+        },
+        if hugo {
+            version(Path::new("hugo"))
+        } else {
+            "absent".into()
+        },
+    );
+    println!(
+        "runs per figure: {} (median, [min–max], peak RSS)\n",
+        args.runs
+    );
+
+    let mut report = String::new();
+    let mut builds: Vec<(usize, f64)> = Vec::new();
+    for &n in &args.copies {
+        let dir = args.out.join(format!("x{n}"));
+        let _ = fs::remove_dir_all(&dir);
+        let stats = generate(&root.join("spec"), &dir, n).expect("generate the scaled inputs");
+        let _ = writeln!(
+            report,
+            "## ×{n}: {} chapters × 2 languages, {} clauses, {} KiB of Markdown (en)",
+            stats.chapters,
+            stats.clauses,
+            stats.en_bytes / 1024
+        );
+
+        let mut tools: Vec<(&str, Command)> = Vec::new();
+        let mut ours = Command::new(&kcontract);
+        ours.current_dir(&dir)
+            .args(["build", "--out", "out-kcontract"]);
+        tools.push(("kcontract build (en+zh)", ours));
+        if mdbook {
+            let mut c = Command::new("mdbook");
+            c.current_dir(dir.join("mdbook"))
+                .args(["build", "-d", "../out-mdbook"]);
+            tools.push(("mdbook build (en)", c));
+        }
+        if hugo {
+            let mut c = Command::new("hugo");
+            c.current_dir(dir.join("hugo"))
+                .args(["--quiet", "-d", "../out-hugo"]);
+            tools.push(("hugo (en)", c));
+        }
+        let mut samples: Vec<Vec<(f64, u64)>> = vec![Vec::new(); tools.len()];
+        for _ in 0..args.runs {
+            for (i, (_, cmd)) in tools.iter_mut().enumerate() {
+                samples[i].push(timed(cmd));
+            }
+        }
+        let medians: Vec<f64> = samples.iter().map(|s| median(s)).collect();
+        for ((name, _), s) in tools.iter().zip(&samples) {
+            let _ = writeln!(report, "{}", line(name, s));
+        }
+        builds.push((n, medians[0]));
+        for (i, (name, _)) in tools.iter().enumerate().skip(1) {
+            let _ = writeln!(
+                report,
+                "  ratio kcontract / {}: {:.2}",
+                name.split_whitespace().next().unwrap_or(name),
+                medians[0] / medians[i]
+            );
+        }
+
+        let mut commands: Vec<(&str, Vec<&str>)> = vec![
+            ("check", vec!["check"]),
+            ("list --format json", vec!["list", "--format", "json"]),
+        ];
+        if sub("matrix") {
+            commands.push(("matrix --format json", vec!["matrix", "--format", "json"]));
+        }
+        if sub("scaffold") {
+            commands.push((
+                "scaffold --check",
+                vec!["scaffold", "--check", "--out", "scaffold"],
+            ));
+        }
+        for (name, argv) in commands {
+            let mut c = Command::new(&kcontract);
+            c.current_dir(&dir).args(&argv);
+            let s: Vec<(f64, u64)> = (0..args.runs).map(|_| timed(&mut c)).collect();
+            let _ = writeln!(report, "{}", line(&format!("kcontract {name}"), &s));
+        }
+        report.push('\n');
+        print!("{report}");
+        report.clear();
+    }
+    if let (Some(&(10, t10)), Some(&(100, t100))) = (
+        builds.iter().find(|b| b.0 == 10),
+        builds.iter().find(|b| b.0 == 100),
+    ) {
+        println!(
+            "growth: t(×100) / t(×10) = {:.2} (kcontract build)",
+            t100 / t10
+        );
+    }
+}
+
+struct GenStats {
+    chapters: usize,
+    clauses: usize,
+    en_bytes: usize,
+}
+
+/// The shipped spec ×N. Copy k of chapter `c` is `c-k`; clause ids get a last segment `n<k>`; all
+/// other text is verbatim. The English text is also written as an mdBook
+/// book and a Hugo content folder.
+fn generate(spec: &Path, out: &Path, n: usize) -> std::io::Result<GenStats> {
+    let contract = fs::read_to_string(spec.join("contract.yaml"))?;
+    let chapters: Vec<String> = contract
+        .lines()
+        .skip_while(|l| !l.starts_with("chapters:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  - "))
+        .map(|l| l.trim_start_matches("  - ").trim().to_string())
+        .collect();
+    let langs = ["en", "zh"];
+    let mut names = Vec::new();
+    let mut stats = GenStats {
+        chapters: 0,
+        clauses: 0,
+        en_bytes: 0,
+    };
+    fs::create_dir_all(out.join("mdbook/src"))?;
+    fs::create_dir_all(out.join("hugo/content"))?;
+    fs::create_dir_all(out.join("hugo/layouts/_default"))?;
+    let mut summary = String::from("# Summary\n\n");
+    for k in 1..=n {
+        for c in &chapters {
+            let name = format!("{c}-{k}");
+            for lang in langs {
+                let text = fs::read_to_string(spec.join(lang).join(format!("{c}.md")))?;
+                let mut body = String::with_capacity(text.len() + 1024);
+                for line in text.lines() {
+                    if let Some(id) = line.strip_prefix("id: ") {
+                        let _ = writeln!(body, "id: {}.n{k}", id.trim());
+                        if lang == "en" {
+                            stats.clauses += 1;
+                        }
+                    } else {
+                        // Text is copied verbatim (cross-chapter links keep pointing at the
+                        // original names): rewriting it would change clause texts and make
+                        // their translations stale.
+                        body.push_str(line);
+                        body.push('\n');
+                    }
+                }
+                let dir = out.join("spec").join(lang);
+                fs::create_dir_all(&dir)?;
+                fs::write(dir.join(format!("{name}.md")), &body)?;
+                if lang == "en" {
+                    stats.en_bytes += body.len();
+                    let title = body.lines().next().unwrap_or("#").trim_start_matches("# ");
+                    fs::write(out.join("mdbook/src").join(format!("{name}.md")), &body)?;
+                    let _ = writeln!(summary, "- [{title} {k}](./{name}.md)");
+                    fs::write(
+                        out.join("hugo/content").join(format!("{name}.md")),
+                        format!("---\ntitle: \"{title} {k}\"\n---\n\n{body}"),
+                    )?;
+                }
+            }
+            names.push(name);
+        }
+    }
+    stats.chapters = names.len();
+    // contract.yaml: everything before `chapters:` and from `upstream:` on, with the new chapter list.
+    let head = &contract[..contract.find("chapters:").unwrap_or(0)];
+    let tail = &contract[contract.find("upstream:").unwrap_or(contract.len())..];
+    let mut yaml = format!("{head}chapters:\n");
+    for nm in &names {
+        let _ = writeln!(yaml, "  - {nm}");
+    }
+    yaml.push_str(tail);
+    fs::write(out.join("spec/contract.yaml"), yaml)?;
+    fs::write(out.join("mdbook/src/SUMMARY.md"), summary)?;
+    fs::write(
+        out.join("mdbook/book.toml"),
+        "[book]\ntitle = \"Knative Runtime Contract\"\nlanguage = \"en\"\n\n[output.html]\n",
+    )?;
+    fs::write(
+        out.join("hugo/config.toml"),
+        "baseURL = \"http://localhost/\"\ntitle = \"Knative Runtime Contract\"\ndisableKinds = [\"taxonomy\", \"term\", \"RSS\", \"sitemap\"]\n",
+    )?;
+    fs::write(
+        out.join("hugo/layouts/_default/single.html"),
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{{ .Title }}</title></head><body><main>{{ .Content }}</main></body></html>\n",
+    )?;
+    fs::write(
+        out.join("hugo/layouts/_default/list.html"),
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{{ .Title }}</title></head><body><ul>{{ range .Pages }}<li><a href=\"{{ .RelPermalink }}\">{{ .Title }}</a></li>{{ end }}</ul></body></html>\n",
+    )?;
+    Ok(stats)
+}
+
+/// Run once under `/usr/bin/time -f %M`: (wall seconds, peak RSS KiB; 0 if time(1) is absent).
+fn timed(cmd: &mut Command) -> (f64, u64) {
+    let rss_file = tempfile_path();
+    let use_time = Path::new("/usr/bin/time").exists();
+    let mut full = if use_time {
+        let mut c = Command::new("/usr/bin/time");
+        c.arg("-f").arg("%M").arg("-o").arg(&rss_file);
+        c.arg(cmd.get_program());
+        c.args(cmd.get_args());
+        if let Some(d) = cmd.get_current_dir() {
+            c.current_dir(d);
+        }
+        c
+    } else {
+        let mut c = Command::new(cmd.get_program());
+        c.args(cmd.get_args());
+        if let Some(d) = cmd.get_current_dir() {
+            c.current_dir(d);
+        }
+        c
+    };
+    full.stdout(Stdio::null()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let out = full.output().expect("run the benchmarked command");
+    let secs = start.elapsed().as_secs_f64();
+    if !out.status.success() {
+        eprintln!(
+            "command failed: {:?}\n{}",
+            cmd,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::process::exit(1);
+    }
+    let rss = fs::read_to_string(&rss_file)
+        .ok()
+        .and_then(|s| s.trim().lines().last().and_then(|l| l.trim().parse().ok()))
+        .unwrap_or(0);
+    let _ = fs::remove_file(&rss_file);
+    (secs, rss)
+}
+
+fn tempfile_path() -> PathBuf {
+    std::env::temp_dir().join(format!("kcontract-bench-rss-{}", std::process::id()))
+}
+
+fn median(s: &[(f64, u64)]) -> f64 {
+    let mut v: Vec<f64> = s.iter().map(|x| x.0).collect();
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 0 {
+        (v[m - 1] + v[m]) / 2.0
+    } else {
+        v[m]
+    }
+}
+
+fn line(name: &str, s: &[(f64, u64)]) -> String {
+    let min = s.iter().map(|x| x.0).fold(f64::INFINITY, f64::min);
+    let max = s.iter().map(|x| x.0).fold(0.0, f64::max);
+    let rss = s.iter().map(|x| x.1).max().unwrap_or(0);
+    format!(
+        "  {name:<32} median {:>8.1} ms  [{:.1}–{:.1}]  peak RSS {:>6.1} MB",
+        median(s) * 1e3,
+        min * 1e3,
+        max * 1e3,
+        rss as f64 / 1024.0
+    )
+}
+
+fn version(tool: &Path) -> String {
+    let arg = if tool == Path::new("hugo") {
+        "version"
+    } else {
+        "--version"
+    };
+    Command::new(tool)
+        .arg(arg)
+        .output()
+        .ok()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn uname() -> String {
+    Command::new("uname")
+        .arg("-srm")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
