@@ -332,7 +332,7 @@ fn median(s: &[(f64, u64)]) -> f64 {
     let mut v: Vec<f64> = s.iter().map(|x| x.0).collect();
     v.sort_by(f64::total_cmp);
     let m = v.len() / 2;
-    if v.len() % 2 == 0 {
+    if v.len().is_multiple_of(2) {
         (v[m - 1] + v[m]) / 2.0
     } else {
         v[m]
