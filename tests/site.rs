@@ -327,3 +327,44 @@ fn missing_and_unknown_translations_are_reported_and_visible() {
     assert_eq!(zh.matches("state-missing").count(), 1);
     assert!(zh.contains("尚未翻译"));
 }
+
+/// Every file under `dir` with its bytes, except under `skip`.
+fn tree_except(dir: &Path, skip: &Path) -> Vec<(String, Vec<u8>)> {
+    files(dir)
+        .into_iter()
+        .filter(|(rel, _)| !dir.join(rel).starts_with(skip))
+        .collect()
+}
+
+#[test]
+fn output_paths_that_would_escape_are_refused_and_nothing_else_is_touched() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("keep.txt"), "precious").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, tmp.path().join("linked")).unwrap();
+    let before = files(tmp.path());
+    for out in [".", "..", "/", "linked", "spec/..", "/tmp/.."] {
+        let (code, _, err) = kcontract(tmp.path(), &["build", "--out", out]);
+        assert_eq!(code, 1, "--out {out} must be refused:\n{err}");
+        assert!(err.contains("K0401"), "{err}");
+    }
+    assert_eq!(files(tmp.path()), before, "a refused build changed files");
+
+    // A good build writes only into its output folder.
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--out", "spec/../out-dir"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(tree_except(tmp.path(), &tmp.path().join("out-dir")), before);
+    assert!(tmp.path().join("out-dir/en/index.html").exists());
+}
+
+#[test]
+fn builds_at_different_times_are_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build", "--out", "a"]).0, 0);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(kcontract(tmp.path(), &["build", "--out", "b"]).0, 0);
+    assert_eq!(files(&tmp.path().join("a")), files(&tmp.path().join("b")));
+}

@@ -4,6 +4,10 @@
   "use strict";
   var root = document.documentElement;
 
+  // Forms here only filter or search in place; never submit (no inline handlers in the HTML).
+  var forms = document.querySelectorAll("form.search, form.filters");
+  for (var f = 0; f < forms.length; f++) forms[f].addEventListener("submit", function (ev) { ev.preventDefault(); });
+
   // Theme: follows the system until the reader picks one; the choice is remembered.
   var themeBtn = document.getElementById("theme");
   function isDark() {

@@ -386,6 +386,15 @@ pub fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Diagnos
             .in_file(out)
             .help("check that the output folder's parent exists and is writable; the previous site is untouched")
     };
+    if fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Diagnostic::error(
+            "K0401",
+            format!("the output path `{}` is a symbolic link", out.display()),
+        )
+        .help(
+            "pass the real folder with --out; kcontract does not write through or replace links",
+        ));
+    }
     if out.exists() && !out.is_dir() {
         return Err(Diagnostic::error(
             "K0401",
