@@ -12,6 +12,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
@@ -66,16 +67,26 @@ struct RawUpstream {
     attribution: String,
 }
 
-/// Read a file as UTF-8 text into the source map, or explain why not.
-///
-/// Invalid UTF-8 is reported at the first bad byte (line, column and byte offset); the file is still
-/// added (lossily) so the diagnostic can quote the line.
+/// Read a file as UTF-8 text into the source map, or explain why not (see [`add_source`]).
 pub fn read_source(
     path: &Path,
     sources: &mut SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<FileId> {
-    let bytes = match fs::read(path) {
+    add_source(path, fs::read(path), sources, diags)
+}
+
+/// Register bytes read from `path` (or the error reading them) as UTF-8 source text.
+///
+/// Invalid UTF-8 is reported at the first bad byte (line, column and byte offset); the file is still
+/// added (lossily) so the diagnostic can quote the line.
+fn add_source(
+    path: &Path,
+    content: io::Result<Vec<u8>>,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FileId> {
+    let bytes = match content {
         Ok(b) => b,
         Err(e) => {
             diags.push(io_error(path, &e));
@@ -246,11 +257,19 @@ fn parse_language(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(String, PathBuf, chapter::ParsedChapter)> {
     let lang_dir = dir.join(lang);
-    let mut out = Vec::new();
-    for (chapter, span) in chapters.iter().zip(chapter_spans) {
-        let path = lang_dir.join(format!("{chapter}.md"));
-        if !path.exists() {
-            diags.push(
+    // Read all chapter files in parallel, then register them in order (file ids, and so the
+    // order of diagnostics, stay deterministic), then parse them in parallel.
+    let paths: Vec<PathBuf> = chapters
+        .iter()
+        .map(|c| lang_dir.join(format!("{c}.md")))
+        .collect();
+    let contents: Vec<io::Result<Vec<u8>>> = paths.par_iter().map(fs::read).collect();
+    let mut files = Vec::new();
+    for (((chapter, span), path), content) in
+        chapters.iter().zip(chapter_spans).zip(paths).zip(contents)
+    {
+        match content {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => diags.push(
                 Diagnostic::error(
                     "K0011",
                     format!(
@@ -263,14 +282,27 @@ fn parse_language(
                     "create {}, or remove the chapter from contract.yaml",
                     path.display()
                 )),
-            );
-            continue;
+            ),
+            content => {
+                if let Some(fid) = add_source(&path, content, sources, diags) {
+                    files.push((chapter.clone(), path, fid));
+                }
+            }
         }
-        let Some(fid) = read_source(&path, sources, diags) else {
-            continue;
-        };
-        let parsed = chapter::parse_chapter(fid, sources.get(fid), chapter, schema, diags);
-        out.push((chapter.clone(), path, parsed));
+    }
+    let sources: &SourceMap = sources;
+    let parsed: Vec<(chapter::ParsedChapter, Vec<Diagnostic>)> = files
+        .par_iter()
+        .map(|(chapter, _, fid)| {
+            let mut d = Vec::new();
+            let parsed = chapter::parse_chapter(*fid, sources.get(*fid), chapter, schema, &mut d);
+            (parsed, d)
+        })
+        .collect();
+    let mut out = Vec::new();
+    for ((chapter, path, _), (parsed, d)) in files.into_iter().zip(parsed) {
+        diags.extend(d);
+        out.push((chapter, path, parsed));
     }
     check_unlisted(&lang_dir, chapters, diags);
     out
