@@ -74,6 +74,9 @@ pub enum Command {
         /// Missing or stale translations are errors, not warnings.
         #[arg(long)]
         strict: bool,
+        /// Print where the time went (read, parse, validate, render, search index, write) to stderr.
+        #[arg(long)]
+        timings: bool,
     },
 }
 
@@ -206,6 +209,7 @@ pub fn run() -> ExitCode {
             out,
             templates,
             strict,
+            timings,
         } => {
             let loaded = match load(strict, false) {
                 Ok(l) => l,
@@ -216,13 +220,20 @@ pub fn run() -> ExitCode {
                 templates,
             };
             match site::build(&loaded.spec, &opts) {
-                Ok(r) => write_stdout(&format!(
-                    "{}built {} pages ({} files) into {}\n",
-                    list::summary(&loaded.spec, &spec_dir),
-                    r.pages,
-                    r.files,
-                    out.display()
-                )),
+                Ok(r) => {
+                    if timings {
+                        let mut t = loaded.timings.clone();
+                        t.extend(&r.timings);
+                        eprint!("{}", t.report());
+                    }
+                    write_stdout(&format!(
+                        "{}built {} pages ({} files) into {}\n",
+                        list::summary(&loaded.spec, &spec_dir),
+                        r.pages,
+                        r.files,
+                        out.display()
+                    ))
+                }
                 Err(d) => fail(
                     &d,
                     &loaded.sources,

@@ -20,3 +20,4 @@ pub mod model;
 pub mod site;
 pub mod spec;
 pub mod spec_source;
+pub mod timings;

@@ -46,6 +46,7 @@ pub struct BuildOptions {
 pub struct BuildReport {
     pub pages: usize,
     pub files: usize,
+    pub timings: crate::timings::Timings,
 }
 
 /// Interface text in each language.
@@ -369,13 +370,15 @@ fn clauses_json(spec: &Spec) -> String {
 
 /// Render and write the site atomically into `opts.out`.
 pub fn build(spec: &Spec, opts: &BuildOptions) -> Result<BuildReport, Diagnostic> {
-    let tera = templates(opts.templates.as_deref())?;
-    let files = render(spec, &tera)?;
+    let mut timings = crate::timings::Timings::default();
+    let tera = timings.time("templates", || templates(opts.templates.as_deref()))?;
+    let files = timings.time("render", || render(spec, &tera))?;
     let pages = files.iter().filter(|(p, _)| p.ends_with(".html")).count();
-    write_site(&opts.out, &files)?;
+    timings.time("write", || write_site(&opts.out, &files))?;
     Ok(BuildReport {
         pages,
         files: files.len(),
+        timings,
     })
 }
 

@@ -12,6 +12,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use std::time::Instant;
+
 use rayon::prelude::*;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
@@ -27,6 +29,7 @@ use crate::keywords::levels_in;
 use crate::spec::{
     Block, Contract, Document, Spec, Translation, TranslationState, Upstream, stamp,
 };
+use crate::timings::Timings;
 
 /// The result of reading a spec directory.
 #[derive(Debug, Default)]
@@ -34,6 +37,8 @@ pub struct Loaded {
     pub spec: Spec,
     pub sources: SourceMap,
     pub diagnostics: Vec<Diagnostic>,
+    /// read / parse / validate, for `--timings`.
+    pub timings: Timings,
 }
 
 impl Loaded {
@@ -149,8 +154,10 @@ pub fn load(dir: &Path) -> Loaded {
 pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
     let mut out = load_structure(dir);
     if !out.has_errors() {
+        let start = std::time::Instant::now();
         let extra = translation_diagnostics(&out.spec, opts.strict);
         out.diagnostics.extend(extra);
+        out.timings.add("validate", start.elapsed());
     }
     out
 }
@@ -196,8 +203,7 @@ fn load_structure(dir: &Path) -> Loaded {
         &contract.chapters,
         &chapter_spans,
         Schema::Source,
-        &mut out.sources,
-        diags,
+        &mut out,
     ) {
         let mut blocks = Vec::new();
         for piece in parsed.pieces {
@@ -224,7 +230,8 @@ fn load_structure(dir: &Path) -> Loaded {
     let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
     for (i, c) in clauses.iter().enumerate() {
         if let Some(&first) = by_id.get(&c.id) {
-            diags.push(duplicate(&c.id, &c.id_span, &clauses[first].id_span));
+            out.diagnostics
+                .push(duplicate(&c.id, &c.id_span, &clauses[first].id_span));
         } else {
             by_id.insert(c.id.clone(), i);
         }
@@ -238,7 +245,7 @@ fn load_structure(dir: &Path) -> Loaded {
         translations: Vec::new(),
     };
     for lang in spec.contract.languages.clone().iter().skip(1) {
-        let tr = load_translation(dir, lang, &spec, &chapter_spans, &mut out.sources, diags);
+        let tr = load_translation(dir, lang, &spec, &chapter_spans, &mut out);
         spec.translations.push(tr);
     }
     out.spec = spec;
@@ -253,8 +260,7 @@ fn parse_language(
     chapters: &[String],
     chapter_spans: &[Span],
     schema: Schema,
-    sources: &mut SourceMap,
-    diags: &mut Vec<Diagnostic>,
+    out: &mut Loaded,
 ) -> Vec<(String, PathBuf, chapter::ParsedChapter)> {
     let lang_dir = dir.join(lang);
     // Read all chapter files in parallel, then register them in order (file ids, and so the
@@ -263,13 +269,15 @@ fn parse_language(
         .iter()
         .map(|c| lang_dir.join(format!("{c}.md")))
         .collect();
+    let start = Instant::now();
     let contents: Vec<io::Result<Vec<u8>>> = paths.par_iter().map(fs::read).collect();
+    out.timings.add("read", start.elapsed());
     let mut files = Vec::new();
     for (((chapter, span), path), content) in
         chapters.iter().zip(chapter_spans).zip(paths).zip(contents)
     {
         match content {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => diags.push(
+            Err(e) if e.kind() == io::ErrorKind::NotFound => out.diagnostics.push(
                 Diagnostic::error(
                     "K0011",
                     format!(
@@ -284,13 +292,16 @@ fn parse_language(
                 )),
             ),
             content => {
-                if let Some(fid) = add_source(&path, content, sources, diags) {
+                if let Some(fid) =
+                    add_source(&path, content, &mut out.sources, &mut out.diagnostics)
+                {
                     files.push((chapter.clone(), path, fid));
                 }
             }
         }
     }
-    let sources: &SourceMap = sources;
+    let sources: &SourceMap = &out.sources;
+    let start = Instant::now();
     let parsed: Vec<(chapter::ParsedChapter, Vec<Diagnostic>)> = files
         .par_iter()
         .map(|(chapter, _, fid)| {
@@ -299,13 +310,14 @@ fn parse_language(
             (parsed, d)
         })
         .collect();
-    let mut out = Vec::new();
+    out.timings.add("parse", start.elapsed());
+    let mut result = Vec::new();
     for ((chapter, path, _), (parsed, d)) in files.into_iter().zip(parsed) {
-        diags.extend(d);
-        out.push((chapter, path, parsed));
+        out.diagnostics.extend(d);
+        result.push((chapter, path, parsed));
     }
-    check_unlisted(&lang_dir, chapters, diags);
-    out
+    check_unlisted(&lang_dir, chapters, &mut out.diagnostics);
+    result
 }
 
 /// Load one translation: its chapters mirror the source's; each clause must translate an existing
@@ -315,8 +327,7 @@ fn load_translation(
     lang: &str,
     spec: &Spec,
     chapter_spans: &[Span],
-    sources: &mut SourceMap,
-    diags: &mut Vec<Diagnostic>,
+    out: &mut Loaded,
 ) -> Translation {
     let mut tr = Translation {
         lang: lang.to_string(),
@@ -328,9 +339,9 @@ fn load_translation(
         &spec.contract.chapters,
         chapter_spans,
         Schema::Translation,
-        sources,
-        diags,
+        out,
     );
+    let diags = &mut out.diagnostics;
     for (chapter, file, parsed) in parsed {
         let mut blocks = Vec::new();
         for piece in parsed.pieces {

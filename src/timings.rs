@@ -1,0 +1,62 @@
+//! Where the time goes: `kcontract build --timings` (Zola-style step timings).
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+/// Named steps with their accumulated wall time, in the order first seen.
+#[derive(Debug, Default, Clone)]
+pub struct Timings {
+    steps: Vec<(&'static str, Duration)>,
+}
+
+impl Timings {
+    pub fn add(&mut self, step: &'static str, d: Duration) {
+        match self.steps.iter_mut().find(|(s, _)| *s == step) {
+            Some((_, total)) => *total += d,
+            None => self.steps.push((step, d)),
+        }
+    }
+
+    /// Run `f`, adding its wall time to `step`.
+    pub fn time<T>(&mut self, step: &'static str, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.add(step, start.elapsed());
+        out
+    }
+
+    pub fn extend(&mut self, other: &Timings) {
+        for (s, d) in &other.steps {
+            self.add(s, *d);
+        }
+    }
+
+    pub fn steps(&self) -> &[(&'static str, Duration)] {
+        &self.steps
+    }
+
+    /// A small table: step, milliseconds, share of the total.
+    pub fn report(&self) -> String {
+        let total: Duration = self.steps.iter().map(|(_, d)| *d).sum();
+        let mut out = String::from("timings:\n");
+        for (s, d) in &self.steps {
+            let pct = if total.is_zero() {
+                0.0
+            } else {
+                100.0 * d.as_secs_f64() / total.as_secs_f64()
+            };
+            let _ = writeln!(
+                out,
+                "  {s:<14} {:>9.1} ms  {pct:>5.1}%",
+                d.as_secs_f64() * 1e3
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  {:<14} {:>9.1} ms",
+            "total",
+            total.as_secs_f64() * 1e3
+        );
+        out
+    }
+}
