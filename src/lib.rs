@@ -9,6 +9,7 @@
 // template that does not parse); boxing it would only add noise at every call site.
 #![allow(clippy::result_large_err)]
 
+pub mod annotations;
 pub mod cli;
 pub mod diagnostic;
 pub mod fsutil;
