@@ -114,7 +114,8 @@ pub struct Matrix<'a> {
     pub rows: Vec<Row<'a>>,
     /// The results files read, in the order given (empty: no results).
     pub results: Vec<String>,
-    /// Real claiming tests that results were given for but that are not in them.
+    /// Real, not `#[ignore]`d claiming tests that the given results do not mention (nextest
+    /// leaves ignored tests out of its JUnit report, so their absence says nothing).
     pub not_run: Vec<&'a TestFn>,
 }
 
@@ -128,7 +129,7 @@ pub fn compute<'a>(spec: &'a Spec, tests: &'a [TestFn], results: Option<&Results
     if results.is_some() {
         not_run = tests
             .iter()
-            .filter(|t| t.kind == TestKind::Real && outcome_of(t).is_none())
+            .filter(|t| t.kind == TestKind::Real && !t.ignored && outcome_of(t).is_none())
             .collect();
     }
     let rows = spec
