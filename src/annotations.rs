@@ -838,6 +838,20 @@ pub fn scan(
                     span: Span::new(fid, s.id_range.clone()),
                 });
             }
+            if !f.is_stub()
+                && let Some(Some(reason)) = f.ignore_reason()
+                && reason.starts_with(STUB_IGNORE_PREFIX)
+                && let Some(a) = f
+                    .attrs
+                    .iter()
+                    .find(|a| matches!(a.kind, AttrKind::Ignore(_)))
+            {
+                diags.push(
+                    Diagnostic::warning("K0508", format!("`{}` has been written but is still ignored as \"{reason}\"", f.name))
+                        .at(Span::new(fid, a.range.clone()), "the test never runs while this is here")
+                        .help("remove this `#[ignore]` line so the test runs (until then its clause cannot show as passing)"),
+                );
+            }
             let mut path = place.module.clone();
             path.extend(f.module.iter().cloned());
             path.push(f.name.clone());
