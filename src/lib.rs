@@ -1,8 +1,10 @@
 //! kcontract: the Knative Runtime Contract as an executable specification.
 //!
 //! One data path, read top to bottom: [`spec_source::load`] reads `spec/` (load → parse → validate)
-//! into a [`spec::Spec`]; independent consumers ([`list`], the site renderer, the traceability matrix,
-//! the scaffold writer) read `&Spec`. [`model`] is the reference OCI lifecycle model; it does not
+//! into a [`spec::Spec`]; independent consumers ([`list`], the site renderer, the traceability
+//! [`matrix`], the [`scaffold`] writer) read `&Spec`. The matrix also reads which tests claim which
+//! clauses ([`annotations`], `/// Clause: <id>` doc lines) and, optionally, test [`results`];
+//! [`workflow`] wires these into the CLI. [`model`] is the reference OCI lifecycle model; it does not
 //! read the spec (its tests claim the spec's `verify: model` clauses).
 
 // A `Diagnostic` (~180 bytes) is the error type of a few cold paths (a build that cannot be written, a
