@@ -105,6 +105,7 @@ fn ui(lang: &str) -> BTreeMap<&'static str, &'static str> {
             "本条款的测试与状态",
         ),
         ("status", "Status", "状态"),
+        ("matrix_rows", "Clauses and their tests", "条款及其测试"),
         ("tests", "Tests", "测试"),
         ("coverage", "Coverage", "覆盖率"),
         ("clause_count", "Clauses", "条款数"),
