@@ -89,7 +89,7 @@ pub enum Command {
     },
     /// Write Rust test stubs for the clauses (one file per chapter); regeneration keeps your work.
     Scaffold {
-        /// Folder of test modules (default tests/contract); with --crate, the crate's root.
+        /// Folder of test modules (default tests/contract); with --crate, the crate's root (default ./NAME).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// Write a standalone crate NAME (Cargo.toml and src/lib.rs when missing, tests/contract/).

@@ -268,7 +268,7 @@ pub fn scaffold_command(
                 }
                 Ok(Err(_)) => diags.push(
                     Diagnostic::error(
-                        "K0514",
+                        "K0513",
                         format!(
                             "`{}` is not UTF-8; nothing can be merged into it",
                             path.display()
@@ -291,7 +291,7 @@ pub fn scaffold_command(
     let plan = match scaffold::plan(spec, &existing, &real) {
         Ok(p) => p,
         Err(u) => {
-            let d = Diagnostic::error("K0514", format!("`{}` cannot be read as Rust tokens; nothing can be merged into it", target.dir.join(&u.file).display()))
+            let d = Diagnostic::error("K0513", format!("`{}` cannot be read as Rust tokens; nothing can be merged into it", target.dir.join(&u.file).display()))
                 .at(Span::new(ids[&u.file], u.failure.range.clone()), u.failure.message.clone())
                 .help("fix the file (cargo build shows the error), then run scaffold again; nothing was written");
             return emit(&[d], &loaded.sources, renderer)

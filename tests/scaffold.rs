@@ -302,7 +302,7 @@ fn an_unreadable_file_stops_the_merge_and_nothing_is_written() {
     let (code, _, err) = kcontract(tmp.path(), &["scaffold"]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("error[K0514]: `tests/contract/one.rs` cannot be read as Rust tokens"),
+        err.contains("error[K0513]: `tests/contract/one.rs` cannot be read as Rust tokens"),
         "{err}"
     );
     assert!(err.contains("--> tests/contract/one.rs:2:13"), "{err}");
