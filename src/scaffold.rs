@@ -33,7 +33,9 @@
 //! signature — makes it the author's test, kept byte for byte, as is every byte outside untouched
 //! stubs. New clauses get stubs inserted after the test of the nearest preceding clause (in spec
 //! order), else before the nearest following one, else at the end. Tests whose clause was removed
-//! or became untestable are reported as orphans and kept. Running it twice changes nothing.
+//! or became untestable are reported as orphans and kept. A stub stays in the file it is in (and is
+//! refreshed there) when its clause moves to another chapter; a stub deleted by hand comes back on
+//! the next run, since its clause then has no test. Running it twice changes nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
