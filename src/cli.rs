@@ -11,8 +11,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::diagnostic::{Diagnostic, SourceMap, render_all};
 use crate::i18n::{self, StampTarget};
 use crate::list;
+use crate::matrix::Requirement;
 use crate::site;
 use crate::spec_source::{LoadOptions, Loaded, load_with};
+use crate::workflow::{self, MatrixFormat, ScaffoldTarget};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -77,6 +79,33 @@ pub enum Command {
         /// Print where the time went (read, parse, validate, render, search index, write) to stderr.
         #[arg(long)]
         timings: bool,
+        /// Test results (JUnit XML or libtest output) to show in the matrix page.
+        #[arg(long, value_name = "FILE")]
+        results: Vec<PathBuf>,
+    },
+    /// The traceability matrix: each clause's tests and status, coverage per level and actor.
+    Matrix {
+        /// Test results: cargo-nextest JUnit XML or libtest's plain output (repeatable).
+        #[arg(long, value_name = "FILE")]
+        results: Vec<PathBuf>,
+        #[arg(long, default_value = "table")]
+        format: MatrixFormat,
+        /// SELECTOR=STATUS: exit 1 unless every selected clause has at least STATUS
+        /// (e.g. `MUST=implemented`, `verify:model=passing`; repeatable).
+        #[arg(long, value_name = "SELECTOR=STATUS")]
+        require: Vec<Requirement>,
+    },
+    /// Write Rust test stubs for the clauses (one file per chapter); regeneration keeps your work.
+    Scaffold {
+        /// Folder of test modules (default tests/contract); with --crate, the crate's root (default ./NAME).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Write a standalone crate NAME (Cargo.toml and src/lib.rs when missing, tests/contract/).
+        #[arg(long = "crate", value_name = "NAME", value_parser = crate::scaffold::check_crate_name)]
+        crate_name: Option<String>,
+        /// Write nothing; exit 1 when a file would change.
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -168,10 +197,35 @@ pub fn run() -> ExitCode {
             crate::model::replay_command(&file, oci_version.as_deref())
         }
         Command::Check { strict } => match load(strict, false) {
-            Ok(loaded) => write_stdout(&format!(
-                "{}ok: no problems found\n",
-                list::summary(&loaded.spec, &spec_dir)
-            )),
+            Ok(mut loaded) => match workflow::scan_tests(&mut loaded, &renderer) {
+                Ok(scan) => write_stdout(&format!(
+                    "{}{}ok: no problems found\n",
+                    list::summary(&loaded.spec, &spec_dir),
+                    workflow::tests_summary(&scan)
+                )),
+                Err(code) => code,
+            },
+            Err(code) => code,
+        },
+        Command::Matrix {
+            results,
+            format,
+            require,
+        } => match load(false, false) {
+            Ok(mut loaded) => {
+                workflow::matrix_command(&mut loaded, &results, format, &require, &renderer)
+            }
+            Err(code) => code,
+        },
+        Command::Scaffold {
+            out,
+            crate_name,
+            check,
+        } => match load(false, false) {
+            Ok(mut loaded) => {
+                let target = ScaffoldTarget::new(out, crate_name);
+                workflow::scaffold_command(&mut loaded, &target, check, &renderer)
+            }
             Err(code) => code,
         },
         Command::List { format } => match load(false, false) {
@@ -210,8 +264,9 @@ pub fn run() -> ExitCode {
             templates,
             strict,
             timings,
+            results,
         } => {
-            let loaded = match load(strict, false) {
+            let mut loaded = match load(strict, false) {
                 Ok(l) => l,
                 Err(code) => return code,
             };
@@ -219,7 +274,14 @@ pub fn run() -> ExitCode {
                 out: out.clone(),
                 templates,
             };
-            match site::build(&loaded.spec, &opts) {
+            let built = workflow::with_matrix(&mut loaded, &results, &renderer, |m, _| {
+                site::build(m, &opts)
+            });
+            let built = match built {
+                Ok(b) => b,
+                Err(code) => return code,
+            };
+            match built {
                 Ok(r) => {
                     if timings {
                         let mut t = loaded.timings.clone();
@@ -248,7 +310,7 @@ pub fn run() -> ExitCode {
 }
 
 /// Print diagnostics to stderr, sorted by position.
-fn report(loaded: &Loaded, renderer: &Renderer) {
+pub(crate) fn report(loaded: &Loaded, renderer: &Renderer) {
     if loaded.diagnostics.is_empty() {
         return;
     }
@@ -270,12 +332,12 @@ fn finish(loaded: &Loaded) -> ExitCode {
     }
 }
 
-fn plural(n: usize) -> &'static str {
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
 /// Write to stdout, treating a closed pipe (`kcontract list | head`) as success rather than a panic.
-fn write_stdout(s: &str) -> ExitCode {
+pub(crate) fn write_stdout(s: &str) -> ExitCode {
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,

@@ -84,6 +84,25 @@ pub struct Contract {
     pub languages: Vec<String>,
     pub chapters: Vec<String>,
     pub upstream: Upstream,
+    /// Which files hold the tests that claim clauses (`tests:`, optional).
+    pub tests: TestGlobs,
+}
+
+/// `tests:` in `contract.yaml`: the Rust files scanned for `/// Clause:` annotations, as globs
+/// relative to the working directory (`/`-separated; `**` crosses folders). Excludes win.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestGlobs {
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+}
+
+impl Default for TestGlobs {
+    fn default() -> Self {
+        Self {
+            include: vec!["tests/**/*.rs".into(), "src/**/*.rs".into()],
+            exclude: Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

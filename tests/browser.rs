@@ -377,6 +377,7 @@ fn site_in_headless_chromium() {
         "zh/runtime-and-lifecycle.html",
         "en/clauses.html",
         "zh/index.html",
+        "zh/matrix.html",
     ] {
         for theme in ["light", "dark"] {
             d.goto(&file_url(&site.join(page)));

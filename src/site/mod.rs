@@ -17,16 +17,18 @@ use tera::{Context, Tera};
 
 use crate::diagnostic::Diagnostic;
 use crate::list::{ClauseView, clause_list};
+use crate::matrix::{self, Matrix, Status};
 use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
 
 pub use markdown::{level_class, to_html, to_inline_html};
 
 /// The embedded templates: (name, source). A file of the same name in `--templates DIR` replaces one.
-pub const TEMPLATES: [(&str, &str); 4] = [
+pub const TEMPLATES: [(&str, &str); 5] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("chapter.html", include_str!("../../templates/chapter.html")),
     ("index.html", include_str!("../../templates/index.html")),
     ("clauses.html", include_str!("../../templates/clauses.html")),
+    ("matrix.html", include_str!("../../templates/matrix.html")),
 ];
 
 const ASSETS: [(&str, &str); 2] = [
@@ -97,6 +99,43 @@ fn ui(lang: &str) -> BTreeMap<&'static str, &'static str> {
         ("conformance", "conformance", "一致性测试"),
         ("manual", "manual", "人工审查"),
         ("untestable", "untestable", "无法测试"),
+        ("matrix", "Traceability matrix", "追溯矩阵"),
+        (
+            "matrix_link",
+            "Tests and status of this clause",
+            "本条款的测试与状态",
+        ),
+        ("status", "Status", "状态"),
+        ("matrix_rows", "Clauses and their tests", "条款及其测试"),
+        ("tests", "Tests", "测试"),
+        ("coverage", "Coverage", "覆盖率"),
+        ("clause_count", "Clauses", "条款数"),
+        (
+            "covered",
+            "Covered (real tests / testable)",
+            "已覆盖（有实际测试 / 可测试）",
+        ),
+        ("by_level", "By level", "按级别"),
+        ("by_actor", "By actor", "按约束对象"),
+        ("total", "All clauses", "全部条款"),
+        (
+            "results_none",
+            "Built from the repository's files alone, without test results: a clause with a real test shows as implemented, not passing.",
+            "仅根据仓库中的文件生成，未使用测试结果：有实际测试的条款显示为“已实现”，而非“通过”。",
+        ),
+        ("results_from", "Test results from", "测试结果来源"),
+        ("untested", "untested", "未测试"),
+        ("stub", "stub", "测试桩"),
+        ("implemented", "implemented", "已实现"),
+        ("passing", "passing", "通过"),
+        ("failing", "failing", "失败"),
+        ("external", "external", "外部测试"),
+        ("waived", "waived", "豁免"),
+        ("passed", "passed", "已通过"),
+        ("failed", "failed", "未通过"),
+        ("skipped", "skipped", "已跳过"),
+        ("stub_test", "stub", "测试桩"),
+        ("ignored", "ignored", "已忽略"),
     ];
     let zh = lang == "zh";
     pairs
@@ -138,6 +177,8 @@ struct ClauseCtx {
     /// `current`, `stale` or `missing` (always `current` in the source language).
     state: &'static str,
     original_html: Option<String>,
+    /// The clause's status in the traceability matrix.
+    status: Status,
 }
 
 #[derive(Serialize)]
@@ -157,7 +198,7 @@ pub fn templates(dir: Option<&Path>) -> Result<Tera, Diagnostic> {
     if let Some(dir) = dir {
         if !dir.is_dir() {
             return Err(Diagnostic::error("K0402", format!("the templates folder `{}` does not exist", dir.display()))
-                .help("pass a folder holding base.html, chapter.html, index.html or clauses.html to override"));
+                .help("pass a folder holding base.html, chapter.html, index.html, clauses.html or matrix.html to override"));
         }
         for (name, src) in &mut sources {
             let p = dir.join(&*name);
@@ -185,7 +226,19 @@ fn template_error(e: &tera::Error) -> Diagnostic {
 
 /// Render every page into memory: (relative path, bytes). Pure: no I/O, so it can be tested and a
 /// failure never leaves anything half-written.
-pub fn render(spec: &Spec, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+pub fn render(m: &Matrix, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let spec = m.spec;
+    let status: BTreeMap<&str, Status> = m
+        .rows
+        .iter()
+        .map(|r| (r.clause.id.as_str(), r.status))
+        .collect();
+    let status_of = |c: &Clause| {
+        status
+            .get(c.id.as_str())
+            .copied()
+            .unwrap_or(Status::Untested)
+    };
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let langs = &spec.contract.languages;
     for lang in langs {
@@ -224,7 +277,8 @@ pub fn render(spec: &Spec, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagno
                 .map(|b| match b {
                     Block::Prose(p) => BlockCtx::Prose { html: to_html(p) },
                     Block::Clause(i) => {
-                        BlockCtx::Clause(Box::new(clause_ctx(&spec.clauses[*i], tr)))
+                        let c = &spec.clauses[*i];
+                        BlockCtx::Clause(Box::new(clause_ctx(c, tr, status_of(c))))
                     }
                 })
                 .collect();
@@ -238,7 +292,11 @@ pub fn render(spec: &Spec, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagno
             files.push((format!("{lang}/{}.html", doc.chapter), html.into_bytes()));
         }
 
-        let all: Vec<ClauseCtx> = spec.clauses.iter().map(|c| clause_ctx(c, tr)).collect();
+        let all: Vec<ClauseCtx> = spec
+            .clauses
+            .iter()
+            .map(|c| clause_ctx(c, tr, status_of(c)))
+            .collect();
         let mut ctx = base.clone();
         ctx.insert("page", "index");
         ctx.insert("page_title", &spec.contract.title);
@@ -248,7 +306,7 @@ pub fn render(spec: &Spec, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagno
             .map_err(|e| template_error(&e))?;
         files.push((format!("{lang}/index.html"), html.into_bytes()));
 
-        let mut ctx = base;
+        let mut ctx = base.clone();
         ctx.insert("page", "clauses");
         ctx.insert("page_title", ui(lang)["clauses"]);
         ctx.insert("clauses", &all);
@@ -256,6 +314,15 @@ pub fn render(spec: &Spec, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagno
             .render("clauses.html", &ctx)
             .map_err(|e| template_error(&e))?;
         files.push((format!("{lang}/clauses.html"), html.into_bytes()));
+
+        let mut ctx = base;
+        ctx.insert("page", "matrix");
+        ctx.insert("page_title", ui(lang)["matrix"]);
+        matrix_ctx(m, &all, lang, &mut ctx);
+        let html = tera
+            .render("matrix.html", &ctx)
+            .map_err(|e| template_error(&e))?;
+        files.push((format!("{lang}/matrix.html"), html.into_bytes()));
 
         files.push((
             format!("assets/search-{lang}.js"),
@@ -272,6 +339,8 @@ pub fn render(spec: &Spec, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagno
             escape(&spec.contract.title), escape(&spec.contract.title)).into_bytes(),
     ));
     files.push(("clauses.json".into(), clauses_json(spec).into_bytes()));
+    files.push(("matrix.json".into(), matrix::json(m).into_bytes()));
+    files.push(("matrix.csv".into(), matrix::csv(m).into_bytes()));
     files.sort();
     Ok(files)
 }
@@ -283,7 +352,56 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-fn clause_ctx(c: &Clause, tr: Option<&Translation>) -> ClauseCtx {
+/// The matrix page: coverage groups and one row per clause (reusing the clause contexts).
+fn matrix_ctx(m: &Matrix, clauses: &[ClauseCtx], lang: &str, ctx: &mut Context) {
+    #[derive(Serialize)]
+    struct Group {
+        label: String,
+        clauses: usize,
+        counts: Vec<usize>,
+        ratio: String,
+    }
+    #[derive(Serialize)]
+    struct RowCtx<'a> {
+        #[serde(flatten)]
+        clause: &'a ClauseCtx,
+        tests: &'a [matrix::TestView],
+    }
+    let summary = m.summary();
+    let group = |g: &matrix::Coverage, label: String| Group {
+        label,
+        clauses: g.clauses,
+        counts: Status::ALL.iter().map(|s| g.status.get(*s)).collect(),
+        ratio: g.ratio(),
+    };
+    let lang_ui = ui(lang);
+    let mut groups: Vec<Group> = summary
+        .by_level
+        .iter()
+        .map(|g| group(g, g.group.clone()))
+        .collect();
+    groups.extend(summary.by_actor.iter().map(|g| {
+        let label = lang_ui
+            .get(g.group.as_str())
+            .map_or(g.group.clone(), |s| s.to_string());
+        group(g, label)
+    }));
+    groups.push(group(&summary.total, lang_ui["total"].to_string()));
+    let rows: Vec<RowCtx> = clauses
+        .iter()
+        .zip(&m.rows)
+        .map(|(c, r)| RowCtx {
+            clause: c,
+            tests: &r.tests,
+        })
+        .collect();
+    ctx.insert("statuses", &Status::ALL.map(Status::as_str));
+    ctx.insert("coverage", &groups);
+    ctx.insert("rows", &rows);
+    ctx.insert("results", &m.results);
+}
+
+fn clause_ctx(c: &Clause, tr: Option<&Translation>, status: Status) -> ClauseCtx {
     let (text, state, original) = match tr {
         None => (c.text.clone(), "current", None),
         Some(t) => match (t.state(c), t.clauses.get(&c.id)) {
@@ -320,6 +438,7 @@ fn clause_ctx(c: &Clause, tr: Option<&Translation>) -> ClauseCtx {
         chapter: c.chapter.clone(),
         state,
         original_html: original,
+        status,
     }
 }
 
@@ -369,10 +488,10 @@ fn clauses_json(spec: &Spec) -> String {
 }
 
 /// Render and write the site atomically into `opts.out`.
-pub fn build(spec: &Spec, opts: &BuildOptions) -> Result<BuildReport, Diagnostic> {
+pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic> {
     let mut timings = crate::timings::Timings::default();
     let tera = timings.time("templates", || templates(opts.templates.as_deref()))?;
-    let files = timings.time("render", || render(spec, &tera))?;
+    let files = timings.time("render", || render(m, &tera))?;
     let pages = files.iter().filter(|(p, _)| p.ends_with(".html")).count();
     timings.time("write", || write_site(&opts.out, &files))?;
     Ok(BuildReport {

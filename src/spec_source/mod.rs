@@ -27,7 +27,7 @@ use clause_block::Schema;
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use crate::keywords::levels_in;
 use crate::spec::{
-    Block, Contract, Document, Spec, Translation, TranslationState, Upstream, stamp,
+    Block, Contract, Document, Spec, TestGlobs, Translation, TranslationState, Upstream, stamp,
 };
 use crate::timings::Timings;
 
@@ -61,6 +61,17 @@ struct RawContract {
     languages: Vec<Spanned<String>>,
     chapters: Vec<Spanned<String>>,
     upstream: RawUpstream,
+    #[serde(default)]
+    tests: Option<RawTests>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTests {
+    #[serde(default)]
+    include: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    exclude: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -499,7 +510,7 @@ fn parse_contract(
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(
-                "contract.yaml has exactly: title, version, languages (list), chapters (list), upstream {title, url, license, attribution}; see spec/README.md",
+                "contract.yaml has exactly: title, version, languages (list), chapters (list), upstream {title, url, license, attribution}, and optionally tests {include, exclude}; see spec/README.md",
             ));
             return None;
         }
@@ -548,6 +559,23 @@ fn parse_contract(
             );
         }
     }
+    let mut tests = TestGlobs::default();
+    if let Some(t) = &raw.tests {
+        for g in t.include.iter().flatten().chain(&t.exclude) {
+            if let Err(e) = crate::annotations::glob(&g.value) {
+                ok = false;
+                diags.push(
+                    Diagnostic::error("K0507", format!("`{}` is not a valid glob", g.value.escape_debug()))
+                        .at(span_of(&g.referenced), e.kind().to_string())
+                        .help("globs are relative to the working directory, `/`-separated: `*` within a folder, `**` across folders, e.g. `tests/**/*.rs`"),
+                );
+            }
+        }
+        if let Some(include) = &t.include {
+            tests.include = include.iter().map(|g| g.value.clone()).collect();
+        }
+        tests.exclude = t.exclude.iter().map(|g| g.value.clone()).collect();
+    }
     if !ok {
         return None;
     }
@@ -568,6 +596,7 @@ fn parse_contract(
                 license: raw.upstream.license,
                 attribution: raw.upstream.attribution,
             },
+            tests,
         },
         spans,
     ))

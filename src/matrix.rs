@@ -1,0 +1,669 @@
+//! The traceability matrix: for each clause, the tests that claim it and a status.
+//!
+//! Statuses, decided in this order:
+//!
+//! | status | when |
+//! | --- | --- |
+//! | `waived` | the clause is `verify: untestable` (its `reason` says why), whatever claims it |
+//! | `failing` | results were given and a real test claiming it failed |
+//! | `passing` | results were given, a real test claiming it passed and none failed |
+//! | `implemented` | a real test claims it (no results given, or none of its tests ran) |
+//! | `external` | no real test here, but the clause lists upstream Knative conformance tests |
+//! | `stub` | only generated stubs claim it |
+//! | `untested` | nothing claims it |
+//!
+//! A *real* test is any claiming test that is not a stub (see `crate::annotations`); stubs never
+//! make a clause pass or fail, even when run with `--run-ignored`.
+//!
+//! The JSON (`kcontract-matrix/1`, README "Matrix JSON") is a stable interface like the clause list:
+//! fields are only added; an incompatible change changes `format`.
+
+use std::fmt::{self, Write as _};
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::annotations::{TestFn, TestKind};
+use crate::list::ContractInfo;
+use crate::results::{Outcome, Results};
+use crate::spec::{Actor, Clause, Level, Spec, Verify};
+
+/// Identifies the JSON shape; bumped only on an incompatible change.
+pub const MATRIX_FORMAT: &str = "kcontract-matrix/1";
+
+/// A clause's status. The derived order is the order of `--require`: each status satisfies a
+/// requirement for itself and every status before it (`failing` satisfies none; `waived` is
+/// handled apart: it always satisfies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Failing,
+    Untested,
+    Stub,
+    External,
+    Implemented,
+    Passing,
+    Waived,
+}
+
+impl Status {
+    /// Display order (the issue's list), used for summaries and columns.
+    pub const ALL: [Status; 7] = [
+        Status::Untested,
+        Status::Stub,
+        Status::Implemented,
+        Status::Passing,
+        Status::Failing,
+        Status::External,
+        Status::Waived,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Untested => "untested",
+            Status::Stub => "stub",
+            Status::Implemented => "implemented",
+            Status::Passing => "passing",
+            Status::Failing => "failing",
+            Status::External => "external",
+            Status::Waived => "waived",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A claiming test as the matrix shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestView {
+    /// cargo-nextest's binary id (`kcontract::model_props`), or null when it cannot be told.
+    pub binary: Option<String>,
+    /// Module path and function name inside the binary.
+    pub name: String,
+    pub file: String,
+    pub line: usize,
+    pub stub: bool,
+    pub ignored: bool,
+    /// From the results, or null (no results given, or the test is not in them).
+    pub outcome: Option<Outcome>,
+}
+
+impl TestView {
+    /// `binary name`, as cargo-nextest prints a test (or `file name` when the binary is unknown).
+    pub fn display(&self) -> String {
+        format!(
+            "{} {}",
+            self.binary.as_deref().unwrap_or(&self.file),
+            self.name
+        )
+    }
+}
+
+pub struct Row<'a> {
+    pub clause: &'a Clause,
+    pub status: Status,
+    pub tests: Vec<TestView>,
+}
+
+pub struct Matrix<'a> {
+    pub spec: &'a Spec,
+    pub rows: Vec<Row<'a>>,
+    /// The results files read, in the order given (empty: no results).
+    pub results: Vec<String>,
+    /// Real, not `#[ignore]`d claiming tests that the given results do not mention (nextest
+    /// leaves ignored tests out of its JUnit report, so their absence says nothing).
+    pub not_run: Vec<&'a TestFn>,
+}
+
+/// Build the matrix. `results` is `None` when no results file was given.
+pub fn compute<'a>(spec: &'a Spec, tests: &'a [TestFn], results: Option<&Results>) -> Matrix<'a> {
+    let mut not_run: Vec<&TestFn> = Vec::new();
+    let outcome_of = |t: &TestFn| {
+        let r = results?;
+        r.outcome(t.package.as_deref(), t.target.as_ref()?, &t.path)
+    };
+    if results.is_some() {
+        not_run = tests
+            .iter()
+            .filter(|t| t.kind == TestKind::Real && !t.ignored && outcome_of(t).is_none())
+            .collect();
+    }
+    let rows = spec
+        .clauses
+        .iter()
+        .map(|c| {
+            let claiming: Vec<&TestFn> = tests
+                .iter()
+                .filter(|t| t.claims.iter().any(|k| k.id == c.id))
+                .collect();
+            let views: Vec<TestView> = claiming
+                .iter()
+                .map(|t| TestView {
+                    binary: t.binary_id(),
+                    name: t.path.clone(),
+                    file: t.file.clone(),
+                    line: t.line,
+                    stub: t.kind == TestKind::Stub,
+                    ignored: t.ignored,
+                    outcome: outcome_of(t),
+                })
+                .collect();
+            let real: Vec<&TestView> = views.iter().filter(|v| !v.stub).collect();
+            let status = if c.verify == Verify::Untestable {
+                Status::Waived
+            } else if !real.is_empty() {
+                let outcomes: Vec<Outcome> = real.iter().filter_map(|v| v.outcome).collect();
+                if outcomes.contains(&Outcome::Failed) {
+                    Status::Failing
+                } else if outcomes.contains(&Outcome::Passed) {
+                    Status::Passing
+                } else {
+                    Status::Implemented
+                }
+            } else if !c.upstream_tests.is_empty() {
+                Status::External
+            } else if views.iter().any(|v| v.stub) {
+                Status::Stub
+            } else {
+                Status::Untested
+            };
+            Row {
+                clause: c,
+                status,
+                tests: views,
+            }
+        })
+        .collect();
+    Matrix {
+        spec,
+        rows,
+        results: results.map(|r| r.files.clone()).unwrap_or_default(),
+        not_run,
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Summaries
+
+/// Clause counts per status, in the documented order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StatusCounts {
+    pub untested: usize,
+    pub stub: usize,
+    pub implemented: usize,
+    pub passing: usize,
+    pub failing: usize,
+    pub external: usize,
+    pub waived: usize,
+}
+
+impl StatusCounts {
+    fn add(&mut self, s: Status) {
+        *self.get_mut(s) += 1;
+    }
+    fn get_mut(&mut self, s: Status) -> &mut usize {
+        match s {
+            Status::Untested => &mut self.untested,
+            Status::Stub => &mut self.stub,
+            Status::Implemented => &mut self.implemented,
+            Status::Passing => &mut self.passing,
+            Status::Failing => &mut self.failing,
+            Status::External => &mut self.external,
+            Status::Waived => &mut self.waived,
+        }
+    }
+    pub fn get(&self, s: Status) -> usize {
+        let mut c = *self;
+        *c.get_mut(s)
+    }
+}
+
+/// Coverage of one group of clauses (a level, an actor, or all).
+#[derive(Clone, Debug, Serialize)]
+pub struct Coverage {
+    /// The level or actor (`all` for the total).
+    pub group: String,
+    pub clauses: usize,
+    /// Clauses that are not waived.
+    pub testable: usize,
+    /// Testable clauses with at least one real test here (implemented, passing or failing).
+    pub covered: usize,
+    pub status: StatusCounts,
+}
+
+impl Coverage {
+    fn of<'r>(group: String, rows: impl Iterator<Item = &'r Row<'r>>) -> Self {
+        let mut status = StatusCounts::default();
+        let mut clauses = 0;
+        for r in rows {
+            clauses += 1;
+            status.add(r.status);
+        }
+        Coverage {
+            group,
+            clauses,
+            testable: clauses - status.waived,
+            covered: status.implemented + status.passing + status.failing,
+            status,
+        }
+    }
+
+    /// `covered/testable (pct%)`, percent rounded down; `-` when nothing is testable.
+    pub fn ratio(&self) -> String {
+        if self.testable == 0 {
+            "-".to_string()
+        } else {
+            format!(
+                "{}/{} ({}%)",
+                self.covered,
+                self.testable,
+                self.covered * 100 / self.testable
+            )
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct Summary {
+    pub total: Coverage,
+    pub by_level: Vec<Coverage>,
+    pub by_actor: Vec<Coverage>,
+}
+
+impl Matrix<'_> {
+    pub fn summary(&self) -> Summary {
+        Summary {
+            total: Coverage::of("all".into(), self.rows.iter()),
+            by_level: Level::ALL
+                .iter()
+                .map(|l| {
+                    Coverage::of(
+                        l.to_string(),
+                        self.rows.iter().filter(|r| r.clause.level == *l),
+                    )
+                })
+                .collect(),
+            by_actor: Actor::ALL
+                .iter()
+                .map(|a| {
+                    Coverage::of(
+                        a.to_string(),
+                        self.rows.iter().filter(|r| r.clause.actor == *a),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Outputs
+
+#[derive(Serialize)]
+struct RowView<'a> {
+    id: &'a str,
+    level: Level,
+    actor: Actor,
+    verify: Verify,
+    chapter: &'a str,
+    status: Status,
+    reason: Option<&'a str>,
+    upstream_tests: &'a [String],
+    tests: &'a [TestView],
+}
+
+#[derive(Serialize)]
+struct MatrixJson<'a> {
+    format: &'static str,
+    contract: ContractInfo<'a>,
+    results: &'a [String],
+    summary: Summary,
+    clauses: Vec<RowView<'a>>,
+}
+
+pub fn json(m: &Matrix) -> String {
+    let v = MatrixJson {
+        format: MATRIX_FORMAT,
+        contract: ContractInfo {
+            title: &m.spec.contract.title,
+            version: &m.spec.contract.version,
+            languages: &m.spec.contract.languages,
+        },
+        results: &m.results,
+        summary: m.summary(),
+        clauses: m
+            .rows
+            .iter()
+            .map(|r| RowView {
+                id: &r.clause.id,
+                level: r.clause.level,
+                actor: r.clause.actor,
+                verify: r.clause.verify,
+                chapter: &r.clause.chapter,
+                status: r.status,
+                reason: r.clause.reason.as_deref(),
+                upstream_tests: &r.clause.upstream_tests,
+                tests: &r.tests,
+            })
+            .collect(),
+    };
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// RFC 4180 CSV, one row per clause; `tests` lists the claiming tests as `binary name [outcome]`,
+/// `; `-separated.
+pub fn csv(m: &Matrix) -> String {
+    let mut out = String::from(
+        "id,level,actor,verify,chapter,status,real_tests,stubs,tests,upstream_tests,reason\r\n",
+    );
+    for r in &m.rows {
+        let c = r.clause;
+        let tests: Vec<String> = r
+            .tests
+            .iter()
+            .map(|t| {
+                let mut s = t.display();
+                if t.stub {
+                    s.push_str(" [stub]");
+                }
+                if let Some(o) = t.outcome {
+                    let _ = write!(s, " [{}]", o.as_str());
+                }
+                s
+            })
+            .collect();
+        let real = r.tests.iter().filter(|t| !t.stub).count();
+        let fields = [
+            c.id.clone(),
+            c.level.to_string(),
+            c.actor.to_string(),
+            c.verify.to_string(),
+            c.chapter.clone(),
+            r.status.to_string(),
+            real.to_string(),
+            (r.tests.len() - real).to_string(),
+            tests.join("; "),
+            c.upstream_tests.join("; "),
+            c.reason.clone().unwrap_or_default(),
+        ];
+        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&line.join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    // A leading =, +, - or @ would make a spreadsheet evaluate the cell; none of our values start
+    // with them except free text, which is quoted anyway.
+    if s.contains([',', '"', '\n', '\r']) || s.starts_with(['=', '+', '-', '@']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Left-aligned columns; the last column is not padded.
+fn columns(rows: &[Vec<String>], right: &[usize]) -> String {
+    let n = rows.first().map_or(0, Vec::len);
+    let mut widths = vec![0; n];
+    for r in rows {
+        for (w, cell) in widths.iter_mut().zip(r) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, (cell, w)) in r.iter().zip(&widths).enumerate() {
+            let pad = w - cell.chars().count();
+            if right.contains(&i) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                if i + 1 < n {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            if i + 1 < n {
+                line.push_str("  ");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The terminal table: one row per clause, then coverage per level and per actor.
+pub fn table(m: &Matrix) -> String {
+    let mut rows = vec![
+        ["ID", "LEVEL", "ACTOR", "VERIFY", "STATUS", "TESTS", "STUBS"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for r in &m.rows {
+        let real = r.tests.iter().filter(|t| !t.stub).count();
+        rows.push(vec![
+            r.clause.id.clone(),
+            r.clause.level.to_string(),
+            r.clause.actor.to_string(),
+            r.clause.verify.to_string(),
+            r.status.to_string(),
+            real.to_string(),
+            (r.tests.len() - real).to_string(),
+        ]);
+    }
+    let mut out = columns(&rows, &[5, 6]);
+    out.push('\n');
+    let s = m.summary();
+    let mut cov = vec![{
+        let mut h = vec!["COVERAGE".to_string(), "CLAUSES".to_string()];
+        h.extend(Status::ALL.iter().map(|s| s.as_str().to_uppercase()));
+        h.push("COVERED".to_string());
+        h
+    }];
+    for g in s
+        .by_level
+        .iter()
+        .chain(&s.by_actor)
+        .chain(std::iter::once(&s.total))
+    {
+        let mut r = vec![g.group.clone(), g.clauses.to_string()];
+        r.extend(Status::ALL.iter().map(|st| g.status.get(*st).to_string()));
+        r.push(g.ratio());
+        cov.push(r);
+    }
+    out.push_str(&columns(&cov, &(1..=8).collect::<Vec<_>>()));
+    if m.results.is_empty() {
+        out.push_str("no results given: real tests show as implemented (pass --results FILE)\n");
+    } else {
+        let _ = writeln!(out, "results: {}", m.results.join(", "));
+    }
+    out
+}
+
+// -------------------------------------------------------------------------------------------------
+// --require
+
+/// One term of a `--require` selector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Term {
+    All,
+    Level(Level),
+    Actor(Actor),
+    Verify(Verify),
+    Chapter(String),
+}
+
+impl Term {
+    fn matches(&self, c: &Clause) -> bool {
+        match self {
+            Term::All => true,
+            Term::Level(l) => c.level == *l,
+            Term::Actor(a) => c.actor == *a,
+            Term::Verify(v) => c.verify == *v,
+            Term::Chapter(ch) => c.chapter == *ch,
+        }
+    }
+}
+
+/// `SELECTOR=STATUS`: every clause the selector picks must have at least STATUS (in the order
+/// untested < stub < external < implemented < passing; `failing` meets nothing; `waived` meets
+/// everything). The selector is one or more terms joined by `,` (all must hold): a level (`MUST`,
+/// `MUST NOT` — also `MUST-NOT` — , `SHOULD`, …, or `level:…`), `actor:…`, `verify:…`,
+/// `chapter:…`, or `*` for every clause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Requirement {
+    pub text: String,
+    pub terms: Vec<Term>,
+    pub status: Status,
+}
+
+impl FromStr for Requirement {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (sel, status) = s.rsplit_once('=').ok_or_else(|| {
+            format!("`{s}` has no `=`: write SELECTOR=STATUS, e.g. `MUST=implemented` or `verify:model=passing`")
+        })?;
+        let status = match status.trim() {
+            "untested" => Status::Untested,
+            "stub" => Status::Stub,
+            "external" => Status::External,
+            "implemented" => Status::Implemented,
+            "passing" => Status::Passing,
+            other => {
+                return Err(format!(
+                    "`{other}` cannot be required: use untested, stub, external, implemented or passing (a minimum, in that order)"
+                ));
+            }
+        };
+        let mut terms = Vec::new();
+        for t in sel.split(',') {
+            let t = t.trim();
+            let (key, value) = match t.split_once(':') {
+                Some((k, v)) => (Some(k.trim()), v.trim()),
+                None => (None, t),
+            };
+            let level = |v: &str| {
+                let norm = v.to_uppercase().replace(['-', '_'], " ");
+                let norm = norm.split_whitespace().collect::<Vec<_>>().join(" ");
+                Level::from_keyword(&norm)
+            };
+            let term = match key {
+                None if value == "*" || value == "all" => Some(Term::All),
+                None | Some("level") => level(value).map(Term::Level),
+                Some("actor") => Actor::parse(value).map(Term::Actor),
+                Some("verify") => Verify::parse(value).map(Term::Verify),
+                Some("chapter") if !value.is_empty() => Some(Term::Chapter(value.to_string())),
+                _ => None,
+            };
+            terms.push(term.ok_or_else(|| {
+                format!(
+                    "`{t}` is not a selector: use a level (MUST, MUST NOT, SHOULD, SHOULD NOT, MAY), \
+                     actor:platform|developer|container, verify:model|conformance|manual|untestable, \
+                     chapter:NAME or *; join terms with `,`"
+                )
+            })?);
+        }
+        Ok(Requirement {
+            text: s.to_string(),
+            terms,
+            status,
+        })
+    }
+}
+
+impl Requirement {
+    pub fn selects(&self, c: &Clause) -> bool {
+        self.terms.iter().all(|t| t.matches(c))
+    }
+    pub fn met_by(&self, s: Status) -> bool {
+        s == Status::Waived || (s != Status::Failing && s >= self.status)
+    }
+}
+
+/// The clauses that do not meet a requirement, with the requirement.
+pub fn offenders<'m, 'a>(
+    m: &'m Matrix<'a>,
+    reqs: &'m [Requirement],
+) -> Vec<(&'m Requirement, &'m Row<'a>)> {
+    let mut out = Vec::new();
+    for q in reqs {
+        for r in &m.rows {
+            if q.selects(r.clause) && !q.met_by(r.status) {
+                out.push((q, r));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requirement_syntax() {
+        let r: Requirement = "verify:model=passing".parse().unwrap();
+        assert_eq!(r.terms, [Term::Verify(Verify::Model)]);
+        assert_eq!(r.status, Status::Passing);
+        let r: Requirement = "MUST NOT,actor:platform=implemented".parse().unwrap();
+        assert_eq!(
+            r.terms,
+            [Term::Level(Level::MustNot), Term::Actor(Actor::Platform)]
+        );
+        for s in ["must-not=stub", "level:MUST_NOT=stub", "SHALL NOT=stub"] {
+            let r: Requirement = s.parse().unwrap();
+            assert_eq!(r.terms, [Term::Level(Level::MustNot)], "{s}");
+        }
+        assert_eq!("*=stub".parse::<Requirement>().unwrap().terms, [Term::All]);
+        for bad in [
+            "MUST",
+            "MUST=waived",
+            "MUST=failing",
+            "MUST=done",
+            "actor:robot=stub",
+            "verify:model,=stub",
+            "=stub",
+            "chapter:=stub",
+        ] {
+            assert!(bad.parse::<Requirement>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn requirement_order() {
+        let r: Requirement = "*=implemented".parse().unwrap();
+        let met: Vec<Status> = Status::ALL.into_iter().filter(|s| r.met_by(*s)).collect();
+        assert_eq!(met, [Status::Implemented, Status::Passing, Status::Waived]);
+        let r: Requirement = "*=stub".parse().unwrap();
+        let met: Vec<Status> = Status::ALL.into_iter().filter(|s| r.met_by(*s)).collect();
+        assert_eq!(
+            met,
+            [
+                Status::Stub,
+                Status::Implemented,
+                Status::Passing,
+                Status::External,
+                Status::Waived
+            ]
+        );
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a, b"), "\"a, b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("=1+1"), "\"=1+1\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+    }
+}

@@ -1,0 +1,398 @@
+//! Test results: what a test run said about each test.
+//!
+//! Two inputs are read, told apart by their first non-blank character (`<` is XML):
+//!
+//! - **JUnit XML** as cargo-nextest writes it (`[profile.ci.junit]`): one `<testcase name=…
+//!   classname=…>` per test, `classname` being nextest's binary id (`kcontract::model_props`, or
+//!   `kcontract` for the library); a `<failure>` or `<error>` child means failed, `<skipped>`
+//!   means skipped, none means passed (a test that passed on retry, with only `<flakyFailure>`
+//!   children, passed). When `classname` is missing, the enclosing `<testsuite name>` is used.
+//! - **libtest's plain output** (`cargo test 2>&1 | tee results.txt`, the default "pretty" format
+//!   with output captured): each `Running tests/x.rs (…)` / `Running unittests src/lib.rs (…)`
+//!   line opens a binary, each `test NAME ... ok|FAILED|ignored` line is a result. The package is
+//!   not printed there, so these results match tests by binary and name only. `failures:`
+//!   sections (captured output) and doc-tests are skipped.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::annotations::{Target, target_of};
+use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
+use crate::spec_source::read_source;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Passed,
+    Skipped,
+    Failed,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Skipped => "skipped",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+/// One test's result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestResult {
+    /// `None` when the input does not say (libtest output).
+    pub package: Option<String>,
+    pub target: Target,
+    /// Module path and function name, `::`-joined.
+    pub name: String,
+    pub outcome: Outcome,
+}
+
+/// Every report of one test: (package, if known; outcome).
+type Reports = Vec<(Option<String>, Outcome)>;
+
+/// All results read, keyed by (target, name). A test reported more than once (two result files,
+/// or the same name in two packages) keeps every report; the worst outcome wins.
+#[derive(Clone, Debug, Default)]
+pub struct Results {
+    pub files: Vec<String>,
+    by_test: BTreeMap<(Target, String), Reports>,
+}
+
+impl Results {
+    pub fn add(&mut self, r: TestResult) {
+        self.by_test
+            .entry((r.target, r.name))
+            .or_default()
+            .push((r.package, r.outcome));
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_test.values().map(Vec::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_test.is_empty()
+    }
+
+    /// The outcome of a test: results naming another package do not count.
+    pub fn outcome(&self, package: Option<&str>, target: &Target, name: &str) -> Option<Outcome> {
+        self.by_test
+            .get(&(target.clone(), name.to_string()))?
+            .iter()
+            .filter(|(p, _)| p.is_none() || package.is_none() || p.as_deref() == package)
+            .map(|(_, o)| *o)
+            .max()
+    }
+}
+
+/// Read one results file into `results`. Problems are error diagnostics; `false` means the file
+/// could not be used.
+pub fn read(
+    path: &Path,
+    results: &mut Results,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let Some(fid) = read_source(path, sources, diags) else {
+        return false;
+    };
+    let text = &sources.get(fid).text;
+    let parsed = if text.trim_start().starts_with('<') {
+        parse_junit(text, fid)
+    } else {
+        parse_libtest(text, fid)
+    };
+    match parsed {
+        Ok(list) => {
+            for r in list {
+                results.add(r);
+            }
+            results
+                .files
+                .push(path.to_string_lossy().replace('\\', "/"));
+            true
+        }
+        Err(d) => {
+            diags.push(d);
+            false
+        }
+    }
+}
+
+/// JUnit XML (cargo-nextest's shape; see the module documentation).
+pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnostic> {
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: false,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(text, opts).map_err(|e| {
+        let pos = e.pos();
+        let off = offset_of(text, pos.row as usize, pos.col as usize);
+        Diagnostic::error("K0601", "the results file is not well-formed XML")
+            .at(Span::new(fid, off..line_end(text, off).max(off)), e.to_string())
+            .help("pass the JUnit XML that cargo-nextest wrote (e.g. target/nextest/ci/junit.xml), or libtest's plain `cargo test` output")
+    })?;
+    let root = doc.root_element();
+    let span_of = |n: roxmltree::Node| {
+        let r = n.range();
+        Span::new(fid, r.start..line_end(text, r.start).min(r.end))
+    };
+    if !matches!(root.tag_name().name(), "testsuites" | "testsuite") {
+        return Err(Diagnostic::error(
+            "K0602",
+            format!(
+                "`<{}>` is not a JUnit report: expected `<testsuites>` or `<testsuite>`",
+                root.tag_name().name()
+            ),
+        )
+        .at(span_of(root), "the root element")
+        .help("pass the JUnit XML that cargo-nextest wrote (e.g. target/nextest/ci/junit.xml)"));
+    }
+    let mut out = Vec::new();
+    for case in root
+        .descendants()
+        .filter(|n| n.is_element() && n.has_tag_name("testcase"))
+    {
+        let Some(name) = case.attribute("name").filter(|n| !n.is_empty()) else {
+            return Err(Diagnostic::error("K0603", "a `<testcase>` has no `name`")
+                .at(span_of(case), "this test case")
+                .help("every JUnit test case needs a name; was the file edited or truncated?"));
+        };
+        let class = case.attribute("classname").or_else(|| {
+            case.ancestors()
+                .find(|a| a.has_tag_name("testsuite"))
+                .and_then(|s| s.attribute("name"))
+        });
+        let Some(class) = class.filter(|c| !c.is_empty()) else {
+            return Err(Diagnostic::error(
+                "K0603",
+                format!("the `<testcase>` `{name}` names no test binary"),
+            )
+            .at(
+                span_of(case),
+                "no `classname`, and no enclosing `<testsuite name>`",
+            )
+            .help(
+                "cargo-nextest writes the binary id (e.g. `kcontract::model_props`) as classname",
+            ));
+        };
+        let (package, target) = Target::parse_binary_id(class);
+        let child = |tag: &str| case.children().any(|c| c.has_tag_name(tag));
+        let outcome = if child("failure") || child("error") {
+            Outcome::Failed
+        } else if child("skipped") {
+            Outcome::Skipped
+        } else {
+            Outcome::Passed
+        };
+        out.push(TestResult {
+            package: Some(package),
+            target,
+            name: name.to_string(),
+            outcome,
+        });
+    }
+    Ok(out)
+}
+
+/// libtest's plain output (see the module documentation).
+pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnostic> {
+    let mut out = Vec::new();
+    let mut current: Option<Target> = None;
+    let mut in_failures = false;
+    let mut saw_binary = false;
+    for line in text.lines() {
+        let l = line.trim_end_matches('\r');
+        let t = l.trim_start();
+        if let Some(rest) = t.strip_prefix("Running ") {
+            current = running_target(rest);
+            saw_binary = true;
+            in_failures = false;
+            continue;
+        }
+        if t.starts_with("Doc-tests ") {
+            current = None;
+            continue;
+        }
+        if l == "failures:" {
+            in_failures = true;
+            continue;
+        }
+        if l.starts_with("test result: ") {
+            in_failures = false;
+            continue;
+        }
+        if in_failures {
+            continue;
+        }
+        let Some(rest) = l.strip_prefix("test ") else {
+            continue;
+        };
+        let Some((name, result)) = rest.split_once(" ... ") else {
+            continue;
+        };
+        let outcome = match result.trim_end() {
+            "ok" => Outcome::Passed,
+            "FAILED" => Outcome::Failed,
+            r if r == "ignored" || r.starts_with("ignored, ") => Outcome::Skipped,
+            _ => continue,
+        };
+        if let Some(target) = &current {
+            out.push(TestResult {
+                package: None,
+                target: target.clone(),
+                name: name.trim().to_string(),
+                outcome,
+            });
+        }
+    }
+    if !saw_binary {
+        let first = text.len() - text.trim_start().len();
+        return Err(Diagnostic::error(
+            "K0604",
+            "the results file is neither JUnit XML nor libtest output",
+        )
+        .at(
+            Span::new(fid, first..line_end(text, first)),
+            "no `Running …` line found",
+        )
+        .help("pass cargo-nextest's JUnit XML, or the full output of `cargo test` (stdout and stderr: `cargo test 2>&1 | tee FILE`)"));
+    }
+    Ok(out)
+}
+
+/// `tests/x.rs (target/debug/deps/x-…)` or `unittests src/lib.rs (…)` → the binary.
+fn running_target(rest: &str) -> Option<Target> {
+    let rest = rest.strip_prefix("unittests ").unwrap_or(rest);
+    let (src, exe) = match rest.rsplit_once(" (") {
+        Some((s, e)) => (s.trim(), e.trim_end_matches(')')),
+        None => (rest.trim(), ""),
+    };
+    let parts: Vec<String> = src
+        .replace('\\', "/")
+        .split('/')
+        .map(str::to_string)
+        .collect();
+    // For src/main.rs the binary's name is the executable's, minus Cargo's `-hash` suffix.
+    let exe_name = Path::new(exe)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .map(|s| s.rsplit_once('-').map_or(s, |(n, _)| n).to_string());
+    let has_lib = src.ends_with("lib.rs");
+    target_of(&parts, has_lib, exe_name.as_deref()).0
+}
+
+fn offset_of(text: &str, row: usize, col: usize) -> usize {
+    let start = text
+        .split_inclusive('\n')
+        .take(row.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let line = &text[start..line_end(text, start)];
+    start
+        + line
+            .char_indices()
+            .nth(col.saturating_sub(1))
+            .map_or(line.len(), |(i, _)| i)
+}
+
+fn line_end(text: &str, from: usize) -> usize {
+    let from = from.min(text.len());
+    text[from..].find('\n').map_or(text.len(), |i| from + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fid() -> FileId {
+        FileId(0)
+    }
+
+    #[test]
+    fn nextest_junit() {
+        let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="nextest-run" tests="4">
+  <testsuite name="pkg::model_props" tests="2">
+    <testcase name="a" classname="pkg::model_props" time="0.1"/>
+    <testcase name="m::b" classname="pkg::model_props"><failure message="boom">x</failure></testcase>
+  </testsuite>
+  <testsuite name="pkg">
+    <testcase name="spec::tests::c" classname="pkg"><flakyFailure/></testcase>
+    <testcase name="d"><skipped/></testcase>
+  </testsuite>
+</testsuites>"#;
+        let r = parse_junit(xml, fid()).unwrap();
+        let got: Vec<(Option<&str>, &Target, &str, Outcome)> = r
+            .iter()
+            .map(|t| (t.package.as_deref(), &t.target, t.name.as_str(), t.outcome))
+            .collect();
+        let test = Target::Test("model_props".into());
+        assert_eq!(
+            got,
+            [
+                (Some("pkg"), &test, "a", Outcome::Passed),
+                (Some("pkg"), &test, "m::b", Outcome::Failed),
+                (Some("pkg"), &Target::Lib, "spec::tests::c", Outcome::Passed),
+                (Some("pkg"), &Target::Lib, "d", Outcome::Skipped),
+            ]
+        );
+    }
+
+    #[test]
+    fn libtest_output() {
+        let text = "   Compiling x v0.1.0\n     Running unittests src/lib.rs (target/debug/deps/pkg-0123abcd)\n\nrunning 2 tests\ntest spec::tests::a ... ok\ntest spec::tests::b ... ignored, slow\n\ntest result: ok. 1 passed\n\n     Running unittests src/main.rs (target/debug/deps/tool-99)\ntest main_test ... ok\n     Running tests/cli.rs (target/debug/deps/cli-deadbeef)\n\nrunning 2 tests\ntest c ... FAILED\ntest d has been running for over 60 seconds\ntest d ... ok\n\nfailures:\n\n---- c stdout ----\ntest fake ... ok\n\nfailures:\n    c\n\ntest result: FAILED. 1 passed; 1 failed\n   Doc-tests pkg\ntest src/lib.rs - x (line 3) ... ok\n";
+        let r = parse_libtest(text, fid()).unwrap();
+        let got: Vec<(&Target, &str, Outcome)> = r
+            .iter()
+            .map(|t| (&t.target, t.name.as_str(), t.outcome))
+            .collect();
+        let cli = Target::Test("cli".into());
+        assert_eq!(
+            got,
+            [
+                (&Target::Lib, "spec::tests::a", Outcome::Passed),
+                (&Target::Lib, "spec::tests::b", Outcome::Skipped),
+                (&Target::Bin("tool".into()), "main_test", Outcome::Passed),
+                (&cli, "c", Outcome::Failed),
+                (&cli, "d", Outcome::Passed),
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_inputs_are_diagnosed() {
+        let e = parse_junit("<testsuites><testcase name='a'></testsuites>", fid()).unwrap_err();
+        assert_eq!(e.code, "K0601");
+        let e = parse_junit("<html/>", fid()).unwrap_err();
+        assert_eq!(e.code, "K0602");
+        let e =
+            parse_junit("<testsuites><testcase classname='p'/></testsuites>", fid()).unwrap_err();
+        assert_eq!(e.code, "K0603");
+        let e = parse_libtest("hello\nworld\n", fid()).unwrap_err();
+        assert_eq!(e.code, "K0604");
+    }
+
+    #[test]
+    fn worst_outcome_wins_and_packages_are_respected() {
+        let mut r = Results::default();
+        let t = Target::Test("x".into());
+        for (p, o) in [(Some("a"), Outcome::Passed), (Some("b"), Outcome::Failed)] {
+            r.add(TestResult {
+                package: p.map(String::from),
+                target: t.clone(),
+                name: "n".into(),
+                outcome: o,
+            });
+        }
+        assert_eq!(r.outcome(Some("a"), &t, "n"), Some(Outcome::Passed));
+        assert_eq!(r.outcome(Some("b"), &t, "n"), Some(Outcome::Failed));
+        assert_eq!(r.outcome(None, &t, "n"), Some(Outcome::Failed));
+        assert_eq!(r.outcome(Some("c"), &t, "n"), None);
+        assert_eq!(r.outcome(Some("a"), &t, "other"), None);
+    }
+}

@@ -1,0 +1,628 @@
+//! `kcontract scaffold`: Rust test stubs for the clauses, regenerated without ever losing work.
+//!
+//! Layout: a folder of test modules, one file per chapter (`runtime_and_lifecycle.rs` for the
+//! chapter `runtime-and-lifecycle`: module names cannot hold `-`) and a `main.rs` declaring them,
+//! so that `tests/contract/` is one integration-test binary (`contract`) that Cargo finds by itself.
+//! With `--crate NAME` the folder is `DIR/tests/contract/` of a standalone crate whose `Cargo.toml`
+//! and `src/lib.rs` are written once, when missing, and never touched again.
+//!
+//! A stub, for a clause whose `verify` is not `untestable`:
+//!
+//! ```text
+//! /// <the clause text, wrapped>
+//! ///
+//! /// MUST · platform · verify: conformance · upstream: `test/conformance/…`
+//! ///
+//! /// Clause: <id>
+//! #[test]
+//! #[ignore = "not yet written: <id>"]
+//! fn <id with `.` and `-` as `_`>() {
+//!     todo!()
+//! }
+//! ```
+//!
+//! **Which clauses get a stub.** Every testable clause of the chapter, except one that a real (not
+//! stub) test in the scanned project already claims (in this repository, the five `verify: model`
+//! clauses, claimed by `tests/model_*.rs`) and one already claimed by any test in the folder.
+//!
+//! **Regeneration.** Only *untouched* stubs are ever rewritten. An untouched stub is a top-level
+//! test function whose text, once its `///` doc lines and all whitespace are taken out, is exactly
+//! `#[test]#[ignore="not yet written: ID"]fn NAME(){todo!()}` and whose doc claims exactly that ID.
+//! Its doc comment is generated: regenerating replaces it with the current clause text (keeping the
+//! function's name). Anything else — an edited body, an added attribute or `//` comment, a changed
+//! signature — makes it the author's test, kept byte for byte, as is every byte outside untouched
+//! stubs. New clauses get stubs inserted after the test of the nearest preceding clause (in spec
+//! order), else before the nearest following one, else at the end. Tests whose clause was removed
+//! or became untestable are reported as orphans and kept. A stub stays in the file it is in (and is
+//! refreshed there) when its clause moves to another chapter; a stub deleted by hand comes back on
+//! the next run, since its clause then has no test. Running it twice changes nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::ops::Range;
+
+use crate::annotations::{
+    AttrKind, FileSyntax, FnItem, LexFailure, STUB_IGNORE_PREFIX, parse_source,
+};
+use crate::spec::{Clause, Spec, Verify};
+
+/// Line width of generated doc comments (rustfmt's default `max_width`).
+const WIDTH: usize = 100;
+
+/// Why a test is an orphan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum OrphanWhy {
+    /// The clause is no longer in the contract.
+    Removed,
+    /// The clause is now `verify: untestable`.
+    Untestable,
+}
+
+/// A kept test whose claimed clause is gone or untestable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Orphan {
+    pub file: String,
+    pub test: String,
+    pub name_range: Range<usize>,
+    pub id: String,
+    pub why: OrphanWhy,
+}
+
+/// What regenerating one file did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileReport {
+    pub file: String,
+    /// Ids of the stubs added.
+    pub added: Vec<String>,
+    /// Ids of the untouched stubs rewritten (most are byte-identical).
+    pub refreshed: Vec<String>,
+    /// Names of the claiming tests kept as written.
+    pub kept: Vec<String>,
+}
+
+/// The result of planning a regeneration: every file's new text, and what happened.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// File name inside the folder → full new text. Includes every existing `.rs` file.
+    pub files: BTreeMap<String, String>,
+    pub reports: Vec<FileReport>,
+    pub orphans: Vec<Orphan>,
+    /// Testable clauses with no stub because a real test elsewhere claims them.
+    pub elsewhere: Vec<String>,
+}
+
+/// A file in the folder that cannot be read as Rust tokens: nothing can be merged safely.
+#[derive(Clone, Debug)]
+pub struct Unreadable {
+    pub file: String,
+    pub failure: LexFailure,
+}
+
+/// The module (and file stem) for a chapter name.
+pub fn module_name(chapter: &str) -> String {
+    let mut m = chapter.replace('-', "_");
+    if m.starts_with(|c: char| c.is_ascii_digit()) {
+        m.insert_str(0, "ch_");
+    }
+    if is_keyword(&m) {
+        m.push('_');
+    }
+    m
+}
+
+/// The default function name for a clause id: `.` and `-` become `_`.
+pub fn fn_name(id: &str) -> String {
+    let mut n = id.replace(['.', '-'], "_");
+    if n.starts_with(|c: char| c.is_ascii_digit()) {
+        n.insert_str(0, "c_");
+    }
+    n
+}
+
+fn is_keyword(s: &str) -> bool {
+    const KW: [&str; 52] = [
+        "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
+        "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+        "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
+        "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final",
+        "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+        "union",
+    ];
+    KW.contains(&s) || s == "_"
+}
+
+/// Wrap one Markdown text into `/// ` lines of at most [`WIDTH`] columns where words allow. List
+/// items keep their continuation indent (so rustdoc and clippy see one item), and a line is never
+/// broken before a word that would start a new Markdown block (`-`, `#`, `>`, `1.`, …).
+fn doc_lines(text: &str, out: &mut String) {
+    let width = WIDTH - 4;
+    for line in text.lines() {
+        let trimmed = line.trim_end();
+        if trimmed.trim().is_empty() {
+            out.push_str("///\n");
+            continue;
+        }
+        let indent = trimmed.len() - trimmed.trim_start().len();
+        let body = trimmed.trim_start();
+        let marker = list_marker(body);
+        let cont = " ".repeat(indent + marker);
+        let mut cur = " ".repeat(indent);
+        let mut cur_has_word = false;
+        for word in body.split(' ').filter(|w| !w.is_empty()) {
+            let fits = cur.chars().count() + 1 + word.chars().count() <= width;
+            if cur_has_word && !fits && !starts_block(word) {
+                push_doc(out, &cur);
+                cur = cont.clone();
+                cur_has_word = false;
+            }
+            if cur_has_word {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+            cur_has_word = true;
+        }
+        push_doc(out, &cur);
+    }
+}
+
+fn push_doc(out: &mut String, line: &str) {
+    let line = line.trim_end();
+    if line.is_empty() {
+        out.push_str("///\n");
+    } else {
+        let _ = writeln!(out, "/// {line}");
+    }
+}
+
+/// Width of a list marker with its space (`- `, `* `, `+ `, `12. `), or 0.
+fn list_marker(s: &str) -> usize {
+    if s.starts_with("- ") || s.starts_with("* ") || s.starts_with("+ ") {
+        return 2;
+    }
+    let digits = s.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && (s[digits..].starts_with(". ") || s[digits..].starts_with(") ")) {
+        return digits + 2;
+    }
+    0
+}
+
+/// Would this word, at the start of a line, begin a new Markdown block (a list item, heading,
+/// quote, table, HTML block, fence, rule or setext underline)?
+fn starts_block(word: &str) -> bool {
+    let digits = word.chars().take_while(char::is_ascii_digit).count();
+    matches!(word, "-" | "*" | "+")
+        || word.starts_with(['#', '>', '|', '<'])
+        || word.starts_with("```")
+        || word.starts_with("~~~")
+        || word.chars().all(|c| matches!(c, '-' | '=' | '*' | '_'))
+        || (digits > 0 && word.len() == digits + 1 && word[digits..].starts_with(['.', ')']))
+}
+
+/// The generated text of one stub (no trailing newline).
+pub fn render_stub(c: &Clause, name: &str) -> String {
+    let mut s = String::new();
+    doc_lines(&c.text, &mut s);
+    s.push_str("///\n");
+    let mut meta = format!("{} · {} · verify: {}", c.level, c.actor, c.verify);
+    if !c.upstream_tests.is_empty() {
+        let list: Vec<String> = c.upstream_tests.iter().map(|t| format!("`{t}`")).collect();
+        let _ = write!(meta, " · upstream: {}", list.join(", "));
+    }
+    doc_lines(&meta, &mut s);
+    s.push_str("///\n");
+    let _ = writeln!(s, "/// Clause: {}", c.id);
+    s.push_str("#[test]\n");
+    let _ = writeln!(s, "#[ignore = \"{STUB_IGNORE_PREFIX}{}\"]", c.id);
+    let _ = write!(s, "fn {name}() {{\n    todo!()\n}}");
+    s
+}
+
+fn chapter_header(spec: &Spec, chapter: &str) -> String {
+    let title = spec
+        .documents
+        .iter()
+        .find(|d| d.chapter == chapter)
+        .map_or(chapter, |d| d.title.as_str());
+    let lang = spec.contract.languages.first().map_or("en", String::as_str);
+    format!(
+        "//! Contract tests for the chapter “{title}” (`spec/{lang}/{chapter}.md`).\n\
+         //!\n\
+         //! Generated by `kcontract scaffold`, then yours: regenerating keeps every test whose body\n\
+         //! you changed and all code outside the stubs byte for byte, refreshes the doc comments of\n\
+         //! untouched stubs, adds stubs for new clauses, and reports (never deletes) tests whose\n\
+         //! clause is gone.\n"
+    )
+}
+
+fn main_header(spec: &Spec) -> String {
+    format!(
+        "//! Contract tests for the {} {}: one module per chapter, generated by\n\
+         //! `kcontract scaffold`. Cargo builds this folder as one test binary.\n",
+        spec.contract.title, spec.contract.version
+    )
+}
+
+/// Is `f` an untouched stub (see the module documentation)? Returns its clause id.
+pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem) -> Option<String> {
+    if !f.module.is_empty() || f.in_macro {
+        return None;
+    }
+    let Some(Some(reason)) = f.ignore_reason() else {
+        return None;
+    };
+    let id = reason.strip_prefix(STUB_IGNORE_PREFIX)?;
+    let claims: Vec<&str> = syntax.claims_of(f).map(|s| s.id.as_str()).collect();
+    if claims != [id]
+        || syntax
+            .sites
+            .iter()
+            .any(|s| s.miscased && f.range.contains(&s.id_range.start))
+    {
+        return None;
+    }
+    let mut rest = String::new();
+    let mut pos = f.range.start;
+    for a in &f.attrs {
+        if let AttrKind::Doc(_) = a.kind {
+            let text = src.get(a.range.clone())?;
+            if !text.starts_with("///") || text.starts_with("////") {
+                return None;
+            }
+            rest.push_str(src.get(pos..a.range.start)?);
+            pos = a.range.end;
+        }
+    }
+    rest.push_str(src.get(pos..f.range.end)?);
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let expected = squeeze(&format!(
+        "#[test]#[ignore = \"{STUB_IGNORE_PREFIX}{id}\"]fn {}() {{ todo!() }}",
+        f.name
+    ));
+    (squeeze(&rest) == expected).then(|| id.to_string())
+}
+
+/// Merge one existing file with the stubs it should gain. Pure.
+///
+/// `add` are the clauses (indices into `spec.clauses`, ascending) that get new stubs here.
+pub fn merge_file(
+    file: &str,
+    existing: &str,
+    add: &[usize],
+    spec: &Spec,
+) -> Result<(String, FileReport, Vec<Orphan>), LexFailure> {
+    let syntax = parse_source(existing)?;
+    let mut report = FileReport {
+        file: file.to_string(),
+        ..FileReport::default()
+    };
+    let mut orphans = Vec::new();
+    // (range, replacement): replacements of untouched stubs and insertions (empty ranges).
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    // Top-level tests that claim a current clause: (spec index, fn range), to place new stubs.
+    let mut anchors: Vec<(usize, Range<usize>)> = Vec::new();
+    let mut taken: BTreeSet<String> = syntax
+        .fns
+        .iter()
+        .filter(|f| f.module.is_empty())
+        .map(|f| f.name.clone())
+        .collect();
+
+    for f in syntax.fns.iter().filter(|f| f.is_test()) {
+        let claims: Vec<&str> = syntax.claims_of(f).map(|s| s.id.as_str()).collect();
+        if claims.is_empty() {
+            continue;
+        }
+        let mut path = f.module.clone();
+        path.push(f.name.clone());
+        let test = path.join("::");
+        for id in &claims {
+            let why = match spec.clause(id) {
+                None => Some(OrphanWhy::Removed),
+                Some(c) if c.verify == Verify::Untestable => Some(OrphanWhy::Untestable),
+                Some(_) => None,
+            };
+            if let Some(why) = why {
+                orphans.push(Orphan {
+                    file: file.to_string(),
+                    test: test.clone(),
+                    name_range: f.name_range.clone(),
+                    id: id.to_string(),
+                    why,
+                });
+            }
+        }
+        if f.module.is_empty()
+            && !f.in_macro
+            && let Some(&first) = claims.iter().find_map(|id| spec.by_id.get(*id))
+        {
+            anchors.push((first, f.range.clone()));
+        }
+        match untouched_stub(existing, &syntax, f) {
+            Some(id)
+                if spec
+                    .clause(&id)
+                    .is_some_and(|c| c.verify != Verify::Untestable) =>
+            {
+                let c = spec.clause(&id).expect("checked above");
+                edits.push((f.range.clone(), render_stub(c, &f.name)));
+                report.refreshed.push(id);
+            }
+            _ => report.kept.push(test),
+        }
+    }
+
+    // Insertions, grouped by anchor position.
+    let mut after: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut before: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut at_end: Vec<String> = Vec::new();
+    for &i in add {
+        let c = &spec.clauses[i];
+        let mut name = fn_name(&c.id);
+        let mut n = 2;
+        while taken.contains(&name) {
+            name = format!("{}_{n}", fn_name(&c.id));
+            n += 1;
+        }
+        taken.insert(name.clone());
+        let stub = render_stub(c, &name);
+        report.added.push(c.id.clone());
+        let prev = anchors
+            .iter()
+            .filter(|(j, _)| *j < i)
+            .max_by_key(|(j, r)| (*j, r.end));
+        let next = anchors
+            .iter()
+            .filter(|(j, _)| *j > i)
+            .min_by_key(|(j, r)| (*j, r.start));
+        match (prev, next) {
+            (Some((_, r)), _) => after.entry(r.end).or_default().push(stub),
+            (None, Some((_, r))) => before.entry(r.start).or_default().push(stub),
+            (None, None) => at_end.push(stub),
+        }
+    }
+    for (pos, stubs) in after {
+        let text: String = stubs.iter().map(|s| format!("\n\n{s}")).collect();
+        edits.push((pos..pos, text));
+    }
+    for (pos, stubs) in before {
+        let text: String = stubs.iter().map(|s| format!("{s}\n\n")).collect();
+        edits.push((pos..pos, text));
+    }
+    // Stable order: by start, insertions (empty) before a replacement starting at the same place.
+    edits.sort_by_key(|(r, _)| (r.start, r.end));
+    let mut out =
+        String::with_capacity(existing.len() + edits.iter().map(|e| e.1.len()).sum::<usize>());
+    let mut pos = 0;
+    for (r, text) in &edits {
+        out.push_str(&existing[pos..r.start]);
+        out.push_str(text);
+        pos = r.end;
+    }
+    out.push_str(&existing[pos..]);
+    if !at_end.is_empty() {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        for s in &at_end {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(s);
+            out.push('\n');
+        }
+    }
+    Ok((out, report, orphans))
+}
+
+/// Add `mod NAME;` lines for missing modules to `main.rs`, keeping the declarations sorted the
+/// way rustfmt orders them. Line-level on purpose: `main.rs` is a list of declarations; lines that
+/// are not `mod x;` are kept as they are.
+pub fn merge_main(existing: &str, modules: &BTreeSet<String>) -> String {
+    let decl = |l: &str| -> Option<String> {
+        let l = l.trim();
+        let l = l.strip_prefix("pub ").unwrap_or(l);
+        let name = l.strip_prefix("mod ")?.strip_suffix(';')?.trim();
+        (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .then(|| name.to_string())
+    };
+    let mut lines: Vec<String> = existing.lines().map(str::to_string).collect();
+    let present: BTreeSet<String> = lines.iter().filter_map(|l| decl(l)).collect();
+    for m in modules.difference(&present) {
+        let decls: Vec<(usize, String)> = lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| decl(l).map(|n| (i, n)))
+            .collect();
+        let line = format!("mod {m};");
+        if let Some((i, _)) = decls.iter().find(|(_, n)| n > m) {
+            lines.insert(*i, line);
+        } else if let Some((i, _)) = decls.last() {
+            lines.insert(i + 1, line);
+        } else {
+            if lines.last().is_some_and(|l| !l.trim().is_empty()) {
+                lines.push(String::new());
+            }
+            lines.push(line);
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// Plan a regeneration of the folder. Pure: `existing` maps the folder's `.rs` file names to
+/// their text; `real_tests` are the clause ids that a real test in the scanned project claims.
+pub fn plan(
+    spec: &Spec,
+    existing: &BTreeMap<String, String>,
+    real_tests: &BTreeSet<String>,
+) -> Result<Plan, Unreadable> {
+    let mut plan = Plan::default();
+    // Every clause claimed by any test in the folder already has its test.
+    let mut claimed: BTreeSet<String> = BTreeSet::new();
+    for (file, text) in existing {
+        let syntax = parse_source(text).map_err(|failure| Unreadable {
+            file: file.clone(),
+            failure,
+        })?;
+        for f in syntax.fns.iter().filter(|f| f.is_test()) {
+            claimed.extend(syntax.claims_of(f).map(|s| s.id.clone()));
+        }
+    }
+    let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, c) in spec.clauses.iter().enumerate() {
+        if c.verify == Verify::Untestable || claimed.contains(&c.id) {
+            continue;
+        }
+        if real_tests.contains(&c.id) {
+            plan.elsewhere.push(c.id.clone());
+            continue;
+        }
+        by_file
+            .entry(format!("{}.rs", module_name(&c.chapter)))
+            .or_default()
+            .push(i);
+    }
+    let mut modules: BTreeSet<String> = BTreeSet::new();
+    let mut names: BTreeSet<String> = existing
+        .keys()
+        .filter(|f| *f != "main.rs")
+        .cloned()
+        .collect();
+    names.extend(by_file.keys().cloned());
+    for file in names {
+        let add = by_file.get(&file).map_or(&[][..], Vec::as_slice);
+        let header;
+        let old = match existing.get(&file) {
+            Some(t) => t.as_str(),
+            None => {
+                let chapter = &spec.clauses[add[0]].chapter;
+                header = chapter_header(spec, chapter);
+                header.as_str()
+            }
+        };
+        let (text, report, orphans) =
+            merge_file(&file, old, add, spec).map_err(|failure| Unreadable {
+                file: file.clone(),
+                failure,
+            })?;
+        modules.insert(file.trim_end_matches(".rs").to_string());
+        plan.files.insert(file, text);
+        plan.reports.push(report);
+        plan.orphans.extend(orphans);
+    }
+    let main_old = existing
+        .get("main.rs")
+        .cloned()
+        .unwrap_or_else(|| main_header(spec));
+    plan.files
+        .insert("main.rs".into(), merge_main(&main_old, &modules));
+    Ok(plan)
+}
+
+/// `Cargo.toml` of a standalone test crate (written only when missing).
+pub fn crate_manifest(spec: &Spec, name: &str) -> String {
+    format!(
+        "[package]\n\
+         name = \"{name}\"\n\
+         version = \"0.1.0\"\n\
+         edition = \"2024\"\n\
+         publish = false\n\
+         description = \"Tests for the {} {}, scaffolded by kcontract\"\n\
+         \n\
+         # A workspace of its own, so the crate builds wherever it is put.\n\
+         [workspace]\n\
+         \n\
+         [dependencies]\n",
+        spec.contract.title.replace(['"', '\\'], ""),
+        spec.contract.version.replace(['"', '\\'], "")
+    )
+}
+
+/// `src/lib.rs` of a standalone test crate (written only when missing).
+pub const CRATE_LIB: &str = "//! Helpers shared by the contract tests in `tests/contract/` (a client for the platform\n//! under test, fixtures, …). `kcontract scaffold` wrote this file once and never touches it again.\n";
+
+/// Is `name` usable as a Cargo package name?
+pub fn check_crate_name(name: &str) -> Result<String, String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit() || c == '-');
+    if ok {
+        Ok(name.to_string())
+    } else {
+        Err(format!(
+            "`{name}` is not a Cargo package name: use ASCII letters, digits, `-` and `_`, starting with a letter or `_`, at most 64 characters"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrapped(text: &str) -> String {
+        let mut s = String::new();
+        doc_lines(text, &mut s);
+        s
+    }
+
+    #[test]
+    fn doc_lines_wrap_and_keep_lists_together() {
+        let long = "word ".repeat(40);
+        let out = wrapped(long.trim());
+        assert!(out.lines().all(|l| l.chars().count() <= WIDTH), "{out}");
+        assert!(out.lines().count() >= 2);
+        let out = wrapped(&format!(
+            "Intro:\n\n- {}\n  tail",
+            "item ".repeat(30).trim()
+        ));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "/// Intro:");
+        assert_eq!(lines[1], "///");
+        assert!(lines[2].starts_with("/// - item"));
+        assert!(lines[3..].iter().all(|l| l.starts_with("///   ")), "{out}");
+        // Never a line starting a list by accident.
+        let out = wrapped(&format!("{} - dash 1. one", "x".repeat(90)));
+        assert!(
+            !out.lines()
+                .skip(1)
+                .any(|l| l.starts_with("/// -") || l.starts_with("/// 1.")),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            module_name("runtime-and-lifecycle"),
+            "runtime_and_lifecycle"
+        );
+        assert_eq!(module_name("1st"), "ch_1st");
+        assert_eq!(module_name("type"), "type_");
+        assert_eq!(
+            fn_name("lifecycle.sigterm-on-kill"),
+            "lifecycle_sigterm_on_kill"
+        );
+        assert_eq!(fn_name("3d.x"), "c_3d_x");
+        assert!(check_crate_name("my-tests_2").is_ok());
+        for bad in ["", "2x", "-x", "a b", "a/b", "ü"] {
+            assert!(check_crate_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn main_rs_gains_sorted_declarations() {
+        let m: BTreeSet<String> = ["b", "d"].map(String::from).into();
+        let out = merge_main("//! doc\n", &m);
+        assert_eq!(out, "//! doc\n\nmod b;\nmod d;\n");
+        let m: BTreeSet<String> = ["a", "b", "c", "d", "e"].map(String::from).into();
+        let out = merge_main("//! doc\n\nmod b;\nmod d;\n\nfn helper() {}\n", &m);
+        assert_eq!(
+            out,
+            "//! doc\n\nmod a;\nmod b;\nmod c;\nmod d;\nmod e;\n\nfn helper() {}\n"
+        );
+    }
+}
