@@ -48,7 +48,8 @@ fuzz_target!(|data: &[u8]| {
     );
     if !loaded.has_errors() {
         let _ = kcontract::list::json(&loaded.spec);
-        let files = kcontract::site::render(&loaded.spec, &f.tera).expect("valid spec renders");
+        let m = kcontract::matrix::compute(&loaded.spec, &[], None);
+        let files = kcontract::site::render(&m, &f.tera).expect("valid spec renders");
         assert!(!files.is_empty());
     }
 });

@@ -11,6 +11,10 @@ mod search;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
 
 use serde::Serialize;
 use tera::{Context, Tera};
@@ -183,9 +187,9 @@ struct ClauseCtx {
 
 #[derive(Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
-enum BlockCtx {
+enum BlockCtx<'a> {
     Prose { html: String },
-    Clause(Box<ClauseCtx>),
+    Clause(&'a ClauseCtx),
 }
 
 /// Parse the templates once: embedded, then overrides.
@@ -226,7 +230,28 @@ fn template_error(e: &tera::Error) -> Diagnostic {
 
 /// Render every page into memory: (relative path, bytes). Pure: no I/O, so it can be tested and a
 /// failure never leaves anything half-written.
+/// Render every page into memory: (relative path, bytes), sorted. Pure: no I/O (tests, fuzzing).
 pub fn render(m: &Matrix, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let files = Mutex::new(Vec::new());
+    render_into(m, tera, &|rel, bytes| {
+        files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((rel, bytes));
+        Ok(())
+    })?;
+    let mut files = files.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort();
+    Ok(files)
+}
+
+/// Receives each rendered file as soon as it is ready, from several threads.
+type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sync + 'p;
+
+/// Render every file of the site and hand it to `put`. Languages and pages render in parallel;
+/// each clause's context (Markdown → HTML, translation state, status) is computed once per language
+/// and shared by the chapter page, the clause index and the matrix page. Returns the page count.
+pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<usize, Diagnostic> {
     let spec = m.spec;
     let status: BTreeMap<&str, Status> = m
         .rows
@@ -239,110 +264,113 @@ pub fn render(m: &Matrix, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagnos
             .copied()
             .unwrap_or(Status::Untested)
     };
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     let langs = &spec.contract.languages;
-    for lang in langs {
-        let tr = spec.translations.iter().find(|t| &t.lang == lang);
-        let docs: &[Document] = match tr {
-            Some(t) => &t.documents,
-            None => &spec.documents,
-        };
-        let other = langs.iter().find(|l| *l != lang).cloned();
-        let chapters: Vec<ChapterLink> = docs
-            .iter()
-            .map(|d| ChapterLink {
-                name: d.chapter.clone(),
-                title: d.title.clone(),
-                clauses: d
-                    .blocks
-                    .iter()
-                    .filter(|b| matches!(b, Block::Clause(_)))
-                    .count(),
-            })
-            .collect();
-        let mut base = Context::new();
-        base.insert("lang", lang);
-        base.insert("html_lang", html_lang(lang));
-        base.insert("other_lang", &other);
-        base.insert("t", &ui(lang));
-        base.insert("title", &spec.contract.title);
-        base.insert("version", &spec.contract.version);
-        base.insert("upstream", &spec.contract.upstream);
-        base.insert("chapters", &chapters);
-
-        for doc in docs {
-            let blocks: Vec<BlockCtx> = doc
-                .blocks
+    // Languages one after the other (each holds a context per clause; two at once cost peak memory
+    // for little speed), pages within a language in parallel.
+    let pages: usize = langs
+        .iter()
+        .map(|lang| -> Result<usize, Diagnostic> {
+            let tr = spec.translations.iter().find(|t| &t.lang == lang);
+            let docs: &[Document] = match tr {
+                Some(t) => &t.documents,
+                None => &spec.documents,
+            };
+            let other = langs.iter().find(|l| *l != lang).cloned();
+            let chapters: Vec<ChapterLink> = docs
                 .iter()
-                .map(|b| match b {
-                    Block::Prose(p) => BlockCtx::Prose { html: to_html(p) },
-                    Block::Clause(i) => {
-                        let c = &spec.clauses[*i];
-                        BlockCtx::Clause(Box::new(clause_ctx(c, tr, status_of(c))))
-                    }
+                .map(|d| ChapterLink {
+                    name: d.chapter.clone(),
+                    title: d.title.clone(),
+                    clauses: d
+                        .blocks
+                        .iter()
+                        .filter(|b| matches!(b, Block::Clause(_)))
+                        .count(),
                 })
                 .collect();
-            let mut ctx = base.clone();
-            ctx.insert("page", &doc.chapter);
-            ctx.insert("page_title", &doc.title);
-            ctx.insert("blocks", &blocks);
-            let html = tera
-                .render("chapter.html", &ctx)
-                .map_err(|e| template_error(&e))?;
-            files.push((format!("{lang}/{}.html", doc.chapter), html.into_bytes()));
-        }
+            let mut base = Context::new();
+            base.insert("lang", lang);
+            base.insert("html_lang", html_lang(lang));
+            base.insert("other_lang", &other);
+            base.insert("t", &ui(lang));
+            base.insert("title", &spec.contract.title);
+            base.insert("version", &spec.contract.version);
+            base.insert("upstream", &spec.contract.upstream);
+            base.insert("chapters", &chapters);
+            let page = |template: &str, ctx: &Context, rel: String| {
+                let html = tera.render(template, ctx).map_err(|e| template_error(&e))?;
+                put(rel, html.into_bytes())
+            };
 
-        let all: Vec<ClauseCtx> = spec
-            .clauses
-            .iter()
-            .map(|c| clause_ctx(c, tr, status_of(c)))
-            .collect();
-        let mut ctx = base.clone();
-        ctx.insert("page", "index");
-        ctx.insert("page_title", &spec.contract.title);
-        ctx.insert("clause_count", &all.len());
-        let html = tera
-            .render("index.html", &ctx)
-            .map_err(|e| template_error(&e))?;
-        files.push((format!("{lang}/index.html"), html.into_bytes()));
+            let all: Vec<ClauseCtx> = spec
+                .clauses
+                .par_iter()
+                .map(|c| clause_ctx(c, tr, status_of(c)))
+                .collect();
 
-        let mut ctx = base.clone();
-        ctx.insert("page", "clauses");
-        ctx.insert("page_title", ui(lang)["clauses"]);
-        ctx.insert("clauses", &all);
-        let html = tera
-            .render("clauses.html", &ctx)
-            .map_err(|e| template_error(&e))?;
-        files.push((format!("{lang}/clauses.html"), html.into_bytes()));
+            docs.par_iter().try_for_each(|doc| {
+                let blocks: Vec<BlockCtx> = doc
+                    .blocks
+                    .iter()
+                    .map(|b| match b {
+                        Block::Prose(p) => BlockCtx::Prose { html: to_html(p) },
+                        Block::Clause(i) => BlockCtx::Clause(&all[*i]),
+                    })
+                    .collect();
+                let mut ctx = base.clone();
+                ctx.insert("page", &doc.chapter);
+                ctx.insert("page_title", &doc.title);
+                ctx.insert("blocks", &blocks);
+                page("chapter.html", &ctx, format!("{lang}/{}.html", doc.chapter))
+            })?;
 
-        let mut ctx = base;
-        ctx.insert("page", "matrix");
-        ctx.insert("page_title", ui(lang)["matrix"]);
-        matrix_ctx(m, &all, lang, &mut ctx);
-        let html = tera
-            .render("matrix.html", &ctx)
-            .map_err(|e| template_error(&e))?;
-        files.push((format!("{lang}/matrix.html"), html.into_bytes()));
+            // The four whole-contract files of this language, in parallel.
+            (0..4).into_par_iter().try_for_each(|job| match job {
+                0 => {
+                    let mut ctx = base.clone();
+                    ctx.insert("page", "index");
+                    ctx.insert("page_title", &spec.contract.title);
+                    ctx.insert("clause_count", &all.len());
+                    page("index.html", &ctx, format!("{lang}/index.html"))
+                }
+                1 => {
+                    let mut ctx = base.clone();
+                    ctx.insert("page", "clauses");
+                    ctx.insert("page_title", ui(lang)["clauses"]);
+                    ctx.insert("clauses", &all);
+                    page("clauses.html", &ctx, format!("{lang}/clauses.html"))
+                }
+                2 => {
+                    let mut ctx = base.clone();
+                    ctx.insert("page", "matrix");
+                    ctx.insert("page_title", ui(lang)["matrix"]);
+                    matrix_ctx(m, &all, lang, &mut ctx);
+                    page("matrix.html", &ctx, format!("{lang}/matrix.html"))
+                }
+                _ => put(
+                    format!("assets/search-{lang}.js"),
+                    search::index_script(spec, tr).into_bytes(),
+                ),
+            })?;
+            Ok(docs.len() + 3)
+        })
+        .collect::<Result<Vec<usize>, Diagnostic>>()?
+        .into_iter()
+        .sum();
 
-        files.push((
-            format!("assets/search-{lang}.js"),
-            search::index_script(spec, tr).into_bytes(),
-        ));
-    }
     for (name, content) in ASSETS {
-        files.push((format!("assets/{name}"), content.as_bytes().to_vec()));
+        put(format!("assets/{name}"), content.as_bytes().to_vec())?;
     }
     let first = langs.first().cloned().unwrap_or_else(|| "en".into());
-    files.push((
+    put(
         "index.html".into(),
         format!("<!doctype html>\n<html lang=\"{first}\"><head><meta charset=\"utf-8\"><title>{}</title><meta http-equiv=\"refresh\" content=\"0; url={first}/index.html\"></head><body><a href=\"{first}/index.html\">{}</a></body></html>\n",
             escape(&spec.contract.title), escape(&spec.contract.title)).into_bytes(),
-    ));
-    files.push(("clauses.json".into(), clauses_json(spec).into_bytes()));
-    files.push(("matrix.json".into(), matrix::json(m).into_bytes()));
-    files.push(("matrix.csv".into(), matrix::csv(m).into_bytes()));
-    files.sort();
-    Ok(files)
+    )?;
+    put("clauses.json".into(), clauses_json(spec).into_bytes())?;
+    put("matrix.json".into(), matrix::json(m).into_bytes())?;
+    put("matrix.csv".into(), matrix::csv(m).into_bytes())?;
+    Ok(pages + 1)
 }
 
 fn escape(s: &str) -> String {
@@ -477,12 +505,20 @@ fn clauses_json(spec: &Spec) -> String {
                 .collect(),
         })
         .collect();
-    let v = serde_json::json!({
-        "format": list.format,
-        "contract": list.contract,
-        "clauses": clauses,
-    });
-    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    // Serialised straight from borrowed structs: a `serde_json::Value` of the whole list was the
+    // largest allocation of a big build.
+    #[derive(Serialize)]
+    struct Out<'a> {
+        format: &'a str,
+        contract: &'a crate::list::ContractInfo<'a>,
+        clauses: &'a [WithTr<'a>],
+    }
+    let out = Out {
+        format: list.format,
+        contract: &list.contract,
+        clauses: &clauses,
+    };
+    let mut s = serde_json::to_string_pretty(&out).unwrap_or_default();
     s.push('\n');
     s
 }
@@ -491,92 +527,142 @@ fn clauses_json(spec: &Spec) -> String {
 pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic> {
     let mut timings = crate::timings::Timings::default();
     let tera = timings.time("templates", || templates(opts.templates.as_deref()))?;
-    let files = timings.time("render", || render(m, &tera))?;
-    let pages = files.iter().filter(|(p, _)| p.ends_with(".html")).count();
-    timings.time("write", || write_site(&opts.out, &files))?;
+    let out = timings.time("prepare", || OutputDir::prepare(&opts.out))?;
+    let files = AtomicUsize::new(0);
+    let rendered = timings.time("render+write", || {
+        render_into(m, &tera, &|rel, bytes| {
+            files.fetch_add(1, Ordering::Relaxed);
+            out.write(&rel, &bytes)
+        })
+    });
+    let pages = match rendered {
+        Ok(p) => p,
+        Err(d) => {
+            out.abandon();
+            return Err(d);
+        }
+    };
+    timings.time("swap", || out.commit())?;
     Ok(BuildReport {
         pages,
-        files: files.len(),
+        files: files.into_inner(),
         timings,
     })
 }
 
-/// Write into a fresh sibling folder, then swap it with the old output.
+/// Write a whole site at once (used by tests): prepare, write every file, swap.
 pub fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Diagnostic> {
-    let out_err = |what: String, e: &std::io::Error| {
+    let dir = OutputDir::prepare(out)?;
+    for (rel, bytes) in files {
+        if let Err(d) = dir.write(rel, bytes) {
+            dir.abandon();
+            return Err(d);
+        }
+    }
+    dir.commit()
+}
+
+/// The output folder during a build: files go into a fresh sibling folder, which replaces the old
+/// output only at the end ([`OutputDir::commit`]). A failed build calls [`OutputDir::abandon`], and
+/// the previous site stays as it was. Paths are relative names produced by the renderer (fixed
+/// names and validated chapter names), never taken from spec text.
+pub struct OutputDir {
+    out: PathBuf,
+    tmp: PathBuf,
+    old: PathBuf,
+}
+
+impl OutputDir {
+    fn error(out: &Path, what: String, e: &std::io::Error) -> Diagnostic {
         Diagnostic::error("K0401", format!("{what}: {e}"))
             .in_file(out)
             .help("check that the output folder's parent exists and is writable; the previous site is untouched")
-    };
-    if fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(Diagnostic::error(
-            "K0401",
-            format!("the output path `{}` is a symbolic link", out.display()),
-        )
-        .help(
-            "pass the real folder with --out; kcontract does not write through or replace links",
-        ));
     }
-    if out.exists() && !out.is_dir() {
-        return Err(Diagnostic::error(
-            "K0401",
-            format!(
-                "the output path `{}` is a file, not a folder",
-                out.display()
-            ),
-        )
-        .help("pass --out with a folder path; kcontract will not overwrite a file"));
-    }
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .filter(|n| n != "." && n != "..")
-        .ok_or_else(|| {
-            Diagnostic::error(
+
+    pub fn prepare(out: &Path) -> Result<OutputDir, Diagnostic> {
+        if fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Diagnostic::error(
                 "K0401",
-                format!("`{}` cannot be an output folder", out.display()),
+                format!("the output path `{}` is a symbolic link", out.display()),
             )
-            .help("name the folder, e.g. --out site")
-        })?;
-    let parent = out
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let pid = std::process::id();
-    let tmp = parent.join(format!(".{name}.kcontract-new-{pid}"));
-    let old = parent.join(format!(".{name}.kcontract-old-{pid}"));
-    let _ = fs::remove_dir_all(&tmp);
-    let result = (|| {
-        for (rel, bytes) in files {
-            let p = tmp.join(rel);
-            if let Some(dir) = p.parent() {
-                fs::create_dir_all(dir)?;
-            }
-            fs::write(&p, bytes)?;
+            .help("pass the real folder with --out; kcontract does not write through or replace links"));
         }
-        Ok::<(), std::io::Error>(())
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(out_err(
-            format!("cannot write the site into `{}`", tmp.display()),
-            &e,
-        ));
+        if out.exists() && !out.is_dir() {
+            return Err(Diagnostic::error(
+                "K0401",
+                format!(
+                    "the output path `{}` is a file, not a folder",
+                    out.display()
+                ),
+            )
+            .help("pass --out with a folder path; kcontract will not overwrite a file"));
+        }
+        let name = out
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| n != "." && n != "..")
+            .ok_or_else(|| {
+                Diagnostic::error(
+                    "K0401",
+                    format!("`{}` cannot be an output folder", out.display()),
+                )
+                .help("name the folder, e.g. --out site")
+            })?;
+        let parent = out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let pid = std::process::id();
+        let dir = OutputDir {
+            out: out.to_path_buf(),
+            tmp: parent.join(format!(".{name}.kcontract-new-{pid}")),
+            old: parent.join(format!(".{name}.kcontract-old-{pid}")),
+        };
+        let _ = fs::remove_dir_all(&dir.tmp);
+        fs::create_dir(&dir.tmp)
+            .map_err(|e| Self::error(out, format!("cannot create `{}`", dir.tmp.display()), &e))?;
+        Ok(dir)
     }
-    if out.exists() {
-        fs::rename(out, &old).map_err(|e| {
-            let _ = fs::remove_dir_all(&tmp);
-            out_err(format!("cannot move the old `{}` aside", out.display()), &e)
-        })?;
+
+    /// Write one file (safe to call from several threads).
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), Diagnostic> {
+        let p = self.tmp.join(rel);
+        let written = match p.parent() {
+            Some(dir) if dir != self.tmp => {
+                fs::create_dir_all(dir).and_then(|()| fs::write(&p, bytes))
+            }
+            _ => fs::write(&p, bytes),
+        };
+        written.map_err(|e| Self::error(&self.out, format!("cannot write `{}`", p.display()), &e))
     }
-    if let Err(e) = fs::rename(&tmp, out) {
-        let _ = fs::rename(&old, out);
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(out_err(
-            format!("cannot move the new site into `{}`", out.display()),
-            &e,
-        ));
+
+    /// Give up: remove the partial new site; the old one was never touched.
+    pub fn abandon(self) {
+        let _ = fs::remove_dir_all(&self.tmp);
     }
-    let _ = fs::remove_dir_all(&old);
-    Ok(())
+
+    /// Swap the new site in.
+    pub fn commit(self) -> Result<(), Diagnostic> {
+        if self.out.exists() {
+            if let Err(e) = fs::rename(&self.out, &self.old) {
+                let _ = fs::remove_dir_all(&self.tmp);
+                return Err(Self::error(
+                    &self.out,
+                    format!("cannot move the old `{}` aside", self.out.display()),
+                    &e,
+                ));
+            }
+        }
+        if let Err(e) = fs::rename(&self.tmp, &self.out) {
+            let _ = fs::rename(&self.old, &self.out);
+            let _ = fs::remove_dir_all(&self.tmp);
+            return Err(Self::error(
+                &self.out,
+                format!("cannot move the new site into `{}`", self.out.display()),
+                &e,
+            ));
+        }
+        let _ = fs::remove_dir_all(&self.old);
+        Ok(())
+    }
 }
