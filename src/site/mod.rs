@@ -643,15 +643,15 @@ impl OutputDir {
 
     /// Swap the new site in.
     pub fn commit(self) -> Result<(), Diagnostic> {
-        if self.out.exists() {
-            if let Err(e) = fs::rename(&self.out, &self.old) {
-                let _ = fs::remove_dir_all(&self.tmp);
-                return Err(Self::error(
-                    &self.out,
-                    format!("cannot move the old `{}` aside", self.out.display()),
-                    &e,
-                ));
-            }
+        if self.out.exists()
+            && let Err(e) = fs::rename(&self.out, &self.old)
+        {
+            let _ = fs::remove_dir_all(&self.tmp);
+            return Err(Self::error(
+                &self.out,
+                format!("cannot move the old `{}` aside", self.out.display()),
+                &e,
+            ));
         }
         if let Err(e) = fs::rename(&self.tmp, &self.out) {
             let _ = fs::rename(&self.old, &self.out);
