@@ -9,6 +9,7 @@ use std::ops::Range;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
+use super::fast_yaml::{self, Scalar};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::{Level, find_keywords};
 use crate::spec::{Actor, Verify, check_id};
@@ -91,7 +92,7 @@ impl<'de> Deserialize<'de> for RawBlock {
 
 /// The fields of a clause that parsed and passed the per-block checks. Fields that failed are `None`
 /// and have a diagnostic; the caller builds a [`crate::spec::Clause`] only when all are present.
-#[derive(Default)]
+#[derive(Default, Debug, PartialEq)]
 pub struct ClauseFields {
     pub id: Option<(String, Span)>,
     pub level: Option<(Level, String)>,
@@ -154,8 +155,89 @@ pub fn parse_block(
     schema: Schema,
     diags: &mut Vec<Diagnostic>,
 ) -> ClauseFields {
+    parse_block_with(pos, schema, diags, true)
+}
+
+/// Keys the deserializer reads as typed values (others are skipped whatever they hold).
+fn known_key(k: &str) -> bool {
+    FIELDS.contains(&k) || k == "source"
+}
+
+enum FieldValue {
+    Str(Scalar),
+    List(Vec<Scalar>),
+    Ignored,
+}
+
+/// The fields of a block, from the fast path when the block is in its subset, else from
+/// serde-saphyr (which also reports every syntax error).
+fn read_fields(
+    pos: &BlockPos<'_>,
+    allow_fast: bool,
+) -> Result<Vec<(Scalar, FieldValue)>, serde_saphyr::Error> {
     let yaml = &pos.file.text[pos.content.clone()];
-    let raw: RawBlock = match serde_saphyr::from_str(yaml) {
+    // The shapes serde-saphyr would reject (a scalar where a list is expected, or the reverse) are
+    // left to it, so it reports them.
+    // An unknown key's value is skipped by serde-saphyr, which still parses numbers there (and
+    // rejects some, like `.inf`): keep number-like values of unknown keys off the fast path.
+    let numeric = |v: &str| v.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '+');
+    let shapes_ok = |fields: &[fast_yaml::Field]| {
+        fields
+            .iter()
+            .all(|f| match (&f.value, f.key.value.as_str()) {
+                (fast_yaml::Value::List(items), k) => {
+                    k == "upstream-tests"
+                        || !known_key(k) && !items.iter().any(|i| numeric(&i.value))
+                }
+                (fast_yaml::Value::Str(s), k) => {
+                    k != "upstream-tests" && (known_key(k) || !numeric(&s.value))
+                }
+            })
+    };
+    if allow_fast
+        && let Some(fields) = fast_yaml::parse(yaml, pos.content.start)
+        && shapes_ok(&fields)
+    {
+        return Ok(fields
+            .into_iter()
+            .map(|f| {
+                let v = match f.value {
+                    fast_yaml::Value::Str(s) => FieldValue::Str(s),
+                    fast_yaml::Value::List(l) => FieldValue::List(l),
+                };
+                (f.key, v)
+            })
+            .collect());
+    }
+    let raw: RawBlock = serde_saphyr::from_str(yaml)?;
+    let scalar = |s: &Spanned<String>| Scalar {
+        value: s.value.clone(),
+        range: pos.span_of(s).range,
+    };
+    Ok(raw
+        .0
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                RawValue::Str(s) => FieldValue::Str(scalar(s)),
+                RawValue::List(items) => FieldValue::List(items.iter().map(scalar).collect()),
+                RawValue::Unknown => FieldValue::Ignored,
+            };
+            (scalar(k), v)
+        })
+        .collect())
+}
+
+/// [`parse_block`], with the fast path switchable (the equivalence test runs both ways).
+#[doc(hidden)]
+pub fn parse_block_with(
+    pos: &BlockPos<'_>,
+    schema: Schema,
+    diags: &mut Vec<Diagnostic>,
+    allow_fast: bool,
+) -> ClauseFields {
+    let yaml = &pos.file.text[pos.content.clone()];
+    let raw = match read_fields(pos, allow_fast) {
         Ok(r) => r,
         Err(e) => {
             let span = match e.location() {
@@ -188,18 +270,19 @@ pub fn parse_block(
     let mut level_span = None;
     let mut verify_span = None;
     let mut seen = Vec::new();
-    for (key, value) in &raw.0 {
+    let span_of = |s: &Scalar| Span::new(pos.file_id, s.range.clone());
+    for (key, value) in &raw {
         let k = key.value.as_str();
         seen.push(k.to_string());
         let allowed = schema.fields();
         let value = if allowed.contains(&k) {
             value
         } else {
-            &RawValue::Unknown
+            &FieldValue::Ignored
         };
         let s = match value {
-            RawValue::Str(s) => s,
-            RawValue::List(items) => {
+            FieldValue::Str(s) => s,
+            FieldValue::List(items) => {
                 out.upstream_tests = items.iter().map(|i| i.value.clone()).collect();
                 for item in items {
                     if !is_test_path(&item.value) {
@@ -208,16 +291,16 @@ pub fn parse_block(
                                 "K0117",
                                 format!("`{}` is not a Go test file path", item.value),
                             )
-                            .at(pos.span_of(item), "expected a path like this")
+                            .at(span_of(item), "expected a path like this")
                             .help("`upstream-tests` lists Knative conformance tests as paths in knative/serving, e.g. `test/conformance/runtime/envvars_test.go`"),
                         );
                     }
                 }
                 continue;
             }
-            RawValue::Unknown => {
+            FieldValue::Ignored => {
                 let mut d = Diagnostic::error("K0102", format!("unknown field `{k}`"))
-                    .at(pos.span_of(key), "not a clause field");
+                    .at(span_of(key), "not a clause field");
                 d = d.help(match (schema, suggest(k, allowed)) {
                     (Schema::Translation, _) if FIELDS.contains(&k) => format!(
                         "a translated clause has only {}; `{k}` is inherited from the source-language clause",
@@ -230,7 +313,7 @@ pub fn parse_block(
                 continue;
             }
         };
-        let span = pos.span_of(s);
+        let span = span_of(s);
         let v = s.value.trim();
         match k {
             "id" => match check_id(v) {
@@ -474,6 +557,182 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Run a block through both paths; return (fast path taken, fields, rendered diagnostics) per path.
+    fn both(block: &str) -> ((bool, ClauseFields, String), (ClauseFields, String)) {
+        let text = format!("```clause\n{block}```\n");
+        let mut sources = crate::diagnostic::SourceMap::default();
+        let id = sources.add("one.md".into(), text.clone());
+        let file = sources.get(id);
+        let pos = BlockPos {
+            file_id: id,
+            file,
+            content: 10..text.len() - 4,
+            fence: 0..9,
+        };
+        let render = |d: &[Diagnostic]| {
+            crate::diagnostic::render_all(d, &sources, &annotate_snippets::Renderer::plain())
+        };
+        let fast_taken = fast_yaml::parse(&text[pos.content.clone()], pos.content.start).is_some();
+        let mut d1 = Vec::new();
+        let f1 = parse_block_with(&pos, Schema::Source, &mut d1, true);
+        let mut d2 = Vec::new();
+        let f2 = parse_block_with(&pos, Schema::Source, &mut d2, false);
+        ((fast_taken, f1, render(&d1)), (f2, render(&d2)))
+    }
+
+    fn word() -> impl Strategy<Value = String> {
+        proptest::sample::select(vec![
+            "The",
+            "platform",
+            "MUST",
+            "MUST NOT",
+            "SHOULD",
+            "MAY",
+            "do",
+            "it.",
+            "a.b",
+            "lifecycle.x-y",
+            "platform",
+            "manual",
+            "untestable",
+            "model",
+            "`code`",
+            "容器",
+            "é",
+            "a:b",
+            "a: b",
+            "#x",
+            " #x",
+            "\"q\"",
+            "'q'",
+            "-",
+            "- x",
+            "true",
+            "12",
+            "1.0",
+            "~",
+            "null",
+            "[a]",
+            "{a}",
+            "&a",
+            "*a",
+            "!t",
+            "|",
+            ">",
+            "%",
+            "@",
+            "x_test.go",
+            "runtime.md#kill",
+            "",
+            " ",
+            "  ",
+            "0x1F",
+            "1e3",
+            ".5",
+            "0o7",
+            ".inf",
+            "Y",
+            "NULL",
+            "No",
+            "3a7163a0d52f",
+            "a\\b",
+            "\\u00e9",
+            "...",
+            "---",
+        ])
+        .prop_map(str::to_string)
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        let words = || proptest::collection::vec(word(), 1..6).prop_map(|w| w.join(" "));
+        prop_oneof![
+            4 => words().prop_map(|w| format!(" {w}\n")),
+            3 => (proptest::sample::select(vec![">-", "|", ">", "|-"]), 1usize..4, proptest::collection::vec(
+                    prop_oneof![4 => words(), 1 => Just(String::new())], 1..5), any::<bool>())
+                .prop_map(|(ind, n, lines, extra)| {
+                    let mut s = format!(" {ind}\n");
+                    for (i, l) in lines.iter().enumerate() {
+                        let pad = if extra && i == 1 { n + 1 } else { n };
+                        s.push_str(&format!("{}{l}\n", " ".repeat(if l.is_empty() { 0 } else { pad })));
+                    }
+                    s
+                }),
+            2 => (1usize..4, proptest::collection::vec(word(), 1..4), any::<bool>()).prop_map(|(n, items, zero)| {
+                    let mut s = String::from("\n");
+                    for it in items {
+                        s.push_str(&format!("{}- {it}\n", " ".repeat(if zero { 0 } else { n })));
+                    }
+                    s
+                }),
+            1 => Just("\n".to_string()),
+        ]
+    }
+
+    fn block() -> impl Strategy<Value = String> {
+        let key = proptest::sample::select(vec![
+            "id",
+            "level",
+            "actor",
+            "text",
+            "verify",
+            "reason",
+            "implicit",
+            "oci",
+            "upstream-tests",
+            "colour",
+            "verfy",
+            "# c",
+            "Id",
+        ]);
+        proptest::collection::vec((key, value()), 1..8).prop_map(|fields| {
+            fields
+                .into_iter()
+                .map(|(k, v)| format!("{k}:{v}"))
+                .collect()
+        })
+    }
+
+    proptest! {
+        // 2,000 cases by default; `KC_FAST_YAML_CASES=100000` for a long run.
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("KC_FAST_YAML_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+        ))]
+
+        /// The fast path is an optimisation only: fields and diagnostics are identical either way.
+        #[test]
+        fn fast_path_agrees_with_serde_saphyr(b in block()) {
+            let ((_, f1, d1), (f2, d2)) = both(&b);
+            prop_assert_eq!(f1, f2);
+            prop_assert_eq!(d1, d2);
+        }
+    }
+
+    #[test]
+    fn fast_path_is_taken_for_the_shipped_spec() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
+        let (mut fast, mut total) = (0, 0);
+        for lang in ["en", "zh"] {
+            for e in std::fs::read_dir(root.join(lang)).unwrap() {
+                let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+                for part in text.split("```clause\n").skip(1) {
+                    let block = &part[..part.find("```").unwrap()];
+                    total += 1;
+                    let ((taken, f1, d1), (f2, d2)) = both(block);
+                    assert_eq!(f1, f2, "{block}");
+                    assert_eq!(d1, d2, "{block}");
+                    fast += usize::from(taken);
+                }
+            }
+        }
+        assert!(total >= 200, "{total}");
+        // Most blocks are plain; the rest (quoted values, …) take the full parser.
+        assert!(
+            fast * 10 >= total * 8,
+            "{fast} of {total} blocks took the fast path"
+        );
+    }
 
     #[test]
     fn suggests_close_field_names() {

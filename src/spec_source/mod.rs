@@ -6,6 +6,7 @@
 
 mod chapter;
 mod clause_block;
+pub mod fast_yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -1,0 +1,311 @@
+//! A fast path for the plain YAML that clause blocks almost always are.
+//!
+//! Profiling `check` on the contract ×100 showed the general YAML parser (serde-saphyr with per-value
+//! spans) taking over a third of the time. Clause blocks use a tiny part of YAML: `key: plain value`,
+//! `key: >-` / `key: |` block scalars, and `key:` followed by `  - item` lines. This module parses
+//! exactly that subset and gives up — returns `None` — at the first thing outside it (quotes, comments,
+//! tabs, flow collections, anchors, special scalars, odd indentation, duplicate keys, anything it is
+//! not sure of). The caller then uses serde-saphyr, which also produces every error message, so the
+//! fast path can never change what a user sees. `tests/fast_yaml.rs` checks that it yields the same
+//! values and spans as serde-saphyr on random blocks.
+
+use std::ops::Range;
+
+/// A scalar with its byte range in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scalar {
+    pub value: String,
+    pub range: Range<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    Str(Scalar),
+    List(Vec<Scalar>),
+}
+
+/// `key: value`, in source order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub key: Scalar,
+    pub value: Value,
+}
+
+struct Line<'a> {
+    /// Byte offset of the line start in the file.
+    start: usize,
+    /// The line without its newline.
+    text: &'a str,
+}
+
+impl Line<'_> {
+    fn indent(&self) -> usize {
+        self.text.len() - self.text.trim_start_matches(' ').len()
+    }
+    fn is_blank(&self) -> bool {
+        self.text.trim_matches(' ').is_empty()
+    }
+}
+
+/// Parse `text` (the block content, starting at file offset `base`) if it is in the subset.
+pub fn parse(text: &str, base: usize) -> Option<Vec<Field>> {
+    if text.contains(['\t', '\r', '\u{feff}', '\0']) {
+        return None;
+    }
+    let mut lines = Vec::new();
+    let mut offset = base;
+    for l in text.split_inclusive('\n') {
+        lines.push(Line {
+            start: offset,
+            text: l.strip_suffix('\n').unwrap_or(l),
+        });
+        offset += l.len();
+    }
+    let mut fields: Vec<Field> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = &lines[i];
+        if line.is_blank() {
+            i += 1;
+            continue;
+        }
+        if line.indent() != 0 {
+            return None;
+        }
+        let colon = line.text.find(':')?;
+        let key = &line.text[..colon];
+        if key.is_empty()
+            || !key.starts_with(|c: char| c.is_ascii_lowercase())
+            || !key.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+            || fields.iter().any(|f| f.key.value == key)
+        {
+            return None;
+        }
+        let key = Scalar {
+            value: key.to_string(),
+            range: line.start..line.start + colon,
+        };
+        let rest = &line.text[colon + 1..];
+        let (value, next) = if rest.is_empty() {
+            list(&lines, i + 1)?
+        } else {
+            let rest_start = line.start + colon + 2;
+            match rest.strip_prefix(' ')? {
+                ">-" => block(&lines, i + 1, true)?,
+                "|" => block(&lines, i + 1, false)?,
+                v => {
+                    // A plain scalar must fit on its line: an indented next line would continue it.
+                    if lines
+                        .get(i + 1)
+                        .is_some_and(|n| !n.is_blank() && n.indent() > 0)
+                    {
+                        return None;
+                    }
+                    (Value::Str(plain(v, rest_start)?), i + 1)
+                }
+            }
+        };
+        fields.push(Field { key, value });
+        i = next;
+    }
+    (!fields.is_empty()).then_some(fields)
+}
+
+/// A plain scalar that needs no YAML interpretation: no indicator at the start, no `: ` or ` #`
+/// inside, not a null/boolean/number look-alike, not empty. Trailing spaces are not part of it.
+fn plain(v: &str, start: usize) -> Option<Scalar> {
+    let trimmed = v.trim_end_matches(' ');
+    let first = trimmed.chars().next()?;
+    if "-?:,[]{}#&*!|>'\"%@` ".contains(first)
+        || trimmed.contains(": ")
+        || trimmed.contains(" #")
+        || trimmed.ends_with(':')
+    {
+        return None;
+    }
+    // Null and boolean spellings are not strings to YAML; leave them to the full parser. (Numbers
+    // are read as their text when a string is expected, so hex stamps like `3a7163a0d52f` and ids
+    // like `12` stay on the fast path; the equivalence test covers them.)
+    let lower = trimmed.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "null" | "~" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
+    ) || trimmed.starts_with("...")
+    {
+        return None;
+    }
+    Some(Scalar {
+        value: trimmed.to_string(),
+        range: start..start + trimmed.len(),
+    })
+}
+
+/// `key:` followed by `  - item` lines, all at the same indentation.
+fn list(lines: &[Line], from: usize) -> Option<(Value, usize)> {
+    let mut items = Vec::new();
+    let mut indent = None;
+    let mut i = from;
+    while let Some(line) = lines.get(i) {
+        if line.is_blank() {
+            i += 1;
+            continue;
+        }
+        let n = line.indent();
+        if n == 0 {
+            break;
+        }
+        if indent.is_some_and(|ind| ind != n) {
+            return None;
+        }
+        indent = Some(n);
+        let item = line.text[n..].strip_prefix("- ")?;
+        items.push(plain(item, line.start + n + 2)?);
+        i += 1;
+    }
+    (!items.is_empty()).then_some((Value::List(items), i))
+}
+
+/// A `>-` (folded, strip) or `|` (literal, clip) block scalar whose lines all share one
+/// indentation. Blank lines are allowed between content lines only.
+fn block(lines: &[Line], from: usize, folded: bool) -> Option<(Value, usize)> {
+    let first = lines.get(from)?;
+    let indent = first.indent();
+    if indent == 0 || first.is_blank() {
+        return None;
+    }
+    let mut content: Vec<&Line> = Vec::new();
+    let mut blanks_after: Vec<usize> = Vec::new();
+    let mut i = from;
+    while let Some(line) = lines.get(i) {
+        if line.is_blank() {
+            // A blank line with more spaces than the indentation would carry content spaces.
+            if line.text.len() > indent {
+                return None;
+            }
+            if let Some(b) = blanks_after.last_mut() {
+                *b += 1;
+            }
+            i += 1;
+            continue;
+        }
+        let n = line.indent();
+        if n == 0 {
+            break;
+        }
+        if n != indent {
+            return None;
+        }
+        content.push(line);
+        blanks_after.push(0);
+        i += 1;
+    }
+    let mut value = String::new();
+    for (k, line) in content.iter().enumerate() {
+        value.push_str(&line.text[indent..]);
+        if k + 1 < content.len() {
+            let blanks = blanks_after[k];
+            if folded {
+                if blanks == 0 {
+                    value.push(' ');
+                } else {
+                    value.extend(std::iter::repeat_n('\n', blanks));
+                }
+            } else {
+                value.extend(std::iter::repeat_n('\n', blanks + 1));
+            }
+        }
+    }
+    if value.ends_with(' ') {
+        // Trailing spaces of the last line are content in YAML; keep out of the subset.
+        return None;
+    }
+    if !folded {
+        value.push('\n');
+    }
+    let last = content.last()?;
+    let start = first.start + indent;
+    let end = last.start + last.text.len();
+    Some((
+        Value::Str(Scalar {
+            value,
+            range: start..end,
+        }),
+        i,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(text: &str) -> Option<Vec<(String, String)>> {
+        parse(text, 0).map(|fields| {
+            fields
+                .into_iter()
+                .map(|f| {
+                    let v = match f.value {
+                        Value::Str(s) => s.value,
+                        Value::List(items) => items
+                            .into_iter()
+                            .map(|i| i.value)
+                            .collect::<Vec<_>>()
+                            .join("|"),
+                    };
+                    (f.key.value, v)
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn the_subset() {
+        let v = values("id: a.b\ntext: >-\n  The platform MUST\n  do it.\n\n  Again.\nupstream-tests:\n  - a_test.go\n  - b_test.go\nreason: |\n  one\n  two\n").unwrap();
+        assert_eq!(v[0], ("id".into(), "a.b".into()));
+        assert_eq!(
+            v[1],
+            ("text".into(), "The platform MUST do it.\nAgain.".into())
+        );
+        assert_eq!(
+            v[2],
+            ("upstream-tests".into(), "a_test.go|b_test.go".into())
+        );
+        assert_eq!(v[3], ("reason".into(), "one\ntwo\n".into()));
+    }
+
+    #[test]
+    fn gives_up_outside_it() {
+        for text in [
+            "id: \"quoted\"\n",
+            "id: a # comment\n",
+            "# comment\nid: a\n",
+            "id: a\nid: b\n",
+            "id: [a]\n",
+            "id: &x a\n",
+            "id: true\n",
+            "id: ~\n",
+            "id:\n",
+            "text: a\n  continued\n",
+            "text: >-\n  a\n    more indented\n",
+            "text: >\n  a\n",
+            "text: |-\n  a\n",
+            "list:\n- a\n",
+            "Id: a\n",
+            "id:\ta\n",
+            "",
+            "id: a: b\n",
+        ] {
+            assert_eq!(parse(text, 0), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn ranges_point_into_the_file() {
+        let text = "id: a.b\ntext: >-\n  x y\n  z\n";
+        let f = parse(text, 100).unwrap();
+        assert_eq!(f[0].key.range, 100..102);
+        let Value::Str(s) = &f[0].value else { panic!() };
+        assert_eq!(s.range, 104..107);
+        let Value::Str(t) = &f[1].value else { panic!() };
+        assert_eq!(&text[t.range.start - 100..t.range.end - 100], "x y\n  z");
+    }
+}
