@@ -1011,26 +1011,9 @@ fn validate_claim(spec: &Spec, s: &Site, fid: FileId, diags: &mut Vec<Diagnostic
 
 /// The clause id nearest to `id` by edit distance, if it is close enough to be a typo.
 fn closest<'a>(spec: &'a Spec, id: &str) -> Option<&'a str> {
-    spec.by_id
-        .keys()
-        .map(|k| (edit_distance(k, id), k))
-        .filter(|(d, k)| *d <= 3.max(k.len() / 6))
-        .min()
-        .map(|(_, k)| k.as_str())
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    crate::suggest::closest(id, spec.by_id.keys().map(String::as_str), |k| {
+        3.max(k.len() / 6)
+    })
 }
 
 #[cfg(test)]
@@ -1223,12 +1206,5 @@ fn helper() { let s = "/// Clause: a.six"; } // Clause: a.seven
         let s = parse_source(src).unwrap();
         assert_eq!(&src[s.sites[0].id_range.clone()], "a.b");
         assert_eq!(s.fns.len(), 1);
-    }
-
-    #[test]
-    fn edit_distance_counts_edits() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "ab"), 2);
-        assert_eq!(edit_distance("a.b", "a.b"), 0);
     }
 }

@@ -26,5 +26,6 @@ pub mod scaffold;
 pub mod site;
 pub mod spec;
 pub mod spec_source;
+pub mod suggest;
 pub mod timings;
 pub mod workflow;

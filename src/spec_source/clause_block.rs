@@ -532,26 +532,7 @@ fn is_test_path(v: &str) -> bool {
 
 /// The closest known field name, for typos (`verfy` → `verify`).
 fn suggest(unknown: &str, fields: &[&'static str]) -> Option<&'static str> {
-    fields
-        .iter()
-        .map(|f| (edit_distance(unknown, f), *f))
-        .filter(|(d, f)| *d <= 2.max(f.len() / 3))
-        .min()
-        .map(|(_, f)| f)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    crate::suggest::closest(unknown, fields.iter().copied(), |f| 2.max(f.len() / 3))
 }
 
 #[cfg(test)]
