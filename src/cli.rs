@@ -50,6 +50,9 @@ pub enum Command {
     /// The reference model of the OCI container lifecycle.
     #[command(subcommand)]
     Model(ModelCommand),
+    /// The model against real OCI runtimes (runc, crun, youki); needs root.
+    #[command(subcommand)]
+    Conformance(ConformanceCommand),
     /// Translation status and review stamps.
     #[command(subcommand)]
     I18n(I18nCommand),
@@ -79,6 +82,22 @@ pub enum ModelCommand {
         /// The trace file.
         file: PathBuf,
         /// OCI runtime-spec version to follow (1.0.1 or 1.3.0), overriding the trace's `oci_version`.
+        #[arg(long)]
+        oci_version: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConformanceCommand {
+    /// Replay a JSON trace on a real OCI runtime; prints one JSON object per step, like
+    /// `model replay`.
+    Run {
+        /// runc, crun or youki (found on PATH).
+        #[arg(long)]
+        runtime: String,
+        /// The trace file.
+        file: PathBuf,
+        /// Read the trace as this OCI version (1.0.1 or 1.3.0), overriding its `oci_version`.
         #[arg(long)]
         oci_version: Option<String>,
     },
@@ -147,6 +166,20 @@ pub fn run() -> ExitCode {
         // The model reads a trace, not the spec: it works from any folder.
         Command::Model(ModelCommand::Replay { file, oci_version }) => {
             crate::model::replay_command(&file, oci_version.as_deref())
+        }
+        Command::Conformance(ConformanceCommand::Run {
+            runtime,
+            file,
+            oci_version,
+        }) => {
+            let code = crate::conformance::cli::run_conformance(
+                &runtime,
+                &file,
+                oci_version.as_deref(),
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            );
+            ExitCode::from(code)
         }
         Command::Check { strict } => match load(strict, false) {
             Ok(loaded) => write_stdout(&format!(

@@ -10,6 +10,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod cli;
+pub mod conformance;
 pub mod diagnostic;
 pub mod fsutil;
 pub mod i18n;
