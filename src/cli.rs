@@ -84,6 +84,10 @@ pub enum ModelCommand {
         /// OCI runtime-spec version to follow (1.0.1 or 1.3.0), overriding the trace's `oci_version`.
         #[arg(long)]
         oci_version: Option<String>,
+        /// Reproduce a real runtime's documented deviations (runc, crun or youki; see
+        /// spec/runtimes/deviations.yaml); each line then lists the deviations that took effect.
+        #[arg(long, value_name = "RUNTIME")]
+        profile: Option<String>,
     },
 }
 
@@ -164,9 +168,11 @@ pub fn run() -> ExitCode {
     };
     match cli.command {
         // The model reads a trace, not the spec: it works from any folder.
-        Command::Model(ModelCommand::Replay { file, oci_version }) => {
-            crate::model::replay_command(&file, oci_version.as_deref())
-        }
+        Command::Model(ModelCommand::Replay {
+            file,
+            oci_version,
+            profile,
+        }) => crate::model::replay_command(&file, oci_version.as_deref(), profile.as_deref()),
         Command::Conformance(ConformanceCommand::Run {
             runtime,
             file,

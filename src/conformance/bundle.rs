@@ -10,8 +10,9 @@
 //! - it traps SIGTERM: with `on_sigterm: exit` it appends `TERM exit` to `/ctl/signals` and exits 0,
 //!   with `ignore` it appends `TERM` and goes on; other catchable signals are appended and ignored
 //!   (the model: "other signals change nothing");
-//! - it exits, with the status written in it, when the host creates `/ctl/exit` (the trace's `exit`
-//!   step).
+//! - it waits, without polling, in a blocking `read` of the FIFO `/ctl/exit`, and exits with the
+//!   status the host writes into it (the trace's `exit` step). A trapped signal interrupts the
+//!   blocking `open`, so the trap runs at once and the loop then reopens the FIFO.
 //!
 //! Hooks are host commands (busybox `sh -c`) that read the state from stdin, append
 //! `NAME[INDEX] STATUS` to `hooks.log` in the control folder and exit 0 (`ok`) or 1 (`fail`). Hooks
@@ -38,7 +39,7 @@ pub const CONFIG_OCI_VERSION: &str = "1.0.2";
 
 /// Signals the program traps, logs and otherwise ignores (besides SIGTERM, whose handling follows
 /// `on_sigterm`). Names as busybox `trap` spells them.
-const LOGGED_SIGNALS: [&str; 6] = ["HUP", "INT", "QUIT", "USR1", "USR2", "ALRM"];
+pub const LOGGED_SIGNALS: [&str; 6] = ["HUP", "INT", "QUIT", "USR1", "USR2", "ALRM"];
 
 /// The shared root filesystem: `bin/busybox` (a copy of the host's static busybox) and empty mount
 /// points. Read-only for the containers.
@@ -148,20 +149,26 @@ pub fn program_script(on_sigterm: OnSigterm) -> String {
     for sig in LOGGED_SIGNALS {
         s.push_str(&format!("trap 'echo {sig} >> /ctl/signals' {sig}; "));
     }
-    s.push_str("while [ ! -e /ctl/exit ]; do sleep 0.05; done; exit $(cat /ctl/exit)");
+    s.push_str(
+        "while :; do code=; read code < /ctl/exit; [ -n \"$code\" ] && exit \"$code\"; done",
+    );
     s
 }
 
-/// The hook script: `$1` = `NAME[INDEX]`, `$2` = host control folder, `$3` = exit status.
+/// The hook script: `$1` = `NAME[INDEX]`, `$2` = host control folder, `$3` = exit status, `$4` =
+/// the clean-up marker. Once the marker exists the hook succeeds silently: youki runs the poststop
+/// hooks even for `delete --force` and refuses to delete while one fails, so the clean-up guards
+/// create the marker before deleting.
 const HOOK_SCRIPT: &str = concat!(
     "st=$(tr -d ' \\t\\n' | sed -n 's/.*\"status\":\"\\([a-z]*\\)\".*/\\1/p'); ",
+    "[ -e \"$4\" ] && exit 0; ",
     "if [ -d \"$2\" ]; then d=\"$2\"; else d=/ctl; fi; ",
     "echo \"$1 $st\" >> \"$d/hooks.log\"; exit \"$3\""
 );
 
 /// The `config.json` for a container created with `config`, whose control folder is `ctl` on the
-/// host.
-pub fn config_json(rootfs: &Rootfs, ctl: &Path, config: &Config) -> Value {
+/// host; `disarm` is the clean-up marker (see the hook script).
+pub fn config_json(rootfs: &Rootfs, ctl: &Path, disarm: &Path, config: &Config) -> Value {
     let mut doc = json!({
         "ociVersion": CONFIG_OCI_VERSION,
         "root": {"path": rootfs.path(), "readonly": true},
@@ -212,7 +219,10 @@ pub fn config_json(rootfs: &Rootfs, ctl: &Path, config: &Config) -> Value {
                 };
                 json!({
                     "path": rootfs.busybox(),
-                    "args": ["busybox", "sh", "-c", HOOK_SCRIPT, "hook", format!("{hook}[{i}]"), ctl, code],
+                    "args": [
+                        "busybox", "sh", "-c", HOOK_SCRIPT, "hook", format!("{hook}[{i}]"), ctl, code,
+                        disarm
+                    ],
                     "timeout": 20
                 })
             })
@@ -244,12 +254,26 @@ fn mounts(ctl: &Path) -> Value {
     ])
 }
 
-/// Writes a bundle for `config` into `dir` (created): `config.json` and the empty control folder
-/// `dir/ctl`. Returns the control folder.
-pub fn write_bundle(rootfs: &Rootfs, dir: &Path, config: &Config) -> Result<PathBuf, HarnessError> {
+/// Writes a bundle for `config` into `dir` (created): `config.json` and the control folder
+/// `dir/ctl` holding the FIFO `exit`. Returns the control folder.
+pub fn write_bundle(
+    rootfs: &Rootfs,
+    dir: &Path,
+    disarm: &Path,
+    config: &Config,
+) -> Result<PathBuf, HarnessError> {
     let ctl = dir.join("ctl");
     std::fs::create_dir_all(&ctl)?;
-    let doc = config_json(rootfs, &ctl, config);
+    // The program's exit trigger (std has no mkfifo; busybox is a requirement anyway).
+    let fifo = ctl.join("exit");
+    let made = std::process::Command::new(rootfs.busybox())
+        .arg("mkfifo")
+        .arg(&fifo)
+        .status()?;
+    if !made.success() {
+        return Err(HarnessError(format!("cannot mkfifo {}", fifo.display())));
+    }
+    let doc = config_json(rootfs, &ctl, disarm, config);
     let text = serde_json::to_string_pretty(&doc).map_err(|e| HarnessError(e.to_string()))?;
     std::fs::write(dir.join("config.json"), text)?;
     Ok(ctl)
@@ -289,12 +313,13 @@ mod tests {
                 .with(HookName::CreateRuntime, &[HookOutcome::Fail]),
             ..Config::default()
         };
-        let doc = config_json(&rootfs, Path::new("/c/ctl"), &config);
+        let doc = config_json(&rootfs, Path::new("/c/ctl"), Path::new("/c/off"), &config);
         assert!(doc.get("process").is_none());
         let poststop = doc["hooks"]["poststop"].as_array().unwrap();
         assert_eq!(poststop.len(), 2);
         assert_eq!(poststop[1]["args"][5], "poststop[1]");
         assert_eq!(poststop[1]["args"][7], "1");
+        assert_eq!(poststop[1]["args"][8], "/c/off");
         assert_eq!(doc["hooks"]["createRuntime"][0]["args"][7], "1");
         assert!(doc["hooks"].get("prestart").is_none());
         // Stock namespaces: a private network namespace among them.
@@ -304,7 +329,12 @@ mod tests {
                 .unwrap()
                 .contains(&json!({"type": "network"}))
         );
-        let with_process = config_json(&rootfs, Path::new("/c/ctl"), &Config::default());
+        let with_process = config_json(
+            &rootfs,
+            Path::new("/c/ctl"),
+            Path::new("/c/off"),
+            &Config::default(),
+        );
         let script = with_process["process"]["args"][3].as_str().unwrap();
         assert!(script.contains("exit 0\" TERM"), "{script}");
         assert!(with_process.get("hooks").is_none());

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::model::{OciVersion, parse_trace};
 
 use super::harness::Session;
-use super::oci::RuntimeKind;
+use super::oci::OciRuntime;
 
 /// Runs the command; returns the exit code: 0 when every step was observed (failed operations are
 /// data, as in `model replay`), 1 for an unreadable or malformed trace, a missing runtime, or a
@@ -19,7 +19,7 @@ pub fn run_conformance(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    let kind = match runtime.parse::<RuntimeKind>() {
+    let kind = match runtime.parse::<OciRuntime>() {
         Ok(k) => k,
         Err(e) => {
             let _ = writeln!(err, "error: --runtime: {e}");

@@ -28,7 +28,7 @@
 //! deadline. Where nothing observable has to happen (a signal to a container whose program is not
 //! running yet) it waits a short quiet period for a status change.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -39,7 +39,7 @@ use serde_json::Value;
 use crate::model::{Action, Config, LogEntry, Op, OpKind, ProcessFailure, Signal};
 
 use super::bundle::{Rootfs, write_bundle};
-use super::oci::{CmdOutput, HarnessError, RuntimeCli, RuntimeKind};
+use super::oci::{CmdOutput, HarnessError, OciRuntime, RuntimeCli};
 
 /// One hook run as the hook program recorded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,9 +169,13 @@ pub struct Session {
 impl Session {
     /// Sets up a session for `kind`: finds the binary, builds the rootfs. Fails with a readable
     /// reason when the runtime or a static busybox is missing.
-    pub fn new(kind: RuntimeKind) -> Result<Session, String> {
+    pub fn new(kind: OciRuntime) -> Result<Session, String> {
         let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
         let prefix = format!("kc{}-{}-{n}", kind.as_str(), std::process::id());
+        sweep_stale_sessions(
+            |stale| RuntimeCli::locate(kind, &stale.join("state"), &stale.join("scratch")).ok(),
+            kind,
+        );
         let work = std::env::temp_dir().join(format!("kcontract-{prefix}"));
         let _ = std::fs::remove_dir_all(&work);
         std::fs::create_dir_all(&work)
@@ -203,7 +207,8 @@ impl Session {
         &self.cli
     }
 
-    /// The prefix of every container ID (and hence cgroup name) this session uses.
+    /// The prefix of every container ID (and hence cgroup name) this session uses; IDs continue
+    /// with `-`.
     pub fn id_prefix(&self) -> &str {
         &self.prefix
     }
@@ -222,20 +227,26 @@ impl Session {
     /// the sequence created is force-deleted and its bundles removed before this returns, whether
     /// the steps succeed, the harness fails, or a panic unwinds through it.
     pub fn run(&mut self, steps: &[Op]) -> Result<Vec<Observed>, HarnessError> {
+        let mut seq = self.begin()?;
+        steps.iter().map(|op| seq.step(op)).collect()
+    }
+
+    /// Starts a sequence on fresh container IDs; run its steps with [`Sequence::step`]. Dropping
+    /// the sequence force-deletes every container it created and removes its bundles.
+    pub fn begin(&mut self) -> Result<Sequence<'_>, HarnessError> {
         self.sequences += 1;
-        let seq_prefix = format!("{}-{}", self.prefix, self.sequences);
         let dir = self.work.join(format!("seq-{}", self.sequences));
         std::fs::create_dir_all(&dir)?;
-        let mut seq = Sequence {
+        Ok(Sequence {
             cli: &self.cli,
             rootfs: &self.rootfs,
             timing: self.timing,
-            prefix: seq_prefix,
+            prefix: format!("{}-{}", self.prefix, self.sequences),
             dir,
             bundles: BTreeMap::new(),
             created: 0,
-        };
-        steps.iter().map(|op| seq.step(op)).collect()
+            maybe_live: BTreeSet::new(),
+        })
     }
 
     /// Containers the runtime still lists in this session's state folder (its `list -q`).
@@ -248,12 +259,13 @@ impl Session {
                 out.stderr.trim()
             )));
         }
-        Ok(out.stdout.split_whitespace().map(str::to_owned).collect())
+        Ok(parse_list(&out.stdout))
     }
 
     /// Cgroup folders under `/sys/fs/cgroup` (three levels deep) named after this session's IDs.
     pub fn leftover_cgroups(&self) -> Vec<PathBuf> {
-        cgroup_dirs_with_prefix(Path::new("/sys/fs/cgroup"), &self.prefix, 3)
+        // The dash keeps session 1 from matching session 10's IDs.
+        cgroup_dirs_with_prefix(Path::new("/sys/fs/cgroup"), &format!("{}-", self.prefix), 3)
     }
 }
 
@@ -263,6 +275,7 @@ impl Drop for Session {
     /// work folder. Errors are ignored: this is the last line of defence, and the tests check the
     /// result with [`Session::listed_containers`] and [`Session::leftover_cgroups`].
     fn drop(&mut self) {
+        disarm_all(&self.work);
         if let Ok(ids) = self.listed_containers() {
             for id in ids {
                 let _ = self.cli.run(&["delete", "--force", &id]);
@@ -276,7 +289,73 @@ impl Drop for Session {
     }
 }
 
-fn cgroup_dirs_with_prefix(root: &Path, prefix: &str, depth: usize) -> Vec<PathBuf> {
+/// Creates the clean-up marker in every sequence folder under `work`.
+fn disarm_all(work: &Path) {
+    if let Ok(entries) = std::fs::read_dir(work) {
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with("seq-") {
+                let _ = std::fs::write(e.path().join(DISARM), b"");
+            }
+        }
+    }
+}
+
+/// Removes what sessions of processes that no longer exist left behind (a test run killed by a
+/// signal runs no destructors): for each `kcontract-kc<runtime>-<pid>-<n>` folder in the temporary
+/// folder whose process is gone, the containers in its state folder are force-deleted, empty
+/// cgroups named after it removed, and the folder deleted. Sessions of live processes (another
+/// test run) are left alone.
+pub fn sweep_stale_sessions(cli_for: impl Fn(&Path) -> Option<RuntimeCli>, kind: OciRuntime) {
+    let marker = format!("kcontract-kc{}-", kind.as_str());
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(&marker) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i64>().ok()) else {
+            continue;
+        };
+        if pid == i64::from(std::process::id()) || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let work = e.path();
+        disarm_all(&work);
+        if let Some(cli) = cli_for(&work) {
+            if let Ok(out) = cli.run(&["list", "-q"]) {
+                for id in parse_list(&out.stdout) {
+                    let _ = cli.run(&["delete", "--force", &id]);
+                }
+            }
+        }
+        let prefix = format!("{}-", name.trim_start_matches("kcontract-"));
+        for dir in cgroup_dirs_with_prefix(Path::new("/sys/fs/cgroup"), &prefix, 3)
+            .into_iter()
+            .rev()
+        {
+            let _ = std::fs::remove_dir(dir);
+        }
+        let _ = std::fs::remove_dir_all(&work);
+    }
+}
+
+/// The container IDs in `list -q` output: runc and crun print one per line, youki 0.7 prints its
+/// whole table (header `ID PID STATUS …`) regardless of `-q`; the ID is the first column.
+pub fn parse_list(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|id| !matches!(*id, "ID" | "NAME"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Cgroup folders (up to `depth` levels under `root`) named after a container ID starting with
+/// `prefix`. runc and crun name a container's cgroup after its ID; youki 0.7 names it
+/// `:youki:<ID>`.
+pub fn cgroup_dirs_with_prefix(root: &Path, prefix: &str, depth: usize) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(root) else {
         return found;
@@ -286,7 +365,13 @@ fn cgroup_dirs_with_prefix(root: &Path, prefix: &str, depth: usize) -> Vec<PathB
         if !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        if entry.file_name().to_string_lossy().starts_with(prefix) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(prefix)
+            || name
+                .rsplit(':')
+                .next()
+                .is_some_and(|n| n.starts_with(prefix))
+        {
             found.push(path.clone());
         }
         if depth > 1 {
@@ -305,9 +390,9 @@ struct Bundle {
     signals_read: usize,
 }
 
-/// The running state of one sequence. Dropping it force-deletes every container it may have
-/// created (see [`Sequence::drop`]).
-struct Sequence<'a> {
+/// One sequence of steps on fresh container IDs. Dropping it force-deletes every container it may
+/// have created and removes its bundles — also when a panic unwinds through its owner.
+pub struct Sequence<'a> {
     cli: &'a RuntimeCli,
     rootfs: &'a Rootfs,
     timing: Timing,
@@ -316,18 +401,46 @@ struct Sequence<'a> {
     /// Per trace ID, every bundle created for it (the last successful one is the current one).
     bundles: BTreeMap<String, Vec<Bundle>>,
     created: usize,
+    /// Trace IDs that may have a container: from the first `create` until `state` reports none.
+    maybe_live: BTreeSet<String>,
 }
 
 impl Drop for Sequence<'_> {
+    /// `delete --force` for every ID that may still have a container (errors, e.g. for an ID
+    /// without one, are ignored), after disarming the hooks (see [`DISARM`]). The bundles are
+    /// removed only when every container is gone, so that the session's own clean-up can retry.
+    ///
+    /// A live container is first sent SIGKILL and its process awaited through `/proc`: runc's
+    /// `delete --force` of a live container polls in 100 ms sleeps, which would dominate the cost
+    /// of a generated sequence.
     fn drop(&mut self) {
-        for id in self.bundles.keys() {
-            let _ = self
-                .cli
-                .run(&["delete", "--force", &real_id(&self.prefix, id)]);
+        let _ = std::fs::write(self.dir.join(DISARM), b"");
+        let ids: Vec<String> = self.maybe_live.iter().cloned().collect();
+        let mut all_gone = true;
+        for id in ids {
+            let real = self.real(&id);
+            if let Ok(Some(Polled {
+                pid: Some(pid),
+                status,
+            })) = self.poll(&id)
+                && matches!(status.as_str(), "created" | "running")
+                && self.cli.run(&["kill", &real, "SIGKILL"]).is_ok()
+            {
+                self.wait_until(self.timing.deadline, || !pid_alive(pid));
+            }
+            let _ = self.cli.run(&["delete", "--force", &real]);
+            all_gone &= matches!(self.poll(&id), Ok(None));
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if all_gone {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
+
+/// The clean-up marker's name in a sequence's folder: once it exists, every hook of the sequence's
+/// containers succeeds without logging, so that a configured failing poststop hook cannot stop the
+/// clean-up (youki refuses even `delete --force` while a poststop hook fails).
+pub const DISARM: &str = "cleanup";
 
 /// The runtime's container ID for a trace ID: unique per session and sequence, and made of
 /// characters every runtime accepts. Alphanumeric trace IDs stay readable (`…-ia`); others are
@@ -379,7 +492,18 @@ fn logrus_message(line: &str) -> Option<String> {
 #[derive(Debug, Clone)]
 struct Polled {
     status: String,
-    doc: Value,
+    pid: Option<i64>,
+}
+
+/// What is alive in a container, as far as the harness can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Liveness {
+    /// No container, or no live container process.
+    Dead,
+    /// The container process exists but the developer's program has not started in it.
+    ContainerProcess,
+    /// The developer's program runs.
+    Program,
 }
 
 impl Sequence<'_> {
@@ -391,6 +515,11 @@ impl Sequence<'_> {
         self.bundles.get(trace_id).and_then(|b| b.last())
     }
 
+    fn ctl(&self, trace_id: &str) -> Option<PathBuf> {
+        self.current(trace_id).map(|b| b.ctl.clone())
+    }
+
+    /// `state` of the container: its status and pid, `None` when `state` fails.
     fn poll(&self, trace_id: &str) -> Result<Option<Polled>, HarnessError> {
         let out = self.cli.run(&["state", &self.real(trace_id)])?;
         if !out.success {
@@ -408,27 +537,25 @@ impl Sequence<'_> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        Ok(Some(Polled { status, doc }))
+        let pid = doc.get("pid").and_then(Value::as_i64).filter(|&p| p > 0);
+        Ok(Some(Polled { status, pid }))
     }
 
     fn status(&self, trace_id: &str) -> Result<Option<String>, HarnessError> {
         Ok(self.poll(trace_id)?.map(|p| p.status))
     }
 
-    /// Polls until `done` holds for the status (and the control folder), or `limit` passes.
-    /// Returns the last status seen.
-    fn wait(
-        &self,
-        trace_id: &str,
-        limit: Duration,
-        done: impl Fn(Option<&str>, Option<&Path>) -> bool,
-    ) -> Result<Option<String>, HarnessError> {
+    /// Polls a cheap condition (files, `/proc`) every couple of milliseconds until it holds or
+    /// `limit` passes; returns whether it held. The runtime's `state` is read once afterwards by
+    /// the caller, rather than polled: each `state` call starts a process.
+    fn wait_until(&self, limit: Duration, done: impl Fn() -> bool) -> bool {
         let start = Instant::now();
-        let ctl = self.current(trace_id).map(|b| b.ctl.clone());
         loop {
-            let status = self.status(trace_id)?;
-            if done(status.as_deref(), ctl.as_deref()) || start.elapsed() >= limit {
-                return Ok(status);
+            if done() {
+                return true;
+            }
+            if start.elapsed() >= limit {
+                return false;
             }
             std::thread::sleep(self.timing.poll);
         }
@@ -445,7 +572,13 @@ impl Sequence<'_> {
         new
     }
 
-    fn step(&mut self, op: &Op) -> Result<Observed, HarnessError> {
+    /// The runtime's container ID for one of the trace's IDs.
+    pub fn runtime_id(&self, trace_id: &str) -> String {
+        self.real(trace_id)
+    }
+
+    /// Runs one step and observes it.
+    pub fn step(&mut self, op: &Op) -> Result<Observed, HarnessError> {
         let mut out = Observed::new(op);
         let id = op.id.clone();
         match &op.action {
@@ -457,19 +590,7 @@ impl Sequence<'_> {
                 }
             }
             Action::Create(config) => self.create(&mut out, id.as_deref(), config)?,
-            Action::Start => {
-                let r = self.oci(&["start"], id.as_deref(), &[])?;
-                self.record(&mut out, &r);
-                if r.success
-                    && let Some(id) = &id
-                {
-                    // Until the program runs, or the container is gone or stopped.
-                    self.wait(id, self.timing.deadline, |s, ctl| {
-                        !matches!(s, Some("created" | "running" | "creating" | "starting"))
-                            || ctl.is_some_and(|c| c.join("started").exists())
-                    })?;
-                }
-            }
+            Action::Start => self.start(&mut out, id.as_deref())?,
             Action::Kill(signal) => self.kill(&mut out, id.as_deref(), signal)?,
             Action::Delete | Action::Reclaim => {
                 let r = self.oci(&["delete"], id.as_deref(), &[])?;
@@ -483,6 +604,9 @@ impl Sequence<'_> {
         if let Some(id) = op.valid_id() {
             out.status = self.status(id)?;
             out.hooks_run = self.new_hook_runs(id);
+            if out.status.is_none() {
+                self.maybe_live.remove(id);
+            }
         }
         Ok(out)
     }
@@ -549,8 +673,11 @@ impl Sequence<'_> {
         self.created += 1;
         let dir = self.dir.join(format!("c{}", self.created));
         std::fs::create_dir_all(&dir)?;
-        let ctl = write_bundle(self.rootfs, &dir, config)?;
+        let ctl = write_bundle(self.rootfs, &dir, &self.dir.join(DISARM), config)?;
         let bundle_arg = dir.to_string_lossy().into_owned();
+        if let Some(id) = id.filter(|i| !i.is_empty()) {
+            self.maybe_live.insert(id.to_owned());
+        }
         let r = self.oci(&["create", "--bundle", &bundle_arg], id, &[])?;
         self.record(out, &r);
         if let Some(id) = id.filter(|i| !i.is_empty()) {
@@ -571,6 +698,25 @@ impl Sequence<'_> {
         Ok(())
     }
 
+    /// `start`, then until the program runs (its `started` marker) or the container process is
+    /// gone: runtimes return from `start` before the program has been executed, and a failing
+    /// `startContainer` hook ends the process asynchronously.
+    fn start(&mut self, out: &mut Observed, id: Option<&str>) -> Result<(), HarnessError> {
+        let r = self.oci(&["start"], id, &[])?;
+        self.record(out, &r);
+        let Some(id) = id.filter(|i| !i.is_empty() && r.success) else {
+            return Ok(());
+        };
+        if let (Some(polled), Some(ctl)) = (self.poll(id)?, self.ctl(id))
+            && let Some(pid) = polled.pid
+        {
+            self.wait_until(self.timing.deadline, || {
+                ctl.join("started").exists() || !pid_alive(pid)
+            });
+        }
+        Ok(())
+    }
+
     fn new_hook_runs(&mut self, trace_id: &str) -> Vec<ObservedHook> {
         let mut runs = Vec::new();
         for b in self.bundles.get_mut(trace_id).into_iter().flatten() {
@@ -587,39 +733,14 @@ impl Sequence<'_> {
         runs
     }
 
-    fn kill(
-        &mut self,
-        out: &mut Observed,
-        id: Option<&str>,
-        signal: &Signal,
-    ) -> Result<(), HarnessError> {
-        let before = self.liveness(id)?;
-        let r = self.oci(&["kill"], id, &[signal.as_str()])?;
-        self.record(out, &r);
-        let Some(id) = id.filter(|i| !i.is_empty()) else {
-            return Ok(());
-        };
-        // Signal lines the program wrote before this step are not this step's.
-        self.new_signal_lines(id);
-        if !r.success {
-            return Ok(());
-        }
-        out.signals.push(signal.as_str().to_owned());
-        let after = self.settle_after_signal(id, before, signal)?;
-        if *signal == Signal::Kill && before == Liveness::Program && after_stopped(&after) {
-            out.logs.push(log(id, ProcessFailure::Killed));
-        }
-        Ok(())
-    }
-
     /// Whether the container's process is alive and whether it is the developer's program: the
     /// status `state` reports, and for `running` the program's own `started` marker (a runtime may
     /// report `running` for a container whose program never ran; see the deviations).
-    fn liveness(&self, id: Option<&str>) -> Result<Liveness, HarnessError> {
-        let Some(id) = id.filter(|i| !i.is_empty()) else {
-            return Ok(Liveness::Dead);
-        };
-        Ok(self.liveness_of(self.status(id)?.as_deref(), id))
+    fn liveness(&self, id: &str) -> Result<(Liveness, Option<i64>), HarnessError> {
+        let polled = self.poll(id)?;
+        let status = polled.as_ref().map(|p| p.status.as_str());
+        let pid = polled.as_ref().and_then(|p| p.pid);
+        Ok((self.liveness_of(status, id), pid))
     }
 
     fn liveness_of(&self, status: Option<&str>, id: &str) -> Liveness {
@@ -633,47 +754,76 @@ impl Sequence<'_> {
         }
     }
 
-    /// Waits until a delivered signal has had its effect: SIGKILL → the container is no longer
-    /// alive; a signal to a running program → the program logged it (and, if it said it exits,
-    /// the container stopped); otherwise → a status change within the quiet period.
+    fn kill(
+        &mut self,
+        out: &mut Observed,
+        id: Option<&str>,
+        signal: &Signal,
+    ) -> Result<(), HarnessError> {
+        let valid = id.filter(|i| !i.is_empty());
+        let (before, pid) = match valid {
+            Some(id) => self.liveness(id)?,
+            None => (Liveness::Dead, None),
+        };
+        // Signal lines the program wrote before this step are not this step's.
+        if let Some(id) = valid {
+            self.new_signal_lines(id);
+        }
+        let r = self.oci(&["kill"], id, &[signal.as_str()])?;
+        self.record(out, &r);
+        let Some(id) = valid.filter(|_| r.success) else {
+            return Ok(());
+        };
+        out.signals.push(signal.as_str().to_owned());
+        let ended = self.settle_after_signal(id, before, pid, signal);
+        if *signal == Signal::Kill && before == Liveness::Program && ended {
+            out.logs.push(log(id, ProcessFailure::Killed));
+        }
+        Ok(())
+    }
+
+    /// Waits until a delivered signal has had its effect, watching the program's signal log and
+    /// the container process in `/proc`: SIGKILL → the process is gone; a signal the running
+    /// program traps → the program logged it (and, if it said it exits, the process is gone);
+    /// anything else → the process dies within the quiet period, or nothing happens. Returns
+    /// whether the container process ended.
     fn settle_after_signal(
         &mut self,
         id: &str,
         before: Liveness,
+        pid: Option<i64>,
         signal: &Signal,
-    ) -> Result<Option<String>, HarnessError> {
-        let alive = |s: Option<&str>| matches!(s, Some("created" | "running"));
+    ) -> bool {
+        let Some(pid) = pid.filter(|_| before != Liveness::Dead) else {
+            return false;
+        };
+        let gone = || !pid_alive(pid);
         if *signal == Signal::Kill {
-            return self.wait(id, self.timing.deadline, |s, _| !alive(s));
+            return self.wait_until(self.timing.deadline, gone);
         }
-        let initial = self.status(id)?;
-        if before == Liveness::Program {
-            let name = signal.as_str().trim_start_matches("SIG").to_owned();
+        let name = signal.as_str().trim_start_matches("SIG").to_owned();
+        if before == Liveness::Program && traps(&name) {
+            let mut exits = false;
             let start = Instant::now();
-            loop {
+            while start.elapsed() < self.timing.deadline && !gone() {
                 let lines = self.new_signal_lines(id);
                 if let Some(line) = lines.iter().find(|l| l.split(' ').next() == Some(&name)) {
-                    if line.ends_with(" exit") {
-                        return self.wait(id, self.timing.deadline, |s, _| !alive(s));
-                    }
-                    return self.status(id);
-                }
-                let status = self.status(id)?;
-                if !alive(status.as_deref()) || start.elapsed() >= self.timing.deadline {
-                    return Ok(status);
+                    exits = line.ends_with(" exit");
+                    break;
                 }
                 std::thread::sleep(self.timing.poll);
             }
+            if exits {
+                return self.wait_until(self.timing.deadline, gone);
+            }
+            return gone();
         }
-        if !alive(initial.as_deref()) {
-            return Ok(initial);
-        }
-        self.wait(id, self.timing.quiet, |s, _| s != initial.as_deref())
+        self.wait_until(self.timing.quiet, gone)
     }
 
     /// The `exit` event: the program exits on its own with `code` (host writes the trigger file);
-    /// in a `created` container, whose program has not run, the container process dies (the host
-    /// kills it by its pid from `state`).
+    /// in a container whose program has not started, the container process dies (the host kills
+    /// it by its pid from `state`).
     fn exit(
         &mut self,
         out: &mut Observed,
@@ -689,38 +839,32 @@ impl Sequence<'_> {
             return Ok(());
         };
         let before = self.liveness_of(Some(&polled.status), id);
-        match before {
-            Liveness::Program => {
-                let ctl = self.current(id).map(|b| b.ctl.clone());
-                let Some(ctl) = ctl else {
-                    return Err(HarnessError(format!("no bundle recorded for {id:?}")));
-                };
-                let tmp = ctl.join(".exit");
-                std::fs::write(&tmp, format!("{code}\n"))?;
-                std::fs::rename(&tmp, ctl.join("exit"))?;
-            }
-            Liveness::ContainerProcess => {
-                let pid = polled.doc.get("pid").and_then(Value::as_i64).unwrap_or(0);
-                if pid <= 0 {
-                    return Err(HarnessError(format!(
-                        "`state` of live container {id:?} has no pid"
-                    )));
-                }
-                kill_host_process(pid)?;
-            }
-            Liveness::Dead => {
+        let pid = match (before, polled.pid) {
+            (Liveness::Dead, _) => {
                 out.error = Some(format!(
                     "container {id:?} has no live process to exit (status {})",
                     polled.status
                 ));
                 return Ok(());
             }
+            (_, None) => {
+                return Err(HarnessError(format!(
+                    "`state` of live container {id:?} has no pid"
+                )));
+            }
+            (_, Some(pid)) => pid,
+        };
+        if before == Liveness::Program {
+            let Some(ctl) = self.ctl(id) else {
+                return Err(HarnessError(format!("no bundle recorded for {id:?}")));
+            };
+            self.trigger_exit(&ctl.join("exit"), code, pid)?;
+        } else {
+            kill_host_process(pid)?;
         }
         out.ok = true;
-        let after = self.wait(id, self.timing.deadline, |s, _| {
-            !matches!(s, Some("created" | "running"))
-        })?;
-        if before == Liveness::Program && code != 0 && after_stopped(&after) {
+        let ended = self.wait_until(self.timing.deadline, || !pid_alive(pid));
+        if before == Liveness::Program && code != 0 && ended {
             out.logs.push(log(id, ProcessFailure::ExitCode(code)));
         }
         Ok(())
@@ -737,54 +881,97 @@ impl Sequence<'_> {
         id: Option<&str>,
         grace_seconds: u64,
     ) -> Result<(), HarnessError> {
-        let before = self.liveness(id)?;
+        let valid = id.filter(|i| !i.is_empty());
+        let (before, pid) = match valid {
+            Some(id) => self.liveness(id)?,
+            None => (Liveness::Dead, None),
+        };
+        if let Some(id) = valid {
+            self.new_signal_lines(id);
+        }
         let r = self.oci(&["kill"], id, &["SIGTERM"])?;
         self.record(out, &r);
-        let Some(id) = id.filter(|i| !i.is_empty()) else {
+        let Some(id) = valid.filter(|_| r.success) else {
             return Ok(());
         };
-        self.new_signal_lines(id);
-        if !r.success {
+        out.signals.push("SIGTERM".into());
+        if self.settle_after_signal(id, before, pid, &Signal::Term) {
             return Ok(());
         }
-        out.signals.push("SIGTERM".into());
-        let after = self.settle_after_signal(id, before, &Signal::Term)?;
-        if matches!(after.as_deref(), Some("created" | "running")) {
-            let still = self.liveness_of(after.as_deref(), id);
-            let r = self.oci(&["kill"], Some(id), &["SIGKILL"])?;
-            if !r.success {
-                out.ok = false;
-                out.error = Some(format!(
-                    "SIGKILL after the grace period failed: {}",
-                    normalise_stderr(&r.stderr).join("; ")
-                ));
-                return Ok(());
-            }
-            out.warnings.extend(normalise_stderr(&r.stderr));
-            out.signals.push("SIGKILL".into());
-            let last = self.settle_after_signal(id, still, &Signal::Kill)?;
-            if still == Liveness::Program && after_stopped(&last) {
-                out.logs
-                    .push(log(id, ProcessFailure::KilledAfterGrace { grace_seconds }));
-            }
+        // Still alive after the grace period (as far as the platform can tell: `state`).
+        let (still, pid) = self.liveness(id)?;
+        if still == Liveness::Dead {
+            return Ok(());
+        }
+        let r = self.oci(&["kill"], Some(id), &["SIGKILL"])?;
+        if !r.success {
+            out.ok = false;
+            out.error = Some(format!(
+                "SIGKILL after the grace period failed: {}",
+                normalise_stderr(&r.stderr).join("; ")
+            ));
+            return Ok(());
+        }
+        out.warnings.extend(normalise_stderr(&r.stderr));
+        out.signals.push("SIGKILL".into());
+        if self.settle_after_signal(id, still, pid, &Signal::Kill) && still == Liveness::Program {
+            out.logs
+                .push(log(id, ProcessFailure::KilledAfterGrace { grace_seconds }));
         }
         Ok(())
     }
 }
 
-/// What is alive in a container, as far as the harness can tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Liveness {
-    /// No container, or no live container process.
-    Dead,
-    /// The container process exists but the developer's program has not started in it.
-    ContainerProcess,
-    /// The developer's program runs.
-    Program,
+impl Sequence<'_> {
+    /// Writes the exit status into the program's FIFO. The FIFO is opened without blocking (a
+    /// blocking open would hang if the program died); while the program is between two `read`s
+    /// (running a trap) there is no reader and the open is retried.
+    fn trigger_exit(&self, fifo: &Path, code: i32, pid: i64) -> Result<(), HarnessError> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        /// `O_NONBLOCK` on Linux (x86, Arm, RISC-V, …).
+        const O_NONBLOCK: i32 = 0o4000;
+        let start = Instant::now();
+        loop {
+            let opened = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(O_NONBLOCK)
+                .open(fifo);
+            match opened {
+                Ok(mut f) => {
+                    f.write_all(format!("{code}\n").as_bytes())?;
+                    return Ok(());
+                }
+                Err(e) if start.elapsed() < self.timing.deadline && pid_alive(pid) => {
+                    let _ = e;
+                    std::thread::sleep(self.timing.poll);
+                }
+                Err(e) => {
+                    return Err(HarnessError(format!(
+                        "cannot write the exit trigger {}: {e}",
+                        fifo.display()
+                    )));
+                }
+            }
+        }
+    }
 }
 
-fn after_stopped(status: &Option<String>) -> bool {
-    status.as_deref() == Some("stopped")
+/// Whether the program traps (and logs) this signal (name without `SIG`).
+fn traps(name: &str) -> bool {
+    name == "TERM" || super::bundle::LOGGED_SIGNALS.contains(&name)
+}
+
+/// Whether a host process exists and is not a zombie (`/proc/PID/stat`, field 3).
+fn pid_alive(pid: i64) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The command name (field 2) is in parentheses and may contain spaces.
+    let state = stat
+        .rsplit_once(") ")
+        .and_then(|(_, rest)| rest.chars().next());
+    !matches!(state, Some('Z' | 'X') | None)
 }
 
 fn log(id: &str, failure: ProcessFailure) -> String {
@@ -839,6 +1026,15 @@ mod tests {
             ["error executing hook `/bin/busybox` (exit code: 1)"]
         );
         assert!(normalise_stderr("\n \n").is_empty());
+    }
+
+    #[test]
+    fn list_output_of_every_runtime_gives_the_ids() {
+        assert_eq!(parse_list("kc-1-ia\nkc-1-ib\n"), ["kc-1-ia", "kc-1-ib"]);
+        let youki = "ID  PID    STATUS   BUNDLE  CREATED  CREATOR\nkc-1-ia  19400  Running  /b  2026  root\n";
+        assert_eq!(parse_list(youki), ["kc-1-ia"]);
+        assert!(parse_list("ID  PID  STATUS  BUNDLE  CREATED  CREATOR\n").is_empty());
+        assert!(parse_list("").is_empty());
     }
 
     #[test]

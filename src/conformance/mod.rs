@@ -4,6 +4,7 @@
 //! - [`bundle`]: the rootfs (static busybox) and the `config.json` generated from a trace's
 //!   `create` step: the program the host drives through a control folder, hooks that log their
 //!   name and the status they were shown.
+//! - [`compare`]: what the differential tests compare, and the one normalisation they apply.
 //! - [`harness`]: replaying a trace on a runtime and observing each step in the shape of
 //!   `kcontract model replay`'s output; the clean-up guards.
 //!
@@ -12,8 +13,9 @@
 
 pub mod bundle;
 pub mod cli;
+pub mod compare;
 pub mod harness;
 pub mod oci;
 
-pub use harness::{Observed, ObservedHook, Session, Timing, normalise_stderr, real_id};
-pub use oci::{CmdOutput, HarnessError, RuntimeCli, RuntimeKind};
+pub use harness::{Observed, ObservedHook, Sequence, Session, Timing, normalise_stderr, real_id};
+pub use oci::{CmdOutput, HarnessError, OciRuntime, RuntimeCli};

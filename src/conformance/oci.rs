@@ -8,59 +8,19 @@
 //!   its stdout and stderr to files instead, and stdin is `/dev/null`.
 //! - On a cgroup "hybrid" host (cgroup v1 controllers under `/sys/fs/cgroup`, a near-empty cgroup2
 //!   mounted at `/sys/fs/cgroup/unified`) crun 1.8 refuses to run ("cgroups in hybrid mode not
-//!   supported"). Each crun call then runs inside a private mount namespace in which that one cgroup2
-//!   mount is unmounted (`unshare -m --propagation private`); the host's mounts are not touched.
+//!   supported"). Each `crun create` then runs inside a private mount namespace in which that one
+//!   cgroup2 mount is unmounted (`unshare -m --propagation private`); the host's mounts are not
+//!   touched. The other commands (`state`, `start`, `kill`, `delete`) work without it.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// The runtimes the harness knows how to drive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RuntimeKind {
-    /// runc (Go, the reference implementation).
-    Runc,
-    /// crun (C).
-    Crun,
-    /// youki (Rust).
-    Youki,
-}
-
-impl RuntimeKind {
-    /// All three, in the order reports list them.
-    pub const ALL: [RuntimeKind; 3] = [RuntimeKind::Runc, RuntimeKind::Crun, RuntimeKind::Youki];
-
-    /// The binary name (and the name used in profiles and the deviations file).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuntimeKind::Runc => "runc",
-            RuntimeKind::Crun => "crun",
-            RuntimeKind::Youki => "youki",
-        }
-    }
-}
-
-impl fmt::Display for RuntimeKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for RuntimeKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        RuntimeKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("unknown runtime {s:?} (known: runc, crun, youki)"))
-    }
-}
+pub use crate::model::OciRuntime;
 
 /// Why the harness could not do what a step needed (as opposed to an operation that failed, which
 /// is an observation).
@@ -101,7 +61,7 @@ pub const COMMAND_DEADLINE: Duration = Duration::from_secs(20);
 /// A runtime binary with a private state directory.
 #[derive(Debug, Clone)]
 pub struct RuntimeCli {
-    kind: RuntimeKind,
+    kind: OciRuntime,
     program: PathBuf,
     root: PathBuf,
     version: String,
@@ -116,14 +76,14 @@ static CALLS: AtomicU64 = AtomicU64::new(0);
 impl RuntimeCli {
     /// Finds `kind` on `PATH` and reads its version. `root` is the private state directory passed
     /// as `--root` (created if missing); `scratch` holds the files commands write their output to.
-    pub fn locate(kind: RuntimeKind, root: &Path, scratch: &Path) -> Result<RuntimeCli, String> {
+    pub fn locate(kind: OciRuntime, root: &Path, scratch: &Path) -> Result<RuntimeCli, String> {
         let program = find_in_path(kind.as_str())
             .ok_or_else(|| format!("`{kind}` is not installed (not found on PATH)"))?;
         std::fs::create_dir_all(root)
             .map_err(|e| format!("cannot create {}: {e}", root.display()))?;
         std::fs::create_dir_all(scratch)
             .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
-        let hide_unified_cgroup = kind == RuntimeKind::Crun && is_cgroup_hybrid();
+        let hide_unified_cgroup = kind == OciRuntime::Crun && is_cgroup_hybrid();
         if hide_unified_cgroup && find_in_path("unshare").is_none() {
             return Err("crun needs `unshare` (util-linux) on this cgroup-hybrid host".into());
         }
@@ -144,7 +104,7 @@ impl RuntimeCli {
     }
 
     /// Which runtime.
-    pub fn kind(&self) -> RuntimeKind {
+    pub fn kind(&self) -> OciRuntime {
         self.kind
     }
 
@@ -179,7 +139,10 @@ impl RuntimeCli {
             argv.push(self.root.clone().into());
         }
         argv.extend(args.iter().map(|a| a.to_os_string()));
-        let mut cmd = if self.hide_unified_cgroup {
+        // Only `create` sets up cgroups and trips over the hybrid layout; the other commands read
+        // and signal existing containers and run unwrapped (a wrapper costs two more processes).
+        let wrap = self.hide_unified_cgroup && args.first() == Some(&OsStr::new("create"));
+        let mut cmd = if wrap {
             // `$0` is the runtime binary, `$@` its arguments: no quoting of user data in the script.
             let mut c = Command::new("unshare");
             c.args(["-m", "--propagation", "private", "sh", "-c"])
@@ -259,7 +222,7 @@ pub fn find_in_path(name: &str) -> Option<PathBuf> {
 
 /// The version number from `--version` output: `runc version 1.1.5+ds1`, `crun version 1.8.1`,
 /// `youki version: 0.7.0` (first line).
-fn parse_version(kind: RuntimeKind, stdout: &str) -> Option<String> {
+fn parse_version(kind: OciRuntime, stdout: &str) -> Option<String> {
     let first = stdout.lines().next()?;
     let rest = first.strip_prefix(kind.as_str())?.trim_start();
     let rest = rest.strip_prefix("version")?.trim_start_matches(':').trim();
@@ -291,28 +254,20 @@ mod tests {
     fn versions_are_read_from_each_runtimes_banner() {
         assert_eq!(
             parse_version(
-                RuntimeKind::Runc,
+                OciRuntime::Runc,
                 "runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\n"
             ),
             Some("1.1.5+ds1".into())
         );
         assert_eq!(
-            parse_version(RuntimeKind::Crun, "crun version 1.8.1\ncommit: f8a0\n"),
+            parse_version(OciRuntime::Crun, "crun version 1.8.1\ncommit: f8a0\n"),
             Some("1.8.1".into())
         );
         assert_eq!(
-            parse_version(RuntimeKind::Youki, "youki version: 0.7.0\ncommit: 0.7.0\n"),
+            parse_version(OciRuntime::Youki, "youki version: 0.7.0\ncommit: 0.7.0\n"),
             Some("0.7.0".into())
         );
-        assert_eq!(parse_version(RuntimeKind::Runc, "crun version 1\n"), None);
-        assert_eq!(parse_version(RuntimeKind::Runc, ""), None);
-    }
-
-    #[test]
-    fn runtime_names_round_trip() {
-        for k in RuntimeKind::ALL {
-            assert_eq!(k.as_str().parse::<RuntimeKind>(), Ok(k));
-        }
-        assert!("docker".parse::<RuntimeKind>().is_err());
+        assert_eq!(parse_version(OciRuntime::Runc, "crun version 1\n"), None);
+        assert_eq!(parse_version(OciRuntime::Runc, ""), None);
     }
 }
