@@ -323,11 +323,11 @@ pub fn sweep_stale_sessions(cli_for: impl Fn(&Path) -> Option<RuntimeCli>, kind:
         }
         let work = e.path();
         disarm_all(&work);
-        if let Some(cli) = cli_for(&work) {
-            if let Ok(out) = cli.run(&["list", "-q"]) {
-                for id in parse_list(&out.stdout) {
-                    let _ = cli.run(&["delete", "--force", &id]);
-                }
+        if let Some(cli) = cli_for(&work)
+            && let Ok(out) = cli.run(&["list", "-q"])
+        {
+            for id in parse_list(&out.stdout) {
+                let _ = cli.run(&["delete", "--force", &id]);
             }
         }
         let prefix = format!("{}-", name.trim_start_matches("kcontract-"));
