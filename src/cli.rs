@@ -95,16 +95,22 @@ pub enum ModelCommand {
 pub enum ConformanceCommand {
     /// Replay a JSON trace on a real OCI runtime; prints one JSON object per step, like
     /// `model replay`.
-    Run {
-        /// runc, crun or youki (found on PATH).
-        #[arg(long)]
-        runtime: String,
-        /// The trace file.
-        file: PathBuf,
-        /// Read the trace as this OCI version (1.0.1 or 1.3.0), overriding its `oci_version`.
-        #[arg(long)]
-        oci_version: Option<String>,
-    },
+    Run(ConformanceArgs),
+    /// Replay a trace on a real OCI runtime and on the model (with and without the runtime's
+    /// profile); prints the comparable fields side by side. Exit 1 on an unexplained difference.
+    Compare(ConformanceArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ConformanceArgs {
+    /// runc, crun or youki (found on PATH).
+    #[arg(long)]
+    runtime: String,
+    /// The trace file.
+    file: PathBuf,
+    /// Read the trace as this OCI version (1.0.1 or 1.3.0), overriding its `oci_version`.
+    #[arg(long)]
+    oci_version: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -173,15 +179,17 @@ pub fn run() -> ExitCode {
             oci_version,
             profile,
         }) => crate::model::replay_command(&file, oci_version.as_deref(), profile.as_deref()),
-        Command::Conformance(ConformanceCommand::Run {
-            runtime,
-            file,
-            oci_version,
-        }) => {
-            let code = crate::conformance::cli::run_conformance(
-                &runtime,
-                &file,
-                oci_version.as_deref(),
+        Command::Conformance(cmd) => {
+            use crate::conformance::cli::{Mode, run_conformance};
+            let (mode, args) = match cmd {
+                ConformanceCommand::Run(a) => (Mode::Run, a),
+                ConformanceCommand::Compare(a) => (Mode::Compare, a),
+            };
+            let code = run_conformance(
+                mode,
+                &args.runtime,
+                &args.file,
+                args.oci_version.as_deref(),
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             );

@@ -629,10 +629,24 @@ impl Sequence<'_> {
         self.cli.run(&argv)
     }
 
+    /// A runtime message with this session's paths and IDs put back in the trace's terms: the
+    /// work folder becomes `$WORK`, a container ID the trace's ID (`kcrunc-41-0-3-ia` → `a`), so
+    /// that messages are the same from run to run.
+    fn untangle(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        if let Some(work) = self.dir.parent() {
+            text = text.replace(&work.display().to_string(), "$WORK");
+        }
+        text.replace(&format!("{}-i", self.prefix), "")
+    }
+
     /// Sets `ok`, and `error` or `warnings`, from a command's result.
     fn record(&self, out: &mut Observed, r: &CmdOutput) {
         out.ok = r.success;
-        let lines = normalise_stderr(&r.stderr);
+        let lines: Vec<String> = normalise_stderr(&r.stderr)
+            .iter()
+            .map(|l| self.untangle(l))
+            .collect();
         if r.success {
             out.warnings = lines;
         } else {
@@ -653,10 +667,10 @@ impl Sequence<'_> {
         let mut keep = serde_json::Map::new();
         for key in ["ociVersion", "id", "status", "pid", "bundle"] {
             if let Some(v) = doc.get(key) {
-                let v = if key == "id" {
-                    Value::String(trace_id.to_owned())
-                } else {
-                    v.clone()
+                let v = match (key, v) {
+                    ("id", _) => Value::String(trace_id.to_owned()),
+                    ("bundle", Value::String(b)) => Value::String(self.untangle(b)),
+                    _ => v.clone(),
                 };
                 keep.insert(key.to_owned(), v);
             }
