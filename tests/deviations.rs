@@ -400,6 +400,20 @@ fn every_minimal_trace_shows_its_deviation_on_the_model() {
     }
 }
 
+/// `docs/runtimes.md` names every deviation (its table is the readable index of the catalogue).
+#[test]
+fn the_docs_name_every_deviation() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runtimes.md"))
+            .expect("docs/runtimes.md");
+    for d in Deviation::ALL {
+        assert!(
+            docs.contains(&format!("`{}`", d.id())),
+            "docs/runtimes.md does not mention `{d}`"
+        );
+    }
+}
+
 #[test]
 fn hook_observations_agree_with_the_models() {
     let cat = catalogue();

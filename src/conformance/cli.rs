@@ -137,7 +137,21 @@ fn prepare(
         .map_err(|e| format!("--oci-version: {e}"))?;
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let trace = parse_trace(&text, version).map_err(|e| format!("{}:{e}", path.display()))?;
+    // The same message as `model replay` gives for the same file.
+    let trace = parse_trace(&text, version).map_err(|e| {
+        let at = if e.path.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", e.path)
+        };
+        format!(
+            "{}:{}:{}: malformed trace{at}: {}",
+            path.display(),
+            e.line,
+            e.column,
+            e.message
+        )
+    })?;
     let session = Session::new(kind)?;
     Ok((kind, trace, session))
 }
