@@ -17,8 +17,9 @@
 //! - `KCONTRACT_REQUIRE_RUNTIMES=1`: a missing runc, crun or static busybox (or not being root) is a
 //!   failure. Otherwise the test is skipped, loudly. youki is never required (install it with
 //!   `.ci/install-youki`).
-//! - `KCONTRACT_DIFF_CASES` (default 1000): sequences per runtime; `KCONTRACT_DIFF_STEPS` (default
-//!   12): the longest sequence; `KCONTRACT_DIFF_SEED` (a number): another seed than the fixed one.
+//! - `KCONTRACT_DIFF_CASES` (default 1000): sequences for runc and crun; `KCONTRACT_DIFF_CASES_YOUKI`
+//!   (default 100: youki is about ten times slower); `KCONTRACT_DIFF_STEPS` (default 12): the
+//!   longest sequence; `KCONTRACT_DIFF_SEED` (a number): another seed than the fixed one.
 //!
 //! `.ci/run` runs this file with `--nocapture` so the counts and wall times are in the CI log.
 
@@ -175,7 +176,11 @@ fn differential(runtime: OciRuntime, must: bool) {
     let Some(session) = session_or_skip(runtime, must) else {
         return;
     };
-    let cases = env_number("KCONTRACT_DIFF_CASES", 1000);
+    // youki takes about ten times as long per command; a full run is done by hand.
+    let cases = match runtime {
+        OciRuntime::Youki => env_number("KCONTRACT_DIFF_CASES_YOUKI", 100),
+        _ => env_number("KCONTRACT_DIFF_CASES", 1000),
+    };
     let max_steps = env_number("KCONTRACT_DIFF_STEPS", 12).max(1) as usize;
     let mut seed = SEED;
     if let Ok(v) = std::env::var("KCONTRACT_DIFF_SEED") {

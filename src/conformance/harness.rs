@@ -23,10 +23,11 @@
 //!   ID, `status`, `pid`, `bundle`).
 //!
 //! Waiting. Runtimes apply signals and some hook failures asynchronously, so after `start`,
-//! `kill`, `exit` and `shutdown` the harness polls `state` until the expected observable event
-//! (the program's `started` marker, its log of a handled signal, the `stopped` status) or until a
-//! deadline. Where nothing observable has to happen (a signal to a container whose program is not
-//! running yet) it waits a short quiet period for a status change.
+//! `kill`, `exit` and `shutdown` the harness waits for the event the step must cause — the
+//! program's `started` marker, its log of a handled signal, the container process's end — watching
+//! files and `/proc/PID/stat` rather than polling `state` (each `state` starts a process), up to a
+//! deadline. Where nothing has to happen (a signal to a container whose program is not running
+//! yet) it waits a quiet period for the process to die. `state` is read once, after the wait.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
