@@ -21,7 +21,6 @@
 use std::fmt;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::model::{Deviation, HookName, OciRuntime, OpKind, StepResult};
 
@@ -102,16 +101,8 @@ pub fn from_observed(o: &Observed, runtime: OciRuntime) -> (Comparable, bool) {
         reordered = hooks != before;
     }
     let state = o.state.as_ref().map(|doc| {
-        let status = doc
-            .get("status")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let has_pid = doc
-            .get("pid")
-            .and_then(Value::as_i64)
-            .is_some_and(|p| p > 0);
-        (status, has_pid)
+        let status = doc.status.clone().unwrap_or_default();
+        (status, doc.pid.is_some_and(|p| p > 0))
     });
     let comparable = Comparable {
         op: o.op.as_str(),
@@ -145,7 +136,7 @@ pub fn first_difference(model: &[Comparable], runtime: &[Comparable]) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::harness::ObservedHook;
+    use crate::conformance::harness::{ObservedHook, StateSeen};
     use crate::model::{Action, Config, Op, OpKind, Runtime, Signal};
 
     fn observed(op: OpKind, hooks: &[(&str, &str)]) -> Observed {
@@ -165,7 +156,13 @@ mod tests {
                 .collect(),
             signals: Vec::new(),
             logs: Vec::new(),
-            state: Some(serde_json::json!({"status": "stopped", "pid": 0})),
+            state: Some(StateSeen {
+                oci_version: Some("1.0.2-dev".into()),
+                id: "a".into(),
+                status: Some("stopped".into()),
+                pid: Some(0),
+                bundle: Some("$WORK/seq-1/c1".into()),
+            }),
         }
     }
 

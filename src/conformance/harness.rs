@@ -51,6 +51,24 @@ pub struct ObservedHook {
     pub status_seen: String,
 }
 
+/// The state document a runtime's `state` returned, with the fields of runtime.md §State in the
+/// model's order (`id` mapped back to the trace's ID, the bundle path in the trace's terms).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StateSeen {
+    /// `ociVersion` as the runtime reports it.
+    #[serde(rename = "ociVersion")]
+    pub oci_version: Option<String>,
+    /// The trace's ID.
+    pub id: String,
+    /// `status`.
+    pub status: Option<String>,
+    /// `pid`, if reported (runc and crun report 0 for a stopped container).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<i64>,
+    /// `bundle`.
+    pub bundle: Option<String>,
+}
+
 /// What one step did on the real runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observed {
@@ -73,7 +91,7 @@ pub struct Observed {
     /// The platform's log entries about the developer's process.
     pub logs: Vec<String>,
     /// The state document returned by a successful `state` step.
-    pub state: Option<Value>,
+    pub state: Option<StateSeen>,
 }
 
 impl Observed {
@@ -106,7 +124,7 @@ impl Observed {
             hooks_run: Vec<&'a str>,
             signals: &'a [String],
             logs: &'a [String],
-            state: Option<&'a Value>,
+            state: Option<&'a StateSeen>,
         }
         let line = Line {
             step,
@@ -663,20 +681,16 @@ impl Sequence<'_> {
         }
     }
 
-    fn state_doc(&self, stdout: &str, trace_id: &str) -> Value {
+    fn state_doc(&self, stdout: &str, trace_id: &str) -> StateSeen {
         let doc: Value = serde_json::from_str(stdout).unwrap_or(Value::Null);
-        let mut keep = serde_json::Map::new();
-        for key in ["ociVersion", "id", "status", "pid", "bundle"] {
-            if let Some(v) = doc.get(key) {
-                let v = match (key, v) {
-                    ("id", _) => Value::String(trace_id.to_owned()),
-                    ("bundle", Value::String(b)) => Value::String(self.untangle(b)),
-                    _ => v.clone(),
-                };
-                keep.insert(key.to_owned(), v);
-            }
+        let text = |key: &str| doc.get(key).and_then(Value::as_str).map(str::to_owned);
+        StateSeen {
+            oci_version: text("ociVersion"),
+            id: trace_id.to_owned(),
+            status: text("status"),
+            pid: doc.get("pid").and_then(Value::as_i64),
+            bundle: text("bundle").map(|b| self.untangle(&b)),
         }
-        Value::Object(keep)
     }
 
     fn create(

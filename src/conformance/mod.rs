@@ -17,5 +17,7 @@ pub mod compare;
 pub mod harness;
 pub mod oci;
 
-pub use harness::{Observed, ObservedHook, Sequence, Session, Timing, normalise_stderr, real_id};
+pub use harness::{
+    Observed, ObservedHook, Sequence, Session, StateSeen, Timing, normalise_stderr, real_id,
+};
 pub use oci::{CmdOutput, HarnessError, OciRuntime, RuntimeCli};
