@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use kcontract::conformance::Session;
+use kcontract::conformance::cli::is_root;
 use kcontract::conformance::compare::{Comparable, from_model, from_observed};
 use kcontract::model::invariants::check_step;
 use kcontract::model::{
@@ -447,15 +448,6 @@ fn hook_observations_agree_with_the_models() {
 
 fn required() -> bool {
     std::env::var("KCONTRACT_REQUIRE_RUNTIMES").is_ok_and(|v| v == "1")
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            == Some("0")
-    })
 }
 
 /// Every catalogued observation, run again on the real runtime where it is installed.

@@ -33,6 +33,7 @@ use std::time::Instant;
 use kcontract::conformance::RuntimeCli;
 use kcontract::conformance::Session;
 use kcontract::conformance::bundle::{Rootfs, write_bundle};
+use kcontract::conformance::cli::is_root;
 use kcontract::conformance::compare::{Comparable, first_difference, from_model, from_observed};
 use kcontract::conformance::harness::cgroup_dirs_with_prefix;
 use kcontract::model::{
@@ -55,15 +56,6 @@ fn env_number(name: &str, default: u64) -> u64 {
 
 fn required() -> bool {
     std::env::var("KCONTRACT_REQUIRE_RUNTIMES").is_ok_and(|v| v == "1")
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            == Some("0")
-    })
 }
 
 /// A harness session, or `None` after printing loudly why the runtime cannot be tested here.

@@ -152,6 +152,21 @@ fn prepare(
             e.message
         )
     })?;
+    if !is_root() {
+        return Err(
+            "conformance needs root: the runtimes create namespaces, mounts and cgroups".into(),
+        );
+    }
     let session = Session::new(kind)?;
     Ok((kind, trace, session))
+}
+
+/// Whether this process runs as root (effective uid 0, from `/proc/self/status`).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            == Some("0")
+    })
 }
