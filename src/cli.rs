@@ -57,6 +57,9 @@ pub enum Command {
     /// The reference model of the OCI container lifecycle.
     #[command(subcommand)]
     Model(ModelCommand),
+    /// The model against real OCI runtimes (runc, crun, youki); needs root.
+    #[command(subcommand)]
+    Conformance(ConformanceCommand),
     /// Translation status and review stamps.
     #[command(subcommand)]
     I18n(I18nCommand),
@@ -118,7 +121,33 @@ pub enum ModelCommand {
         /// OCI runtime-spec version to follow (1.0.1 or 1.3.0), overriding the trace's `oci_version`.
         #[arg(long)]
         oci_version: Option<String>,
+        /// Reproduce a real runtime's documented deviations (runc, crun or youki; see
+        /// spec/runtimes/deviations.yaml); each line then lists the deviations that took effect.
+        #[arg(long, value_name = "RUNTIME")]
+        profile: Option<String>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ConformanceCommand {
+    /// Replay a JSON trace on a real OCI runtime; prints one JSON object per step, like
+    /// `model replay`.
+    Run(ConformanceArgs),
+    /// Replay a trace on a real OCI runtime and on the model (with and without the runtime's
+    /// profile); prints the comparable fields side by side. Exit 1 on an unexplained difference.
+    Compare(ConformanceArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ConformanceArgs {
+    /// runc, crun or youki (found on PATH).
+    #[arg(long)]
+    runtime: String,
+    /// The trace file.
+    file: PathBuf,
+    /// Read the trace as this OCI version (1.0.1 or 1.3.0), overriding its `oci_version`.
+    #[arg(long)]
+    oci_version: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -193,8 +222,26 @@ pub fn run() -> ExitCode {
             }
         },
         // The model reads a trace, not the spec: it works from any folder.
-        Command::Model(ModelCommand::Replay { file, oci_version }) => {
-            crate::model::replay_command(&file, oci_version.as_deref())
+        Command::Model(ModelCommand::Replay {
+            file,
+            oci_version,
+            profile,
+        }) => crate::model::replay_command(&file, oci_version.as_deref(), profile.as_deref()),
+        Command::Conformance(cmd) => {
+            use crate::conformance::cli::{Mode, run_conformance};
+            let (mode, args) = match cmd {
+                ConformanceCommand::Run(a) => (Mode::Run, a),
+                ConformanceCommand::Compare(a) => (Mode::Compare, a),
+            };
+            let code = run_conformance(
+                mode,
+                &args.runtime,
+                &args.file,
+                args.oci_version.as_deref(),
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            );
+            ExitCode::from(code)
         }
         Command::Check { strict } => match load(strict, false) {
             Ok(mut loaded) => match workflow::scan_tests(&mut loaded, &renderer) {

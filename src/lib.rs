@@ -13,6 +13,7 @@
 
 pub mod annotations;
 pub mod cli;
+pub mod conformance;
 pub mod diagnostic;
 pub mod explain;
 pub mod fsutil;
@@ -22,6 +23,7 @@ pub mod list;
 pub mod matrix;
 pub mod model;
 pub mod results;
+pub mod runtimes;
 pub mod scaffold;
 pub mod site;
 pub mod spec;

@@ -378,6 +378,7 @@ fn site_in_headless_chromium() {
         "en/clauses.html",
         "zh/index.html",
         "zh/matrix.html",
+        "en/runtimes.html",
     ] {
         for theme in ["light", "dark"] {
             d.goto(&file_url(&site.join(page)));
@@ -394,6 +395,9 @@ fn site_in_headless_chromium() {
         "axe-core violations:\n{}",
         problems.join("\n")
     );
+
+    d.goto(&file_url(&site.join("zh/runtimes.html#delete-created")));
+    d.screenshot("runtimes");
 
     // The accessibility check can fail: a page with an unlabelled image and input is caught.
     let bad = tmp.path().join("bad.html");

@@ -494,3 +494,11 @@ fn k0610_requirement_not_met() {
         &["matrix", "--format", "csv", "--require", "MUST=passing"]
     ));
 }
+
+#[test]
+fn k0701_runtimes_catalogue_malformed() {
+    insta::assert_snapshot!(project(
+        &[("spec/runtimes/deviations.yaml", b"format: kcontract-runtimes/1\nmeasured: {host: h, runtimes: [], differential: []}\ndeviations: []\nhooks: {summary: s, summary_zh: s, traces: []}\ncolour: red\n")],
+        &["check"],
+    ));
+}

@@ -368,3 +368,38 @@ fn builds_at_different_times_are_identical() {
     assert_eq!(kcontract(tmp.path(), &["build", "--out", "b"]).0, 0);
     assert_eq!(files(&tmp.path().join("a")), files(&tmp.path().join("b")));
 }
+
+#[test]
+fn runtimes_page_lists_the_delete_on_created_deviation_for_each_runtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    for (lang, title) in [
+        ("en", "Deleting a created container succeeds"),
+        ("zh", "删除处于 created 状态的容器会成功"),
+    ] {
+        let page =
+            std::fs::read_to_string(tmp.path().join(format!("site/{lang}/runtimes.html"))).unwrap();
+        let start = page
+            .find(r#"<section class="clause" id="delete-created""#)
+            .expect("the deviation");
+        let section = &page[start..start + page[start..].find("</section>").unwrap()];
+        assert!(section.contains(title), "{lang}: {section}");
+        for rt in ["runc 1.1.5", "crun 1.8.1", "youki 0.7.0"] {
+            assert!(section.contains(rt), "{lang}: {rt}");
+        }
+        // The minimal trace, and each runtime's observed lines next to the model's.
+        assert!(
+            section.contains("&quot;op&quot;: &quot;delete&quot;"),
+            "{section}"
+        );
+        for rt in ["runc", "crun", "youki"] {
+            assert!(
+                section.contains(&format!("<code>{rt}</code></summary>")),
+                "{lang}: {rt} observed"
+            );
+        }
+        assert!(page.contains(r#"id="hooks""#), "hook write-up");
+        assert!(page.contains(r#"href="runtimes.html" aria-current="page""#));
+    }
+}

@@ -178,6 +178,9 @@ pub struct HookRun {
     /// The `status` in the state passed to the hook on stdin (config.md: "The state of the container
     /// MUST be passed to hooks over stdin").
     pub status_seen: Status,
+    /// That status as the hook reads it: `status_seen`'s name, or under a runtime profile what that
+    /// runtime passes (which may be no OCI status at all, e.g. crun's `starting`).
+    pub status_label: &'static str,
     /// Where it executed, when the version says (v1.3.0 only).
     pub namespace: Option<Namespace>,
 }

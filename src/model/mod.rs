@@ -10,6 +10,8 @@
 //!   `kill`, `delete`, the process `exit` event, and Knative's `shutdown` and `reclaim`.
 //! - [`invariants`]: the rules every state and step must obey, each citing its sentence.
 //! - [`explore`]: bounded exhaustive exploration against the invariants.
+//! - [`profile`]: real runtimes' documented deviations, which the model can reproduce
+//!   (`--profile runc|crun|youki`).
 //! - [`trace`] and [`cli`]: the `kcontract model replay` trace format.
 //!
 //! `docs/model.md` has the state diagram, the operation × status table with the sentence behind each
@@ -20,16 +22,21 @@ pub mod explore;
 pub mod fault;
 pub mod hooks;
 pub mod invariants;
+pub mod profile;
 pub mod runtime;
 pub mod trace;
 pub mod version;
 
-pub use cli::{replay_command, run_replay};
+pub use cli::{replay_command, run_replay, run_replay_with};
 pub use fault::Fault;
 pub use hooks::{FailureRule, HookName, HookOutcome, HookRun, Hooks, Namespace, Phase};
+pub use profile::{Deviation, OciRuntime};
 pub use runtime::{
     Action, Config, Container, LogEntry, OnSigterm, Op, OpError, OpKind, ProcessFailure, Runtime,
     Signal, StateDoc, Status, StepResult, Warning,
 };
-pub use trace::{Trace, TraceError, parse_trace, replay, to_json_line, to_json_lines};
+pub use trace::{
+    Trace, TraceError, parse_trace, replay, replay_profiled, to_json_line, to_json_lines,
+    trace_to_json,
+};
 pub use version::{OciVersion, UnsupportedVersion};

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::fault::Fault;
 use super::hooks::{FailureRule, HookName, HookOutcome, HookRun, Hooks, Phase};
+use super::profile::{Deviation, OciRuntime, ends_go_program};
 use super::version::OciVersion;
 
 /// The first PID the model hands out. PIDs only need to be present and distinct (runtime.md §State:
@@ -346,6 +347,14 @@ pub enum OpError {
     },
     /// The `exit` event for a container with no live process.
     NoLiveProcess(Status),
+    /// An error that only a real runtime's documented deviation produces (never under the spec
+    /// profile), with the failing hook if a hook caused it.
+    Deviated {
+        /// Which deviation.
+        deviation: Deviation,
+        /// The failing hook and its index, if any.
+        hook: Option<(HookName, usize)>,
+    },
 }
 
 impl OpError {
@@ -433,6 +442,11 @@ pub struct StepResult {
     pub logs: Vec<LogEntry>,
     /// The state returned by a successful `state`.
     pub state: Option<StateDoc>,
+    /// The real runtime whose deviations the model followed (`None`: the spec).
+    pub profile: Option<OciRuntime>,
+    /// The deviations that made this step differ from the spec, in the order they took effect
+    /// (always empty without a profile).
+    pub deviations: Vec<Deviation>,
 }
 
 impl StepResult {
@@ -448,6 +462,15 @@ impl StepResult {
             signals: Vec::new(),
             logs: Vec::new(),
             state: None,
+            profile: None,
+            deviations: Vec::new(),
+        }
+    }
+
+    /// Records that a deviation took effect in this step.
+    fn note(&mut self, deviation: Deviation) {
+        if !self.deviations.contains(&deviation) {
+            self.deviations.push(deviation);
         }
     }
 
@@ -498,6 +521,32 @@ impl StepResult {
             OpError::NoLiveProcess(status) => {
                 format!("container {id:?} has no live process to exit (status {status})")
             }
+            OpError::Deviated { deviation, hook } => {
+                let what = match deviation {
+                    Deviation::CreateRequiresProcess => {
+                        "create refuses a config without `process` (config.md: REQUIRED only when `start` is called)"
+                    }
+                    Deviation::CreateHookFailureSkipsPoststop => {
+                        "create failed; the poststop hooks did not run"
+                    }
+                    Deviation::PoststartFailureKeepsRunning => {
+                        "start failed; the container was left as it was"
+                    }
+                    Deviation::PoststopFailureFailsDelete => {
+                        "delete failed; the container was not deleted"
+                    }
+                    _ => "the operation failed",
+                };
+                let runtime = self.profile.map_or("", OciRuntime::as_str);
+                match hook {
+                    Some((hook, index)) => {
+                        format!(
+                            "{hook}[{index}] failed: {what} (deviation {deviation} of {runtime})"
+                        )
+                    }
+                    None => format!("{what} (deviation {deviation} of {runtime})"),
+                }
+            }
         })
     }
 
@@ -525,6 +574,32 @@ pub struct Runtime {
     /// not one the type system makes impossible to break.
     containers: Vec<Container>,
     fault: Option<Fault>,
+    /// A real runtime's documented deviations to reproduce (`--profile`), or none: the spec.
+    profile: Option<OciRuntime>,
+    /// Under [`Deviation::SignalReportsCreatedRunning`]: containers reported `running` whose
+    /// program never ran (the waiting container process is what a signal reaches).
+    unstarted: Vec<String>,
+}
+
+/// How one phase of hooks ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PhaseEnd {
+    /// Every hook ran (failures, if any, were warnings or ignored).
+    Completed,
+    /// An error-class failure: the remaining hooks of the phase did not run.
+    Failed(HookName, usize),
+    /// A failure after which the runtime skipped the remaining hooks without an error
+    /// ([`Deviation::PoststopFailureSkipsRest`]).
+    Stopped,
+}
+
+/// What a failing hook does, given the version's rule and the profile's deviations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnFailure {
+    Error,
+    Warn,
+    WarnAndStop(Deviation),
+    Ignore(Deviation),
 }
 
 impl Runtime {
@@ -534,6 +609,8 @@ impl Runtime {
             version,
             containers: Vec::new(),
             fault: None,
+            profile: None,
+            unstarted: Vec::new(),
         }
     }
 
@@ -546,9 +623,23 @@ impl Runtime {
         }
     }
 
+    /// A runtime following `version`'s rules except where `runtime` is documented to deviate from
+    /// them (see [`super::profile`]): it reproduces that runtime's observed behaviour.
+    pub fn with_profile(version: OciVersion, runtime: OciRuntime) -> Runtime {
+        Runtime {
+            profile: Some(runtime),
+            ..Runtime::new(version)
+        }
+    }
+
     /// The profile.
     pub fn version(&self) -> OciVersion {
         self.version
+    }
+
+    /// The real runtime whose deviations apply, if any.
+    pub fn profile(&self) -> Option<OciRuntime> {
+        self.profile
     }
 
     /// All containers, sorted by ID.
@@ -577,6 +668,11 @@ impl Runtime {
         self.fault == Some(fault)
     }
 
+    /// Whether the profile's runtime has this deviation and it departs from this version's rules.
+    fn dev(&self, deviation: Deviation) -> bool {
+        self.profile.is_some_and(|r| r.has(deviation)) && deviation.deviates_at(self.version)
+    }
+
     fn position(&self, id: &str) -> Option<usize> {
         self.containers.iter().position(|c| c.id == id)
     }
@@ -584,6 +680,7 @@ impl Runtime {
     /// Applies one step and reports what happened. Never panics.
     pub fn apply(&mut self, op: &Op) -> StepResult {
         let mut out = StepResult::new(self.version, op);
+        out.profile = self.profile;
         match op.valid_id() {
             None => out.error = Some(OpError::NoId),
             Some(id) => {
@@ -593,12 +690,12 @@ impl Runtime {
                     Action::Create(config) => self.create(&id, config, &mut out),
                     Action::Start => self.start(&id, &mut out),
                     Action::Kill(signal) => self.kill(&id, signal, &mut out),
-                    Action::Delete => self.delete(&id, &mut out),
+                    Action::Delete => self.delete(&id, true, &mut out),
                     Action::Exit { code } => self.exit(&id, *code, &mut out),
                     Action::Shutdown { grace_seconds } => {
                         self.shutdown(&id, *grace_seconds, &mut out)
                     }
-                    Action::Reclaim => self.reclaim(&id, &mut out),
+                    Action::Reclaim => self.delete(&id, false, &mut out),
                 };
                 out.error = result.err();
                 out.status = self.container(&id).map(|c| c.status);
@@ -610,7 +707,11 @@ impl Runtime {
     /// `state`: "Attempting to query a container that does not exist MUST generate an error. This
     /// operation MUST return the state of a container as specified in the State section."
     fn state(&mut self, id: &str, out: &mut StepResult) -> Result<(), OpError> {
-        out.state = Some(self.state_doc(id).ok_or(OpError::NotFound)?);
+        let doc = self.state_doc(id).ok_or(OpError::NotFound)?;
+        if doc.status == Status::Stopped && doc.pid.is_some() {
+            out.note(Deviation::StoppedPidKept);
+        }
+        out.state = Some(doc);
         Ok(())
     }
 
@@ -625,12 +726,37 @@ impl Runtime {
                 return Err(OpError::IdInUse(existing.status));
             }
         }
+        let refuse = !config.process && self.dev(Deviation::CreateRequiresProcess);
+        // runc and youki validate the configuration before anything runs; crun only after the
+        // create-phase hooks (see the deviation).
+        let refuse_after_hooks = self.profile == Some(OciRuntime::Crun);
+        if refuse && !refuse_after_hooks {
+            out.note(Deviation::CreateRequiresProcess);
+            return Err(OpError::Deviated {
+                deviation: Deviation::CreateRequiresProcess,
+                hook: None,
+            });
+        }
         // Step 2 has created the environment; the status is `creating` while the create-phase hooks
         // run. "the user-specified program … MUST NOT be run at this time."
-        if let Err(error) = self.run_phase(config, Phase::Create, Status::Creating, out) {
+        if let PhaseEnd::Failed(hook, index) = self.run_hooks(config, Phase::Create, out) {
             // Nothing was inserted: destroying undoes step 2, then the poststop hooks run.
+            if self.dev(Deviation::CreateHookFailureSkipsPoststop) {
+                out.note(Deviation::CreateHookFailureSkipsPoststop);
+                return Err(OpError::Deviated {
+                    deviation: Deviation::CreateHookFailureSkipsPoststop,
+                    hook: Some((hook, index)),
+                });
+            }
             self.run_poststop_after_error(config, out);
-            return Err(error);
+            return Err(OpError::HookFailed { hook, index });
+        }
+        if refuse {
+            out.note(Deviation::CreateRequiresProcess);
+            return Err(OpError::Deviated {
+                deviation: Deviation::CreateRequiresProcess,
+                hook: None,
+            });
         }
         let pid = self.free_pid();
         let container = Container {
@@ -664,19 +790,46 @@ impl Runtime {
             return Err(OpError::ProcessNotSet);
         }
         let config = c.config.clone();
-        if let Err(error) = self.run_phase(&config, Phase::StartBeforeProgram, Status::Created, out)
+        if let PhaseEnd::Failed(hook, index) =
+            self.run_hooks(&config, Phase::StartBeforeProgram, out)
         {
+            if hook == HookName::StartContainer
+                && self.dev(Deviation::StartContainerFailureNotReported)
+            {
+                // The container process ends before the program; `start` goes on to the
+                // poststart hooks and reports success.
+                out.note(Deviation::StartContainerFailureNotReported);
+                self.end_process(at);
+                return match self.run_hooks(&config, Phase::StartAfterProgram, out) {
+                    PhaseEnd::Failed(hook, index) => Err(self.poststart_error(hook, index, out)),
+                    _ => Ok(()),
+                };
+            }
             self.destroy_after_error(id, &config, out);
-            return Err(error);
+            return Err(OpError::HookFailed { hook, index });
         }
         // The user-specified program runs in the container process (same PID).
         self.containers[at].status = Status::Running;
-        if let Err(error) = self.run_phase(&config, Phase::StartAfterProgram, Status::Running, out)
+        if let PhaseEnd::Failed(hook, index) =
+            self.run_hooks(&config, Phase::StartAfterProgram, out)
         {
+            if self.dev(Deviation::PoststartFailureKeepsRunning) {
+                return Err(self.poststart_error(hook, index, out));
+            }
             self.destroy_after_error(id, &config, out);
-            return Err(error);
+            return Err(OpError::HookFailed { hook, index });
         }
         Ok(())
+    }
+
+    /// The error `start` reports for a failing poststart hook under
+    /// [`Deviation::PoststartFailureKeepsRunning`] (the container is left as it is).
+    fn poststart_error(&self, hook: HookName, index: usize, out: &mut StepResult) -> OpError {
+        out.note(Deviation::PoststartFailureKeepsRunning);
+        OpError::Deviated {
+            deviation: Deviation::PoststartFailureKeepsRunning,
+            hook: Some((hook, index)),
+        }
     }
 
     /// `kill`: "Attempting to send a signal to a container that is neither `created` nor `running`
@@ -689,7 +842,7 @@ impl Runtime {
             return Err(OpError::WrongStatus(status));
         }
         out.signals.push(signal.clone());
-        if self.deliver(at, signal) && *signal == Signal::Kill {
+        if self.deliver(at, signal, out) && *signal == Signal::Kill {
             self.log(out, id, ProcessFailure::Killed);
         }
         Ok(())
@@ -697,40 +850,88 @@ impl Runtime {
 
     /// Delivers a signal to a live container process; returns whether it ended a running developer
     /// process. SIGKILL always ends the process; SIGTERM ends a `running` program whose `on_sigterm`
-    /// is `exit` (gracefully, status 0); anything else changes nothing by itself.
-    fn deliver(&mut self, at: usize, signal: &Signal) -> bool {
-        let c = &mut self.containers[at];
+    /// is `exit` (gracefully, status 0); anything else changes nothing by itself. Under a profile, a
+    /// signal to a container whose program has not started (`created`, or reported `running` under
+    /// [`Deviation::SignalReportsCreatedRunning`]) reaches the runtime's waiting process, with the
+    /// effects the deviations describe.
+    fn deliver(&mut self, at: usize, signal: &Signal, out: &mut StepResult) -> bool {
+        let c = &self.containers[at];
         if !c.status.has_process() {
             return false;
         }
-        let ends = match signal {
+        let unstarted = self.unstarted.contains(&c.id);
+        let waiting = c.status == Status::Created || unstarted;
+        let mut ends = match signal {
             Signal::Kill => true,
-            Signal::Term => c.status == Status::Running && c.config.on_sigterm == OnSigterm::Exit,
+            Signal::Term => {
+                c.status == Status::Running && !unstarted && c.config.on_sigterm == OnSigterm::Exit
+            }
             Signal::Other(_) => false,
         };
+        if waiting && *signal != Signal::Kill {
+            if self.dev(Deviation::SignalEndsCreated) && ends_go_program(signal.as_str()) {
+                out.note(Deviation::SignalEndsCreated);
+                ends = true;
+            } else if self.dev(Deviation::SignalReportsCreatedRunning) {
+                out.note(Deviation::SignalReportsCreatedRunning);
+                if !unstarted {
+                    let id = c.id.clone();
+                    self.containers[at].status = Status::Running;
+                    self.unstarted.push(id);
+                }
+                return false;
+            }
+        }
         if !ends {
             return false;
         }
-        let was_running = c.status == Status::Running;
-        c.status = Status::Stopped;
-        c.pid = None;
+        let was_running = self.containers[at].status == Status::Running && !unstarted;
+        self.end_process(at);
         was_running
     }
 
-    /// `delete`: "Attempting to `delete` a container that is not `stopped` MUST have no effect on the
-    /// container and MUST generate an error. Deleting a container MUST delete the resources that were
-    /// created during the `create` step." Then the poststop hooks (lifecycle step 10 / 13).
-    fn delete(&mut self, id: &str, out: &mut StepResult) -> Result<(), OpError> {
+    /// The container process has exited: the container is `stopped` and has no pid (unless the
+    /// profile keeps it, [`Deviation::StoppedPidKept`]).
+    fn end_process(&mut self, at: usize) {
+        let keep_pid = self.dev(Deviation::StoppedPidKept);
+        let c = &mut self.containers[at];
+        c.status = Status::Stopped;
+        if !keep_pid {
+            c.pid = None;
+        }
+        let id = c.id.clone();
+        self.unstarted.retain(|u| *u != id);
+    }
+
+    /// `delete` (and Knative's reclaim, which is the platform invoking `delete`): "Attempting to
+    /// `delete` a container that is not `stopped` MUST have no effect on the container and MUST
+    /// generate an error. Deleting a container MUST delete the resources that were created during
+    /// the `create` step." Then the poststop hooks (lifecycle step 10 / 13). Reclaiming: "Containers
+    /// with `status` of `stopped` MAY be immediately reclaimed by the system."
+    fn delete(&mut self, id: &str, is_delete: bool, out: &mut StepResult) -> Result<(), OpError> {
         let at = self.position(id).ok_or(OpError::NotFound)?;
         let status = self.containers[at].status;
         let allowed = status == Status::Stopped
-            || (status == Status::Running && self.has_fault(Fault::DeleteFromRunning));
-        if !allowed {
+            || (status == Status::Running && is_delete && self.has_fault(Fault::DeleteFromRunning));
+        let created = status == Status::Created && self.dev(Deviation::DeleteCreated);
+        if !allowed && !created {
             return Err(OpError::WrongStatus(status));
         }
-        let container = self.containers.remove(at);
-        // Poststop failures are warnings at both versions, so this cannot turn into an error.
-        let _ = self.run_phase(&container.config, Phase::Destroy, Status::Stopped, out);
+        if created {
+            // The runtime kills the waiting container process, then deletes.
+            out.note(Deviation::DeleteCreated);
+            self.end_process(at);
+        }
+        let config = self.containers[at].config.clone();
+        // Poststop failures are warnings at both versions; only a profile turns one into an error.
+        if let PhaseEnd::Failed(hook, index) = self.run_hooks(&config, Phase::Destroy, out) {
+            out.note(Deviation::PoststopFailureFailsDelete);
+            return Err(OpError::Deviated {
+                deviation: Deviation::PoststopFailureFailsDelete,
+                hook: Some((hook, index)),
+            });
+        }
+        self.containers.remove(at);
         Ok(())
     }
 
@@ -738,14 +939,13 @@ impl Runtime {
     /// erroring out, exiting, crashing or the runtime's `kill` operation being invoked.").
     fn exit(&mut self, id: &str, code: i32, out: &mut StepResult) -> Result<(), OpError> {
         let at = self.position(id).ok_or(OpError::NotFound)?;
-        let c = &mut self.containers[at];
+        let c = &self.containers[at];
         let was_running = match c.status {
-            Status::Running => true,
+            Status::Running => !self.unstarted.contains(&c.id),
             Status::Created => false,
             other => return Err(OpError::NoLiveProcess(other)),
         };
-        c.status = Status::Stopped;
-        c.pid = None;
+        self.end_process(at);
         // Only the developer's program can fail in the contract's sense: in `created` it never ran.
         if was_running && code != 0 && !self.has_fault(Fault::FailureNotLogged) {
             self.log(out, id, ProcessFailure::ExitCode(code));
@@ -780,29 +980,15 @@ impl Runtime {
         }
         if !self.has_fault(Fault::ShutdownWithoutSigterm) {
             out.signals.push(Signal::Term);
-            self.deliver(at, &Signal::Term);
+            self.deliver(at, &Signal::Term, out);
         }
         // The grace period passes; a process that has not exited is still `created`/`running`.
         if self.containers[at].status.has_process() {
             out.signals.push(Signal::Kill);
-            if self.deliver(at, &Signal::Kill) {
+            if self.deliver(at, &Signal::Kill, out) {
                 self.log(out, id, ProcessFailure::KilledAfterGrace { grace_seconds });
             }
         }
-        Ok(())
-    }
-
-    /// Knative: "Containers with `status` of `stopped` MAY be immediately reclaimed by the system."
-    /// The platform reclaims through OCI `delete`, so reclaim has exactly delete's effect (including
-    /// the poststop hooks) and delete's rule: only a `stopped` container.
-    fn reclaim(&mut self, id: &str, out: &mut StepResult) -> Result<(), OpError> {
-        let at = self.position(id).ok_or(OpError::NotFound)?;
-        let status = self.containers[at].status;
-        if status != Status::Stopped {
-            return Err(OpError::WrongStatus(status));
-        }
-        let container = self.containers.remove(at);
-        let _ = self.run_phase(&container.config, Phase::Destroy, Status::Stopped, out);
         Ok(())
     }
 
@@ -811,44 +997,178 @@ impl Runtime {
     /// hooks run.
     fn destroy_after_error(&mut self, id: &str, config: &Config, out: &mut StepResult) {
         self.containers.retain(|c| c.id != id);
+        self.unstarted.retain(|u| u != id);
         self.run_poststop_after_error(config, out);
     }
 
     fn run_poststop_after_error(&mut self, config: &Config, out: &mut StepResult) {
         if !self.has_fault(Fault::PoststopSkippedOnHookError) {
-            let _ = self.run_phase(config, Phase::Destroy, Status::Stopped, out);
+            // The operation already failed; a poststop failure cannot add to that.
+            let _ = self.run_hooks(config, Phase::Destroy, out);
         }
     }
 
-    /// Runs every hook of `phase` in order; stops at the first failure whose rule is an error and
-    /// returns that error. Warning-class failures are recorded and the run continues.
-    fn run_phase(
-        &self,
-        config: &Config,
-        phase: Phase,
-        status_seen: Status,
-        out: &mut StepResult,
-    ) -> Result<(), OpError> {
-        for hook in self.hooks_in_phase(phase) {
+    /// Runs every hook of `phase` in order. An error-class failure ends the phase
+    /// ([`PhaseEnd::Failed`]); warning-class failures are recorded and the run continues; a
+    /// profile may ignore a failure or stop after it.
+    fn run_hooks(&self, config: &Config, phase: Phase, out: &mut StepResult) -> PhaseEnd {
+        for hook in self.phase_hooks(phase) {
             for (index, &outcome) in config.hooks.get(hook).iter().enumerate() {
+                let status_seen = match (phase, hook) {
+                    (Phase::Create, HookName::Poststart) => Status::Created,
+                    (Phase::Create, _) => Status::Creating,
+                    (Phase::StartBeforeProgram, _) => Status::Created,
+                    (Phase::StartAfterProgram, _) => Status::Running,
+                    (Phase::Destroy, _) => Status::Stopped,
+                };
+                if let Some(d) = self.placement_deviation(hook, phase) {
+                    out.note(d);
+                }
+                let status_label = self.status_label(hook, phase, status_seen, out);
                 out.hooks_run.push(HookRun {
                     hook,
                     index,
                     outcome,
                     status_seen,
+                    status_label,
                     namespace: self.version.hook_namespace(hook),
                 });
                 if outcome == HookOutcome::Fail {
-                    match self.failure_rule(hook) {
-                        FailureRule::Warn => out.warnings.push(Warning::HookFailed { hook, index }),
-                        FailureRule::ErrorStopAndDestroy => {
-                            return Err(OpError::HookFailed { hook, index });
+                    match self.on_failure(hook, phase) {
+                        OnFailure::Error => return PhaseEnd::Failed(hook, index),
+                        OnFailure::Warn => out.warnings.push(Warning::HookFailed { hook, index }),
+                        OnFailure::WarnAndStop(d) => {
+                            out.note(d);
+                            out.warnings.push(Warning::HookFailed { hook, index });
+                            return PhaseEnd::Stopped;
                         }
+                        OnFailure::Ignore(d) => out.note(d),
                     }
                 }
             }
         }
-        Ok(())
+        PhaseEnd::Completed
+    }
+
+    /// The hooks of a phase, in order: the version's ([`OciVersion::hooks_in_phase`]), moved or
+    /// added where the profile's deviations say.
+    fn phase_hooks(&self, phase: Phase) -> Vec<HookName> {
+        let mut hooks = self.hooks_in_phase(phase);
+        let add = |hook: HookName, to: Phase, hooks: &mut Vec<HookName>| {
+            hooks.retain(|&h| h != hook);
+            if phase == to {
+                hooks.push(hook);
+            }
+        };
+        if self.dev(Deviation::RunsHooksUndefinedAt101) {
+            add(HookName::CreateRuntime, Phase::Create, &mut hooks);
+            add(HookName::CreateContainer, Phase::Create, &mut hooks);
+            add(
+                HookName::StartContainer,
+                Phase::StartBeforeProgram,
+                &mut hooks,
+            );
+        }
+        if self.dev(Deviation::PrestartInCreate) {
+            add(HookName::Prestart, Phase::Create, &mut hooks);
+        }
+        if self.dev(Deviation::PoststartInCreate) {
+            add(HookName::Poststart, Phase::Create, &mut hooks);
+        }
+        // Within a phase the kinds run in the lifecycle's (= the listing's) order.
+        hooks.sort();
+        hooks
+    }
+
+    /// The deviation that makes `hook` run in `phase`, if the version would not run it there.
+    fn placement_deviation(&self, hook: HookName, phase: Phase) -> Option<Deviation> {
+        if self.version.hook_phase(hook) == Some(phase) {
+            return None;
+        }
+        [
+            Deviation::RunsHooksUndefinedAt101,
+            Deviation::PrestartInCreate,
+            Deviation::PoststartInCreate,
+        ]
+        .into_iter()
+        .find(|&d| {
+            self.dev(d)
+                && match d {
+                    Deviation::PrestartInCreate => hook == HookName::Prestart,
+                    Deviation::PoststartInCreate => hook == HookName::Poststart,
+                    _ => !self.version.defines_hook(hook),
+                }
+        })
+    }
+
+    /// The status string a hook is shown: its phase's status, or what the profile's runtime shows.
+    fn status_label(
+        &self,
+        hook: HookName,
+        phase: Phase,
+        status_seen: Status,
+        out: &mut StepResult,
+    ) -> &'static str {
+        let relabel = match (phase, hook) {
+            (Phase::Create, h) if h != HookName::Poststart => {
+                Some((Deviation::CreateHooksSeeCreated, "created"))
+            }
+            (_, HookName::StartContainer) => [
+                (Deviation::StartContainerSeesStarting, "starting"),
+                (Deviation::StartContainerSeesCreating, "creating"),
+            ]
+            .into_iter()
+            .find(|&(d, _)| self.dev(d)),
+            _ => None,
+        };
+        match relabel {
+            Some((d, label)) if self.dev(d) => {
+                out.note(d);
+                label
+            }
+            _ => status_seen.as_str(),
+        }
+    }
+
+    /// What a failing hook does: the version's rule ([`OciVersion::hook_failure`]), unless the
+    /// profile's runtime handles it otherwise. A hook that runs only because of a deviation (a
+    /// v1.3.0 hook at v1.0.1, a moved hook in `create`) has the error rule of its phase.
+    fn on_failure(&self, hook: HookName, phase: Phase) -> OnFailure {
+        match phase {
+            Phase::Destroy => {
+                if self.dev(Deviation::PoststopFailureFailsDelete) {
+                    OnFailure::Error
+                } else if self.dev(Deviation::PoststopFailureSkipsRest) {
+                    OnFailure::WarnAndStop(Deviation::PoststopFailureSkipsRest)
+                } else if self.dev(Deviation::PoststopFailureNotLogged) {
+                    OnFailure::Ignore(Deviation::PoststopFailureNotLogged)
+                } else {
+                    OnFailure::Warn
+                }
+            }
+            Phase::StartAfterProgram => {
+                if self.dev(Deviation::PoststartFailureIgnored) {
+                    OnFailure::Ignore(Deviation::PoststartFailureIgnored)
+                } else if self.dev(Deviation::PoststartFailureKeepsRunning) {
+                    OnFailure::Error
+                } else {
+                    match self.failure_rule(hook) {
+                        FailureRule::Warn => OnFailure::Warn,
+                        FailureRule::ErrorStopAndDestroy => OnFailure::Error,
+                    }
+                }
+            }
+            Phase::Create | Phase::StartBeforeProgram => {
+                if self.version.hook_phase(hook) == Some(phase) {
+                    match self.failure_rule(hook) {
+                        FailureRule::Warn => OnFailure::Warn,
+                        FailureRule::ErrorStopAndDestroy => OnFailure::Error,
+                    }
+                } else {
+                    OnFailure::Error
+                }
+            }
+        }
     }
 
     fn hooks_in_phase(&self, phase: Phase) -> Vec<HookName> {

@@ -35,6 +35,7 @@ use serde::Serialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::hooks::{HookName, HookOutcome, Hooks};
+use super::profile::OciRuntime;
 use super::runtime::{
     Action, Config, OnSigterm, Op, Runtime, Signal, StateDoc, Status, StepResult,
 };
@@ -129,9 +130,73 @@ pub fn replay(
     trace_json: &str,
     version_override: Option<OciVersion>,
 ) -> Result<Vec<StepResult>, TraceError> {
+    replay_profiled(trace_json, version_override, None)
+}
+
+/// [`replay`] on a runtime that reproduces a real runtime's documented deviations
+/// (`kcontract model replay --profile`), or the spec when `profile` is `None`.
+pub fn replay_profiled(
+    trace_json: &str,
+    version_override: Option<OciVersion>,
+    profile: Option<OciRuntime>,
+) -> Result<Vec<StepResult>, TraceError> {
     let trace = parse_trace(trace_json, version_override)?;
-    let mut runtime = Runtime::new(trace.version);
+    let mut runtime = match profile {
+        Some(p) => Runtime::with_profile(trace.version, p),
+        None => Runtime::new(trace.version),
+    };
     Ok(trace.steps.iter().map(|op| runtime.apply(op)).collect())
+}
+
+/// Writes a trace in the replay format (the inverse of [`parse_trace`]): one step per line, fields
+/// that have their default value left out. Used to print generated sequences so that they can be
+/// replayed with `kcontract model replay` and `kcontract conformance run`.
+pub fn trace_to_json(version: OciVersion, steps: &[Op]) -> String {
+    use serde_json::Value;
+    let step = |op: &Op| -> String {
+        // Fields in the order the docs list them (a serde_json map would sort them).
+        let mut fields: Vec<(&str, Value)> = vec![("op", op.action.kind().as_str().into())];
+        if let Some(id) = &op.id {
+            fields.push(("id", id.as_str().into()));
+        }
+        match &op.action {
+            Action::Create(config) => {
+                if !config.process {
+                    fields.push(("process", false.into()));
+                }
+                if config.on_sigterm == OnSigterm::Ignore {
+                    fields.push(("on_sigterm", "ignore".into()));
+                }
+                let mut hooks = serde_json::Map::new();
+                for hook in HookName::ALL {
+                    let list = config.hooks.get(hook);
+                    if !list.is_empty() {
+                        let outcomes = list.iter().map(|o| o.as_str().into()).collect();
+                        hooks.insert(hook.as_str().into(), Value::Array(outcomes));
+                    }
+                }
+                if !hooks.is_empty() {
+                    fields.push(("hooks", Value::Object(hooks)));
+                }
+            }
+            Action::Kill(signal) => fields.push(("signal", signal.as_str().into())),
+            Action::Exit { code } => fields.push(("code", (*code).into())),
+            Action::Shutdown { grace_seconds } => {
+                fields.push(("grace_seconds", (*grace_seconds).into()));
+            }
+            Action::State | Action::Start | Action::Delete | Action::Reclaim => {}
+        }
+        let body: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| format!("\"{k}\": {v}"))
+            .collect();
+        format!("{{{}}}", body.join(", "))
+    };
+    let lines: Vec<String> = steps.iter().map(|op| format!("  {}", step(op))).collect();
+    format!(
+        "{{\"oci_version\": \"{version}\", \"steps\": [\n{}\n]}}",
+        lines.join(",\n")
+    )
 }
 
 /// The output lines (without trailing newlines) for replayed results.
@@ -161,6 +226,8 @@ pub fn to_json_line(step: usize, r: &StepResult) -> String {
         signals: Vec<&'a str>,
         logs: Vec<String>,
         state: Option<&'a StateDoc>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        deviations: Option<Vec<&'static str>>,
     }
     let line = Line {
         step,
@@ -174,6 +241,9 @@ pub fn to_json_line(step: usize, r: &StepResult) -> String {
         signals: r.signals.iter().map(Signal::as_str).collect(),
         logs: r.logs.iter().map(ToString::to_string).collect(),
         state: r.state.as_ref(),
+        deviations: r
+            .profile
+            .map(|_| r.deviations.iter().map(|d| d.id()).collect()),
     };
     // Serializing plain strings, numbers and options cannot fail.
     serde_json::to_string(&line).unwrap_or_default()
@@ -481,6 +551,36 @@ mod tests {
             Seg::Index(1),
         ];
         assert_eq!(render_path(&path), "steps[2].hooks.poststop[1]");
+    }
+
+    #[test]
+    fn traces_written_parse_back_to_the_same_steps() {
+        use crate::model::hooks::HookOutcome;
+        let steps = vec![
+            Op::new(
+                "a",
+                Action::Create(Config {
+                    process: false,
+                    on_sigterm: OnSigterm::Ignore,
+                    hooks: Hooks::none()
+                        .with(HookName::Poststop, &[HookOutcome::Ok, HookOutcome::Fail]),
+                }),
+            ),
+            Op::new("a", Action::Create(Config::default())),
+            Op::without_id(Action::Start),
+            Op::new("", Action::Kill(Signal::Other("SIGUSR1".into()))),
+            Op::new("b", Action::Exit { code: -3 }),
+            Op::new("b", Action::Shutdown { grace_seconds: 7 }),
+            Op::new("b", Action::Reclaim),
+            Op::new("b", Action::State),
+            Op::new("b", Action::Delete),
+        ];
+        for version in OciVersion::ALL {
+            let text = trace_to_json(version, &steps);
+            let back = parse_trace(&text, None).unwrap();
+            assert_eq!(back.version, version);
+            assert_eq!(back.steps, steps, "{text}");
+        }
     }
 
     #[test]

@@ -42,9 +42,40 @@ pub fn to_html(markdown: &str) -> String {
             other => events.push(other),
         }
     }
+    // A line break inside a Chinese paragraph is not a space: drop soft breaks between CJK text.
+    for i in 1..events.len().saturating_sub(1) {
+        if matches!(events[i], Event::SoftBreak)
+            && let (Some(a), Some(b)) = (last_char(&events[i - 1]), first_char(&events[i + 1]))
+            && is_cjk(a)
+            && is_cjk(b)
+        {
+            events[i] = Event::Text(CowStr::Borrowed(""));
+        }
+    }
     let mut out = String::new();
     html::push_html(&mut out, events.into_iter());
     out
+}
+
+fn last_char(e: &Event) -> Option<char> {
+    match e {
+        Event::Text(t) | Event::Code(t) => t.chars().next_back(),
+        _ => None,
+    }
+}
+
+fn first_char(e: &Event) -> Option<char> {
+    match e {
+        Event::Text(t) | Event::Code(t) => t.chars().next(),
+        _ => None,
+    }
+}
+
+/// CJK ideographs, kana, Hangul and full-width punctuation: scripts written without spaces.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3000..=0x303F | 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF
+        | 0xF900..=0xFAFF | 0xFF00..=0xFFEF)
 }
 
 /// Inline Markdown for a one-paragraph text: the same, without the surrounding `<p>`.
@@ -153,6 +184,14 @@ mod tests {
         assert!(!lower.contains("data:"), "{h}");
         assert_eq!(lower.matches(r##"="#""##).count(), 3, "{h}");
         assert!(h.contains(r#"href="https://example.com""#), "{h}");
+    }
+
+    #[test]
+    fn no_space_between_chinese_lines() {
+        assert_eq!(
+            to_html("容器进程\n必须（MUST）退出。\nEnglish\nwords"),
+            "<p>容器进程必须（<strong class=\"kw kw-must\">MUST</strong>）退出。\nEnglish\nwords</p>\n"
+        );
     }
 
     #[test]

@@ -27,12 +27,16 @@ use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
 pub use markdown::{level_class, to_html, to_inline_html};
 
 /// The embedded templates: (name, source). A file of the same name in `--templates DIR` replaces one.
-pub const TEMPLATES: [(&str, &str); 5] = [
+pub const TEMPLATES: [(&str, &str); 6] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("chapter.html", include_str!("../../templates/chapter.html")),
     ("index.html", include_str!("../../templates/index.html")),
     ("clauses.html", include_str!("../../templates/clauses.html")),
     ("matrix.html", include_str!("../../templates/matrix.html")),
+    (
+        "runtimes.html",
+        include_str!("../../templates/runtimes.html"),
+    ),
 ];
 
 const ASSETS: [(&str, &str); 2] = [
@@ -104,6 +108,37 @@ fn ui(lang: &str) -> BTreeMap<&'static str, &'static str> {
         ("manual", "manual", "人工审查"),
         ("untestable", "untestable", "无法测试"),
         ("matrix", "Traceability matrix", "追溯矩阵"),
+        ("runtimes", "Runtimes vs the spec", "运行时与规范的差异"),
+        (
+            "runtimes_intro",
+            "How real OCI runtimes behave where the reference model follows the OCI runtime spec: each deviation with the spec sentence, the runtimes and versions, a minimal trace, and the model's and the runtimes' output. Measured by kcontract's differential tests (docs/runtimes.md).",
+            "真实的 OCI 运行时在参考模型遵循 OCI 运行时规范之处的实际行为：每项偏差都列出规范原文、涉及的运行时及其版本、最小跟踪，以及模型与运行时的输出。数据来自 kcontract 的差分测试（docs/runtimes.md）。",
+        ),
+        ("measured", "What was measured", "测量环境"),
+        ("runtime", "Runtime", "运行时"),
+        ("version", "Version", "版本"),
+        ("source", "Source", "来源"),
+        ("sequences", "Generated sequences", "生成的序列"),
+        ("steps", "Steps", "步骤"),
+        ("seconds", "Seconds", "秒"),
+        ("unexplained", "Unexplained differences", "无法解释的差异"),
+        ("deviations", "Deviations", "偏差"),
+        ("spec_sentence", "The spec says", "规范原文"),
+        ("breaks", "Model invariant it breaks", "违反的模型不变量"),
+        ("minimal_trace", "Minimal trace", "最小跟踪"),
+        ("expected", "The model (spec)", "模型（规范）"),
+        ("observed", "Observed", "实测"),
+        (
+            "hooks",
+            "Hook order and hook failures",
+            "钩子顺序与钩子失败",
+        ),
+        (
+            "hooks_more",
+            "Each trace below was run on each runtime and on the model at OCI 1.0.1 and 1.3.0; hook runs are written name[index]@status-seen.",
+            "下列每个跟踪都在各运行时以及 OCI 1.0.1 与 1.3.0 两个版本的模型上运行过；钩子运行记为 名称[序号]@看到的状态。",
+        ),
+        ("model_at", "Model at", "模型，版本"),
         (
             "matrix_link",
             "Tests and status of this clause",
@@ -297,6 +332,7 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<usize, Diagnost
             base.insert("version", &spec.contract.version);
             base.insert("upstream", &spec.contract.upstream);
             base.insert("chapters", &chapters);
+            base.insert("has_runtimes", &spec.runtimes.is_some());
             let page = |template: &str, ctx: &Context, rel: String| {
                 let html = tera.render(template, ctx).map_err(|e| template_error(&e))?;
                 put(rel, html.into_bytes())
@@ -324,8 +360,8 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<usize, Diagnost
                 page("chapter.html", &ctx, format!("{lang}/{}.html", doc.chapter))
             })?;
 
-            // The four whole-contract files of this language, in parallel.
-            (0..4).into_par_iter().try_for_each(|job| match job {
+            // The whole-contract files of this language, in parallel.
+            (0..5).into_par_iter().try_for_each(|job| match job {
                 0 => {
                     let mut ctx = base.clone();
                     ctx.insert("page", "index");
@@ -347,12 +383,22 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<usize, Diagnost
                     matrix_ctx(m, &all, lang, &mut ctx);
                     page("matrix.html", &ctx, format!("{lang}/matrix.html"))
                 }
-                _ => put(
+                3 => put(
                     format!("assets/search-{lang}.js"),
                     search::index_script(spec, tr).into_bytes(),
                 ),
+                _ => match &spec.runtimes {
+                    Some(rt) => {
+                        let mut ctx = base.clone();
+                        ctx.insert("page", "runtimes");
+                        ctx.insert("page_title", ui(lang)["runtimes"]);
+                        ctx.insert("rt", &runtimes_ctx(rt, lang));
+                        page("runtimes.html", &ctx, format!("{lang}/runtimes.html"))
+                    }
+                    None => Ok(()),
+                },
             })?;
-            Ok(docs.len() + 3)
+            Ok(docs.len() + 3 + usize::from(spec.runtimes.is_some()))
         })
         .collect::<Result<Vec<usize>, Diagnostic>>()?
         .into_iter()
@@ -371,6 +417,78 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<usize, Diagnost
     put("matrix.json".into(), matrix::json(m).into_bytes())?;
     put("matrix.csv".into(), matrix::csv(m).into_bytes())?;
     Ok(pages + 1)
+}
+
+/// The "Runtimes vs the spec" page: the catalogue in the page's language, JSON lines one per line.
+fn runtimes_ctx(rt: &crate::runtimes::Catalogue, lang: &str) -> serde_json::Value {
+    let zh = lang == "zh";
+    let pick = |en: &str, zh_text: &str| {
+        if zh {
+            zh_text.to_string()
+        } else {
+            en.to_string()
+        }
+    };
+    let lines = |lines: &[String], comparable: &[String]| {
+        if lines.is_empty() {
+            comparable.join("\n")
+        } else {
+            lines.join("\n")
+        }
+    };
+    let observed = |o: &[crate::runtimes::Observed]| {
+        o.iter()
+            .map(|o| serde_json::json!({"runtime": o.runtime, "lines": lines(&o.lines, &o.comparable)}))
+            .collect::<Vec<_>>()
+    };
+    let deviations: Vec<serde_json::Value> = rt
+        .deviations
+        .iter()
+        .map(|d| {
+            let note = match (&d.note, &d.note_zh) {
+                (Some(en), Some(z)) => Some(to_html(&pick(en, z))),
+                (Some(en), None) => Some(to_html(en)),
+                _ => None,
+            };
+            serde_json::json!({
+                "id": d.id,
+                "title_html": to_inline_html(&pick(&d.title, &d.title_zh)),
+                "summary_html": to_html(&pick(&d.summary, &d.summary_zh)),
+                "note_html": note,
+                "source": d.spec.source,
+                "versions": d.spec.versions.join(", "),
+                "sentence_html": to_inline_html(&d.spec.sentence),
+                "runtimes": d.runtimes.iter().map(|r| format!("{} {}", r.name, r.version)).collect::<Vec<_>>().join(", "),
+                "breaks": d.breaks,
+                "trace": serde_json::to_string_pretty(&d.trace).unwrap_or_default(),
+                "expected_version": d.expected.version,
+                "expected": lines(&d.expected.lines, &d.expected.comparable),
+                "observed": observed(&d.observed),
+            })
+        })
+        .collect();
+    let hooks: Vec<serde_json::Value> = rt
+        .hooks
+        .traces
+        .iter()
+        .map(|h| {
+            serde_json::json!({
+                "id": h.id,
+                "title_html": to_inline_html(&pick(&h.title, &h.title_zh)),
+                "trace": serde_json::to_string_pretty(&h.trace).unwrap_or_default(),
+                "expected": h.expected.iter().map(|e| serde_json::json!({"version": e.version, "lines": lines(&e.lines, &e.comparable)})).collect::<Vec<_>>(),
+                "observed": observed(&h.observed),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "host": rt.measured.host,
+        "runtimes": rt.measured.runtimes,
+        "differential": rt.measured.differential,
+        "deviations": deviations,
+        "hooks_summary_html": to_html(&pick(&rt.hooks.summary, &rt.hooks.summary_zh)),
+        "hooks": hooks,
+    })
 }
 
 fn escape(s: &str) -> String {

@@ -255,7 +255,9 @@ fn load_structure(dir: &Path) -> Loaded {
         clauses,
         by_id,
         translations: Vec::new(),
+        runtimes: None,
     };
+    spec.runtimes = load_runtimes(dir, &mut out);
     for lang in spec.contract.languages.clone().iter().skip(1) {
         let tr = load_translation(dir, lang, &spec, &chapter_spans, &mut out);
         spec.translations.push(tr);
@@ -482,6 +484,53 @@ fn duplicate(id: &str, again: &Span, first: &Span) -> Diagnostic {
         .help(
             "ids are unique across the whole contract and never reused; give this clause a new id",
         )
+}
+
+/// `runtimes/deviations.yaml` (optional): the measured runtime deviations the site renders.
+fn load_runtimes(dir: &Path, out: &mut Loaded) -> Option<crate::runtimes::Catalogue> {
+    let path = dir.join("runtimes").join("deviations.yaml");
+    if !path.exists() {
+        return None;
+    }
+    let fid = read_source(&path, &mut out.sources, &mut out.diagnostics)?;
+    let file = out.sources.get(fid);
+    match serde_saphyr::from_str::<crate::runtimes::Catalogue>(&file.text) {
+        Ok(c) if c.format == crate::runtimes::FORMAT => Some(c),
+        Ok(c) => {
+            out.diagnostics.push(
+                Diagnostic::error(
+                    "K0701",
+                    format!("runtimes/deviations.yaml has format `{}`", c.format),
+                )
+                .in_file(&path)
+                .help(format!(
+                    "this kcontract reads `{}`; see docs/runtimes.md",
+                    crate::runtimes::FORMAT
+                )),
+            );
+            None
+        }
+        Err(e) => {
+            let msg = e.without_snippet().to_string();
+            let msg = msg
+                .rfind(" at line ")
+                .map_or(msg.clone(), |i| msg[..i].to_string());
+            let d = Diagnostic::error(
+                "K0701",
+                "runtimes/deviations.yaml is not a valid deviations catalogue",
+            );
+            let d = match e.location() {
+                Some(loc) => {
+                    let o = file.offset_of(loc.line() as usize, loc.column() as usize);
+                    d.at(Span::new(fid, o..file.line_end(o)), msg)
+                }
+                None => d.in_file(&path).help(msg.clone()),
+            };
+            out.diagnostics
+                .push(d.help("the shape is documented in docs/runtimes.md"));
+            None
+        }
+    }
 }
 
 fn parse_contract(

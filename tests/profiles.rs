@@ -1,0 +1,156 @@
+//! The runtime profiles of the model (`--profile`), without real runtimes: on random sequences (the
+//! model's strategies) a profile only ever applies its own runtime's deviations, at the versions
+//! they depart from, and never changes a step without saying which deviation did; and the
+//! command line handles profiles and the `conformance` commands' bad input with clear errors.
+
+mod common;
+
+use std::process::Command;
+
+use kcontract::conformance::compare::from_model;
+use kcontract::model::{OciRuntime, OciVersion, Op, Runtime, trace_to_json};
+use proptest::prelude::*;
+
+fn run(rt: &mut Runtime, ops: &[Op]) -> Vec<kcontract::model::StepResult> {
+    ops.iter().map(|op| rt.apply(op)).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Until the first step in which a deviation takes effect, the profiled model and the spec
+    /// model give the same results; the deviations noted are the runtime's own and depart from the
+    /// version followed.
+    #[test]
+    fn a_profile_changes_nothing_without_naming_a_deviation(
+        ops in proptest::collection::vec(common::op(), 1..30),
+    ) {
+        for runtime in OciRuntime::ALL {
+            for version in OciVersion::ALL {
+                let profiled = run(&mut Runtime::with_profile(version, runtime), &ops);
+                let spec = run(&mut Runtime::new(version), &ops);
+                for (p, s) in profiled.iter().zip(&spec) {
+                    for d in &p.deviations {
+                        prop_assert!(runtime.has(*d), "{runtime} applied {d}");
+                        prop_assert!(d.deviates_at(version), "{d} applied at v{version}");
+                    }
+                    if !p.deviations.is_empty() {
+                        break;
+                    }
+                    prop_assert_eq!(
+                        from_model(p), from_model(s),
+                        "{} at v{} differs from the spec without a deviation:\n{}",
+                        runtime, version, trace_to_json(version, &ops)
+                    );
+                    prop_assert_eq!(&p.error, &s.error);
+                }
+                prop_assert!(spec.iter().all(|s| s.deviations.is_empty() && s.profile.is_none()));
+            }
+        }
+    }
+}
+
+fn kcontract(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn trace_file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).expect("write trace");
+    path.display().to_string()
+}
+
+const DELETE_CREATED: &str = r#"{"oci_version": "1.3.0", "steps": [
+  {"op": "create", "id": "a", "hooks": {"poststop": ["ok"]}},
+  {"op": "delete", "id": "a"}]}"#;
+
+#[test]
+fn replay_with_a_profile_names_the_deviations() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let trace = trace_file(&dir, "t.json", DELETE_CREATED);
+    let (code, out, err) = kcontract(&["model", "replay", "--profile", "crun", &trace]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["deviations"], serde_json::json!([]));
+    assert_eq!(
+        lines[1]["deviations"],
+        serde_json::json!(["delete-created"])
+    );
+    assert_eq!(lines[1]["ok"], true);
+    assert_eq!(lines[1]["hooks_run"], serde_json::json!(["poststop[0]"]));
+    // Without a profile the field is absent (the documented format is unchanged).
+    let (code, out, _) = kcontract(&["model", "replay", &trace]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("deviations"), "{out}");
+    assert!(
+        out.lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("\"ok\":false"))
+    );
+}
+
+#[test]
+fn bad_profiles_runtimes_and_traces_are_clear_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = trace_file(&dir, "good.json", DELETE_CREATED);
+    let bad = trace_file(
+        &dir,
+        "bad.json",
+        r#"{"oci_version": "1.3.0", "steps": [{"op": "nap"}]}"#,
+    );
+    let missing = dir.path().join("missing.json").display().to_string();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["model", "replay", "--profile", "docker", &good],
+            "error: --profile: unknown runtime \"docker\" (known: runc, crun, youki)",
+        ),
+        (
+            &["conformance", "run", "--runtime", "docker", &good],
+            "error: --runtime: unknown runtime \"docker\"",
+        ),
+        (
+            &["conformance", "compare", "--runtime", "runc", &missing],
+            "error: cannot read",
+        ),
+        (
+            &["conformance", "run", "--runtime", "runc", &bad],
+            "malformed",
+        ),
+        (
+            &[
+                "conformance",
+                "run",
+                "--runtime",
+                "runc",
+                "--oci-version",
+                "2.0",
+                &good,
+            ],
+            "error: --oci-version: unsupported OCI version \"2.0\"",
+        ),
+        (
+            &["conformance", "run", "--runtime", "runc", &bad],
+            "unknown op `nap`",
+        ),
+    ];
+    for (args, message) in cases {
+        let (code, out, err) = kcontract(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
