@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Default, Clone)]
 pub struct Timings {
     steps: Vec<(&'static str, Duration)>,
+    /// Parts of a step, measured as thread time inside it; shown indented, not added to the total.
+    details: Vec<(&'static str, Duration)>,
 }
 
 impl Timings {
@@ -25,10 +27,15 @@ impl Timings {
         out
     }
 
+    pub fn add_detail(&mut self, part: &'static str, d: Duration) {
+        self.details.push((part, d));
+    }
+
     pub fn extend(&mut self, other: &Timings) {
         for (s, d) in &other.steps {
             self.add(s, *d);
         }
+        self.details.extend(other.details.iter().copied());
     }
 
     pub fn steps(&self) -> &[(&'static str, Duration)] {
@@ -48,6 +55,13 @@ impl Timings {
             let _ = writeln!(
                 out,
                 "  {s:<14} {:>9.1} ms  {pct:>5.1}%",
+                d.as_secs_f64() * 1e3
+            );
+        }
+        for (s, d) in &self.details {
+            let _ = writeln!(
+                out,
+                "    · {s:<12} {:>7.1} ms  (thread time, part of render+write)",
                 d.as_secs_f64() * 1e3
             );
         }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -286,8 +286,9 @@ type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sync + 'p;
 /// Render every file of the site and hand it to `put`. Languages and pages render in parallel;
 /// each clause's context (Markdown → HTML, translation state, status) is computed once per language
 /// and shared by the chapter page, the clause index and the matrix page. Returns the page count.
-pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<usize, Diagnostic> {
+pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<Rendered, Diagnostic> {
     let spec = m.spec;
+    let search_nanos = AtomicU64::new(0);
     let status: BTreeMap<&str, Status> = m
         .rows
         .iter()
@@ -383,10 +384,12 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<usize, Diagnost
                     matrix_ctx(m, &all, lang, &mut ctx);
                     page("matrix.html", &ctx, format!("{lang}/matrix.html"))
                 }
-                3 => put(
-                    format!("assets/search-{lang}.js"),
-                    search::index_script(spec, tr).into_bytes(),
-                ),
+                3 => {
+                    let start = std::time::Instant::now();
+                    let index = search::index_script(spec, tr);
+                    search_nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                    put(format!("assets/search-{lang}.js"), index.into_bytes())
+                }
                 _ => match &spec.runtimes {
                     Some(rt) => {
                         let mut ctx = base.clone();
@@ -416,7 +419,17 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<usize, Diagnost
     put("clauses.json".into(), clauses_json(spec).into_bytes())?;
     put("matrix.json".into(), matrix::json(m).into_bytes())?;
     put("matrix.csv".into(), matrix::csv(m).into_bytes())?;
-    Ok(pages + 1)
+    Ok(Rendered {
+        pages: pages + 1,
+        search_index: std::time::Duration::from_nanos(search_nanos.into_inner()),
+    })
+}
+
+/// What [`render_into`] reports besides the files.
+pub struct Rendered {
+    pub pages: usize,
+    /// Time spent building the search indexes (summed over threads).
+    pub search_index: std::time::Duration,
 }
 
 /// The "Runtimes vs the spec" page: the catalogue in the page's language, JSON lines one per line.
@@ -647,14 +660,27 @@ pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic>
     let tera = timings.time("templates", || templates(opts.templates.as_deref()))?;
     let out = timings.time("prepare", || OutputDir::prepare(&opts.out))?;
     let files = AtomicUsize::new(0);
+    let write_nanos = AtomicU64::new(0);
     let rendered = timings.time("render+write", || {
         render_into(m, &tera, &|rel, bytes| {
             files.fetch_add(1, Ordering::Relaxed);
-            out.write(&rel, &bytes)
+            let start = std::time::Instant::now();
+            let r = out.write(&rel, &bytes);
+            write_nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            r
         })
     });
     let pages = match rendered {
-        Ok(p) => p,
+        Ok(r) => {
+            // Parts of render+write, summed over the threads that did them (so they can add up to
+            // more than the wall time above).
+            timings.add_detail("search index", r.search_index);
+            timings.add_detail(
+                "file writes",
+                std::time::Duration::from_nanos(write_nanos.into_inner()),
+            );
+            r.pages
+        }
         Err(d) => {
             out.abandon();
             return Err(d);
