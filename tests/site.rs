@@ -403,3 +403,29 @@ fn runtimes_page_lists_the_delete_on_created_deviation_for_each_runtime() {
         assert!(page.contains(r#"href="runtimes.html" aria-current="page""#));
     }
 }
+
+/// Every untestable clause's reason is on its matrix row, in both languages (the row once read a
+/// field the context did not have, and no reason was ever shown).
+#[test]
+fn matrix_rows_show_why_a_clause_is_untestable() {
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("site/clauses.json")).unwrap(),
+    )
+    .unwrap();
+    let with_reason: Vec<&str> = json["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["reason"].is_string())
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(!with_reason.is_empty());
+    for (lang, label) in [("en", "Why untestable"), ("zh", "无法测试的原因")] {
+        let html = std::fs::read_to_string(root().join(format!("site/{lang}/matrix.html"))).unwrap();
+        for id in &with_reason {
+            let start = html.find(&format!("<tr id=\"{id}\"")).unwrap();
+            let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+            assert!(row.contains(label), "{lang} {id}: {row}");
+        }
+    }
+}
