@@ -408,10 +408,9 @@ fn runtimes_page_lists_the_delete_on_created_deviation_for_each_runtime() {
 /// field the context did not have, and no reason was ever shown).
 #[test]
 fn matrix_rows_show_why_a_clause_is_untestable() {
-    let json: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("site/clauses.json")).unwrap(),
-    )
-    .unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("site/clauses.json")).unwrap())
+            .unwrap();
     let with_reason: Vec<&str> = json["clauses"]
         .as_array()
         .unwrap()
@@ -421,11 +420,78 @@ fn matrix_rows_show_why_a_clause_is_untestable() {
         .collect();
     assert!(!with_reason.is_empty());
     for (lang, label) in [("en", "Why untestable"), ("zh", "无法测试的原因")] {
-        let html = std::fs::read_to_string(root().join(format!("site/{lang}/matrix.html"))).unwrap();
+        let html =
+            std::fs::read_to_string(root().join(format!("site/{lang}/matrix.html"))).unwrap();
         for id in &with_reason {
             let start = html.find(&format!("<tr id=\"{id}\"")).unwrap();
             let row = &html[start..start + html[start..].find("</tr>").unwrap()];
             assert!(row.contains(label), "{lang} {id}: {row}");
         }
     }
+}
+
+/// The clause pieces written in Rust (`src/site/fragments.rs`) are byte for byte what the embedded
+/// `clause.html`, `clause-row.html` and `matrix-row.html` templates produce, on the whole shipped
+/// contract with the repository's real tests in the matrix.
+#[test]
+fn native_clause_pieces_equal_the_embedded_templates() {
+    use kcontract::site;
+    let mut loaded = kcontract::spec_source::load(&root().join("spec"));
+    assert!(!loaded.has_errors());
+    let mut diags = Vec::new();
+    let globs = loaded.spec.contract.tests.clone();
+    let scan = kcontract::annotations::scan(
+        &loaded.spec,
+        &root(),
+        &globs,
+        &mut loaded.sources,
+        &mut diags,
+    );
+    assert!(!scan.tests.is_empty());
+    let m = kcontract::matrix::compute(&loaded.spec, &scan.tests, None);
+    let native = site::render(&m, &site::templates(None).unwrap()).unwrap();
+    let interpreted = site::render(&m, &site::templates(None).unwrap().interpreted()).unwrap();
+    assert_eq!(native.len(), interpreted.len());
+    for ((name, a), (name_b, b)) in native.iter().zip(&interpreted) {
+        assert_eq!(name, name_b);
+        if a != b {
+            let at = a
+                .iter()
+                .zip(b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            panic!(
+                "{name} differs at byte {at}:\nnative:      {}\ninterpreted: {}",
+                String::from_utf8_lossy(&a[at.saturating_sub(80)..(at + 80).min(a.len())]),
+                String::from_utf8_lossy(&b[at.saturating_sub(80)..(at + 80).min(b.len())]),
+            );
+        }
+    }
+}
+
+/// Overriding `clause.html` changes every clause on the chapter pages (the override is used, not
+/// the built-in writer), and leaves the index and matrix rows alone.
+#[test]
+fn an_overridden_clause_template_is_used_for_every_clause() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let tpl = tmp.path().join("tpl");
+    std::fs::create_dir_all(&tpl).unwrap();
+    std::fs::write(
+        tpl.join("clause.html"),
+        "<div class=\"mine\" id=\"{{ c.id }}\">{{ t[c.actor] }}: {{ c.text_html | safe }}</div>\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
+    assert_eq!(code, 0, "{err}");
+    let page =
+        std::fs::read_to_string(tmp.path().join("site/zh/runtime-and-lifecycle.html")).unwrap();
+    assert!(!page.contains("<section class=\"clause"), "{page}");
+    assert!(
+        page.contains("<div class=\"mine\" id=\"lifecycle."),
+        "{page}"
+    );
+    assert!(page.contains("平台: "), "{page}");
+    let matrix = std::fs::read_to_string(tmp.path().join("site/en/matrix.html")).unwrap();
+    assert!(matrix.contains("<tr id=\"lifecycle."));
 }

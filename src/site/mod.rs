@@ -5,6 +5,7 @@
 //! the output and swapped in at the end, so a failed build leaves the previous site untouched; all
 //! paths written are built from fixed names and validated chapter names, never from clause text.
 
+mod fragments;
 mod markdown;
 mod search;
 
@@ -17,6 +18,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use serde::Serialize;
+use tera::value::Value;
 use tera::{Context, Tera};
 
 use crate::diagnostic::Diagnostic;
@@ -24,20 +26,36 @@ use crate::list::{ClauseView, clause_list};
 use crate::matrix::{self, Matrix, Status};
 use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
 
+pub use fragments::escape_into;
 pub use markdown::{level_class, to_html, to_inline_html};
 
 /// The embedded templates: (name, source). A file of the same name in `--templates DIR` replaces one.
-pub const TEMPLATES: [(&str, &str); 6] = [
+/// `toc.html` is rendered once per language; `clause.html`, `clause-row.html` and `matrix-row.html`
+/// once per clause (see [`fragments`]); the others once per page.
+pub const TEMPLATES: [(&str, &str); 10] = [
     ("base.html", include_str!("../../templates/base.html")),
+    ("toc.html", include_str!("../../templates/toc.html")),
     ("chapter.html", include_str!("../../templates/chapter.html")),
+    ("clause.html", include_str!("../../templates/clause.html")),
     ("index.html", include_str!("../../templates/index.html")),
     ("clauses.html", include_str!("../../templates/clauses.html")),
+    (
+        "clause-row.html",
+        include_str!("../../templates/clause-row.html"),
+    ),
     ("matrix.html", include_str!("../../templates/matrix.html")),
+    (
+        "matrix-row.html",
+        include_str!("../../templates/matrix-row.html"),
+    ),
     (
         "runtimes.html",
         include_str!("../../templates/runtimes.html"),
     ),
 ];
+
+/// The per-clause templates that [`fragments`] writes natively unless they are overridden.
+const FRAGMENTS: [&str; 3] = ["clause.html", "clause-row.html", "matrix-row.html"];
 
 const ASSETS: [(&str, &str); 2] = [
     (
@@ -60,7 +78,7 @@ pub struct BuildReport {
 }
 
 /// Interface text in each language.
-fn ui(lang: &str) -> BTreeMap<&'static str, &'static str> {
+fn ui(lang: &str) -> fragments::Ui {
     let pairs: &[(&str, &str, &str)] = &[
         ("contents", "Contents", "目录"),
         ("clauses", "Clause index", "条款索引"),
@@ -197,8 +215,8 @@ struct ChapterLink {
     clauses: usize,
 }
 
-#[derive(Serialize)]
-struct ClauseCtx {
+#[derive(Debug, Serialize)]
+pub(crate) struct ClauseCtx {
     id: String,
     level: String,
     level_class: &'static str,
@@ -221,15 +239,38 @@ struct ClauseCtx {
 }
 
 #[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-enum BlockCtx<'a> {
-    Prose { html: String },
-    Clause(&'a ClauseCtx),
+struct BlockCtx<'a> {
+    kind: &'a str,
+    html: String,
+}
+
+/// The parsed templates, and which per-clause pieces are written by [`fragments`] (those the user
+/// did not override).
+pub struct Templates {
+    tera: Tera,
+    native: [bool; 3],
+}
+
+impl Templates {
+    /// Render every per-clause piece through tera, as when all three are overridden. Tests build the
+    /// site both ways and compare the bytes.
+    pub fn interpreted(mut self) -> Templates {
+        self.native = [false; 3];
+        self
+    }
+
+    fn native(&self, name: &str) -> bool {
+        FRAGMENTS
+            .iter()
+            .position(|f| *f == name)
+            .is_some_and(|i| self.native[i])
+    }
 }
 
 /// Parse the templates once: embedded, then overrides.
-pub fn templates(dir: Option<&Path>) -> Result<Tera, Diagnostic> {
+pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
     let mut tera = Tera::default();
+    let mut native = [true; 3];
     let mut sources: Vec<(String, String)> = TEMPLATES
         .iter()
         .map(|(n, s)| (n.to_string(), s.to_string()))
@@ -237,18 +278,22 @@ pub fn templates(dir: Option<&Path>) -> Result<Tera, Diagnostic> {
     if let Some(dir) = dir {
         if !dir.is_dir() {
             return Err(Diagnostic::error("K0402", format!("the templates folder `{}` does not exist", dir.display()))
-                .help("pass a folder holding base.html, chapter.html, index.html, clauses.html or matrix.html to override"));
+                .help("pass a folder holding any of base.html, toc.html, chapter.html, clause.html, index.html, clauses.html, clause-row.html, matrix.html, matrix-row.html or runtimes.html to override"));
         }
         for (name, src) in &mut sources {
             let p = dir.join(&*name);
             if p.exists() {
                 *src = fs::read_to_string(&p).map_err(|e| crate::spec_source::io_error(&p, &e))?;
+                if let Some(i) = FRAGMENTS.iter().position(|f| f == name) {
+                    native[i] = false;
+                }
             }
         }
     }
+    tera.set_escape_fn(fragments::tera_escape);
     tera.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
         .map_err(|e| template_error(&e))?;
-    Ok(tera)
+    Ok(Templates { tera, native })
 }
 
 fn template_error(e: &tera::Error) -> Diagnostic {
@@ -263,12 +308,10 @@ fn template_error(e: &tera::Error) -> Diagnostic {
     ))
 }
 
-/// Render every page into memory: (relative path, bytes). Pure: no I/O, so it can be tested and a
-/// failure never leaves anything half-written.
 /// Render every page into memory: (relative path, bytes), sorted. Pure: no I/O (tests, fuzzing).
-pub fn render(m: &Matrix, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+pub fn render(m: &Matrix, tpl: &Templates) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     let files = Mutex::new(Vec::new());
-    render_into(m, tera, &|rel, bytes| {
+    render_into(m, tpl, &|rel, bytes| {
         files
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -283,11 +326,32 @@ pub fn render(m: &Matrix, tera: &Tera) -> Result<Vec<(String, Vec<u8>)>, Diagnos
 /// Receives each rendered file as soon as it is ready, from several threads.
 type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sync + 'p;
 
-/// Render every file of the site and hand it to `put`. Languages and pages render in parallel;
-/// each clause's context (Markdown → HTML, translation state, status) is computed once per language
-/// and shared by the chapter page, the clause index and the matrix page. Returns the page count.
-pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<Rendered, Diagnostic> {
+/// `toc` with the link to `page` marked as the current page (see `templates/toc.html`). Chapter
+/// names are validated slugs, so the link's text is exactly `href="NAME.html"`.
+fn mark_current(toc: &str, page: &str) -> String {
+    let link = format!("href=\"{page}.html\"");
+    match toc.find(&link) {
+        Some(at) => {
+            let end = at + link.len();
+            let mut out = String::with_capacity(toc.len() + 20);
+            out.push_str(&toc[..end]);
+            out.push_str(" aria-current=\"page\"");
+            out.push_str(&toc[end..]);
+            out
+        }
+        None => toc.to_string(),
+    }
+}
+
+/// Render every file of the site and hand it to `put`. Languages one after the other, pages within
+/// a language in parallel. Each clause's context (Markdown → HTML, translation state, status) is
+/// computed once per language; its section, index row and matrix row are written by [`fragments`]
+/// (or by tera when overridden) and handed to the page templates as finished HTML, so a page
+/// template interprets a few dozen variables, not thousands of clauses. The table of contents is
+/// rendered once per language. Returns the page count.
+pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, Diagnostic> {
     let spec = m.spec;
+    let tera = &tpl.tera;
     let search_nanos = AtomicU64::new(0);
     let status: BTreeMap<&str, Status> = m
         .rows
@@ -301,8 +365,6 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<Rendered, Diagn
             .unwrap_or(Status::Untested)
     };
     let langs = &spec.contract.languages;
-    // Languages one after the other (each holds a context per clause; two at once cost peak memory
-    // for little speed), pages within a language in parallel.
     let pages: usize = langs
         .iter()
         .map(|lang| -> Result<usize, Diagnostic> {
@@ -324,20 +386,36 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<Rendered, Diagn
                         .count(),
                 })
                 .collect();
+            let t = ui(lang);
             let mut base = Context::new();
             base.insert("lang", lang);
             base.insert("html_lang", html_lang(lang));
             base.insert("other_lang", &other);
-            base.insert("t", &ui(lang));
+            base.insert("t", &t);
             base.insert("title", &spec.contract.title);
             base.insert("version", &spec.contract.version);
             base.insert("upstream", &spec.contract.upstream);
             base.insert("chapters", &chapters);
             base.insert("has_runtimes", &spec.runtimes.is_some());
-            let page = |template: &str, ctx: &Context, rel: String| {
-                let html = tera.render(template, ctx).map_err(|e| template_error(&e))?;
+            let toc = tera
+                .render("toc.html", &base)
+                .map_err(|e| template_error(&e))?;
+            let page = |template: &str, mut ctx: Context, name: &str, rel: String| {
+                ctx.insert("page", name);
+                ctx.insert_value("toc", Value::safe_string(&mark_current(&toc, name)));
+                let html = tera
+                    .render(template, &ctx)
+                    .map_err(|e| template_error(&e))?;
                 put(rel, html.into_bytes())
             };
+            // One clause's piece: natively, or through its (overridden) template.
+            let piece =
+                |name: &str, out: &mut String, var: &'static str, value: &dyn Fn() -> Value| {
+                    let mut ctx = base.clone();
+                    ctx.insert_value(var, value());
+                    tera.render_to(name, &ctx, StringWriter(out))
+                        .map_err(|e| template_error(&e))
+                };
 
             let all: Vec<ClauseCtx> = spec
                 .clauses
@@ -346,43 +424,91 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<Rendered, Diagn
                 .collect();
 
             docs.par_iter().try_for_each(|doc| {
-                let blocks: Vec<BlockCtx> = doc
-                    .blocks
-                    .iter()
-                    .map(|b| match b {
-                        Block::Prose(p) => BlockCtx::Prose { html: to_html(p) },
-                        Block::Clause(i) => BlockCtx::Clause(&all[*i]),
-                    })
-                    .collect();
+                let mut blocks = Vec::with_capacity(doc.blocks.len());
+                for b in &doc.blocks {
+                    blocks.push(match b {
+                        Block::Prose(p) => BlockCtx {
+                            kind: "prose",
+                            html: to_html(p),
+                        },
+                        Block::Clause(i) => {
+                            let c = &all[*i];
+                            let mut html = String::new();
+                            if tpl.native("clause.html") {
+                                fragments::clause_section(&mut html, c, &t, lang);
+                            } else {
+                                piece("clause.html", &mut html, "c", &|| {
+                                    Value::from_serializable(c)
+                                })?;
+                            }
+                            BlockCtx {
+                                kind: "clause",
+                                html,
+                            }
+                        }
+                    });
+                }
                 let mut ctx = base.clone();
-                ctx.insert("page", &doc.chapter);
                 ctx.insert("page_title", &doc.title);
                 ctx.insert("blocks", &blocks);
-                page("chapter.html", &ctx, format!("{lang}/{}.html", doc.chapter))
+                page(
+                    "chapter.html",
+                    ctx,
+                    &doc.chapter,
+                    format!("{lang}/{}.html", doc.chapter),
+                )
             })?;
 
             // The whole-contract files of this language, in parallel.
             (0..5).into_par_iter().try_for_each(|job| match job {
                 0 => {
                     let mut ctx = base.clone();
-                    ctx.insert("page", "index");
                     ctx.insert("page_title", &spec.contract.title);
                     ctx.insert("clause_count", &all.len());
-                    page("index.html", &ctx, format!("{lang}/index.html"))
+                    page("index.html", ctx, "index", format!("{lang}/index.html"))
                 }
                 1 => {
+                    let mut rows = String::new();
+                    for c in &all {
+                        if tpl.native("clause-row.html") {
+                            fragments::index_row(&mut rows, c, &t);
+                        } else {
+                            piece("clause-row.html", &mut rows, "c", &|| {
+                                Value::from_serializable(c)
+                            })?;
+                        }
+                    }
                     let mut ctx = base.clone();
-                    ctx.insert("page", "clauses");
-                    ctx.insert("page_title", ui(lang)["clauses"]);
-                    ctx.insert("clauses", &all);
-                    page("clauses.html", &ctx, format!("{lang}/clauses.html"))
+                    ctx.insert("page_title", t["clauses"]);
+                    ctx.insert_value("rows_html", Value::safe_string(&rows));
+                    drop(rows);
+                    page(
+                        "clauses.html",
+                        ctx,
+                        "clauses",
+                        format!("{lang}/clauses.html"),
+                    )
                 }
                 2 => {
+                    let mut rows = String::new();
+                    for (c, r) in all.iter().zip(&m.rows) {
+                        if tpl.native("matrix-row.html") {
+                            fragments::matrix_row(&mut rows, c, &r.tests, &t, lang);
+                        } else {
+                            piece("matrix-row.html", &mut rows, "r", &|| {
+                                Value::from_serializable(&RowCtx {
+                                    clause: c,
+                                    tests: &r.tests,
+                                })
+                            })?;
+                        }
+                    }
                     let mut ctx = base.clone();
-                    ctx.insert("page", "matrix");
-                    ctx.insert("page_title", ui(lang)["matrix"]);
-                    matrix_ctx(m, &all, lang, &mut ctx);
-                    page("matrix.html", &ctx, format!("{lang}/matrix.html"))
+                    ctx.insert("page_title", t["matrix"]);
+                    matrix_ctx(m, lang, &mut ctx);
+                    ctx.insert_value("rows_html", Value::safe_string(&rows));
+                    drop(rows);
+                    page("matrix.html", ctx, "matrix", format!("{lang}/matrix.html"))
                 }
                 3 => {
                     let start = std::time::Instant::now();
@@ -393,10 +519,14 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<Rendered, Diagn
                 _ => match &spec.runtimes {
                     Some(rt) => {
                         let mut ctx = base.clone();
-                        ctx.insert("page", "runtimes");
-                        ctx.insert("page_title", ui(lang)["runtimes"]);
+                        ctx.insert("page_title", t["runtimes"]);
                         ctx.insert("rt", &runtimes_ctx(rt, lang));
-                        page("runtimes.html", &ctx, format!("{lang}/runtimes.html"))
+                        page(
+                            "runtimes.html",
+                            ctx,
+                            "runtimes",
+                            format!("{lang}/runtimes.html"),
+                        )
                     }
                     None => Ok(()),
                 },
@@ -423,6 +553,30 @@ pub fn render_into(m: &Matrix, tera: &Tera, put: &Put) -> Result<Rendered, Diagn
         pages: pages + 1,
         search_index: std::time::Duration::from_nanos(search_nanos.into_inner()),
     })
+}
+
+/// Lets tera write a piece straight onto the page being assembled.
+struct StringWriter<'a>(&'a mut String);
+
+impl std::io::Write for StringWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // tera writes whole UTF-8 strings (template text, values, escaped values).
+        let s = std::str::from_utf8(buf)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        self.0.push_str(s);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A matrix row's context for an overridden `matrix-row.html`: the clause's fields and its tests.
+#[derive(Serialize)]
+struct RowCtx<'a> {
+    #[serde(flatten)]
+    clause: &'a ClauseCtx,
+    tests: &'a [matrix::TestView],
 }
 
 /// What [`render_into`] reports besides the files.
@@ -511,20 +665,15 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The matrix page: coverage groups and one row per clause (reusing the clause contexts).
-fn matrix_ctx(m: &Matrix, clauses: &[ClauseCtx], lang: &str, ctx: &mut Context) {
+/// The matrix page's summary: coverage groups, status names and the results files (rows are
+/// rendered apart).
+fn matrix_ctx(m: &Matrix, lang: &str, ctx: &mut Context) {
     #[derive(Serialize)]
     struct Group {
         label: String,
         clauses: usize,
         counts: Vec<usize>,
         ratio: String,
-    }
-    #[derive(Serialize)]
-    struct RowCtx<'a> {
-        #[serde(flatten)]
-        clause: &'a ClauseCtx,
-        tests: &'a [matrix::TestView],
     }
     let summary = m.summary();
     let group = |g: &matrix::Coverage, label: String| Group {
@@ -546,17 +695,8 @@ fn matrix_ctx(m: &Matrix, clauses: &[ClauseCtx], lang: &str, ctx: &mut Context) 
         group(g, label)
     }));
     groups.push(group(&summary.total, lang_ui["total"].to_string()));
-    let rows: Vec<RowCtx> = clauses
-        .iter()
-        .zip(&m.rows)
-        .map(|(c, r)| RowCtx {
-            clause: c,
-            tests: &r.tests,
-        })
-        .collect();
     ctx.insert("statuses", &Status::ALL.map(Status::as_str));
     ctx.insert("coverage", &groups);
-    ctx.insert("rows", &rows);
     ctx.insert("results", &m.results);
 }
 
@@ -657,12 +797,12 @@ fn clauses_json(spec: &Spec) -> String {
 /// Render and write the site atomically into `opts.out`.
 pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic> {
     let mut timings = crate::timings::Timings::default();
-    let tera = timings.time("templates", || templates(opts.templates.as_deref()))?;
+    let tpl = timings.time("templates", || templates(opts.templates.as_deref()))?;
     let out = timings.time("prepare", || OutputDir::prepare(&opts.out))?;
     let files = AtomicUsize::new(0);
     let write_nanos = AtomicU64::new(0);
     let rendered = timings.time("render+write", || {
-        render_into(m, &tera, &|rel, bytes| {
+        render_into(m, &tpl, &|rel, bytes| {
             files.fetch_add(1, Ordering::Relaxed);
             let start = std::time::Instant::now();
             let r = out.write(&rel, &bytes);
