@@ -18,6 +18,7 @@
 //! The JSON (`kcontract-matrix/1`, README "Matrix JSON") is a stable interface like the clause list:
 //! fields are only added; an incompatible change changes `format`.
 
+use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
@@ -132,14 +133,22 @@ pub fn compute<'a>(spec: &'a Spec, tests: &'a [TestFn], results: Option<&Results
             .filter(|t| t.kind == TestKind::Real && !t.ignored && outcome_of(t).is_none())
             .collect();
     }
+    // Clause id → the tests claiming it, in test order, each once (one pass over the tests, not one
+    // per clause: a scaffolded large spec has as many stubs as clauses).
+    let mut by_clause: BTreeMap<&str, Vec<&TestFn>> = BTreeMap::new();
+    for t in tests {
+        for k in &t.claims {
+            let list = by_clause.entry(k.id.as_str()).or_default();
+            if !list.last().is_some_and(|last| std::ptr::eq(*last, t)) {
+                list.push(t);
+            }
+        }
+    }
     let rows = spec
         .clauses
         .iter()
         .map(|c| {
-            let claiming: Vec<&TestFn> = tests
-                .iter()
-                .filter(|t| t.claims.iter().any(|k| k.id == c.id))
-                .collect();
+            let claiming: &[&TestFn] = by_clause.get(c.id.as_str()).map_or(&[], |v| v.as_slice());
             let views: Vec<TestView> = claiming
                 .iter()
                 .map(|t| TestView {
