@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap};
-use crate::spec::{Spec, TranslationState, stamp};
+use crate::spec::{Spec, TranslationState};
 
 /// Per-chapter counts for each translation.
 pub fn status(spec: &Spec) -> String {
@@ -102,7 +102,7 @@ pub fn stamp_clauses(
                 StampTarget::Ids(ids) => ids.contains(id),
                 StampTarget::AllReviewed => tr.state(source) == TranslationState::Stale,
             };
-            let new = stamp(&source.text);
+            let new = source.stamp.clone();
             if !wanted || t.source == new {
                 continue;
             }

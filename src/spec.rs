@@ -123,6 +123,9 @@ pub struct Clause {
     pub actor: Actor,
     /// Markdown (inline, possibly a list).
     pub text: String,
+    /// `stamp(&text)`, computed once when the clause is read: translations are compared with it
+    /// several times per build.
+    pub stamp: String,
     pub verify: Verify,
     pub reason: Option<String>,
     pub implicit: Option<String>,
@@ -209,7 +212,7 @@ impl Translation {
     pub fn state(&self, source: &Clause) -> TranslationState {
         match self.clauses.get(&source.id) {
             None => TranslationState::Missing,
-            Some(t) if t.source == stamp(&source.text) => TranslationState::Current,
+            Some(t) if t.source == source.stamp => TranslationState::Current,
             Some(_) => TranslationState::Stale,
         }
     }
@@ -220,9 +223,22 @@ impl Translation {
 /// but any change of wording does.
 pub fn stamp(text: &str) -> String {
     use sha2::{Digest, Sha256};
-    let normalised = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let digest = Sha256::digest(normalised.as_bytes());
-    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+    // The words joined by single spaces, fed to the hash piece by piece (no joined copy).
+    let mut hasher = Sha256::new();
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            hasher.update(b" ");
+        }
+        hasher.update(word.as_bytes());
+    }
+    let digest = hasher.finalize();
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(12);
+    for b in &digest[..6] {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// The whole contract, validated.

@@ -91,6 +91,7 @@ fn spec(gens: &[ClauseGen], b: bool) -> Spec {
             keyword: "MUST".into(),
             actor: Actor::Platform,
             text: text(n, if b { g.text_b } else { g.text_a }),
+            stamp: kcontract::spec::stamp(&text(n, if b { g.text_b } else { g.text_a })),
             verify: if untestable {
                 Verify::Untestable
             } else {

@@ -259,12 +259,14 @@ fn build_clause(
 ) -> Option<Clause> {
     let (id, id_span) = f.id?;
     let (level, keyword) = f.level?;
+    let text = f.text?;
     Some(Clause {
         id,
         level,
         keyword,
         actor: f.actor?,
-        text: f.text?,
+        stamp: crate::spec::stamp(&text),
+        text,
         verify: f.verify?,
         reason: f.reason,
         implicit: f.implicit,

@@ -28,7 +28,7 @@ use clause_block::Schema;
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use crate::keywords::levels_in;
 use crate::spec::{
-    Block, Contract, Document, Spec, TestGlobs, Translation, TranslationState, Upstream, stamp,
+    Block, Contract, Document, Spec, TestGlobs, Translation, TranslationState, Upstream,
 };
 use crate::timings::Timings;
 
@@ -462,11 +462,11 @@ pub fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnostic> {
                 (TranslationState::Missing, _) => out.push(
                     make("K0301", format!("clause `{}` has no `{}` translation", c.id, tr.lang))
                         .at(c.id_span.clone(), format!("not translated into {}", tr.lang))
-                        .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to spec/{}/{}.md", c.id, stamp(&c.text), tr.lang, c.chapter)),
+                        .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to spec/{}/{}.md", c.id, c.stamp, tr.lang, c.chapter)),
                 ),
                 (TranslationState::Stale, Some(t)) => out.push(
                     make("K0303", format!("the `{}` translation of `{}` is stale: the source text changed", tr.lang, c.id))
-                        .at(t.source_span.clone(), format!("made from {}, the source text is now {}", t.source, stamp(&c.text)))
+                        .at(t.source_span.clone(), format!("made from {}, the source text is now {}", t.source, c.stamp))
                         .with_context(c.id_span.clone(), "the source clause")
                         .help(format!("update the translation to the current source text, then run `kcontract i18n stamp {}`", c.id)),
                 ),
