@@ -123,10 +123,12 @@ pub fn with_matrix<T>(
     renderer: &Renderer,
     then: impl FnOnce(&Matrix, &Loaded) -> T,
 ) -> Result<T, ExitCode> {
+    let start = std::time::Instant::now();
     let scan = scan_tests(loaded, renderer)?;
     let res = read_results(loaded, results, renderer)?;
     let m = matrix::compute(&loaded.spec, &scan.tests, res.as_ref());
     emit(&not_run_warnings(&m), &loaded.sources, renderer)?;
+    loaded.timings.add("tests+matrix", start.elapsed());
     Ok(then(&m, loaded))
 }
 

@@ -339,6 +339,7 @@ mod tests {
                     state,
                     original_html,
                     status,
+                    plain: String::new(),
                 },
             )
     }

@@ -5,14 +5,35 @@
 //! an inert `#`). Links to `chapter.md#anchor` become links to the rendered `chapter.html#anchor`.
 //! RFC 2119 keywords in running text are wrapped for highlighting.
 
-use pulldown_cmark::{CowStr, Event, Parser, Tag, html};
+use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 
 use crate::keywords::{Level, find_keywords};
 use crate::spec_source::markdown_options;
 
 pub fn to_html(markdown: &str) -> String {
+    render(markdown, None)
+}
+
+/// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
+/// breaks and the ends of paragraphs and list items as spaces, runs of whitespace as one space.
+pub fn to_html_and_text(markdown: &str) -> (String, String) {
+    let mut text = String::new();
+    let html = render(markdown, Some(&mut text));
+    (html, text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
     let mut events = Vec::new();
     for ev in Parser::new_ext(markdown, markdown_options()) {
+        if let Some(out) = plain.as_deref_mut() {
+            match &ev {
+                Event::Text(t) | Event::Code(t) => out.push_str(t),
+                Event::SoftBreak
+                | Event::HardBreak
+                | Event::End(TagEnd::Item | TagEnd::Paragraph) => out.push(' '),
+                _ => {}
+            }
+        }
         match ev {
             // Raw HTML is displayed, never interpreted.
             Event::Html(h) | Event::InlineHtml(h) => events.push(Event::Text(h)),

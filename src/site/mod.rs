@@ -236,6 +236,9 @@ pub(crate) struct ClauseCtx {
     original_html: Option<String>,
     /// The clause's status in the traceability matrix.
     status: Status,
+    /// The text without markup, for the search index (from the same Markdown parse as `text_html`).
+    #[serde(skip)]
+    plain: String,
 }
 
 #[derive(Serialize)]
@@ -343,87 +346,93 @@ fn mark_current(toc: &str, page: &str) -> String {
     }
 }
 
-/// Render every file of the site and hand it to `put`. Languages one after the other, pages within
-/// a language in parallel. Each clause's context (Markdown → HTML, translation state, status) is
-/// computed once per language; its section, index row and matrix row are written by [`fragments`]
-/// (or by tera when overridden) and handed to the page templates as finished HTML, so a page
-/// template interprets a few dozen variables, not thousands of clauses. The table of contents is
-/// rendered once per language. Returns the page count.
+/// One language's shared render state: interface text, the base context of every page, the table
+/// of contents, and each clause's context.
+struct LangRender<'s> {
+    lang: &'s str,
+    docs: &'s [Document],
+    t: fragments::Ui,
+    base: Context,
+    toc: String,
+    clauses: Vec<ClauseCtx>,
+}
+
+/// One file to render; the list of them is run in parallel, largest first.
+#[derive(Clone, Copy)]
+enum Job {
+    ClausesJson,
+    MatrixJson,
+    MatrixCsv,
+    ClauseIndex(usize),
+    Matrix(usize),
+    Search(usize),
+    Index(usize),
+    Runtimes(usize),
+    Chapter(usize, usize),
+}
+
+/// Render every file of the site and hand it to `put`. First each language's clause contexts
+/// (Markdown → HTML, translation state, status) are computed, once, in parallel; then every file of
+/// every language is one job in a single parallel pass, the whole-contract files first (they are
+/// the largest). A clause's section, index row and matrix row are written by [`fragments`] (or by
+/// tera when overridden) and handed to the page templates as finished HTML, so a page template
+/// interprets a few dozen variables, not thousands of clauses. The table of contents is rendered
+/// once per language. Returns the page count.
 pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, Diagnostic> {
     let spec = m.spec;
     let tera = &tpl.tera;
     let search_nanos = AtomicU64::new(0);
-    let status: BTreeMap<&str, Status> = m
-        .rows
-        .iter()
-        .map(|r| (r.clause.id.as_str(), r.status))
-        .collect();
-    let status_of = |c: &Clause| {
-        status
-            .get(c.id.as_str())
-            .copied()
-            .unwrap_or(Status::Untested)
-    };
     let langs = &spec.contract.languages;
-    let pages: usize = langs
+    let per_lang: Vec<LangRender> = langs
+        .par_iter()
+        .map(|lang| lang_render(m, tera, lang))
+        .collect::<Result<_, _>>()?;
+
+    let mut jobs = vec![Job::ClausesJson];
+    for l in 0..per_lang.len() {
+        jobs.extend([Job::ClauseIndex(l), Job::Matrix(l), Job::Search(l)]);
+    }
+    jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
+    for (l, lr) in per_lang.iter().enumerate() {
+        jobs.push(Job::Index(l));
+        if spec.runtimes.is_some() {
+            jobs.push(Job::Runtimes(l));
+        }
+        jobs.extend((0..lr.docs.len()).map(|d| Job::Chapter(l, d)));
+    }
+    let pages = jobs
         .iter()
-        .map(|lang| -> Result<usize, Diagnostic> {
-            let tr = spec.translations.iter().find(|t| &t.lang == lang);
-            let docs: &[Document] = match tr {
-                Some(t) => &t.documents,
-                None => &spec.documents,
-            };
-            let other = langs.iter().find(|l| *l != lang).cloned();
-            let chapters: Vec<ChapterLink> = docs
-                .iter()
-                .map(|d| ChapterLink {
-                    name: d.chapter.clone(),
-                    title: d.title.clone(),
-                    clauses: d
-                        .blocks
-                        .iter()
-                        .filter(|b| matches!(b, Block::Clause(_)))
-                        .count(),
-                })
-                .collect();
-            let t = ui(lang);
-            let mut base = Context::new();
-            base.insert("lang", lang);
-            base.insert("html_lang", html_lang(lang));
-            base.insert("other_lang", &other);
-            base.insert("t", &t);
-            base.insert("title", &spec.contract.title);
-            base.insert("version", &spec.contract.version);
-            base.insert("upstream", &spec.contract.upstream);
-            base.insert("chapters", &chapters);
-            base.insert("has_runtimes", &spec.runtimes.is_some());
-            let toc = tera
-                .render("toc.html", &base)
-                .map_err(|e| template_error(&e))?;
-            let page = |template: &str, mut ctx: Context, name: &str, rel: String| {
-                ctx.insert("page", name);
-                ctx.insert_value("toc", Value::safe_string(&mark_current(&toc, name)));
-                let html = tera
-                    .render(template, &ctx)
-                    .map_err(|e| template_error(&e))?;
-                put(rel, html.into_bytes())
-            };
-            // One clause's piece: natively, or through its (overridden) template.
-            let piece =
-                |name: &str, out: &mut String, var: &'static str, value: &dyn Fn() -> Value| {
-                    let mut ctx = base.clone();
-                    ctx.insert_value(var, value());
-                    tera.render_to(name, &ctx, StringWriter(out))
-                        .map_err(|e| template_error(&e))
-                };
+        .filter(|j| {
+            !matches!(
+                j,
+                Job::ClausesJson | Job::MatrixJson | Job::MatrixCsv | Job::Search(_)
+            )
+        })
+        .count();
 
-            let all: Vec<ClauseCtx> = spec
-                .clauses
-                .par_iter()
-                .map(|c| clause_ctx(c, tr, status_of(c)))
-                .collect();
-
-            docs.par_iter().try_for_each(|doc| {
+    let page = |lr: &LangRender, template: &str, mut ctx: Context, name: &str, rel: String| {
+        ctx.insert("page", name);
+        ctx.insert_value("toc", Value::safe_string(&mark_current(&lr.toc, name)));
+        let html = tera
+            .render(template, &ctx)
+            .map_err(|e| template_error(&e))?;
+        put(rel, html.into_bytes())
+    };
+    // One clause's piece through its (overridden) template.
+    let piece = |lr: &LangRender, name: &str, out: &mut String, var: &'static str, value: Value| {
+        let mut ctx = lr.base.clone();
+        ctx.insert_value(var, value);
+        tera.render_to(name, &ctx, StringWriter(out))
+            .map_err(|e| template_error(&e))
+    };
+    let run = |job: &Job| -> Result<(), Diagnostic> {
+        match *job {
+            Job::ClausesJson => put("clauses.json".into(), clauses_json(spec).into_bytes()),
+            Job::MatrixJson => put("matrix.json".into(), matrix::json(m).into_bytes()),
+            Job::MatrixCsv => put("matrix.csv".into(), matrix::csv(m).into_bytes()),
+            Job::Chapter(l, d) => {
+                let lr = &per_lang[l];
+                let doc = &lr.docs[d];
                 let mut blocks = Vec::with_capacity(doc.blocks.len());
                 for b in &doc.blocks {
                     blocks.push(match b {
@@ -432,14 +441,18 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                             html: to_html(p),
                         },
                         Block::Clause(i) => {
-                            let c = &all[*i];
+                            let c = &lr.clauses[*i];
                             let mut html = String::new();
                             if tpl.native("clause.html") {
-                                fragments::clause_section(&mut html, c, &t, lang);
+                                fragments::clause_section(&mut html, c, &lr.t, lr.lang);
                             } else {
-                                piece("clause.html", &mut html, "c", &|| {
-                                    Value::from_serializable(c)
-                                })?;
+                                piece(
+                                    lr,
+                                    "clause.html",
+                                    &mut html,
+                                    "c",
+                                    Value::from_serializable(c),
+                                )?;
                             }
                             BlockCtx {
                                 kind: "clause",
@@ -448,94 +461,117 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                         }
                     });
                 }
-                let mut ctx = base.clone();
+                let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &doc.title);
                 ctx.insert("blocks", &blocks);
                 page(
+                    lr,
                     "chapter.html",
                     ctx,
                     &doc.chapter,
-                    format!("{lang}/{}.html", doc.chapter),
+                    format!("{}/{}.html", lr.lang, doc.chapter),
                 )
-            })?;
-
-            // The whole-contract files of this language, in parallel.
-            (0..5).into_par_iter().try_for_each(|job| match job {
-                0 => {
-                    let mut ctx = base.clone();
-                    ctx.insert("page_title", &spec.contract.title);
-                    ctx.insert("clause_count", &all.len());
-                    page("index.html", ctx, "index", format!("{lang}/index.html"))
-                }
-                1 => {
-                    let mut rows = String::new();
-                    for c in &all {
-                        if tpl.native("clause-row.html") {
-                            fragments::index_row(&mut rows, c, &t);
-                        } else {
-                            piece("clause-row.html", &mut rows, "c", &|| {
-                                Value::from_serializable(c)
-                            })?;
-                        }
+            }
+            Job::Index(l) => {
+                let lr = &per_lang[l];
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", &spec.contract.title);
+                ctx.insert("clause_count", &lr.clauses.len());
+                page(
+                    lr,
+                    "index.html",
+                    ctx,
+                    "index",
+                    format!("{}/index.html", lr.lang),
+                )
+            }
+            Job::ClauseIndex(l) => {
+                let lr = &per_lang[l];
+                let mut rows = String::new();
+                for c in &lr.clauses {
+                    if tpl.native("clause-row.html") {
+                        fragments::index_row(&mut rows, c, &lr.t);
+                    } else {
+                        piece(
+                            lr,
+                            "clause-row.html",
+                            &mut rows,
+                            "c",
+                            Value::from_serializable(c),
+                        )?;
                     }
-                    let mut ctx = base.clone();
-                    ctx.insert("page_title", t["clauses"]);
-                    ctx.insert_value("rows_html", Value::safe_string(&rows));
-                    drop(rows);
+                }
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", lr.t["clauses"]);
+                ctx.insert_value("rows_html", Value::safe_string(&rows));
+                drop(rows);
+                page(
+                    lr,
+                    "clauses.html",
+                    ctx,
+                    "clauses",
+                    format!("{}/clauses.html", lr.lang),
+                )
+            }
+            Job::Matrix(l) => {
+                let lr = &per_lang[l];
+                let mut rows = String::new();
+                for (c, r) in lr.clauses.iter().zip(&m.rows) {
+                    if tpl.native("matrix-row.html") {
+                        fragments::matrix_row(&mut rows, c, &r.tests, &lr.t, lr.lang);
+                    } else {
+                        let row = RowCtx {
+                            clause: c,
+                            tests: &r.tests,
+                        };
+                        piece(
+                            lr,
+                            "matrix-row.html",
+                            &mut rows,
+                            "r",
+                            Value::from_serializable(&row),
+                        )?;
+                    }
+                }
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", lr.t["matrix"]);
+                matrix_ctx(m, lr.lang, &mut ctx);
+                ctx.insert_value("rows_html", Value::safe_string(&rows));
+                drop(rows);
+                page(
+                    lr,
+                    "matrix.html",
+                    ctx,
+                    "matrix",
+                    format!("{}/matrix.html", lr.lang),
+                )
+            }
+            Job::Search(l) => {
+                let lr = &per_lang[l];
+                let start = std::time::Instant::now();
+                let index = search::index_script(spec, &lr.clauses);
+                search_nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                put(format!("assets/search-{}.js", lr.lang), index.into_bytes())
+            }
+            Job::Runtimes(l) => match &spec.runtimes {
+                Some(rt) => {
+                    let lr = &per_lang[l];
+                    let mut ctx = lr.base.clone();
+                    ctx.insert("page_title", lr.t["runtimes"]);
+                    ctx.insert("rt", &runtimes_ctx(rt, lr.lang));
                     page(
-                        "clauses.html",
+                        lr,
+                        "runtimes.html",
                         ctx,
-                        "clauses",
-                        format!("{lang}/clauses.html"),
+                        "runtimes",
+                        format!("{}/runtimes.html", lr.lang),
                     )
                 }
-                2 => {
-                    let mut rows = String::new();
-                    for (c, r) in all.iter().zip(&m.rows) {
-                        if tpl.native("matrix-row.html") {
-                            fragments::matrix_row(&mut rows, c, &r.tests, &t, lang);
-                        } else {
-                            piece("matrix-row.html", &mut rows, "r", &|| {
-                                Value::from_serializable(&RowCtx {
-                                    clause: c,
-                                    tests: &r.tests,
-                                })
-                            })?;
-                        }
-                    }
-                    let mut ctx = base.clone();
-                    ctx.insert("page_title", t["matrix"]);
-                    matrix_ctx(m, lang, &mut ctx);
-                    ctx.insert_value("rows_html", Value::safe_string(&rows));
-                    drop(rows);
-                    page("matrix.html", ctx, "matrix", format!("{lang}/matrix.html"))
-                }
-                3 => {
-                    let start = std::time::Instant::now();
-                    let index = search::index_script(spec, tr);
-                    search_nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-                    put(format!("assets/search-{lang}.js"), index.into_bytes())
-                }
-                _ => match &spec.runtimes {
-                    Some(rt) => {
-                        let mut ctx = base.clone();
-                        ctx.insert("page_title", t["runtimes"]);
-                        ctx.insert("rt", &runtimes_ctx(rt, lang));
-                        page(
-                            "runtimes.html",
-                            ctx,
-                            "runtimes",
-                            format!("{lang}/runtimes.html"),
-                        )
-                    }
-                    None => Ok(()),
-                },
-            })?;
-            Ok(docs.len() + 3 + usize::from(spec.runtimes.is_some()))
-        })
-        .collect::<Result<Vec<usize>, Diagnostic>>()?
-        .into_iter()
-        .sum();
+                None => Ok(()),
+            },
+        }
+    };
+    jobs.par_iter().with_max_len(1).try_for_each(run)?;
 
     for (name, content) in ASSETS {
         put(format!("assets/{name}"), content.as_bytes().to_vec())?;
@@ -546,12 +582,65 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
         format!("<!doctype html>\n<html lang=\"{first}\"><head><meta charset=\"utf-8\"><title>{}</title><meta http-equiv=\"refresh\" content=\"0; url={first}/index.html\"></head><body><a href=\"{first}/index.html\">{}</a></body></html>\n",
             escape(&spec.contract.title), escape(&spec.contract.title)).into_bytes(),
     )?;
-    put("clauses.json".into(), clauses_json(spec).into_bytes())?;
-    put("matrix.json".into(), matrix::json(m).into_bytes())?;
-    put("matrix.csv".into(), matrix::csv(m).into_bytes())?;
     Ok(Rendered {
         pages: pages + 1,
         search_index: std::time::Duration::from_nanos(search_nanos.into_inner()),
+    })
+}
+
+/// A language's shared state for [`render_into`].
+fn lang_render<'s>(
+    m: &'s Matrix,
+    tera: &Tera,
+    lang: &'s str,
+) -> Result<LangRender<'s>, Diagnostic> {
+    let spec = m.spec;
+    let langs = &spec.contract.languages;
+    let tr = spec.translations.iter().find(|t| t.lang == lang);
+    let docs: &[Document] = match tr {
+        Some(t) => &t.documents,
+        None => &spec.documents,
+    };
+    let other = langs.iter().find(|l| *l != lang).cloned();
+    let chapters: Vec<ChapterLink> = docs
+        .iter()
+        .map(|d| ChapterLink {
+            name: d.chapter.clone(),
+            title: d.title.clone(),
+            clauses: d
+                .blocks
+                .iter()
+                .filter(|b| matches!(b, Block::Clause(_)))
+                .count(),
+        })
+        .collect();
+    let t = ui(lang);
+    let mut base = Context::new();
+    base.insert("lang", lang);
+    base.insert("html_lang", html_lang(lang));
+    base.insert("other_lang", &other);
+    base.insert("t", &t);
+    base.insert("title", &spec.contract.title);
+    base.insert("version", &spec.contract.version);
+    base.insert("upstream", &spec.contract.upstream);
+    base.insert("chapters", &chapters);
+    base.insert("has_runtimes", &spec.runtimes.is_some());
+    let toc = tera
+        .render("toc.html", &base)
+        .map_err(|e| template_error(&e))?;
+    let clauses: Vec<ClauseCtx> = spec
+        .clauses
+        .par_iter()
+        .zip(&m.rows)
+        .map(|(c, r)| clause_ctx(c, tr, r.status))
+        .collect();
+    Ok(LangRender {
+        lang,
+        docs,
+        t,
+        base,
+        toc,
+        clauses,
     })
 }
 
@@ -709,6 +798,7 @@ fn clause_ctx(c: &Clause, tr: Option<&Translation>, status: Status) -> ClauseCtx
             _ => (c.text.clone(), "missing", Some(to_html(&c.text))),
         },
     };
+    let (text_html, plain) = markdown::to_html_and_text(&text);
     ClauseCtx {
         id: c.id.clone(),
         level: c.level.to_string(),
@@ -716,7 +806,8 @@ fn clause_ctx(c: &Clause, tr: Option<&Translation>, status: Status) -> ClauseCtx
         keyword: c.keyword.clone(),
         actor: c.actor.to_string(),
         verify: c.verify.to_string(),
-        text_html: to_html(&text),
+        text_html,
+        plain,
         reason_html: c.reason.as_deref().map(to_inline_html),
         implicit_html: c.implicit.as_deref().map(to_inline_html),
         oci_url: c
@@ -834,6 +925,23 @@ pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic>
     })
 }
 
+/// Remove the previous site after the swap, its top-level entries (`en/`, `zh/`, `assets/`, files)
+/// in parallel: unlinking a thousand files is a visible part of a large build. Best effort, like
+/// any clean-up: a leftover is harmless and named after this process.
+fn remove_tree(dir: &Path) {
+    if let Ok(entries) = fs::read_dir(dir) {
+        let paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.par_iter().for_each(|p| {
+            if fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
+                let _ = fs::remove_dir_all(p);
+            } else {
+                let _ = fs::remove_file(p);
+            }
+        });
+    }
+    let _ = fs::remove_dir_all(dir);
+}
+
 /// Write a whole site at once (used by tests): prepare, write every file, swap.
 pub fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Diagnostic> {
     let dir = OutputDir::prepare(out)?;
@@ -946,7 +1054,7 @@ impl OutputDir {
                 &e,
             ));
         }
-        let _ = fs::remove_dir_all(&self.old);
+        remove_tree(&self.old);
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::spec::{Spec, Translation};
+use crate::spec::Spec;
 
 #[derive(Serialize)]
 struct Entry<'a> {
@@ -13,43 +13,25 @@ struct Entry<'a> {
     url: String,
     level: String,
     section: Option<&'a str>,
-    text: String,
+    text: &'a str,
 }
 
-pub fn index_script(spec: &Spec, tr: Option<&Translation>) -> String {
+/// The index of one language: each clause's id, page, level, section and plain text (`clauses`
+/// are the language's clause contexts, in the order of `spec.clauses`).
+pub(crate) fn index_script(spec: &Spec, clauses: &[super::ClauseCtx]) -> String {
     let entries: Vec<Entry> = spec
         .clauses
         .iter()
-        .map(|c| {
-            let text = tr
-                .and_then(|t| t.clauses.get(&c.id))
-                .map_or(c.text.as_str(), |t| t.text.as_str());
-            Entry {
-                id: &c.id,
-                url: format!("{}.html#{}", c.chapter, c.id),
-                level: c.level.to_string(),
-                section: c.section.as_ref().map(|s| s.title.as_str()),
-                text: plain(text),
-            }
+        .zip(clauses)
+        .map(|(c, ctx)| Entry {
+            id: &c.id,
+            url: format!("{}.html#{}", c.chapter, c.id),
+            level: c.level.to_string(),
+            section: c.section.as_ref().map(|s| s.title.as_str()),
+            text: &ctx.plain,
         })
         .collect();
     let json = serde_json::to_string(&entries).unwrap_or_else(|_| "[]".into());
     // `<` only occurs inside JSON strings; escaping it keeps `</script>` in a text inert.
     format!("window.KC_SEARCH = {};\n", json.replace('<', "\\u003c"))
-}
-
-/// Markdown to plain text for display in results: drop code backticks, emphasis and link targets.
-fn plain(md: &str) -> String {
-    let mut out = String::new();
-    for ev in pulldown_cmark::Parser::new(md) {
-        match ev {
-            pulldown_cmark::Event::Text(t) | pulldown_cmark::Event::Code(t) => out.push_str(&t),
-            pulldown_cmark::Event::SoftBreak | pulldown_cmark::Event::HardBreak => out.push(' '),
-            pulldown_cmark::Event::End(
-                pulldown_cmark::TagEnd::Item | pulldown_cmark::TagEnd::Paragraph,
-            ) => out.push(' '),
-            _ => {}
-        }
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
