@@ -495,3 +495,62 @@ fn an_overridden_clause_template_is_used_for_every_clause() {
     let matrix = std::fs::read_to_string(tmp.path().join("site/en/matrix.html")).unwrap();
     assert!(matrix.contains("<tr id=\"lifecycle."));
 }
+
+/// A rebuild over an existing site reuses (hard-links) the files whose bytes are unchanged and
+/// writes the others; a previous file with the same size but other bytes, or a symbolic link, is
+/// never reused; the result is the same site as a build into an empty folder.
+#[cfg(unix)]
+#[test]
+fn a_rebuild_reuses_unchanged_files_and_rewrites_the_rest() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let site = tmp.path().join("site");
+    let ino = |rel: &str| std::fs::metadata(site.join(rel)).unwrap().ino();
+    let (index_before, abstract_before) = (ino("en/index.html"), ino("en/abstract.html"));
+    // Same size, other bytes: must be rewritten from the spec.
+    let tampered = site.join("en/background.html");
+    let mut bytes = std::fs::read(&tampered).unwrap();
+    bytes[0] = b'X';
+    std::fs::write(&tampered, &bytes).unwrap();
+    let background_before = ino("en/background.html");
+    // A link where a page was: must be replaced by a real file, and its target left alone.
+    let outside = tmp.path().join("outside.html");
+    std::fs::copy(site.join("zh/abstract.html"), &outside).unwrap();
+    std::fs::remove_file(site.join("zh/abstract.html")).unwrap();
+    std::os::unix::fs::symlink(&outside, site.join("zh/abstract.html")).unwrap();
+    // An edited clause changes its chapter page (and the index pages), not the others.
+    let p = tmp.path().join("spec/en/network-environment.md");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replacen("text: ", "text: Indeed, ", 1)).unwrap();
+
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(ino("en/index.html"), index_before, "unchanged page reused");
+    assert_eq!(
+        ino("en/abstract.html"),
+        abstract_before,
+        "unchanged page reused"
+    );
+    assert_ne!(
+        ino("en/background.html"),
+        background_before,
+        "tampered page rewritten"
+    );
+    assert!(
+        !std::fs::symlink_metadata(site.join("zh/abstract.html"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read(&outside).unwrap(),
+        std::fs::read(site.join("zh/abstract.html")).unwrap()
+    );
+    let changed = std::fs::read_to_string(site.join("en/network-environment.html")).unwrap();
+    assert!(changed.contains("Indeed, "));
+    // The same bytes as a build into a fresh folder.
+    assert_eq!(kcontract(tmp.path(), &["build", "--out", "fresh"]).0, 0);
+    assert_eq!(files(&site), files(&tmp.path().join("fresh")));
+}

@@ -410,13 +410,20 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
         })
         .count();
 
-    let page = |lr: &LangRender, template: &str, mut ctx: Context, name: &str, rel: String| {
+    // `size`: the bytes of finished HTML handed to the template, to size the output buffer once
+    // (a 5 MB page grown by doubling peaks at 8 MB).
+    let page = |lr: &LangRender,
+                template: &str,
+                mut ctx: Context,
+                size: usize,
+                name: &str,
+                rel: String| {
         ctx.insert("page", name);
         ctx.insert_value("toc", Value::safe_string(&mark_current(&lr.toc, name)));
-        let html = tera
-            .render(template, &ctx)
+        let mut html = Vec::with_capacity(size + lr.toc.len() + 8192);
+        tera.render_to(template, &ctx, &mut html)
             .map_err(|e| template_error(&e))?;
-        put(rel, html.into_bytes())
+        put(rel, html)
     };
     // One clause's piece through its (overridden) template.
     let piece = |lr: &LangRender, name: &str, out: &mut String, var: &'static str, value: Value| {
@@ -427,7 +434,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
     };
     let run = |job: &Job| -> Result<(), Diagnostic> {
         match *job {
-            Job::ClausesJson => put("clauses.json".into(), clauses_json(spec).into_bytes()),
+            Job::ClausesJson => put("clauses.json".into(), clauses_json(spec)),
             Job::MatrixJson => put("matrix.json".into(), matrix::json(m).into_bytes()),
             Job::MatrixCsv => put("matrix.csv".into(), matrix::csv(m).into_bytes()),
             Job::Chapter(l, d) => {
@@ -461,13 +468,16 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                         }
                     });
                 }
+                let size = blocks.iter().map(|b| b.html.len()).sum();
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &doc.title);
                 ctx.insert("blocks", &blocks);
+                drop(blocks);
                 page(
                     lr,
                     "chapter.html",
                     ctx,
+                    size,
                     &doc.chapter,
                     format!("{}/{}.html", lr.lang, doc.chapter),
                 )
@@ -481,13 +491,15 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                     lr,
                     "index.html",
                     ctx,
+                    0,
                     "index",
                     format!("{}/index.html", lr.lang),
                 )
             }
             Job::ClauseIndex(l) => {
                 let lr = &per_lang[l];
-                let mut rows = String::new();
+                let text: usize = lr.clauses.iter().map(|c| c.text_html.len() + 400).sum();
+                let mut rows = String::with_capacity(text);
                 for c in &lr.clauses {
                     if tpl.native("clause-row.html") {
                         fragments::index_row(&mut rows, c, &lr.t);
@@ -504,18 +516,20 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", lr.t["clauses"]);
                 ctx.insert_value("rows_html", Value::safe_string(&rows));
+                let size = rows.len();
                 drop(rows);
                 page(
                     lr,
                     "clauses.html",
                     ctx,
+                    size,
                     "clauses",
                     format!("{}/clauses.html", lr.lang),
                 )
             }
             Job::Matrix(l) => {
                 let lr = &per_lang[l];
-                let mut rows = String::new();
+                let mut rows = String::with_capacity(640 * lr.clauses.len());
                 for (c, r) in lr.clauses.iter().zip(&m.rows) {
                     if tpl.native("matrix-row.html") {
                         fragments::matrix_row(&mut rows, c, &r.tests, &lr.t, lr.lang);
@@ -537,11 +551,13 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 ctx.insert("page_title", lr.t["matrix"]);
                 matrix_ctx(m, lr.lang, &mut ctx);
                 ctx.insert_value("rows_html", Value::safe_string(&rows));
+                let size = rows.len();
                 drop(rows);
                 page(
                     lr,
                     "matrix.html",
                     ctx,
+                    size,
                     "matrix",
                     format!("{}/matrix.html", lr.lang),
                 )
@@ -563,6 +579,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                         lr,
                         "runtimes.html",
                         ctx,
+                        0,
                         "runtimes",
                         format!("{}/runtimes.html", lr.lang),
                     )
@@ -833,7 +850,7 @@ fn clause_ctx(c: &Clause, tr: Option<&Translation>, status: Status) -> ClauseCtx
 }
 
 /// `site/clauses.json`: the `list --format json` shape, with each translation's text and state.
-fn clauses_json(spec: &Spec) -> String {
+fn clauses_json(spec: &Spec) -> Vec<u8> {
     #[derive(Serialize)]
     struct Tr<'a> {
         text: Option<&'a str>,
@@ -880,9 +897,25 @@ fn clauses_json(spec: &Spec) -> String {
         contract: &list.contract,
         clauses: &clauses,
     };
-    let mut s = serde_json::to_string_pretty(&out).unwrap_or_default();
-    s.push('\n');
-    s
+    // Sized up front: grown by doubling, the buffer of a 10 MB file peaked at 16 MB, then 32 MB
+    // for the final newline.
+    let estimate: usize = spec
+        .clauses
+        .iter()
+        .map(|c| 2 * c.text.len() + 640)
+        .sum::<usize>()
+        + spec
+            .translations
+            .iter()
+            .flat_map(|t| t.clauses.values())
+            .map(|t| t.text.len() * 2)
+            .sum::<usize>();
+    let mut buf = Vec::with_capacity(estimate);
+    if serde_json::to_writer_pretty(&mut buf, &out).is_err() {
+        buf.clear();
+    }
+    buf.push(b'\n');
+    buf
 }
 
 /// Render and write the site atomically into `opts.out`.
@@ -962,6 +995,13 @@ pub struct OutputDir {
     out: PathBuf,
     tmp: PathBuf,
     old: PathBuf,
+    /// The output folder held a site when the build began: files whose bytes are unchanged are
+    /// hard-linked from it instead of written again.
+    reuse: bool,
+    /// How many files were linked rather than written.
+    pub linked: AtomicUsize,
+    /// Folders already created inside `tmp`.
+    dirs: Mutex<std::collections::BTreeSet<PathBuf>>,
 }
 
 impl OutputDir {
@@ -1009,6 +1049,9 @@ impl OutputDir {
             out: out.to_path_buf(),
             tmp: parent.join(format!(".{name}.kcontract-new-{pid}")),
             old: parent.join(format!(".{name}.kcontract-old-{pid}")),
+            reuse: out.is_dir(),
+            linked: AtomicUsize::new(0),
+            dirs: Mutex::default(),
         };
         let _ = fs::remove_dir_all(&dir.tmp);
         fs::create_dir(&dir.tmp)
@@ -1021,11 +1064,40 @@ impl OutputDir {
         let p = self.tmp.join(rel);
         let written = match p.parent() {
             Some(dir) if dir != self.tmp => {
-                fs::create_dir_all(dir).and_then(|()| fs::write(&p, bytes))
+                self.ensure_dir(dir).and_then(|()| self.put(rel, &p, bytes))
             }
-            _ => fs::write(&p, bytes),
+            _ => self.put(rel, &p, bytes),
         };
         written.map_err(|e| Self::error(&self.out, format!("cannot write `{}`", p.display()), &e))
+    }
+
+    /// Create `dir` once per build (a thousand files share three folders).
+    fn ensure_dir(&self, dir: &Path) -> std::io::Result<()> {
+        let mut made = self.dirs.lock().unwrap_or_else(|e| e.into_inner());
+        if !made.contains(dir) {
+            fs::create_dir_all(dir)?;
+            made.insert(dir.to_path_buf());
+        }
+        Ok(())
+    }
+
+    /// Write `bytes` at `p`, or hard-link the previous site's `rel` when it holds exactly these
+    /// bytes. Why: rebuilding a large site rewrote (and then deleted) ~100 MB of unchanged files,
+    /// and on the VMs here that kernel work was the most variable part of a build. The old file is
+    /// only read, never changed, so a failed build still leaves the previous site as it was. Any
+    /// doubt (not a plain file, another size, a read or link error) falls back to writing.
+    fn put(&self, rel: &str, p: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        if self.reuse {
+            let prev = self.out.join(rel);
+            let same = fs::symlink_metadata(&prev)
+                .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+                && fs::read(&prev).is_ok_and(|old| old == bytes);
+            if same && fs::hard_link(&prev, p).is_ok() {
+                self.linked.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+        }
+        fs::write(p, bytes)
     }
 
     /// Give up: remove the partial new site; the old one was never touched.

@@ -31,7 +31,18 @@ pub(crate) fn index_script(spec: &Spec, clauses: &[super::ClauseCtx]) -> String 
             text: &ctx.plain,
         })
         .collect();
+    let mut out =
+        String::with_capacity(clauses.iter().map(|c| c.plain.len() + 160).sum::<usize>() + 32);
+    out.push_str("window.KC_SEARCH = ");
     let json = serde_json::to_string(&entries).unwrap_or_else(|_| "[]".into());
     // `<` only occurs inside JSON strings; escaping it keeps `</script>` in a text inert.
-    format!("window.KC_SEARCH = {};\n", json.replace('<', "\\u003c"))
+    let mut rest = json.as_str();
+    while let Some(at) = rest.find('<') {
+        out.push_str(&rest[..at]);
+        out.push_str("\\u003c");
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+    out.push_str(";\n");
+    out
 }
