@@ -4,6 +4,8 @@
 //!    languages), plus the same English Markdown as an mdBook book and a minimal Hugo site.
 //! 2. Builds each with `kcontract build` (release binary), `mdbook build` and `hugo` when they are on
 //!    PATH, alternating the tools run by run so drift on a noisy machine hits all of them alike.
+//!    kcontract runs three ways: rebuilding over its previous output (it reuses unchanged files),
+//!    into a fresh folder, and without the sidebar (an empty `toc.html`), to show what that costs.
 //! 3. Times `check`, `list`, `matrix` and `scaffold --check` (those the binary has) at each N.
 //!
 //! Prints medians, min/max, peak RSS (from `/usr/bin/time -f %M`) and the ratios ours/mdBook and
@@ -103,7 +105,7 @@ fn main() {
     );
 
     let mut report = String::new();
-    let mut builds: Vec<(usize, f64)> = Vec::new();
+    let mut builds: Vec<(usize, f64, f64)> = Vec::new();
     for &n in &args.copies {
         let dir = args.out.join(format!("x{n}"));
         let _ = fs::remove_dir_all(&dir);
@@ -116,40 +118,69 @@ fn main() {
             stats.en_bytes / 1024
         );
 
-        let mut tools: Vec<(&str, Command)> = Vec::new();
+        // (name, command, a folder removed before each run, untimed). kcontract is timed twice:
+        // rebuilding over its previous output (what `kcontract build` usually does, and where it
+        // reuses unchanged files), and into a folder that does not exist yet.
+        let mut tools: Vec<(&str, Command, Option<PathBuf>)> = Vec::new();
         let mut ours = Command::new(&kcontract);
         ours.current_dir(&dir)
             .args(["build", "--out", "out-kcontract"]);
-        tools.push(("kcontract build (en+zh)", ours));
+        tools.push(("kcontract build (en+zh)", ours, None));
+        let mut fresh = Command::new(&kcontract);
+        fresh
+            .current_dir(&dir)
+            .args(["build", "--out", "out-kcontract-fresh"]);
+        tools.push((
+            "kcontract build, fresh output",
+            fresh,
+            Some(dir.join("out-kcontract-fresh")),
+        ));
+        // What the sidebar costs: every page lists every chapter, so its bytes grow with the
+        // square of the chapter count. An empty `toc.html` override leaves it out.
+        fs::create_dir_all(dir.join("no-toc")).expect("create the template folder");
+        fs::write(dir.join("no-toc/toc.html"), "").expect("write the empty toc.html");
+        let mut no_toc = Command::new(&kcontract);
+        no_toc.current_dir(&dir).args([
+            "build",
+            "--out",
+            "out-kcontract-no-toc",
+            "--templates",
+            "no-toc",
+        ]);
+        tools.push(("kcontract build, no sidebar", no_toc, None));
         if mdbook {
             let mut c = Command::new("mdbook");
             c.current_dir(dir.join("mdbook"))
                 .args(["build", "-d", "../out-mdbook"]);
-            tools.push(("mdbook build (en)", c));
+            tools.push(("mdbook build (en)", c, None));
         }
         if hugo {
             let mut c = Command::new("hugo");
             c.current_dir(dir.join("hugo"))
                 .args(["--quiet", "-d", "../out-hugo"]);
-            tools.push(("hugo (en)", c));
+            tools.push(("hugo (en)", c, None));
         }
         let mut samples: Vec<Vec<(f64, u64)>> = vec![Vec::new(); tools.len()];
         for _ in 0..args.runs {
-            for (i, (_, cmd)) in tools.iter_mut().enumerate() {
+            for (i, (_, cmd, clean)) in tools.iter_mut().enumerate() {
+                if let Some(d) = clean {
+                    let _ = fs::remove_dir_all(d);
+                }
                 samples[i].push(timed(cmd));
             }
         }
         let medians: Vec<f64> = samples.iter().map(|s| median(s)).collect();
-        for ((name, _), s) in tools.iter().zip(&samples) {
+        for ((name, _, _), s) in tools.iter().zip(&samples) {
             let _ = writeln!(report, "{}", line(name, s));
         }
-        builds.push((n, medians[0]));
-        for (i, (name, _)) in tools.iter().enumerate().skip(1) {
+        builds.push((n, medians[0], medians[1]));
+        for (i, (name, _, _)) in tools.iter().enumerate().skip(3) {
             let _ = writeln!(
                 report,
-                "  ratio kcontract / {}: {:.2}",
+                "  ratio kcontract / {}: {:.2} (rebuild), {:.2} (fresh output)",
                 name.split_whitespace().next().unwrap_or(name),
-                medians[0] / medians[i]
+                medians[0] / medians[i],
+                medians[1] / medians[i]
             );
         }
 
@@ -182,13 +213,14 @@ fn main() {
         print!("{report}");
         report.clear();
     }
-    if let (Some(&(10, t10)), Some(&(100, t100))) = (
+    if let (Some(&(10, t10, f10)), Some(&(100, t100, f100))) = (
         builds.iter().find(|b| b.0 == 10),
         builds.iter().find(|b| b.0 == 100),
     ) {
         println!(
-            "growth: t(×100) / t(×10) = {:.2} (kcontract build)",
-            t100 / t10
+            "growth: t(×100) / t(×10) = {:.2} (kcontract build, rebuild), {:.2} (fresh output)",
+            t100 / t10,
+            f100 / f10
         );
     }
 }
