@@ -958,6 +958,30 @@ pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic>
     })
 }
 
+/// Whether the file at `p` holds exactly `bytes`, read in pieces through one small buffer (reading
+/// each old file whole allocated as much again as the site).
+fn same_bytes(p: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut f) = fs::File::open(p) else {
+        return false;
+    };
+    let mut buf = [0u8; 16 * 1024];
+    let mut at = 0;
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => return at == bytes.len(),
+            Ok(n) => {
+                if bytes.get(at..at + n) != Some(&buf[..n]) {
+                    return false;
+                }
+                at += n;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 /// Remove the previous site after the swap, its top-level entries (`en/`, `zh/`, `assets/`, files)
 /// in parallel: unlinking a thousand files is a visible part of a large build. Best effort, like
 /// any clean-up: a leftover is harmless and named after this process.
@@ -1091,7 +1115,7 @@ impl OutputDir {
             let prev = self.out.join(rel);
             let same = fs::symlink_metadata(&prev)
                 .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
-                && fs::read(&prev).is_ok_and(|old| old == bytes);
+                && same_bytes(&prev, bytes);
             if same && fs::hard_link(&prev, p).is_ok() {
                 self.linked.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
