@@ -355,6 +355,23 @@ fn load_translation(
         Schema::Translation,
         out,
     );
+    // The keyword levels of each translated clause and of its source, computed in parallel (in
+    // piece order) before the sequential pass below that registers the translations.
+    let mut levels = parsed
+        .par_iter()
+        .flat_map_iter(|(_, _, p)| {
+            p.pieces.iter().filter_map(|piece| match piece {
+                Piece::Translated(t) => Some(t),
+                _ => None,
+            })
+        })
+        .map(|t| {
+            spec.by_id
+                .get(&t.id)
+                .map(|&idx| (levels_in(&t.text), levels_in(&spec.clauses[idx].text)))
+        })
+        .collect::<Vec<_>>()
+        .into_iter();
     let diags = &mut out.diagnostics;
     for (chapter, file, parsed) in parsed {
         let mut blocks = Vec::new();
@@ -363,6 +380,7 @@ fn load_translation(
                 Piece::Prose(p) => blocks.push(Block::Prose(p)),
                 Piece::Clause(_) => {}
                 Piece::Translated(t) => {
+                    let computed = levels.next().flatten();
                     let Some(&idx) = spec.by_id.get(&t.id) else {
                         diags.push(
                             Diagnostic::error("K0302", format!("`{}` translates a clause that does not exist", t.id))
@@ -378,8 +396,8 @@ fn load_translation(
                     let source = &spec.clauses[idx];
                     // The translation uses the same keywords as the source text (none for an
                     // `implicit` clause), so the level stays visible in every language.
-                    let levels = levels_in(&t.text);
-                    let expected = levels_in(&source.text);
+                    let (levels, expected) =
+                        computed.unwrap_or_else(|| (levels_in(&t.text), levels_in(&source.text)));
                     if levels != expected {
                         let says = |ls: &[crate::keywords::Level]| {
                             if ls.is_empty() {
@@ -419,8 +437,13 @@ fn load_translation(
 /// and a "not yet translated" badge), right after the translated clause that precedes it in the
 /// source chapter — so a reader never silently misses a requirement.
 fn place_untranslated(spec: &Spec, tr: &mut Translation) {
+    let by_chapter: BTreeMap<&str, &Document> = spec
+        .documents
+        .iter()
+        .map(|d| (d.chapter.as_str(), d))
+        .collect();
     for doc in &mut tr.documents {
-        let Some(source_doc) = spec.documents.iter().find(|d| d.chapter == doc.chapter) else {
+        let Some(source_doc) = by_chapter.get(doc.chapter.as_str()) else {
             continue;
         };
         let mut previous: Option<usize> = None;
