@@ -16,6 +16,20 @@ use crate::matrix::TestView;
 /// Interface text of one language (the `t` of the templates).
 pub type Ui = BTreeMap<&'static str, &'static str>;
 
+/// The same text HTML-escaped once per language, for the pieces written here (it was escaped again
+/// for every badge of every clause).
+pub type EscapedUi = BTreeMap<&'static str, String>;
+
+pub fn escaped(t: &Ui) -> EscapedUi {
+    t.iter()
+        .map(|(k, v)| {
+            let mut e = String::with_capacity(v.len());
+            escape_into(&mut e, v);
+            (*k, e)
+        })
+        .collect()
+}
+
 /// HTML-escape `s` onto `out` exactly as tera's default escaper does (`&`, `<`, `>`, `"` and `'`),
 /// copying the runs between special bytes in one piece instead of byte by byte.
 pub fn escape_into(out: &mut String, s: &str) {
@@ -56,6 +70,12 @@ pub fn tera_escape(s: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     w.write_all(&bytes[from..])
 }
 
+fn escaped_str(s: &str) -> String {
+    let mut e = String::with_capacity(s.len());
+    escape_into(&mut e, s);
+    e
+}
+
 /// A small writer: literal markup with `s`, escaped text with `e`.
 struct Out<'a>(&'a mut String);
 
@@ -71,8 +91,8 @@ impl Out<'_> {
 }
 
 /// `t[key]` of the templates; a key the interface text lacks is a bug in this crate, shown as the key.
-fn tr<'a>(t: &'a Ui, key: &'a str) -> &'a str {
-    t.get(key).copied().unwrap_or(key)
+fn tr<'a>(t: &'a EscapedUi, key: &'a str) -> &'a str {
+    t.get(key).map_or(key, String::as_str)
 }
 
 /// `<span lang="en">` around English-only notes on a page in another language.
@@ -84,12 +104,12 @@ fn en_span_open(o: &mut Out, lang: &str) {
     }
 }
 
-fn upstream_tests(o: &mut Out, c: &ClauseCtx, t: &Ui) {
+fn upstream_tests(o: &mut Out, c: &ClauseCtx, t: &EscapedUi) {
     if c.upstream_tests.is_empty() {
         return;
     }
     o.s("<p class=\"meta\"><strong>")
-        .e(tr(t, "upstream_tests"))
+        .s(tr(t, "upstream_tests"))
         .s(":</strong> ");
     for (i, (path, url)) in c.upstream_tests.iter().enumerate() {
         if i > 0 {
@@ -109,60 +129,61 @@ fn some(s: &Option<String>) -> Option<&str> {
 }
 
 /// `templates/clause.html`.
-pub fn clause_section(out: &mut String, c: &ClauseCtx, t: &Ui, lang: &str) {
+pub fn clause_section(out: &mut String, c: &ClauseCtx, t: &EscapedUi, lang: &str) {
+    let id = &escaped_str(&c.id);
     let o = &mut Out(out);
     o.s("<section class=\"clause level-")
         .e(c.level_class)
         .s(" state-")
         .e(c.state)
         .s("\" id=\"")
-        .e(&c.id)
+        .s(id)
         .s("\" aria-labelledby=\"")
-        .e(&c.id)
+        .s(id)
         .s("-h\">\n  <header>\n    <a class=\"pilcrow\" href=\"#")
-        .e(&c.id)
+        .s(id)
         .s("\" title=\"")
-        .e(tr(t, "permalink"))
+        .s(tr(t, "permalink"))
         .s("\" aria-label=\"")
-        .e(tr(t, "permalink"))
+        .s(tr(t, "permalink"))
         .s(": ")
-        .e(&c.id)
+        .s(id)
         .s("\">¶</a>\n    <code class=\"cid\" id=\"")
-        .e(&c.id)
+        .s(id)
         .s("-h\">")
-        .e(&c.id)
+        .s(id)
         .s("</code>\n    <span class=\"badge lvl lvl-")
         .e(c.level_class)
         .s("\" title=\"")
-        .e(tr(t, "level"))
+        .s(tr(t, "level"))
         .s("\">")
         .e(&c.keyword)
         .s("</span>\n    <span class=\"badge actor\" title=\"")
-        .e(tr(t, "actor"))
+        .s(tr(t, "actor"))
         .s("\">")
-        .e(tr(t, &c.actor))
+        .s(tr(t, &c.actor))
         .s("</span>\n    <span class=\"badge verify\" title=\"")
-        .e(tr(t, "verify"))
+        .s(tr(t, "verify"))
         .s("\">")
-        .e(tr(t, &c.verify))
+        .s(tr(t, &c.verify))
         .s("</span>\n    <a class=\"badge status status-")
         .e(c.status.as_str())
         .s("\" href=\"matrix.html#")
-        .e(&c.id)
+        .s(id)
         .s("\" title=\"")
-        .e(tr(t, "matrix_link"))
+        .s(tr(t, "matrix_link"))
         .s("\">")
-        .e(tr(t, c.status.as_str()))
+        .s(tr(t, c.status.as_str()))
         .s("</a>\n    ");
     if c.state == "stale" {
         o.s("<span class=\"badge warn\">")
-            .e(tr(t, "stale"))
+            .s(tr(t, "stale"))
             .s("</span>");
     }
     o.s("\n    ");
     if c.state == "missing" {
         o.s("<span class=\"badge warn\">")
-            .e(tr(t, "missing"))
+            .s(tr(t, "missing"))
             .s("</span>");
     }
     o.s("\n  </header>\n  <div class=\"text\">")
@@ -170,7 +191,7 @@ pub fn clause_section(out: &mut String, c: &ClauseCtx, t: &Ui, lang: &str) {
         .s("</div>\n  ");
     if let Some(original) = some(&c.original_html) {
         o.s("<details class=\"original\" open><summary>")
-            .e(tr(t, "original"))
+            .s(tr(t, "original"))
             .s("</summary><div lang=\"en\">")
             .s(original)
             .s("</div></details>");
@@ -179,7 +200,7 @@ pub fn clause_section(out: &mut String, c: &ClauseCtx, t: &Ui, lang: &str) {
     for (key, html) in [("implicit", &c.implicit_html), ("reason", &c.reason_html)] {
         if let Some(html) = some(html) {
             o.s("<p class=\"meta\"><strong>")
-                .e(tr(t, key))
+                .s(tr(t, key))
                 .s(":</strong> ");
             en_span_open(o, lang);
             o.s(html).s("</span></p>");
@@ -188,7 +209,7 @@ pub fn clause_section(out: &mut String, c: &ClauseCtx, t: &Ui, lang: &str) {
     }
     if let Some(oci) = some(&c.oci) {
         o.s("<p class=\"meta\"><strong>")
-            .e(tr(t, "oci"))
+            .s(tr(t, "oci"))
             .s(":</strong> <a href=\"")
             .e(c.oci_url.as_deref().unwrap_or(""))
             .s("\">")
@@ -201,7 +222,7 @@ pub fn clause_section(out: &mut String, c: &ClauseCtx, t: &Ui, lang: &str) {
 }
 
 /// The cells both rows share: id link, level badge, actor and verification.
-fn row_cells(o: &mut Out, c: &ClauseCtx, t: &Ui) {
+fn row_cells(o: &mut Out, c: &ClauseCtx, t: &EscapedUi) {
     o.s("<td><a href=\"")
         .e(&c.chapter)
         .s(".html#")
@@ -213,14 +234,14 @@ fn row_cells(o: &mut Out, c: &ClauseCtx, t: &Ui) {
         .s("\">")
         .e(&c.keyword)
         .s("</span></td><td>")
-        .e(tr(t, &c.actor))
+        .s(tr(t, &c.actor))
         .s("</td><td>")
-        .e(tr(t, &c.verify))
+        .s(tr(t, &c.verify))
         .s("</td>");
 }
 
 /// `templates/clause-row.html`.
-pub fn index_row(out: &mut String, c: &ClauseCtx, t: &Ui) {
+pub fn index_row(out: &mut String, c: &ClauseCtx, t: &EscapedUi) {
     let o = &mut Out(out);
     o.s("<tr data-level=\"")
         .e(&c.level)
@@ -234,7 +255,7 @@ pub fn index_row(out: &mut String, c: &ClauseCtx, t: &Ui) {
 }
 
 /// `templates/matrix-row.html`.
-pub fn matrix_row(out: &mut String, c: &ClauseCtx, tests: &[TestView], t: &Ui, lang: &str) {
+pub fn matrix_row(out: &mut String, c: &ClauseCtx, tests: &[TestView], t: &EscapedUi, lang: &str) {
     let o = &mut Out(out);
     o.s("<tr id=\"")
         .e(&c.id)
@@ -251,7 +272,7 @@ pub fn matrix_row(out: &mut String, c: &ClauseCtx, tests: &[TestView], t: &Ui, l
     o.s("<td><span class=\"badge status status-")
         .e(c.status.as_str())
         .s("\">")
-        .e(tr(t, c.status.as_str()))
+        .s(tr(t, c.status.as_str()))
         .s("</span></td><td>");
     if !tests.is_empty() {
         o.s("<ul class=\"tests\">");
@@ -262,12 +283,12 @@ pub fn matrix_row(out: &mut String, c: &ClauseCtx, tests: &[TestView], t: &Ui, l
             }
             o.e(&x.file).s(":").s(&x.line.to_string());
             if x.stub {
-                o.s(" · ").e(tr(t, "stub_test"));
+                o.s(" · ").s(tr(t, "stub_test"));
             } else if x.ignored {
-                o.s(" · ").e(tr(t, "ignored"));
+                o.s(" · ").s(tr(t, "ignored"));
             }
             if let Some(outcome) = x.outcome {
-                o.s(" · ").e(tr(t, outcome.as_str()));
+                o.s(" · ").s(tr(t, outcome.as_str()));
             }
             o.s("</small></li>");
         }
@@ -276,7 +297,7 @@ pub fn matrix_row(out: &mut String, c: &ClauseCtx, tests: &[TestView], t: &Ui, l
     upstream_tests(o, c, t);
     if let Some(reason) = some(&c.reason_html) {
         o.s("<p class=\"meta\"><strong>")
-            .e(tr(t, "reason"))
+            .s(tr(t, "reason"))
             .s(":</strong> ");
         en_span_open(o, lang);
         o.s(reason).s("</span></p>");
@@ -393,7 +414,7 @@ mod tests {
             tests in proptest::collection::vec(test_view(), 0..3),
             lang in prop::sample::select(vec!["en", "zh"]),
         ) {
-            let t = ui(lang);
+            let t = escaped(&ui(lang));
             let mut native = String::new();
             clause_section(&mut native, &c, &t, lang);
             prop_assert_eq!(native, through_tera("clause.html", lang, "c", Value::from_serializable(&c)));

@@ -241,10 +241,13 @@ pub(crate) struct ClauseCtx {
     plain: String,
 }
 
-#[derive(Serialize)]
-struct BlockCtx<'a> {
-    kind: &'a str,
-    html: String,
+/// A block of a chapter page for `chapter.html`: `{kind: prose|clause, html}`, the HTML already
+/// marked safe (a `| safe` in a template would copy it once more).
+fn block_value(kind: &'static str, html: &str) -> Value {
+    let mut map = BTreeMap::new();
+    map.insert("kind", Value::from(kind));
+    map.insert("html", Value::safe_string(html));
+    Value::from(map)
 }
 
 /// The parsed templates, and which per-clause pieces are written by [`fragments`] (those the user
@@ -352,6 +355,7 @@ struct LangRender<'s> {
     lang: &'s str,
     docs: &'s [Document],
     t: fragments::Ui,
+    t_esc: fragments::EscapedUi,
     base: Context,
     toc: String,
     clauses: Vec<ClauseCtx>,
@@ -441,17 +445,19 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 let lr = &per_lang[l];
                 let doc = &lr.docs[d];
                 let mut blocks = Vec::with_capacity(doc.blocks.len());
+                let mut size = 0;
+                let mut html = String::new();
                 for b in &doc.blocks {
-                    blocks.push(match b {
-                        Block::Prose(p) => BlockCtx {
-                            kind: "prose",
-                            html: to_html(p),
-                        },
+                    html.clear();
+                    let kind = match b {
+                        Block::Prose(p) => {
+                            html.push_str(&to_html(p));
+                            "prose"
+                        }
                         Block::Clause(i) => {
                             let c = &lr.clauses[*i];
-                            let mut html = String::new();
                             if tpl.native("clause.html") {
-                                fragments::clause_section(&mut html, c, &lr.t, lr.lang);
+                                fragments::clause_section(&mut html, c, &lr.t_esc, lr.lang);
                             } else {
                                 piece(
                                     lr,
@@ -461,18 +467,15 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                                     Value::from_serializable(c),
                                 )?;
                             }
-                            BlockCtx {
-                                kind: "clause",
-                                html,
-                            }
+                            "clause"
                         }
-                    });
+                    };
+                    size += html.len();
+                    blocks.push(block_value(kind, &html));
                 }
-                let size = blocks.iter().map(|b| b.html.len()).sum();
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &doc.title);
-                ctx.insert("blocks", &blocks);
-                drop(blocks);
+                ctx.insert_value("blocks", Value::from(blocks));
                 page(
                     lr,
                     "chapter.html",
@@ -502,7 +505,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 let mut rows = String::with_capacity(text);
                 for c in &lr.clauses {
                     if tpl.native("clause-row.html") {
-                        fragments::index_row(&mut rows, c, &lr.t);
+                        fragments::index_row(&mut rows, c, &lr.t_esc);
                     } else {
                         piece(
                             lr,
@@ -532,7 +535,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 let mut rows = String::with_capacity(640 * lr.clauses.len());
                 for (c, r) in lr.clauses.iter().zip(&m.rows) {
                     if tpl.native("matrix-row.html") {
-                        fragments::matrix_row(&mut rows, c, &r.tests, &lr.t, lr.lang);
+                        fragments::matrix_row(&mut rows, c, &r.tests, &lr.t_esc, lr.lang);
                     } else {
                         let row = RowCtx {
                             clause: c,
@@ -654,6 +657,7 @@ fn lang_render<'s>(
     Ok(LangRender {
         lang,
         docs,
+        t_esc: fragments::escaped(&t),
         t,
         base,
         toc,
