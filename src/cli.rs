@@ -245,11 +245,16 @@ pub fn run() -> ExitCode {
         }
         Command::Check { strict } => match load(strict, false) {
             Ok(mut loaded) => match workflow::scan_tests(&mut loaded, &renderer) {
-                Ok(scan) => write_stdout(&format!(
-                    "{}{}ok: no problems found\n",
-                    list::summary(&loaded.spec, &spec_dir),
-                    workflow::tests_summary(&scan)
-                )),
+                Ok(scan) => {
+                    let code = write_stdout(&format!(
+                        "{}{}ok: no problems found\n",
+                        list::summary(&loaded.spec, &spec_dir),
+                        workflow::tests_summary(&scan)
+                    ));
+                    // As after `build`: the process ends, freeing the spec piece by piece is waste.
+                    std::mem::forget(loaded);
+                    code
+                }
                 Err(code) => code,
             },
             Err(code) => code,

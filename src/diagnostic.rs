@@ -81,7 +81,12 @@ pub struct SourceMap {
 
 impl SourceMap {
     pub fn add(&mut self, path: PathBuf, text: String) -> FileId {
-        self.files.push(SourceFile::new(path, text));
+        self.add_file(SourceFile::new(path, text))
+    }
+
+    /// Register a file prepared elsewhere (e.g. on another thread).
+    pub fn add_file(&mut self, file: SourceFile) -> FileId {
+        self.files.push(file);
         FileId((self.files.len() - 1) as u32)
     }
 

@@ -25,7 +25,7 @@ pub use clause_block::FIELDS as CLAUSE_FIELDS;
 use chapter::Piece;
 use clause_block::Schema;
 
-use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
+use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 use crate::keywords::levels_in;
 use crate::spec::{
     Block, Contract, Document, Spec, TestGlobs, Translation, TranslationState, Upstream,
@@ -103,19 +103,44 @@ fn add_source(
     sources: &mut SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<FileId> {
-    let bytes = match content {
-        Ok(b) => b,
-        Err(e) => {
-            diags.push(io_error(path, &e));
-            return None;
-        }
-    };
-    match String::from_utf8(bytes) {
-        Ok(text) => Some(sources.add(path.to_path_buf(), text)),
-        Err(e) => {
+    add_prepared(path, prepare(path, content), sources, diags)
+}
+
+/// A file read and checked, before it is registered: the UTF-8 check and the line index are the
+/// costly part, so chapter files are prepared in parallel and registered in order afterwards.
+enum Prepared {
+    Text(SourceFile),
+    /// Not UTF-8: the text with the bad bytes replaced, and the offset of the first one.
+    BadUtf8(SourceFile, usize),
+    Unreadable(io::Error),
+}
+
+fn prepare(path: &Path, content: io::Result<Vec<u8>>) -> Prepared {
+    match content.map(String::from_utf8) {
+        Ok(Ok(text)) => Prepared::Text(SourceFile::new(path.to_path_buf(), text)),
+        Ok(Err(e)) => {
             let at = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let id = sources.add(path.to_path_buf(), text);
+            Prepared::BadUtf8(SourceFile::new(path.to_path_buf(), text), at)
+        }
+        Err(e) => Prepared::Unreadable(e),
+    }
+}
+
+fn add_prepared(
+    path: &Path,
+    prepared: Prepared,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FileId> {
+    match prepared {
+        Prepared::Text(file) => Some(sources.add_file(file)),
+        Prepared::Unreadable(e) => {
+            diags.push(io_error(path, &e));
+            None
+        }
+        Prepared::BadUtf8(file, at) => {
+            let id = sources.add_file(file);
             let end = at + '\u{fffd}'.len_utf8();
             diags.push(
                 Diagnostic::error("K0002", format!("invalid UTF-8 at byte offset {at}"))
@@ -286,6 +311,17 @@ fn parse_language(
     let start = Instant::now();
     let contents: Vec<io::Result<Vec<u8>>> = paths.par_iter().map(fs::read).collect();
     out.timings.add("read", start.elapsed());
+    let start = Instant::now();
+    let contents: Vec<Result<Prepared, io::Error>> = paths
+        .par_iter()
+        .zip(contents)
+        .map(|(path, content)| match content {
+            // A missing chapter is reported with the contract line that lists it, below.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(e),
+            other => Ok(prepare(path, other)),
+        })
+        .collect();
+    out.timings.add("parse", start.elapsed());
     let mut files = Vec::new();
     for (((chapter, span), path), content) in
         chapters.iter().zip(chapter_spans).zip(paths).zip(contents)
@@ -305,9 +341,10 @@ fn parse_language(
                     path.display()
                 )),
             ),
-            content => {
+            Err(e) => out.diagnostics.push(io_error(&path, &e)),
+            Ok(prepared) => {
                 if let Some(fid) =
-                    add_source(&path, content, &mut out.sources, &mut out.diagnostics)
+                    add_prepared(&path, prepared, &mut out.sources, &mut out.diagnostics)
                 {
                     files.push((chapter.clone(), path, fid));
                 }
