@@ -18,6 +18,7 @@ for _ in $(seq "$runs"); do
     for mode in rebuild fresh; do
       dir="$work/out-alloc-$a-$mode"
       [ "$mode" = fresh ] && rm -rf "$dir"
+      sync  # untimed: no run pays for writing back the previous one's output
       line=$(cd "$work" && /usr/bin/time -f '%e %M' "${bin[$a]}" build --out "$dir" 2>&1 >/dev/null | tail -1)
       out[$a-$mode]+="$line"$'\n'
     done

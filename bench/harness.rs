@@ -7,6 +7,7 @@
 //!    kcontract runs three ways: rebuilding over its previous output (it reuses unchanged files),
 //!    into a fresh folder, and without the sidebar (an empty `toc.html`), to show what that costs.
 //!    The first alternates with mdBook and Hugo; the other two alternate with each other afterwards.
+//!    Each timed run starts after a `sync` (untimed), so no run pays for writing back another's output.
 //! 3. Times `check`, `list`, `matrix` and `scaffold --check` (those the binary has) at each N.
 //!
 //! Prints medians, min/max, peak RSS (from `/usr/bin/time -f %M`) and the ratios ours/mdBook and
@@ -174,6 +175,7 @@ fn main() {
                     if let Some(d) = clean {
                         let _ = fs::remove_dir_all(d);
                     }
+                    settle();
                     samples[i].push(timed(cmd));
                 }
             }
@@ -215,7 +217,12 @@ fn main() {
         for (name, argv) in commands {
             let mut c = Command::new(&kcontract);
             c.current_dir(&dir).args(&argv);
-            let s: Vec<(f64, u64)> = (0..args.runs).map(|_| timed(&mut c)).collect();
+            let s: Vec<(f64, u64)> = (0..args.runs)
+                .map(|_| {
+                    settle();
+                    timed(&mut c)
+                })
+                .collect();
             let _ = writeln!(report, "{}", line(&format!("kcontract {name}"), &s));
         }
         report.push('\n');
@@ -328,6 +335,14 @@ fn generate(spec: &Path, out: &Path, n: usize) -> std::io::Result<GenStats> {
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{{ .Title }}</title></head><body><ul>{{ range .Pages }}<li><a href=\"{{ .RelPermalink }}\">{{ .Title }}</a></li>{{ end }}</ul></body></html>\n",
     )?;
     Ok(stats)
+}
+
+/// Before each timed run (untimed): write back what earlier runs left dirty in the page cache, as
+/// hyperfine users do with `--prepare sync`. Without it, the kernel's writeback of the previous
+/// tool's output (up to ~100 MB at ×100) ran on one of the two cores during the next tool's run,
+/// and which tool paid for it depended on the order.
+fn settle() {
+    let _ = Command::new("sync").status();
 }
 
 /// Run once under `/usr/bin/time -f %M`: (wall seconds, peak RSS KiB; 0 if time(1) is absent).
