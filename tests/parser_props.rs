@@ -176,3 +176,27 @@ fn unmutated_seed_is_clean() {
     assert_eq!(errors, 0);
     assert!(clauses >= 10, "{clauses}");
 }
+
+/// Regression (found by `mutated_clause_files_never_panic` in CI): a byte order mark inside a
+/// clause block made a span end inside the mark's three bytes, and slicing there panicked. Every
+/// position of the chapter is tried.
+#[test]
+fn a_byte_order_mark_anywhere_never_panics() {
+    let seed = seed_chapter();
+    let found = apply(
+        seed.clone(),
+        &[Mutation::Insert {
+            at: 716624015382273830,
+            what: "\u{feff}",
+        }],
+    );
+    load_bytes(found.as_bytes());
+    for at in (0..=seed.len())
+        .filter(|&i| seed.is_char_boundary(i))
+        .step_by(7)
+    {
+        let mut s = seed.clone();
+        s.insert(at, '\u{feff}');
+        load_bytes(s.as_bytes());
+    }
+}

@@ -134,10 +134,15 @@ impl BlockPos<'_> {
 
     fn span_of<T>(&self, s: &Spanned<T>) -> Span {
         let start = self.offset(&s.referenced);
-        let end = match s.referenced.span().byte_len() {
+        let mut end = match s.referenced.span().byte_len() {
             Some(len) if len > 0 => (start + len as usize).min(self.content.end),
             _ => self.file.line_end(start),
         };
+        // serde-saphyr's length can disagree with the text around characters it skips (a byte order
+        // mark inside the block): never end a span inside a character.
+        while end > start && !self.file.text.is_char_boundary(end) {
+            end -= 1;
+        }
         // Trailing newlines of block scalars would make the caret spill onto the next line.
         let text = &self.file.text[start..end.max(start)];
         let end = start + text.trim_end().len();
