@@ -79,7 +79,7 @@ pub enum Command {
         /// Missing or stale translations are errors, not warnings.
         #[arg(long)]
         strict: bool,
-        /// Print where the time went (read, parse, validate, render, search index, write) to stderr.
+        /// Print where the time went (read, parse, validate, tests+matrix, render+write, swap) to stderr.
         #[arg(long)]
         timings: bool,
         /// Test results (JUnit XML or libtest output) to show in the matrix page.
