@@ -635,6 +635,24 @@ mod tests {
         let words = || proptest::collection::vec(word(), 1..6).prop_map(|w| w.join(" "));
         prop_oneof![
             4 => words().prop_map(|w| format!(" {w}\n")),
+            // Double-quoted, sometimes with what the fast path leaves alone (escapes, inner quotes,
+            // something after the closing quote).
+            2 => (
+                    words(),
+                    proptest::sample::select(vec!["", "", "", "\\n", "\\\"", "\"", " # c", "#", ": x"]),
+                    proptest::sample::select(vec!["", "", "", " # c", " ", "x", "\""]),
+                )
+                .prop_map(|(w, inside, after)| format!(" \"{w}{inside}\"{after}\n")),
+            // A literal or folded block whose later lines are indented deeper (a nested list).
+            2 => (proptest::sample::select(vec!["|", ">-", "|-"]), 1usize..3, proptest::collection::vec((0usize..4, words()), 1..5))
+                .prop_map(|(ind, n, lines)| {
+                    let mut s = format!(" {ind}\n");
+                    for (k, (deeper, l)) in lines.iter().enumerate() {
+                        let pad = if k == 0 { n } else { n + deeper };
+                        s.push_str(&format!("{}{l}\n", " ".repeat(pad)));
+                    }
+                    s
+                }),
             3 => (proptest::sample::select(vec![">-", "|", ">", "|-"]), 1usize..4, proptest::collection::vec(
                     prop_oneof![4 => words(), 1 => Just(String::new())], 1..5), any::<bool>())
                 .prop_map(|(ind, n, lines, extra)| {
@@ -713,7 +731,8 @@ mod tests {
             }
         }
         assert!(total >= 200, "{total}");
-        // Most blocks are plain; the rest (quoted values, …) take the full parser.
+        // Every shipped block is in the subset today (210 of 210); a future one with escapes, comments
+        // or anchors would take the full parser, which is fine up to a point.
         assert!(
             fast * 10 >= total * 8,
             "{fast} of {total} blocks took the fast path"

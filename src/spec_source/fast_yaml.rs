@@ -2,7 +2,8 @@
 //!
 //! Profiling `check` on the contract ×100 showed the general YAML parser (serde-saphyr with per-value
 //! spans) taking over a third of the time. Clause blocks use a tiny part of YAML: `key: plain value`,
-//! `key: >-` / `key: |` block scalars, and `key:` followed by `  - item` lines. This module parses
+//! `key: "quoted value"` without escapes, `key: >-` / `key: |` block scalars (a literal one may hold
+//! deeper-indented lines, as a nested list in a text does), and `key:` followed by `  - item` lines. This module parses
 //! exactly that subset and gives up — returns `None` — at the first thing outside it (quotes, comments,
 //! tabs, flow collections, anchors, special scalars, odd indentation, duplicate keys, anything it is
 //! not sure of). The caller then uses serde-saphyr, which also produces every error message, so the
@@ -94,14 +95,18 @@ pub fn parse(text: &str, base: usize) -> Option<Vec<Field>> {
                 ">-" => block(&lines, i + 1, true)?,
                 "|" => block(&lines, i + 1, false)?,
                 v => {
-                    // A plain scalar must fit on its line: an indented next line would continue it.
+                    // A scalar must fit on its line: an indented next line would continue it.
                     if lines
                         .get(i + 1)
                         .is_some_and(|n| !n.is_blank() && n.indent() > 0)
                     {
                         return None;
                     }
-                    (Value::Str(plain(v, rest_start)?), i + 1)
+                    let scalar = match v.strip_prefix('"') {
+                        Some(_) => quoted(v, rest_start)?,
+                        None => plain(v, rest_start)?,
+                    };
+                    (Value::Str(scalar), i + 1)
                 }
             }
         };
@@ -137,6 +142,19 @@ fn plain(v: &str, start: usize) -> Option<Scalar> {
     Some(Scalar {
         value: trimmed.to_string(),
         range: start..start + trimmed.len(),
+    })
+}
+
+/// A double-quoted scalar that is the whole rest of its line and needs no unescaping: no backslash
+/// and no quote inside. Its value is the text between the quotes.
+fn quoted(v: &str, start: usize) -> Option<Scalar> {
+    let inner = v.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains(['"', '\\']) {
+        return None;
+    }
+    Some(Scalar {
+        value: inner.to_string(),
+        range: start..start + v.len(),
     })
 }
 
@@ -192,7 +210,9 @@ fn block(lines: &[Line], from: usize, folded: bool) -> Option<(Value, usize)> {
         if n == 0 {
             break;
         }
-        if n != indent {
+        // A literal block keeps the extra indentation of a deeper line as content (a nested list
+        // in a clause text); a folded one would stop folding there, which is left to serde-saphyr.
+        if n < indent || (folded && n != indent) {
             return None;
         }
         content.push(line);
