@@ -293,9 +293,23 @@ mod tests {
     }
 
     #[test]
+    fn quoted_values_and_deeper_lines_in_literal_blocks() {
+        let v = values("id: \"a: b # c\"\ntext: |\n  The list:\n\n  - one\n    more\n").unwrap();
+        assert_eq!(v[0], ("id".into(), "a: b # c".into()));
+        assert_eq!(v[1], ("text".into(), "The list:\n\n- one\n  more\n".into()));
+        let f = parse("id: \"x\"\n", 10).unwrap();
+        let Value::Str(s) = &f[0].value else { panic!() };
+        // The span covers the quotes, as serde-saphyr's does.
+        assert_eq!(s.range, 14..17);
+    }
+
+    #[test]
     fn gives_up_outside_it() {
         for text in [
-            "id: \"quoted\"\n",
+            "id: \"esc\\\"aped\"\n",
+            "id: \"new\\nline\"\n",
+            "id: \"a\" # comment\n",
+            "id: \"unclosed\n",
             "id: a # comment\n",
             "# comment\nid: a\n",
             "id: a\nid: b\n",
