@@ -30,9 +30,9 @@ pub fn escaped(t: &Ui) -> EscapedUi {
         .collect()
 }
 
-/// HTML-escape `s` onto `out` exactly as tera's default escaper does (`&`, `<`, `>`, `"` and `'`),
-/// copying the runs between special bytes in one piece instead of byte by byte.
-pub fn escape_into(out: &mut String, s: &str) {
+/// The escaping of tera's default escaper (`&`, `<`, `>`, `"` and `'`), handing `emit` the runs
+/// between special bytes in one piece instead of byte by byte.
+fn escape_runs<E>(s: &str, mut emit: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
     let mut from = 0;
     for (i, b) in s.bytes().enumerate() {
         let rep = match b {
@@ -43,34 +43,27 @@ pub fn escape_into(out: &mut String, s: &str) {
             b'\'' => "&#39;",
             _ => continue,
         };
-        out.push_str(&s[from..i]);
-        out.push_str(rep);
+        emit(&s[from..i])?;
+        emit(rep)?;
         from = i + 1;
     }
-    out.push_str(&s[from..]);
+    emit(&s[from..])
+}
+
+/// HTML-escape `s` onto `out`, exactly as tera's default escaper does.
+pub fn escape_into(out: &mut String, s: &str) {
+    let _ = escape_runs::<std::convert::Infallible>(s, |run| {
+        out.push_str(run);
+        Ok(())
+    });
 }
 
 /// The same escaper as a tera escape function, so the page templates escape the same way, faster.
 pub fn tera_escape(s: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let bytes = s.as_bytes();
-    let mut from = 0;
-    for (i, b) in bytes.iter().enumerate() {
-        let rep: &[u8] = match b {
-            b'&' => b"&amp;",
-            b'<' => b"&lt;",
-            b'>' => b"&gt;",
-            b'"' => b"&quot;",
-            b'\'' => b"&#39;",
-            _ => continue,
-        };
-        w.write_all(&bytes[from..i])?;
-        w.write_all(rep)?;
-        from = i + 1;
-    }
-    w.write_all(&bytes[from..])
+    escape_runs(s, |run| w.write_all(run.as_bytes()))
 }
 
-fn escaped_str(s: &str) -> String {
+pub fn escaped_str(s: &str) -> String {
     let mut e = String::with_capacity(s.len());
     escape_into(&mut e, s);
     e

@@ -429,6 +429,20 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
             .map_err(|e| template_error(&e))?;
         put(rel, html)
     };
+    // A page of one row per clause (`<name>.html`): the rows go to the template as `rows_html`.
+    let rows_page = |lr: &LangRender, mut ctx: Context, rows: String, name: &str| {
+        ctx.insert_value("rows_html", Value::safe_string(&rows));
+        let size = rows.len();
+        drop(rows);
+        page(
+            lr,
+            &format!("{name}.html"),
+            ctx,
+            size,
+            name,
+            format!("{}/{name}.html", lr.lang),
+        )
+    };
     // One clause's piece through its (overridden) template.
     let piece = |lr: &LangRender, name: &str, out: &mut String, var: &'static str, value: Value| {
         let mut ctx = lr.base.clone();
@@ -518,17 +532,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 }
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", lr.t["clauses"]);
-                ctx.insert_value("rows_html", Value::safe_string(&rows));
-                let size = rows.len();
-                drop(rows);
-                page(
-                    lr,
-                    "clauses.html",
-                    ctx,
-                    size,
-                    "clauses",
-                    format!("{}/clauses.html", lr.lang),
-                )
+                rows_page(lr, ctx, rows, "clauses")
             }
             Job::Matrix(l) => {
                 let lr = &per_lang[l];
@@ -553,17 +557,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", lr.t["matrix"]);
                 matrix_ctx(m, lr.lang, &mut ctx);
-                ctx.insert_value("rows_html", Value::safe_string(&rows));
-                let size = rows.len();
-                drop(rows);
-                page(
-                    lr,
-                    "matrix.html",
-                    ctx,
-                    size,
-                    "matrix",
-                    format!("{}/matrix.html", lr.lang),
-                )
+                rows_page(lr, ctx, rows, "matrix")
             }
             Job::Search(l) => {
                 let lr = &per_lang[l];
@@ -600,7 +594,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
     put(
         "index.html".into(),
         format!("<!doctype html>\n<html lang=\"{first}\"><head><meta charset=\"utf-8\"><title>{}</title><meta http-equiv=\"refresh\" content=\"0; url={first}/index.html\"></head><body><a href=\"{first}/index.html\">{}</a></body></html>\n",
-            escape(&spec.contract.title), escape(&spec.contract.title)).into_bytes(),
+            fragments::escaped_str(&spec.contract.title), fragments::escaped_str(&spec.contract.title)).into_bytes(),
     )?;
     Ok(Rendered {
         pages: pages + 1,
@@ -766,13 +760,6 @@ fn runtimes_ctx(rt: &crate::runtimes::Catalogue, lang: &str) -> serde_json::Valu
         "hooks_summary_html": to_html(&pick(&rt.hooks.summary, &rt.hooks.summary_zh)),
         "hooks": hooks,
     })
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// The matrix page's summary: coverage groups, status names and the results files (rows are
