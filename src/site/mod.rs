@@ -556,7 +556,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 }
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", lr.t["matrix"]);
-                matrix_ctx(m, lr.lang, &mut ctx);
+                matrix_ctx(m, &lr.t, &mut ctx);
                 rows_page(lr, ctx, rows, "matrix")
             }
             Job::Search(l) => {
@@ -764,7 +764,7 @@ fn runtimes_ctx(rt: &crate::runtimes::Catalogue, lang: &str) -> serde_json::Valu
 
 /// The matrix page's summary: coverage groups, status names and the results files (rows are
 /// rendered apart).
-fn matrix_ctx(m: &Matrix, lang: &str, ctx: &mut Context) {
+fn matrix_ctx(m: &Matrix, lang_ui: &fragments::Ui, ctx: &mut Context) {
     #[derive(Serialize)]
     struct Group {
         label: String,
@@ -779,7 +779,6 @@ fn matrix_ctx(m: &Matrix, lang: &str, ctx: &mut Context) {
         counts: Status::ALL.iter().map(|s| g.status.get(*s)).collect(),
         ratio: g.ratio(),
     };
-    let lang_ui = ui(lang);
     let mut groups: Vec<Group> = summary
         .by_level
         .iter()
