@@ -210,11 +210,18 @@ pub struct Translation {
 
 impl Translation {
     pub fn state(&self, source: &Clause) -> TranslationState {
-        match self.clauses.get(&source.id) {
+        self.lookup(source).0
+    }
+
+    /// The state of `source`'s translation and the translation itself, from one map lookup.
+    pub fn lookup(&self, source: &Clause) -> (TranslationState, Option<&TranslatedClause>) {
+        let t = self.clauses.get(&source.id);
+        let state = match t {
             None => TranslationState::Missing,
             Some(t) if t.source == source.stamp => TranslationState::Current,
             Some(_) => TranslationState::Stale,
-        }
+        };
+        (state, t)
     }
 }
 

@@ -17,13 +17,25 @@ pub fn to_html(markdown: &str) -> String {
 /// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
 /// breaks and the ends of paragraphs and list items as spaces, runs of whitespace as one space.
 pub fn to_html_and_text(markdown: &str) -> (String, String) {
-    let mut text = String::new();
+    let mut text = String::with_capacity(markdown.len());
     let html = render(markdown, Some(&mut text));
-    (html, text.split_whitespace().collect::<Vec<_>>().join(" "))
+    (html, collapse_whitespace(&text))
+}
+
+/// The words of `text` joined by single spaces.
+fn collapse_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
-    let mut events = Vec::new();
+    let mut events = Vec::with_capacity(16);
     for ev in Parser::new_ext(markdown, markdown_options()) {
         if let Some(out) = plain.as_deref_mut() {
             match &ev {
@@ -73,7 +85,8 @@ fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
             events[i] = Event::Text(CowStr::Borrowed(""));
         }
     }
-    let mut out = String::new();
+    // Room for the markup and escapes a typical clause adds, so the string is allocated once.
+    let mut out = String::with_capacity(markdown.len() + markdown.len() / 4 + 64);
     html::push_html(&mut out, events.into_iter());
     out
 }
@@ -101,13 +114,19 @@ fn is_cjk(c: char) -> bool {
 
 /// Inline Markdown for a one-paragraph text: the same, without the surrounding `<p>`.
 pub fn to_inline_html(markdown: &str) -> String {
-    let html = to_html(markdown);
+    let mut html = to_html(markdown);
     let trimmed = html.trim_end();
     match trimmed
         .strip_prefix("<p>")
         .and_then(|s| s.strip_suffix("</p>"))
     {
-        Some(inner) if !inner.contains("<p>") => inner.to_string(),
+        Some(inner) if !inner.contains("<p>") => {
+            // Cut the paragraph tags off in place.
+            let end = 3 + inner.len();
+            html.truncate(end);
+            html.drain(..3);
+            html
+        }
         _ => html,
     }
 }
@@ -121,12 +140,9 @@ fn highlight_keywords<'a>(text: &CowStr<'a>, events: &mut Vec<Event<'a>>) {
     let mut at = 0;
     for h in hits {
         if h.range.start > at {
-            events.push(Event::Text(text[at..h.range.start].to_string().into()));
+            events.push(Event::Text(slice(text, at..h.range.start)));
         }
-        let word = text[h.range.clone()]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let word = collapse_whitespace(&text[h.range.clone()]);
         events.push(Event::InlineHtml(
             format!(
                 "<strong class=\"kw kw-{}\">{}</strong>",
@@ -138,7 +154,15 @@ fn highlight_keywords<'a>(text: &CowStr<'a>, events: &mut Vec<Event<'a>>) {
         at = h.range.end;
     }
     if at < text.len() {
-        events.push(Event::Text(text[at..].to_string().into()));
+        events.push(Event::Text(slice(text, at..text.len())));
+    }
+}
+
+/// Part of a parser string: borrowed from the Markdown source when the string is, else copied.
+fn slice<'a>(text: &CowStr<'a>, range: std::ops::Range<usize>) -> CowStr<'a> {
+    match text {
+        CowStr::Borrowed(s) => CowStr::Borrowed(&s[range]),
+        other => other[range].to_string().into(),
     }
 }
 

@@ -798,14 +798,16 @@ fn matrix_ctx(m: &Matrix, lang_ui: &fragments::Ui, ctx: &mut Context) {
 
 fn clause_ctx(c: &Clause, tr: Option<&Translation>, status: Status) -> ClauseCtx {
     let (text, state, original) = match tr {
-        None => (c.text.clone(), "current", None),
-        Some(t) => match (t.state(c), t.clauses.get(&c.id)) {
-            (TranslationState::Current, Some(x)) => (x.text.clone(), "current", None),
-            (TranslationState::Stale, Some(x)) => (x.text.clone(), "stale", Some(to_html(&c.text))),
-            _ => (c.text.clone(), "missing", Some(to_html(&c.text))),
+        None => (c.text.as_str(), "current", None),
+        Some(t) => match t.lookup(c) {
+            (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None),
+            (TranslationState::Stale, Some(x)) => {
+                (x.text.as_str(), "stale", Some(to_html(&c.text)))
+            }
+            _ => (c.text.as_str(), "missing", Some(to_html(&c.text))),
         },
     };
-    let (text_html, plain) = markdown::to_html_and_text(&text);
+    let (text_html, plain) = markdown::to_html_and_text(text);
     ClauseCtx {
         id: c.id.clone(),
         level: c.level.to_string(),
@@ -863,11 +865,12 @@ fn clauses_json(spec: &Spec) -> Vec<u8> {
                 .translations
                 .iter()
                 .map(|t| {
+                    let (state, tc) = t.lookup(c);
                     (
                         t.lang.as_str(),
                         Tr {
-                            text: t.clauses.get(&c.id).map(|x| x.text.as_str()),
-                            state: t.state(c),
+                            text: tc.map(|x| x.text.as_str()),
+                            state,
                         },
                     )
                 })
