@@ -496,6 +496,48 @@ fn an_overridden_clause_template_is_used_for_every_clause() {
     assert!(matrix.contains("<tr id=\"lifecycle."));
 }
 
+/// The manifest lets a rebuild trust an old file without reading it when the file is older than
+/// the manifest (what `make` and cargo trust too): a page edited by hand but given back an old
+/// modification time survives the rebuild. Deleting the manifest makes the next build compare every
+/// file byte by byte, which restores it.
+#[cfg(unix)]
+#[test]
+fn the_manifest_vouches_for_old_files_and_deleting_it_forces_a_full_compare() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let site = tmp.path().join("site");
+    let manifest = site.join(".kcontract-manifest");
+    assert!(manifest.is_file(), "the build writes a manifest");
+    let page = site.join("en/background.html");
+    let good = std::fs::read(&page).unwrap();
+    let mut bad = good.clone();
+    bad[0] = b'X';
+    // An hour before the build (a file's time can equal the manifest's, which is not trusted).
+    let old = std::fs::metadata(&page).unwrap().modified().unwrap()
+        - std::time::Duration::from_secs(3600);
+    let f = std::fs::OpenOptions::new().write(true).open(&page).unwrap();
+    std::io::Write::write_all(&mut &f, &bad).unwrap();
+    f.set_modified(old).unwrap();
+    drop(f);
+
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    assert_eq!(
+        std::fs::read(&page).unwrap(),
+        bad,
+        "trusted from the manifest"
+    );
+
+    std::fs::remove_file(&manifest).unwrap();
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    assert_eq!(
+        std::fs::read(&page).unwrap(),
+        good,
+        "compared and rewritten"
+    );
+    assert!(manifest.is_file(), "and a new manifest written");
+}
+
 /// A rebuild over an existing site reuses (hard-links) the files whose bytes are unchanged and
 /// writes the others; a previous file with the same size but other bytes, or a symbolic link, is
 /// never reused; the result is the same site as a build into an empty folder.

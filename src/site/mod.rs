@@ -7,6 +7,7 @@
 
 mod fragments;
 mod markdown;
+mod output;
 mod search;
 
 use std::collections::BTreeMap;
@@ -25,6 +26,8 @@ use crate::diagnostic::Diagnostic;
 use crate::list::{ClauseView, clause_list};
 use crate::matrix::{self, Matrix, Status};
 use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
+
+use output::OutputDir;
 
 pub use fragments::escape_into;
 pub use markdown::{level_class, to_html, to_inline_html};
@@ -949,201 +952,4 @@ pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic>
         files: files.into_inner(),
         timings,
     })
-}
-
-/// Whether the file at `p` holds exactly `bytes`, read in pieces through one small buffer (reading
-/// each old file whole allocated as much again as the site).
-fn same_bytes(p: &Path, bytes: &[u8]) -> bool {
-    use std::io::Read;
-    let Ok(mut f) = fs::File::open(p) else {
-        return false;
-    };
-    let mut buf = [0u8; 16 * 1024];
-    let mut at = 0;
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => return at == bytes.len(),
-            Ok(n) => {
-                if bytes.get(at..at + n) != Some(&buf[..n]) {
-                    return false;
-                }
-                at += n;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
-        }
-    }
-}
-
-/// Remove the previous site after the swap, its top-level entries (`en/`, `zh/`, `assets/`, files)
-/// in parallel: unlinking a thousand files is a visible part of a large build. Best effort, like
-/// any clean-up: a leftover is harmless and named after this process.
-fn remove_tree(dir: &Path) {
-    if let Ok(entries) = fs::read_dir(dir) {
-        let paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.par_iter().for_each(|p| {
-            if fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
-                let _ = fs::remove_dir_all(p);
-            } else {
-                let _ = fs::remove_file(p);
-            }
-        });
-    }
-    let _ = fs::remove_dir_all(dir);
-}
-
-/// Write a whole site at once (used by tests): prepare, write every file, swap.
-pub fn write_site(out: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Diagnostic> {
-    let dir = OutputDir::prepare(out)?;
-    for (rel, bytes) in files {
-        if let Err(d) = dir.write(rel, bytes) {
-            dir.abandon();
-            return Err(d);
-        }
-    }
-    dir.commit()
-}
-
-/// The output folder during a build: files go into a fresh sibling folder, which replaces the old
-/// output only at the end ([`OutputDir::commit`]). A failed build calls [`OutputDir::abandon`], and
-/// the previous site stays as it was. Paths are relative names produced by the renderer (fixed
-/// names and validated chapter names), never taken from spec text.
-pub struct OutputDir {
-    out: PathBuf,
-    tmp: PathBuf,
-    old: PathBuf,
-    /// The output folder held a site when the build began: files whose bytes are unchanged are
-    /// hard-linked from it instead of written again.
-    reuse: bool,
-    /// How many files were linked rather than written.
-    pub linked: AtomicUsize,
-    /// Folders already created inside `tmp`.
-    dirs: Mutex<std::collections::BTreeSet<PathBuf>>,
-}
-
-impl OutputDir {
-    fn error(out: &Path, what: String, e: &std::io::Error) -> Diagnostic {
-        Diagnostic::error("K0401", format!("{what}: {e}"))
-            .in_file(out)
-            .help("check that the output folder's parent exists and is writable; the previous site is untouched")
-    }
-
-    pub fn prepare(out: &Path) -> Result<OutputDir, Diagnostic> {
-        if fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(Diagnostic::error(
-                "K0401",
-                format!("the output path `{}` is a symbolic link", out.display()),
-            )
-            .help("pass the real folder with --out; kcontract does not write through or replace links"));
-        }
-        if out.exists() && !out.is_dir() {
-            return Err(Diagnostic::error(
-                "K0401",
-                format!(
-                    "the output path `{}` is a file, not a folder",
-                    out.display()
-                ),
-            )
-            .help("pass --out with a folder path; kcontract will not overwrite a file"));
-        }
-        let name = out
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .filter(|n| n != "." && n != "..")
-            .ok_or_else(|| {
-                Diagnostic::error(
-                    "K0401",
-                    format!("`{}` cannot be an output folder", out.display()),
-                )
-                .help("name the folder, e.g. --out site")
-            })?;
-        let parent = out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let pid = std::process::id();
-        let dir = OutputDir {
-            out: out.to_path_buf(),
-            tmp: parent.join(format!(".{name}.kcontract-new-{pid}")),
-            old: parent.join(format!(".{name}.kcontract-old-{pid}")),
-            reuse: out.is_dir(),
-            linked: AtomicUsize::new(0),
-            dirs: Mutex::default(),
-        };
-        let _ = fs::remove_dir_all(&dir.tmp);
-        fs::create_dir(&dir.tmp)
-            .map_err(|e| Self::error(out, format!("cannot create `{}`", dir.tmp.display()), &e))?;
-        Ok(dir)
-    }
-
-    /// Write one file (safe to call from several threads).
-    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), Diagnostic> {
-        let p = self.tmp.join(rel);
-        let written = match p.parent() {
-            Some(dir) if dir != self.tmp => {
-                self.ensure_dir(dir).and_then(|()| self.put(rel, &p, bytes))
-            }
-            _ => self.put(rel, &p, bytes),
-        };
-        written.map_err(|e| Self::error(&self.out, format!("cannot write `{}`", p.display()), &e))
-    }
-
-    /// Create `dir` once per build (a thousand files share three folders).
-    fn ensure_dir(&self, dir: &Path) -> std::io::Result<()> {
-        let mut made = self.dirs.lock().unwrap_or_else(|e| e.into_inner());
-        if !made.contains(dir) {
-            fs::create_dir_all(dir)?;
-            made.insert(dir.to_path_buf());
-        }
-        Ok(())
-    }
-
-    /// Write `bytes` at `p`, or hard-link the previous site's `rel` when it holds exactly these
-    /// bytes. Why: rebuilding a large site rewrote (and then deleted) ~100 MB of unchanged files,
-    /// and on the VMs here that kernel work was the most variable part of a build. The old file is
-    /// only read, never changed, so a failed build still leaves the previous site as it was. Any
-    /// doubt (not a plain file, another size, a read or link error) falls back to writing.
-    fn put(&self, rel: &str, p: &Path, bytes: &[u8]) -> std::io::Result<()> {
-        if self.reuse {
-            let prev = self.out.join(rel);
-            let same = fs::symlink_metadata(&prev)
-                .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
-                && same_bytes(&prev, bytes);
-            if same && fs::hard_link(&prev, p).is_ok() {
-                self.linked.fetch_add(1, Ordering::Relaxed);
-                return Ok(());
-            }
-        }
-        fs::write(p, bytes)
-    }
-
-    /// Give up: remove the partial new site; the old one was never touched.
-    pub fn abandon(self) {
-        let _ = fs::remove_dir_all(&self.tmp);
-    }
-
-    /// Swap the new site in.
-    pub fn commit(self) -> Result<(), Diagnostic> {
-        if self.out.exists()
-            && let Err(e) = fs::rename(&self.out, &self.old)
-        {
-            let _ = fs::remove_dir_all(&self.tmp);
-            return Err(Self::error(
-                &self.out,
-                format!("cannot move the old `{}` aside", self.out.display()),
-                &e,
-            ));
-        }
-        if let Err(e) = fs::rename(&self.tmp, &self.out) {
-            let _ = fs::rename(&self.old, &self.out);
-            let _ = fs::remove_dir_all(&self.tmp);
-            return Err(Self::error(
-                &self.out,
-                format!("cannot move the new site into `{}`", self.out.display()),
-                &e,
-            ));
-        }
-        remove_tree(&self.old);
-        Ok(())
-    }
 }
