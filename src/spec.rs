@@ -205,7 +205,8 @@ pub enum TranslationState {
 pub struct Translation {
     pub lang: String,
     pub documents: Vec<Document>,
-    pub clauses: BTreeMap<String, TranslatedClause>,
+    /// Boxed: the loader moves each one several times while building the map.
+    pub clauses: BTreeMap<String, Box<TranslatedClause>>,
 }
 
 impl Translation {
@@ -215,7 +216,7 @@ impl Translation {
 
     /// The state of `source`'s translation and the translation itself, from one map lookup.
     pub fn lookup(&self, source: &Clause) -> (TranslationState, Option<&TranslatedClause>) {
-        let t = self.clauses.get(&source.id);
+        let t = self.clauses.get(&source.id).map(|t| &**t);
         let state = match t {
             None => TranslationState::Missing,
             Some(t) if t.source == source.stamp => TranslationState::Current,

@@ -457,7 +457,7 @@ fn load_translation(
     let diags = &mut out.diagnostics;
     // Per source clause, the translation registered for it (an index into `translated`).
     let mut slot: Vec<Option<usize>> = vec![None; spec.clauses.len()];
-    let mut translated: Vec<TranslatedClause> = Vec::new();
+    let mut translated: Vec<Box<TranslatedClause>> = Vec::new();
     for (chapter, file, parsed) in parsed {
         let mut blocks = Vec::with_capacity(parsed.pieces.len());
         for piece in parsed.pieces {
@@ -499,7 +499,7 @@ fn load_translation(
                     }
                     blocks.push(Block::Clause(idx));
                     slot[idx] = Some(translated.len());
-                    translated.push(*t);
+                    translated.push(t);
                 }
             }
         }
@@ -513,10 +513,15 @@ fn load_translation(
         });
     }
     place_untranslated(spec, &slot, &mut tr);
-    // Ids are unique among `translated` (duplicates were skipped above); sorted, they `collect`
-    // into the map in one pass.
-    translated.sort_unstable_by(|a, b| a.id.cmp(&b.id));
-    tr.clauses = translated.into_iter().map(|t| (t.id.clone(), t)).collect();
+    // In id order, read off the source's id map (no sort), the translations `collect` into their
+    // map in one pass.
+    let mut translated: Vec<Option<Box<TranslatedClause>>> =
+        translated.into_iter().map(Some).collect();
+    tr.clauses = spec
+        .by_id
+        .iter()
+        .filter_map(|(id, &idx)| Some((id.clone(), translated[slot[idx]?].take()?)))
+        .collect();
     out.timings.add("assemble", start.elapsed());
     tr
 }
