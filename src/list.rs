@@ -71,12 +71,18 @@ impl<'a> ClauseView<'a> {
 pub fn clause_list(spec: &Spec) -> ClauseList<'_> {
     ClauseList {
         format: CLAUSES_FORMAT,
-        contract: ContractInfo {
+        contract: ContractInfo::of(spec),
+        clauses: spec.clauses.iter().map(ClauseView::new).collect(),
+    }
+}
+
+impl<'a> ContractInfo<'a> {
+    pub fn of(spec: &'a Spec) -> Self {
+        ContractInfo {
             title: &spec.contract.title,
             version: &spec.contract.version,
             languages: &spec.contract.languages,
-        },
-        clauses: spec.clauses.iter().map(ClauseView::new).collect(),
+        }
     }
 }
 

@@ -430,13 +430,14 @@ fn matrix_rows_show_why_a_clause_is_untestable() {
     }
 }
 
-/// The clause pieces written in Rust (`src/site/fragments.rs`) are byte for byte what the embedded
-/// `clause.html`, `clause-row.html` and `matrix-row.html` templates produce, on the whole shipped
-/// contract with the repository's real tests in the matrix.
-#[test]
-fn native_clause_pieces_equal_the_embedded_templates() {
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The site of the spec in `spec_dir` (with the repository's real tests in the matrix) rendered
+/// with the built-in clause writers and splicing, and entirely through tera; and how many pages
+/// the first had to render again because their placeholders did not check out.
+fn render_both_ways(spec_dir: &Path) -> (Files, Files, usize) {
     use kcontract::site;
-    let mut loaded = kcontract::spec_source::load(&root().join("spec"));
+    let mut loaded = kcontract::spec_source::load(spec_dir);
     assert!(!loaded.has_errors());
     let mut diags = Vec::new();
     let globs = loaded.spec.contract.tests.clone();
@@ -449,10 +450,15 @@ fn native_clause_pieces_equal_the_embedded_templates() {
     );
     assert!(!scan.tests.is_empty());
     let m = kcontract::matrix::compute(&loaded.spec, &scan.tests, None);
-    let native = site::render(&m, &site::templates(None).unwrap()).unwrap();
+    let tpl = site::templates(None).unwrap();
+    let native = site::render(&m, &tpl).unwrap();
     let interpreted = site::render(&m, &site::templates(None).unwrap().interpreted()).unwrap();
+    (native, interpreted, tpl.unspliced())
+}
+
+fn assert_same_files(native: &Files, interpreted: &Files) {
     assert_eq!(native.len(), interpreted.len());
-    for ((name, a), (name_b, b)) in native.iter().zip(&interpreted) {
+    for ((name, a), (name_b, b)) in native.iter().zip(interpreted) {
         assert_eq!(name, name_b);
         if a != b {
             let at = a
@@ -467,6 +473,40 @@ fn native_clause_pieces_equal_the_embedded_templates() {
             );
         }
     }
+}
+
+/// The clause pieces written in Rust (`src/site/fragments.rs`) are byte for byte what the embedded
+/// `clause.html`, `clause-row.html` and `matrix-row.html` templates produce, and pages with their
+/// finished HTML spliced in (`src/site/splice.rs`) are byte for byte the pages rendered with the
+/// HTML as template values — on the whole shipped contract.
+#[test]
+fn native_clause_pieces_equal_the_embedded_templates() {
+    let (native, interpreted, unspliced) = render_both_ways(&root().join("spec"));
+    assert_eq!(unspliced, 0, "every page's finished HTML is spliced in");
+    assert_same_files(&native, &interpreted);
+}
+
+/// A contract title that forges a splice placeholder (YAML can spell the NUL bytes it needs) makes
+/// the placeholders' counts wrong: those pages are rendered again with the real values, and the
+/// site is still exactly the one rendered without splicing.
+#[test]
+fn a_forged_placeholder_falls_back_to_rendering_with_the_real_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let contract = tmp.path().join("spec/contract.yaml");
+    let text = std::fs::read_to_string(&contract).unwrap();
+    let forged = text.replacen(
+        "title: Knative Runtime Contract",
+        "title: \"Knative \\0kc:0\\0 Contract\"",
+        1,
+    );
+    assert_ne!(forged, text);
+    std::fs::write(&contract, forged).unwrap();
+    let (native, interpreted, unspliced) = render_both_ways(&tmp.path().join("spec"));
+    assert!(unspliced > 0, "the forged placeholder was noticed");
+    assert_same_files(&native, &interpreted);
+    let (_, index) = native.iter().find(|(n, _)| n == "en/index.html").unwrap();
+    assert!(String::from_utf8_lossy(index).contains("Knative \0kc:0\0 Contract"));
 }
 
 /// Overriding `clause.html` changes every clause on the chapter pages (the override is used, not

@@ -9,6 +9,7 @@ mod fragments;
 mod markdown;
 mod output;
 mod search;
+mod splice;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -23,11 +24,12 @@ use tera::value::Value;
 use tera::{Context, Tera};
 
 use crate::diagnostic::Diagnostic;
-use crate::list::{ClauseView, clause_list};
+use crate::list::ClauseView;
 use crate::matrix::{self, Matrix, Status};
 use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
 
 use output::OutputDir;
+use splice::Slots;
 
 pub use fragments::escape_into;
 pub use markdown::{level_class, to_html, to_inline_html};
@@ -248,10 +250,10 @@ pub(crate) struct ClauseCtx<'s> {
 
 /// A block of a chapter page for `chapter.html`: `{kind: prose|clause, html}`, the HTML already
 /// marked safe (a `| safe` in a template would copy it once more).
-fn block_value(kind: &'static str, html: &str) -> Value {
+fn block_value(kind: &str, html: Value) -> Value {
     let mut map = BTreeMap::new();
     map.insert("kind", Value::from(kind));
-    map.insert("html", Value::safe_string(html));
+    map.insert("html", html);
     Value::from(map)
 }
 
@@ -260,6 +262,10 @@ fn block_value(kind: &'static str, html: &str) -> Value {
 pub struct Templates {
     tera: Tera,
     native: [bool; 3],
+    /// No page template is overridden: finished HTML goes to them as placeholders (see [`splice`]).
+    splice: bool,
+    /// Pages whose placeholders did not check out, rendered again with the real values.
+    unspliced: AtomicUsize,
 }
 
 impl Templates {
@@ -267,7 +273,14 @@ impl Templates {
     /// site both ways and compare the bytes.
     pub fn interpreted(mut self) -> Templates {
         self.native = [false; 3];
+        self.splice = false;
         self
+    }
+
+    /// How many pages so far were rendered again because their placeholders did not check out
+    /// (tests: none should be, unless spec text forges one).
+    pub fn unspliced(&self) -> usize {
+        self.unspliced.load(Ordering::Relaxed)
     }
 
     fn native(&self, name: &str) -> bool {
@@ -282,6 +295,7 @@ impl Templates {
 pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
     let mut tera = Tera::default();
     let mut native = [true; 3];
+    let mut splice = true;
     let mut sources: Vec<(String, String)> = TEMPLATES
         .iter()
         .map(|(n, s)| (n.to_string(), s.to_string()))
@@ -295,8 +309,12 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
             let p = dir.join(&*name);
             if p.exists() {
                 *src = fs::read_to_string(&p).map_err(|e| crate::spec_source::io_error(&p, &e))?;
-                if let Some(i) = FRAGMENTS.iter().position(|f| f == name) {
-                    native[i] = false;
+                match FRAGMENTS.iter().position(|f| f == name) {
+                    Some(i) => native[i] = false,
+                    // The sidebar is rendered once, as a whole; any other page template might
+                    // use the finished HTML it is given in other ways than printing it.
+                    None if name != "toc.html" => splice = false,
+                    None => {}
                 }
             }
         }
@@ -304,7 +322,12 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
     tera.set_escape_fn(fragments::tera_escape);
     tera.add_raw_templates(sources.iter().map(|(n, s)| (n.as_str(), s.as_str())))
         .map_err(|e| template_error(&e))?;
-    Ok(Templates { tera, native })
+    Ok(Templates {
+        tera,
+        native,
+        splice,
+        unspliced: AtomicUsize::new(0),
+    })
 }
 
 fn template_error(e: &tera::Error) -> Diagnostic {
@@ -337,20 +360,17 @@ pub fn render(m: &Matrix, tpl: &Templates) -> Result<Vec<(String, Vec<u8>)>, Dia
 /// Receives each rendered file as soon as it is ready, from several threads.
 type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sync + 'p;
 
-/// `toc` with the link to `page` marked as the current page (see `templates/toc.html`). Chapter
-/// names are validated slugs, so the link's text is exactly `href="NAME.html"`.
-fn mark_current(toc: &str, page: &str) -> String {
+/// `toc` with the link to `page` marked as the current page (see `templates/toc.html`), as pieces:
+/// up to the link's `href`, the `aria-current` attribute, the rest. Chapter names are validated
+/// slugs, so the link's text is exactly `href="NAME.html"`.
+fn toc_pieces<'a>(toc: &'a str, page: &str) -> Vec<&'a str> {
     let link = format!("href=\"{page}.html\"");
     match toc.find(&link) {
         Some(at) => {
             let end = at + link.len();
-            let mut out = String::with_capacity(toc.len() + 20);
-            out.push_str(&toc[..end]);
-            out.push_str(" aria-current=\"page\"");
-            out.push_str(&toc[end..]);
-            out
+            vec![&toc[..end], " aria-current=\"page\"", &toc[end..]]
         }
-        None => toc.to_string(),
+        None => vec![toc],
     }
 }
 
@@ -419,31 +439,55 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
         })
         .count();
 
-    // `size`: the bytes of finished HTML handed to the template, to size the output buffer once
-    // (a 5 MB page grown by doubling peaks at 8 MB).
+    // Render a page: `context` builds its context from the value of each of `slots` (the page's
+    // finished HTML; the sidebar is added here). With the embedded page templates the values are
+    // placeholders and the HTML is spliced in afterwards (see `splice`).
     let page = |lr: &LangRender,
                 template: &str,
-                mut ctx: Context,
-                size: usize,
+                slots: Slots<'_>,
+                context: &PageContext,
                 name: &str,
                 rel: String| {
-        ctx.insert("page", name);
-        ctx.insert_value("toc", Value::safe_string(&mark_current(&lr.toc, name)));
-        let mut html = Vec::with_capacity(size + lr.toc.len() + 8192);
-        tera.render_to(template, &ctx, &mut html)
-            .map_err(|e| template_error(&e))?;
+        // Rebound, so it may also borrow from `lr` (the slots only need to live for this call).
+        let mut slots: Slots = slots;
+        let toc = slots.add(&toc_pieces(&lr.toc, name));
+        let render = |placeholders: bool| -> Result<Vec<u8>, Diagnostic> {
+            let value = |i: usize| slots.value(i, placeholders);
+            let mut ctx = context(&value);
+            ctx.insert("page", name);
+            ctx.insert_value("toc", value(toc));
+            let size = if placeholders { 0 } else { slots.len() };
+            let mut html = Vec::with_capacity(size + 8192);
+            tera.render_to(template, &ctx, &mut html)
+                .map_err(|e| template_error(&e))?;
+            Ok(html)
+        };
+        let html = match tpl.splice {
+            true => match slots.splice(&render(true)?) {
+                Some(html) => html,
+                None => {
+                    tpl.unspliced.fetch_add(1, Ordering::Relaxed);
+                    render(false)?
+                }
+            },
+            false => render(false)?,
+        };
+        drop(slots);
         put(rel, html)
     };
     // A page of one row per clause (`<name>.html`): the rows go to the template as `rows_html`.
-    let rows_page = |lr: &LangRender, mut ctx: Context, rows: String, name: &str| {
-        ctx.insert_value("rows_html", Value::safe_string(&rows));
-        let size = rows.len();
-        drop(rows);
+    let rows_page = |lr: &LangRender, ctx: &dyn Fn() -> Context, rows: String, name: &str| {
+        let mut slots = Slots::default();
+        let slot = slots.add(&[&rows]);
         page(
             lr,
             &format!("{name}.html"),
-            ctx,
-            size,
+            slots,
+            &|value| {
+                let mut c = ctx();
+                c.insert_value("rows_html", value(slot));
+                c
+            },
             name,
             format!("{}/{name}.html", lr.lang),
         )
@@ -463,25 +507,25 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
             Job::Chapter(l, d) => {
                 let lr = &per_lang[l];
                 let doc = &lr.docs[d];
+                // Every block's HTML, one after the other in one buffer.
+                let mut body = String::with_capacity(doc.blocks.len() * 2048);
                 let mut blocks = Vec::with_capacity(doc.blocks.len());
-                let mut size = 0;
-                let mut html = String::new();
                 for b in &doc.blocks {
-                    html.clear();
+                    let start = body.len();
                     let kind = match b {
                         Block::Prose(p) => {
-                            html.push_str(&to_html(p));
+                            body.push_str(&to_html(p));
                             "prose"
                         }
                         Block::Clause(i) => {
                             let c = &lr.clauses[*i];
                             if tpl.native("clause.html") {
-                                fragments::clause_section(&mut html, c, &lr.t_esc, lr.lang);
+                                fragments::clause_section(&mut body, c, &lr.t_esc, lr.lang);
                             } else {
                                 piece(
                                     lr,
                                     "clause.html",
-                                    &mut html,
+                                    &mut body,
                                     "c",
                                     Value::from_serializable(c),
                                 )?;
@@ -489,31 +533,43 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                             "clause"
                         }
                     };
-                    size += html.len();
-                    blocks.push(block_value(kind, &html));
+                    blocks.push((kind, start..body.len()));
                 }
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", &doc.title);
-                ctx.insert_value("blocks", Value::from(blocks));
+                let mut slots = Slots::default();
+                let blocks: Vec<(&str, usize)> = blocks
+                    .into_iter()
+                    .map(|(kind, range)| (kind, slots.add(&[&body[range]])))
+                    .collect();
                 page(
                     lr,
                     "chapter.html",
-                    ctx,
-                    size,
+                    slots,
+                    &|value| {
+                        let mut ctx = lr.base.clone();
+                        ctx.insert("page_title", &doc.title);
+                        let blocks: Vec<Value> = blocks
+                            .iter()
+                            .map(|(kind, slot)| block_value(kind, value(*slot)))
+                            .collect();
+                        ctx.insert_value("blocks", Value::from(blocks));
+                        ctx
+                    },
                     &doc.chapter,
                     format!("{}/{}.html", lr.lang, doc.chapter),
                 )
             }
             Job::Index(l) => {
                 let lr = &per_lang[l];
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", &spec.contract.title);
-                ctx.insert("clause_count", &lr.clauses.len());
                 page(
                     lr,
                     "index.html",
-                    ctx,
-                    0,
+                    Slots::default(),
+                    &|_| {
+                        let mut ctx = lr.base.clone();
+                        ctx.insert("page_title", &spec.contract.title);
+                        ctx.insert("clause_count", &lr.clauses.len());
+                        ctx
+                    },
                     "index",
                     format!("{}/index.html", lr.lang),
                 )
@@ -535,9 +591,12 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                         )?;
                     }
                 }
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", lr.t["clauses"]);
-                rows_page(lr, ctx, rows, "clauses")
+                let ctx = || {
+                    let mut ctx = lr.base.clone();
+                    ctx.insert("page_title", lr.t["clauses"]);
+                    ctx
+                };
+                rows_page(lr, &ctx, rows, "clauses")
             }
             Job::Matrix(l) => {
                 let lr = &per_lang[l];
@@ -559,10 +618,13 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                         )?;
                     }
                 }
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", lr.t["matrix"]);
-                matrix_ctx(m, &lr.t, &mut ctx);
-                rows_page(lr, ctx, rows, "matrix")
+                let ctx = || {
+                    let mut ctx = lr.base.clone();
+                    ctx.insert("page_title", lr.t["matrix"]);
+                    matrix_ctx(m, &lr.t, &mut ctx);
+                    ctx
+                };
+                rows_page(lr, &ctx, rows, "matrix")
             }
             Job::Search(l) => {
                 let lr = &per_lang[l];
@@ -574,14 +636,17 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
             Job::Runtimes(l) => match &spec.runtimes {
                 Some(rt) => {
                     let lr = &per_lang[l];
-                    let mut ctx = lr.base.clone();
-                    ctx.insert("page_title", lr.t["runtimes"]);
-                    ctx.insert("rt", &runtimes_ctx(rt, lr.lang));
+                    let rt = runtimes_ctx(rt, lr.lang);
                     page(
                         lr,
                         "runtimes.html",
-                        ctx,
-                        0,
+                        Slots::default(),
+                        &|_| {
+                            let mut ctx = lr.base.clone();
+                            ctx.insert("page_title", lr.t["runtimes"]);
+                            ctx.insert("rt", &rt);
+                            ctx
+                        },
                         "runtimes",
                         format!("{}/runtimes.html", lr.lang),
                     )
@@ -668,6 +733,9 @@ fn lang_render<'s>(
         clauses,
     })
 }
+
+/// Builds a page's context, given the value of each of its slots of finished HTML.
+type PageContext<'a> = dyn Fn(&dyn Fn(usize) -> Value) -> Context + 'a;
 
 /// Lets tera write a piece straight onto the page being assembled.
 struct StringWriter<'a>(&'a mut String);
@@ -862,43 +930,42 @@ fn clauses_json(spec: &Spec) -> Vec<u8> {
     struct WithTr<'a> {
         #[serde(flatten)]
         clause: ClauseView<'a>,
-        translations: BTreeMap<&'a str, Tr<'a>>,
+        translations: Translations<'a>,
     }
-    let list = clause_list(spec);
-    let clauses: Vec<WithTr> = list
-        .clauses
-        .into_iter()
-        .zip(&spec.clauses)
-        .map(|(view, c)| WithTr {
-            clause: view,
-            translations: spec
-                .translations
-                .iter()
-                .map(|t| {
-                    let (state, tc) = t.lookup(c);
-                    (
-                        t.lang.as_str(),
-                        Tr {
-                            text: tc.map(|x| x.text.as_str()),
-                            state,
-                        },
-                    )
-                })
-                .collect(),
-        })
-        .collect();
-    // Serialised straight from borrowed structs: a `serde_json::Value` of the whole list was the
-    // largest allocation of a big build.
+    /// A clause's translations, by language.
+    struct Translations<'a>(&'a [&'a Translation], &'a Clause);
+    impl Serialize for Translations<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|t| {
+                let (state, tc) = t.lookup(self.1);
+                let text = tc.map(|x| x.text.as_str());
+                (t.lang.as_str(), Tr { text, state })
+            }))
+        }
+    }
+    /// The clauses, each made as it is written: a list of them all was a large transient
+    /// allocation of a big build.
+    struct Clauses<'a>(&'a Spec, &'a [&'a Translation]);
+    impl Serialize for Clauses<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.clauses.iter().map(|c| WithTr {
+                clause: ClauseView::new(c),
+                translations: Translations(self.1, c),
+            }))
+        }
+    }
+    let mut by_lang: Vec<&Translation> = spec.translations.iter().collect();
+    by_lang.sort_by(|a, b| a.lang.cmp(&b.lang));
     #[derive(Serialize)]
     struct Out<'a> {
         format: &'a str,
-        contract: &'a crate::list::ContractInfo<'a>,
-        clauses: &'a [WithTr<'a>],
+        contract: crate::list::ContractInfo<'a>,
+        clauses: Clauses<'a>,
     }
     let out = Out {
-        format: list.format,
-        contract: &list.contract,
-        clauses: &clauses,
+        format: crate::list::CLAUSES_FORMAT,
+        contract: crate::list::ContractInfo::of(spec),
+        clauses: Clauses(spec, &by_lang),
     };
     // Sized up front: grown by doubling, the buffer of a 10 MB file peaked at 16 MB, then 32 MB
     // for the final newline.

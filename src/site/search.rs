@@ -10,39 +10,97 @@ use crate::spec::Spec;
 #[derive(Serialize)]
 struct Entry<'a> {
     id: &'a str,
-    url: String,
-    level: String,
+    url: Url<'a>,
+    level: &'static str,
     section: Option<&'a str>,
     text: &'a str,
 }
 
-/// The index of one language: each clause's id, page, level, section and plain text (`clauses`
-/// are the language's clause contexts, in the order of `spec.clauses`).
-pub(crate) fn index_script(spec: &Spec, clauses: &[super::ClauseCtx]) -> String {
-    let entries: Vec<Entry> = spec
-        .clauses
-        .iter()
-        .zip(clauses)
-        .map(|(c, ctx)| Entry {
-            id: &c.id,
-            url: format!("{}.html#{}", c.chapter, c.id),
-            level: c.level.to_string(),
-            section: c.section.as_ref().map(|s| s.title.as_str()),
-            text: &ctx.plain,
-        })
-        .collect();
-    let mut out =
-        String::with_capacity(clauses.iter().map(|c| c.plain.len() + 160).sum::<usize>() + 32);
-    out.push_str("window.KC_SEARCH = ");
-    let json = serde_json::to_string(&entries).unwrap_or_else(|_| "[]".into());
-    // `<` only occurs inside JSON strings; escaping it keeps `</script>` in a text inert.
-    let mut rest = json.as_str();
-    while let Some(at) = rest.find('<') {
-        out.push_str(&rest[..at]);
-        out.push_str("\\u003c");
-        rest = &rest[at + 1..];
+/// `chapter.html#id`, written straight into the JSON string.
+struct Url<'a>(&'a str, &'a str);
+
+impl Serialize for Url<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}.html#{}", self.0, self.1))
     }
-    out.push_str(rest);
-    out.push_str(";\n");
-    out
+}
+
+/// Compact JSON in which `<` (only ever inside strings) is written `\u003c`, so a `</script>` in
+/// a text stays inert in the script file.
+struct ScriptSafe;
+
+impl serde_json::ser::Formatter for ScriptSafe {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some(at) = rest.find('<') {
+            w.write_all(&rest.as_bytes()[..at])?;
+            w.write_all(b"\\u003c")?;
+            rest = &rest[at + 1..];
+        }
+        w.write_all(rest.as_bytes())
+    }
+}
+
+/// The index of one language: each clause's id, page, level, section and plain text (`clauses`
+/// are the language's clause contexts, in the order of `spec.clauses`). Serialised entry by entry
+/// into the script (a list of entries, then a JSON string, then the script were three copies).
+pub(crate) fn index_script(spec: &Spec, clauses: &[super::ClauseCtx]) -> String {
+    struct Entries<'a>(&'a Spec, &'a [super::ClauseCtx<'a>]);
+    impl Serialize for Entries<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.clauses.iter().zip(self.1).map(|(c, ctx)| Entry {
+                id: &c.id,
+                url: Url(&c.chapter, &c.id),
+                level: c.level.as_str(),
+                section: c.section.as_ref().map(|s| s.title.as_str()),
+                text: &ctx.plain,
+            }))
+        }
+    }
+    let mut out: Vec<u8> =
+        Vec::with_capacity(clauses.iter().map(|c| c.plain.len() + 160).sum::<usize>() + 32);
+    out.extend_from_slice(b"window.KC_SEARCH = ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
+    if Entries(spec, clauses).serialize(&mut ser).is_err() {
+        out.truncate("window.KC_SEARCH = ".len());
+        out.extend_from_slice(b"[]");
+    }
+    out.extend_from_slice(b";\n");
+    // serde_json writes UTF-8 (strings from `&str`, escapes in ASCII).
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn script_safe(v: &impl Serialize) -> String {
+        let mut out = Vec::new();
+        v.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut out, ScriptSafe,
+        ))
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    proptest! {
+        /// Any strings: no `<` in the script, and the JSON reads back as the same strings.
+        #[test]
+        fn script_safe_json_has_no_lt_and_reads_back(texts in proptest::collection::vec("(<|/|script|\"|\\\\|容|\n| |a)*", 0..4)) {
+            let json = script_safe(&texts);
+            prop_assert!(!json.contains('<'), "{}", json);
+            let back: Vec<String> = serde_json::from_str(&json).unwrap();
+            prop_assert_eq!(back, texts);
+        }
+    }
+
+    #[test]
+    fn a_closing_script_tag_is_escaped() {
+        assert_eq!(script_safe(&"</script>"), r#""\u003c/script>""#);
+    }
 }
