@@ -34,9 +34,19 @@ fn collapse_whitespace(text: &str) -> String {
     out
 }
 
-fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
+fn render(markdown: &str, plain: Option<&mut String>) -> String {
+    render_with(markdown, plain, true)
+}
+
+/// [`render`], with the plain-paragraph shortcut switchable (its property test runs both ways).
+fn render_with(markdown: &str, mut plain: Option<&mut String>, allow_fast: bool) -> String {
+    let fast = allow_fast.then(|| plain_paragraph(markdown)).flatten();
+    let source: Box<dyn Iterator<Item = Event>> = match fast {
+        Some(events) => Box::new(events.into_iter()),
+        None => Box::new(Parser::new_ext(markdown, markdown_options())),
+    };
     let mut events = Vec::with_capacity(16);
-    for ev in Parser::new_ext(markdown, markdown_options()) {
+    for ev in source {
         if let Some(out) = plain.as_deref_mut() {
             match &ev {
                 Event::Text(t) | Event::Code(t) => out.push_str(t),
@@ -89,6 +99,41 @@ fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
     let mut out = String::with_capacity(markdown.len() + markdown.len() / 4 + 64);
     html::push_html(&mut out, events.into_iter());
     out
+}
+
+/// The events the parser gives a text that is one plain paragraph, without running it: most clause
+/// texts are one sentence with nothing Markdown gives a meaning to, and parsing them was the larger
+/// part of rendering them. `None` (use the parser) for anything else: a character with a meaning
+/// in Markdown or its extensions, a control character or a space other than U+0020, a blank line,
+/// spaces at either end of a line, or a line that could start another block (`-`, `+`, `1.`,
+/// `1)`). `tests::the_plain_paragraph_shortcut_equals_the_parser` holds the output equal.
+fn plain_paragraph(markdown: &str) -> Option<Vec<Event<'_>>> {
+    let text = markdown.strip_suffix('\n').unwrap_or(markdown);
+    let plain_byte =
+        |b: u8| b >= 0x80 || b.is_ascii_alphanumeric() || b" .,;:()'\"/%?-+@\n".contains(&b);
+    if text.is_empty()
+        || !text.bytes().all(plain_byte)
+        || text
+            .chars()
+            .any(|c| c >= '\u{80}' && (c.is_whitespace() || c.is_control()))
+    {
+        return None;
+    }
+    let mut events = vec![Event::Start(Tag::Paragraph)];
+    for (i, line) in text.split('\n').enumerate() {
+        let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let starts_block =
+            line.starts_with(['-', '+']) || digits > 0 && line[digits..].starts_with(['.', ')']);
+        if line.is_empty() || line.starts_with(' ') || line.ends_with(' ') || starts_block {
+            return None;
+        }
+        if i > 0 {
+            events.push(Event::SoftBreak);
+        }
+        events.push(Event::Text(CowStr::Borrowed(line)));
+    }
+    events.push(Event::End(TagEnd::Paragraph));
+    Some(events)
 }
 
 fn last_char(e: &Event) -> Option<char> {
@@ -213,6 +258,48 @@ fn safe_url<'a>(url: &CowStr<'a>) -> CowStr<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        /// Texts made mostly of what the shortcut accepts (and some of what it must refuse): the
+        /// HTML and the search text are those of the parser.
+        #[test]
+        fn the_plain_paragraph_shortcut_equals_the_parser(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "The", "container", " ", " ", "\n", "MUST", "MUST NOT", "NOT", "SHOULD", "MAY",
+                "REQUIRED", "必须（MUST）", "容器", "。", "1.", "2)", "12", "-", "+", ".", ",",
+                "(", ")", "'", "\"", "/", "%", "?", ":", ";", "@", "a", "x-y", "  ", "\u{3000}",
+                "\u{a0}", "*", "_", "`", "[", "<", "&", "#", "=", "|", "~", "\\", "\t", "é",
+            ]), 0..14),
+        ) {
+            let text: String = pieces.concat();
+            let (mut a, mut b) = (String::new(), String::new());
+            let fast = render_with(&text, Some(&mut a), true);
+            let parsed = render_with(&text, Some(&mut b), false);
+            proptest::prop_assert_eq!(fast, parsed, "{:?}", text);
+            proptest::prop_assert_eq!(a, b, "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn typical_clause_sentences_take_the_shortcut() {
+        for text in [
+            "The container MUST NOT rely on the platform's hostname.",
+            "容器进程必须（MUST）在收到 SIGTERM 后退出。\n第二行",
+            "Platforms SHOULD support 1.5 cores (see above).\n",
+        ] {
+            assert!(plain_paragraph(text).is_some(), "{text}");
+        }
+        for text in [
+            "- a list",
+            "1. first",
+            "two\n\nparagraphs",
+            " indented",
+            "a `code`",
+        ] {
+            assert!(plain_paragraph(text).is_none(), "{text}");
+        }
+    }
 
     #[test]
     fn raw_html_and_script_urls_are_inert() {
