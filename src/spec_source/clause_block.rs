@@ -430,13 +430,16 @@ fn check_text_keywords(
     let hits = find_keywords(text);
     // Locate the same keywords in the raw YAML source of the value, so the caret lands on the word
     // itself (folding in `>-` blocks changes whitespace only, so the sequence of keywords is the same).
-    let raw_hits = find_keywords(&pos.file.text[tspan.range.clone()]);
-    let hit_span = |i: usize| match raw_hits.get(i) {
-        Some(h) if raw_hits.len() == hits.len() => Span::new(
-            pos.file_id,
-            tspan.range.start + h.range.start..tspan.range.start + h.range.end,
-        ),
-        _ => tspan.clone(),
+    // Only a diagnostic needs them, so they are found then.
+    let hit_span = |i: usize| {
+        let raw = find_keywords(&pos.file.text[tspan.range.clone()]);
+        match raw.get(i) {
+            Some(h) if raw.len() == hits.len() => Span::new(
+                pos.file_id,
+                tspan.range.start + h.range.start..tspan.range.start + h.range.end,
+            ),
+            _ => tspan.clone(),
+        }
     };
     if hits.is_empty() {
         if out.implicit.is_none() {
