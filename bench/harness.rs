@@ -102,7 +102,7 @@ fn main() {
         },
     );
     println!(
-        "runs per figure: {} (median, [min–max], peak RSS)\n",
+        "runs per figure: {} (median, [min–max], peak RSS); the tools compared run in turn, each run in another order\n",
         args.runs
     );
 
@@ -167,10 +167,14 @@ fn main() {
         // kcontract variants. A fresh-output run writes and deletes ~100 MB at ×100, and on the
         // VMs here that I/O spills into the runs after it; kept apart, it does not weigh on the
         // comparison.
+        // Within a group, run r uses the group's r-th ordering (all orderings in turn), so no tool
+        // always follows the same one: on these VMs how fast a process gets its memory depends on
+        // what ran just before it (BENCHMARKS.md, "Order effects").
         let comparison: Vec<usize> = std::iter::once(0).chain(3..tools.len()).collect();
         for group in [comparison, vec![1, 2]] {
-            for _ in 0..args.runs {
-                for &i in &group {
+            let orders = permutations(&group);
+            for run in 0..args.runs {
+                for &i in &orders[run % orders.len()] {
                     let (_, cmd, clean) = &mut tools[i];
                     if let Some(d) = clean {
                         let _ = fs::remove_dir_all(d);
@@ -343,6 +347,27 @@ fn generate(spec: &Path, out: &Path, n: usize) -> std::io::Result<GenStats> {
 /// and which tool paid for it depended on the order.
 fn settle() {
     let _ = Command::new("sync").status();
+}
+
+/// Every ordering of `items`, in lexicographic order of positions (the first is `items` itself).
+fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut out = Vec::new();
+    for (i, &first) in items.iter().enumerate() {
+        let rest: Vec<usize> = items
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, &x)| x)
+            .collect();
+        for mut tail in permutations(&rest) {
+            tail.insert(0, first);
+            out.push(tail);
+        }
+    }
+    out
 }
 
 /// Run once under `/usr/bin/time -f %M`: (wall seconds, peak RSS KiB; 0 if time(1) is absent).

@@ -190,9 +190,6 @@ pub fn run() -> ExitCode {
     let spec_dir = cli.spec;
     // Load the spec, print its diagnostics, and stop with exit 1 if it has errors.
     let load = |strict: bool, quiet_translations: bool| -> Result<Loaded, ExitCode> {
-        if crate::memory::folder_bytes(&spec_dir) >= crate::memory::HUGE_PAGES_FROM_BYTES {
-            crate::memory::allow_huge_pages(true);
-        }
         let mut loaded = load_with(&spec_dir, LoadOptions { strict });
         if quiet_translations {
             // The i18n commands report translation state themselves.

@@ -21,7 +21,6 @@ pub mod i18n;
 pub mod keywords;
 pub mod list;
 pub mod matrix;
-pub mod memory;
 pub mod model;
 pub mod results;
 pub mod runtimes;
