@@ -101,6 +101,25 @@ fn render_with(markdown: &str, mut plain: Option<&mut String>, allow_fast: bool)
     out
 }
 
+/// Bytes a plain paragraph may hold: all of UTF-8's non-ASCII bytes, ASCII letters and digits, and
+/// punctuation with no meaning in Markdown or the extensions in use.
+const PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c >= 0x80 || c.is_ascii_alphanumeric();
+        b += 1;
+    }
+    let punct = b" .,;:()'\"/%?-+@\n";
+    let mut i = 0;
+    while i < punct.len() {
+        t[punct[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// The events the parser gives a text that is one plain paragraph, without running it: most clause
 /// texts are one sentence with nothing Markdown gives a meaning to, and parsing them was the larger
 /// part of rendering them. `None` (use the parser) for anything else: a character with a meaning
@@ -109,10 +128,8 @@ fn render_with(markdown: &str, mut plain: Option<&mut String>, allow_fast: bool)
 /// `1)`). `tests::the_plain_paragraph_shortcut_equals_the_parser` holds the output equal.
 fn plain_paragraph(markdown: &str) -> Option<Vec<Event<'_>>> {
     let text = markdown.strip_suffix('\n').unwrap_or(markdown);
-    let plain_byte =
-        |b: u8| b >= 0x80 || b.is_ascii_alphanumeric() || b" .,;:()'\"/%?-+@\n".contains(&b);
     if text.is_empty()
-        || !text.bytes().all(plain_byte)
+        || !text.bytes().all(|b| PLAIN[b as usize])
         || text
             .chars()
             .any(|c| c >= '\u{80}' && (c.is_whitespace() || c.is_control()))

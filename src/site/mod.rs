@@ -11,7 +11,7 @@ mod output;
 mod search;
 mod splice;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -360,18 +360,25 @@ pub fn render(m: &Matrix, tpl: &Templates) -> Result<Vec<(String, Vec<u8>)>, Dia
 /// Receives each rendered file as soon as it is ready, from several threads.
 type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sync + 'p;
 
-/// `toc` with the link to `page` marked as the current page (see `templates/toc.html`), as pieces:
-/// up to the link's `href`, the `aria-current` attribute, the rest. Chapter names are validated
-/// slugs, so the link's text is exactly `href="NAME.html"`.
-fn toc_pieces<'a>(toc: &'a str, page: &str) -> Vec<&'a str> {
-    let link = format!("href=\"{page}.html\"");
-    match toc.find(&link) {
-        Some(at) => {
-            let end = at + link.len();
-            vec![&toc[..end], " aria-current=\"page\"", &toc[end..]]
-        }
+/// `toc` with the link to the current page marked (see `templates/toc.html`), as pieces: up to the
+/// link's `href`, the `aria-current` attribute, the rest. `at` is where that `href` ends
+/// ([`toc_links`]).
+fn toc_pieces(toc: &str, at: Option<usize>) -> Vec<&str> {
+    match at {
+        Some(end) => vec![&toc[..end], " aria-current=\"page\"", &toc[end..]],
         None => vec![toc],
     }
+}
+
+/// Where each page's link in `toc` ends: just after its first `href="NAME.html"`. Chapter names are
+/// validated slugs, so the link's text is exactly that. Found once per language, not once per page.
+fn toc_links(toc: &str, pages: impl Iterator<Item = String>) -> HashMap<String, usize> {
+    pages
+        .filter_map(|page| {
+            let link = format!("href=\"{page}.html\"");
+            toc.find(&link).map(|at| (page, at + link.len()))
+        })
+        .collect()
 }
 
 /// One language's shared render state: interface text, the base context of every page, the table
@@ -383,6 +390,8 @@ struct LangRender<'s> {
     t_esc: fragments::EscapedUi,
     base: Context,
     toc: String,
+    /// Where each page's link in `toc` ends.
+    toc_links: HashMap<String, usize>,
     clauses: Vec<ClauseCtx<'s>>,
 }
 
@@ -450,7 +459,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 rel: String| {
         // Rebound, so it may also borrow from `lr` (the slots only need to live for this call).
         let mut slots: Slots = slots;
-        let toc = slots.add(&toc_pieces(&lr.toc, name));
+        let toc = slots.add(&toc_pieces(&lr.toc, lr.toc_links.get(name).copied()));
         let render = |placeholders: bool| -> Result<Vec<u8>, Diagnostic> {
             let value = |i: usize| slots.value(i, placeholders);
             let mut ctx = context(&value);
@@ -723,6 +732,8 @@ fn lang_render<'s>(
         .zip(&m.rows)
         .map(|(c, r)| clause_ctx(c, tr, r.status))
         .collect();
+    let pages = ["index", "clauses", "matrix", "runtimes"].map(String::from);
+    let toc_links = toc_links(&toc, docs.iter().map(|d| d.chapter.clone()).chain(pages));
     Ok(LangRender {
         lang,
         docs,
@@ -730,6 +741,7 @@ fn lang_render<'s>(
         t,
         base,
         toc,
+        toc_links,
         clauses,
     })
 }
