@@ -4,7 +4,7 @@
 # and the system allocator (`--no-default-features`). Each is timed rebuilding over its previous
 # output, into a fresh folder, and rebuilding right after an (untimed) Hugo build of the same text —
 # on the VMs here how fast a process gets its memory depends on what ran before it. Runs alternate.
-# Prints the median, min and max wall time and the peak RSS of each.
+# Prints the median, min and max wall time, the peak RSS and the median count of page faults of each.
 # Usage: bench/alloc.sh [RUNS]   (after `cargo run --release --example bench -- --copies 100`, which
 # generates target/bench/x100)
 set -euo pipefail
@@ -31,7 +31,7 @@ for _ in $(seq "$runs"); do
       [ "$mode" = fresh ] && rm -rf "$dir"
       [ "$mode" = after-hugo ] && (cd "$work/hugo" && hugo --quiet -d ../out-hugo)
       sync  # untimed: no run pays for writing back the previous one's output
-      line=$(cd "$work" && /usr/bin/time -f '%e %M' "${bin[$a]}" build --out "$dir" 2>&1 >/dev/null | tail -1)
+      line=$(cd "$work" && /usr/bin/time -f '%e %M %R' "${bin[$a]}" build --out "$dir" 2>&1 >/dev/null | tail -1)
       out[$a-$mode]+="$line"$'\n'
     done
   done
@@ -39,8 +39,9 @@ done
 for mode in "${modes[@]}"; do
   for a in "${variants[@]}"; do
     key=$a-$mode
-    printf '%s' "${out[$key]}" | sort -n | awk -v k="$key" '
+    faults=$(printf '%s' "${out[$key]}" | awk '{ print $3 }' | sort -n | awk '{ f[NR] = $1 } END { print f[int((NR + 1) / 2)] }')
+    printf '%s' "${out[$key]}" | sort -n | awk -v k="$key" -v f="$faults" '
       { t[NR] = $1; if ($2 > rss) rss = $2 }
-      END { printf "%-24s median %.2f s  [%.2f–%.2f]  peak RSS %.1f MB  (%d runs)\n", k, t[int((NR + 1) / 2)], t[1], t[NR], rss / 1024, NR }'
+      END { printf "%-24s median %.2f s  [%.2f–%.2f]  peak RSS %.1f MB  page faults %d  (%d runs)\n", k, t[int((NR + 1) / 2)], t[1], t[NR], rss / 1024, f, NR }'
   done
 done

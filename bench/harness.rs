@@ -3,7 +3,8 @@
 //! 1. Generates a scaled spec: the shipped contract ×N (chapters and clause ids made unique, both
 //!    languages), plus the same English Markdown as an mdBook book and a minimal Hugo site.
 //! 2. Builds each with `kcontract build` (release binary), `mdbook build` and `hugo` when they are on
-//!    PATH, alternating the tools run by run so drift on a noisy machine hits all of them alike.
+//!    PATH, alternating the tools run by run so drift on a noisy machine hits all of them alike, each
+//!    round in another order (what ran just before a process changes its time on these VMs).
 //!    kcontract runs three ways: rebuilding over its previous output (it reuses unchanged files),
 //!    into a fresh folder, and without the sidebar (an empty `toc.html`), to show what that costs.
 //!    The first alternates with mdBook and Hugo; the other two alternate with each other afterwards.
