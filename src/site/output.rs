@@ -12,7 +12,6 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
@@ -111,10 +110,6 @@ pub struct OutputDir {
     previous: Option<Previous>,
     /// Every file written or linked in this build, for the new manifest.
     written: Mutex<BTreeMap<String, Digest>>,
-    /// How many files were linked rather than written.
-    pub linked: AtomicUsize,
-    /// How many of those were trusted from the manifest without reading the old file.
-    pub vouched: AtomicUsize,
     /// Folders already created inside `tmp`.
     dirs: Mutex<BTreeSet<PathBuf>>,
 }
@@ -168,8 +163,6 @@ impl OutputDir {
             reuse,
             previous: if reuse { Previous::read(out) } else { None },
             written: Mutex::default(),
-            linked: AtomicUsize::new(0),
-            vouched: AtomicUsize::new(0),
             dirs: Mutex::default(),
         };
         let _ = fs::remove_dir_all(&dir.tmp);
@@ -223,10 +216,6 @@ impl OutputDir {
                     .as_ref()
                     .is_some_and(|m| m.vouches(rel, &meta, digest));
                 if (vouched || same_bytes(&prev, bytes)) && fs::hard_link(&prev, p).is_ok() {
-                    self.linked.fetch_add(1, Ordering::Relaxed);
-                    if vouched {
-                        self.vouched.fetch_add(1, Ordering::Relaxed);
-                    }
                     return Ok(());
                 }
             }
