@@ -370,15 +370,26 @@ fn toc_pieces(toc: &str, at: Option<usize>) -> Vec<&str> {
     }
 }
 
-/// Where each page's link in `toc` ends: just after its first `href="NAME.html"`. Chapter names are
-/// validated slugs, so the link's text is exactly that. Found once per language, not once per page.
-fn toc_links(toc: &str, pages: impl Iterator<Item = String>) -> HashMap<String, usize> {
-    pages
-        .filter_map(|page| {
-            let link = format!("href=\"{page}.html\"");
-            toc.find(&link).map(|at| (page, at + link.len()))
-        })
-        .collect()
+/// Where each page's link in `toc` ends: just after the first `href="NAME.html"` of each page it
+/// links to (chapter names are validated slugs, so a link's text is exactly that). Read off the
+/// sidebar once per language, not searched for once per page.
+fn toc_links(toc: &str) -> HashMap<String, usize> {
+    const OPEN: &str = "href=\"";
+    const CLOSE: &str = ".html\"";
+    let mut links = HashMap::new();
+    let mut at = 0;
+    while let Some(i) = toc[at..].find(OPEN) {
+        let name_start = at + i + OPEN.len();
+        let Some(len) = toc[name_start..].find('"') else {
+            break;
+        };
+        let end = name_start + len + 1;
+        if let Some(name) = toc[name_start..end].strip_suffix(CLOSE) {
+            links.entry(name.to_string()).or_insert(end);
+        }
+        at = end;
+    }
+    links
 }
 
 /// One language's shared render state: interface text, the base context of every page, the table
@@ -481,7 +492,6 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
             },
             false => render(false)?,
         };
-        drop(slots);
         put(rel, html)
     };
     // A page of one row per clause (`<name>.html`): the rows go to the template as `rows_html`.
@@ -640,7 +650,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 let start = std::time::Instant::now();
                 let index = search::index_script(spec, &lr.clauses);
                 search_nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
-                put(format!("assets/search-{}.js", lr.lang), index.into_bytes())
+                put(format!("assets/search-{}.js", lr.lang), index)
             }
             Job::Runtimes(l) => match &spec.runtimes {
                 Some(rt) => {
@@ -732,8 +742,7 @@ fn lang_render<'s>(
         .zip(&m.rows)
         .map(|(c, r)| clause_ctx(c, tr, r.status))
         .collect();
-    let pages = ["index", "clauses", "matrix", "runtimes"].map(String::from);
-    let toc_links = toc_links(&toc, docs.iter().map(|d| d.chapter.clone()).chain(pages));
+    let toc_links = toc_links(&toc);
     Ok(LangRender {
         lang,
         docs,

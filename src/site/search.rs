@@ -48,7 +48,7 @@ impl serde_json::ser::Formatter for ScriptSafe {
 /// The index of one language: each clause's id, page, level, section and plain text (`clauses`
 /// are the language's clause contexts, in the order of `spec.clauses`). Serialised entry by entry
 /// into the script (a list of entries, then a JSON string, then the script were three copies).
-pub(crate) fn index_script(spec: &Spec, clauses: &[super::ClauseCtx]) -> String {
+pub(crate) fn index_script(spec: &Spec, clauses: &[super::ClauseCtx]) -> Vec<u8> {
     struct Entries<'a>(&'a Spec, &'a [super::ClauseCtx<'a>]);
     impl Serialize for Entries<'_> {
         fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -70,8 +70,7 @@ pub(crate) fn index_script(spec: &Spec, clauses: &[super::ClauseCtx]) -> String 
         out.extend_from_slice(b"[]");
     }
     out.extend_from_slice(b";\n");
-    // serde_json writes UTF-8 (strings from `&str`, escapes in ASCII).
-    String::from_utf8(out).unwrap_or_default()
+    out
 }
 
 #[cfg(test)]
