@@ -200,6 +200,17 @@ pub enum TranslationState {
     Missing,
 }
 
+impl TranslationState {
+    /// The serialised name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TranslationState::Current => "current",
+            TranslationState::Stale => "stale",
+            TranslationState::Missing => "missing",
+        }
+    }
+}
+
 /// One target language: its documents (blocks point at source clauses by index) and clause texts.
 #[derive(Clone, Debug, Default)]
 pub struct Translation {

@@ -58,12 +58,11 @@ impl Timings {
                 d.as_secs_f64() * 1e3
             );
         }
+        if !self.details.is_empty() {
+            out.push_str("  parts of render+write (thread time, summed over the threads):\n");
+        }
         for (s, d) in &self.details {
-            let _ = writeln!(
-                out,
-                "    · {s:<12} {:>7.1} ms  (thread time, part of render+write)",
-                d.as_secs_f64() * 1e3
-            );
+            let _ = writeln!(out, "    · {s:<12} {:>7.1} ms", d.as_secs_f64() * 1e3);
         }
         let _ = writeln!(
             out,
@@ -72,5 +71,44 @@ impl Timings {
             total.as_secs_f64() * 1e3
         );
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_lists_steps_in_order_then_parts_and_the_total_of_the_steps() {
+        let mut t = Timings::default();
+        t.add("read", Duration::from_millis(30));
+        t.add("parse", Duration::from_millis(10));
+        t.add("read", Duration::from_millis(10));
+        t.add_detail("chapters", Duration::from_millis(500));
+        let r = t.report();
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines[0], "timings:");
+        assert!(
+            lines[1].starts_with("  read ")
+                && lines[1].contains(" 40.0 ms")
+                && lines[1].ends_with("80.0%"),
+            "{r}"
+        );
+        assert!(
+            lines[2].starts_with("  parse ")
+                && lines[2].contains(" 10.0 ms")
+                && lines[2].ends_with("20.0%"),
+            "{r}"
+        );
+        assert!(lines[3].contains("thread time"), "{r}");
+        assert!(
+            lines[4].contains("· chapters") && lines[4].contains("500.0 ms"),
+            "{r}"
+        );
+        // Parts are not steps: the total is the steps' 50 ms.
+        assert!(
+            lines[5].starts_with("  total") && lines[5].contains(" 50.0 ms"),
+            "{r}"
+        );
     }
 }

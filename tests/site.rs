@@ -636,3 +636,38 @@ fn a_rebuild_reuses_unchanged_files_and_rewrites_the_rest() {
     assert_eq!(kcontract(tmp.path(), &["build", "--out", "fresh"]).0, 0);
     assert_eq!(files(&site), files(&tmp.path().join("fresh")));
 }
+
+#[test]
+fn build_timings_name_every_step_and_part() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (code, _, err) = kcontract(
+        &root(),
+        &["build", "--timings", "--out", out.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    let at = |name: &str| {
+        err.find(name)
+            .unwrap_or_else(|| panic!("no `{name}` in --timings:\n{err}"))
+    };
+    // Steps in the order they run, then the parts of render+write, then the total.
+    let order = [
+        "  read ",
+        "  parse ",
+        "  assemble ",
+        "  validate ",
+        "  render+write ",
+        "  swap ",
+        "· contexts ",
+        "· chapters ",
+        "· clause index ",
+        "· matrix page ",
+        "· search index ",
+        "· clauses.json ",
+        "· matrix files ",
+        "· file writes ",
+        "  total ",
+    ];
+    let positions: Vec<usize> = order.iter().map(|n| at(n)).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{err}");
+}

@@ -30,37 +30,14 @@ pub fn escaped(t: &Ui) -> EscapedUi {
         .collect()
 }
 
-/// The escaping of tera's default escaper (`&`, `<`, `>`, `"` and `'`), handing `emit` the runs
-/// between special bytes in one piece instead of byte by byte.
-fn escape_runs<E>(s: &str, mut emit: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
-    let mut from = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let rep = match b {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&#39;",
-            _ => continue,
-        };
-        emit(&s[from..i])?;
-        emit(rep)?;
-        from = i + 1;
-    }
-    emit(&s[from..])
-}
-
 /// HTML-escape `s` onto `out`, exactly as tera's default escaper does.
 pub fn escape_into(out: &mut String, s: &str) {
-    let _ = escape_runs::<std::convert::Infallible>(s, |run| {
-        out.push_str(run);
-        Ok(())
-    });
+    crate::escape::escape_html(out, s);
 }
 
 /// The same escaper as a tera escape function, so the page templates escape the same way, faster.
 pub fn tera_escape(s: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    escape_runs(s, |run| w.write_all(run.as_bytes()))
+    crate::escape::html_runs(s, |run| w.write_all(run.as_bytes()))
 }
 
 pub fn escaped_str(s: &str) -> String {

@@ -24,7 +24,6 @@ use tera::value::Value;
 use tera::{Context, Tera};
 
 use crate::diagnostic::Diagnostic;
-use crate::list::ClauseView;
 use crate::matrix::{self, Matrix, Status};
 use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
 
@@ -430,11 +429,11 @@ enum Job {
 pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, Diagnostic> {
     let spec = m.spec;
     let tera = &tpl.tera;
-    let search_nanos = AtomicU64::new(0);
     let langs = &spec.contract.languages;
+    let parts = Parts::default();
     let per_lang: Vec<LangRender> = langs
         .par_iter()
-        .map(|lang| lang_render(m, tera, lang))
+        .map(|lang| lang_render(m, tera, lang, &parts))
         .collect::<Result<_, _>>()?;
 
     let mut jobs = vec![Job::ClausesJson];
@@ -647,9 +646,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
             }
             Job::Search(l) => {
                 let lr = &per_lang[l];
-                let start = std::time::Instant::now();
                 let index = search::index_script(spec, &lr.clauses);
-                search_nanos.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 put(format!("assets/search-{}.js", lr.lang), index)
             }
             Job::Runtimes(l) => match &spec.runtimes {
@@ -674,7 +671,12 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
             },
         }
     };
-    jobs.par_iter().with_max_len(1).try_for_each(run)?;
+    jobs.par_iter().with_max_len(1).try_for_each(|job| {
+        let start = std::time::Instant::now();
+        let done = run(job);
+        parts.add(job.part(), start);
+        done
+    })?;
 
     for (name, content) in ASSETS {
         put(format!("assets/{name}"), content.as_bytes().to_vec())?;
@@ -692,7 +694,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
         .for_each(|lr| lr.clauses.into_par_iter().for_each(drop));
     Ok(Rendered {
         pages: pages + 1,
-        search_index: std::time::Duration::from_nanos(search_nanos.into_inner()),
+        parts: parts.report(),
     })
 }
 
@@ -701,6 +703,7 @@ fn lang_render<'s>(
     m: &'s Matrix,
     tera: &Tera,
     lang: &'s str,
+    parts: &Parts,
 ) -> Result<LangRender<'s>, Diagnostic> {
     let spec = m.spec;
     let langs = &spec.contract.languages;
@@ -736,11 +739,21 @@ fn lang_render<'s>(
     let toc = tera
         .render("toc.html", &base)
         .map_err(|e| template_error(&e))?;
+    // In chunks, each timed (a clock read per clause would be a cost of its own).
     let clauses: Vec<ClauseCtx> = spec
         .clauses
-        .par_iter()
-        .zip(&m.rows)
-        .map(|(c, r)| clause_ctx(c, tr, r.status))
+        .par_chunks(64)
+        .zip(m.rows.par_chunks(64))
+        .flat_map_iter(|(cs, rows)| {
+            let start = std::time::Instant::now();
+            let chunk: Vec<ClauseCtx> = cs
+                .iter()
+                .zip(rows)
+                .map(|(c, r)| clause_ctx(c, tr, r.status))
+                .collect();
+            parts.add("contexts", start);
+            chunk
+        })
         .collect();
     let toc_links = toc_links(&toc);
     Ok(LangRender {
@@ -785,8 +798,58 @@ struct RowCtx<'a> {
 /// What [`render_into`] reports besides the files.
 pub struct Rendered {
     pub pages: usize,
-    /// Time spent building the search indexes (summed over threads).
-    pub search_index: std::time::Duration,
+    /// Thread time of each part of rendering (summed over threads), for `--timings`.
+    pub parts: Vec<(&'static str, std::time::Duration)>,
+}
+
+/// Thread time per part of [`render_into`], added up across the pool.
+#[derive(Default)]
+struct Parts([AtomicU64; PARTS.len()]);
+
+/// The parts `--timings` shows under render+write, in the order shown.
+const PARTS: [&str; 7] = [
+    "contexts",
+    "chapters",
+    "clause index",
+    "matrix page",
+    "search index",
+    "clauses.json",
+    "matrix files",
+];
+
+impl Parts {
+    fn add(&self, part: &str, since: std::time::Instant) {
+        if let Some(i) = PARTS.iter().position(|p| *p == part) {
+            self.0[i].fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
+    }
+
+    fn report(&self) -> Vec<(&'static str, std::time::Duration)> {
+        PARTS
+            .iter()
+            .zip(&self.0)
+            .map(|(p, n)| {
+                (
+                    *p,
+                    std::time::Duration::from_nanos(n.load(Ordering::Relaxed)),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Job {
+    /// Which of [`PARTS`] this job is timed in (the small pages go with the chapters).
+    fn part(&self) -> &'static str {
+        match self {
+            Job::ClausesJson => "clauses.json",
+            Job::MatrixJson | Job::MatrixCsv => "matrix files",
+            Job::ClauseIndex(_) => "clause index",
+            Job::Matrix(_) => "matrix page",
+            Job::Search(_) => "search index",
+            Job::Index(_) | Job::Runtimes(_) | Job::Chapter(..) => "chapters",
+        }
+    }
 }
 
 /// The "Runtimes vs the spec" page: the catalogue in the page's language, JSON lines one per line.
@@ -940,54 +1003,13 @@ fn clause_ctx<'s>(c: &'s Clause, tr: Option<&Translation>, status: Status) -> Cl
     }
 }
 
-/// `site/clauses.json`: the `list --format json` shape, with each translation's text and state.
+/// `site/clauses.json`: the `list --format json` shape, with each translation's text and state
+/// (`{lang: {text, state}}` after each clause's members), pretty-printed as serde_json does.
+/// Written by hand ([`crate::json`]); `tests::clauses_json_is_what_serde_writes` holds it equal
+/// to serialising the serde types.
 fn clauses_json(spec: &Spec) -> Vec<u8> {
-    #[derive(Serialize)]
-    struct Tr<'a> {
-        text: Option<&'a str>,
-        state: TranslationState,
-    }
-    #[derive(Serialize)]
-    struct WithTr<'a> {
-        #[serde(flatten)]
-        clause: ClauseView<'a>,
-        translations: Translations<'a>,
-    }
-    /// A clause's translations, by language.
-    struct Translations<'a>(&'a [&'a Translation], &'a Clause);
-    impl Serialize for Translations<'_> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_map(self.0.iter().map(|t| {
-                let (state, tc) = t.lookup(self.1);
-                let text = tc.map(|x| x.text.as_str());
-                (t.lang.as_str(), Tr { text, state })
-            }))
-        }
-    }
-    /// The clauses, each made as it is written: a list of them all was a large transient
-    /// allocation of a big build.
-    struct Clauses<'a>(&'a Spec, &'a [&'a Translation]);
-    impl Serialize for Clauses<'_> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_seq(self.0.clauses.iter().map(|c| WithTr {
-                clause: ClauseView::new(c),
-                translations: Translations(self.1, c),
-            }))
-        }
-    }
     let mut by_lang: Vec<&Translation> = spec.translations.iter().collect();
     by_lang.sort_by(|a, b| a.lang.cmp(&b.lang));
-    #[derive(Serialize)]
-    struct Out<'a> {
-        format: &'a str,
-        contract: crate::list::ContractInfo<'a>,
-        clauses: Clauses<'a>,
-    }
-    let out = Out {
-        format: crate::list::CLAUSES_FORMAT,
-        contract: crate::list::ContractInfo::of(spec),
-        clauses: Clauses(spec, &by_lang),
-    };
     // Sized up front: grown by doubling, the buffer of a 10 MB file peaked at 16 MB, then 32 MB
     // for the final newline.
     let estimate: usize = spec
@@ -1002,9 +1024,32 @@ fn clauses_json(spec: &Spec) -> Vec<u8> {
             .map(|t| t.text.len() * 2)
             .sum::<usize>();
     let mut buf = Vec::with_capacity(estimate);
-    if serde_json::to_writer_pretty(&mut buf, &out).is_err() {
-        buf.clear();
+    let mut w = crate::json::JsonWriter::pretty(&mut buf);
+    w.begin_object();
+    w.field_str("format", crate::list::CLAUSES_FORMAT);
+    w.key("contract");
+    crate::list::ContractInfo::of(spec).write(&mut w);
+    w.key("clauses");
+    w.begin_array();
+    for c in &spec.clauses {
+        w.item();
+        w.begin_object();
+        crate::list::ClauseView::new(c).write_members(&mut w);
+        w.key("translations");
+        w.begin_object();
+        for t in &by_lang {
+            let (state, tc) = t.lookup(c);
+            w.key(&t.lang);
+            w.begin_object();
+            w.field_opt_str("text", tc.map(|x| x.text.as_str()));
+            w.field_str("state", state.as_str());
+            w.end_object();
+        }
+        w.end_object();
+        w.end_object();
     }
+    w.end_array();
+    w.end_object();
     buf.push(b'\n');
     buf
 }
@@ -1028,8 +1073,11 @@ pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic>
     let pages = match rendered {
         Ok(r) => {
             // Parts of render+write, summed over the threads that did them (so they can add up to
-            // more than the wall time above).
-            timings.add_detail("search index", r.search_index);
+            // more than the wall time above). Each part includes handing its files to the output;
+            // "file writes" is that share of all of them.
+            for (part, d) in r.parts {
+                timings.add_detail(part, d);
+            }
             timings.add_detail(
                 "file writes",
                 std::time::Duration::from_nanos(write_nanos.into_inner()),
@@ -1047,4 +1095,144 @@ pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic>
         files: files.into_inner(),
         timings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::list::ClauseView;
+    use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    /// The serde types that define `clauses.json`'s shape, serialised by serde_json: the oracle
+    /// of the hand-written [`super::clauses_json`].
+    fn clauses_json_serde(spec: &Spec) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct Tr<'a> {
+            text: Option<&'a str>,
+            state: TranslationState,
+        }
+        #[derive(Serialize)]
+        struct WithTr<'a> {
+            #[serde(flatten)]
+            clause: ClauseView<'a>,
+            translations: Translations<'a>,
+        }
+        /// A clause's translations, by language.
+        struct Translations<'a>(&'a [&'a Translation], &'a Clause);
+        impl Serialize for Translations<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_map(self.0.iter().map(|t| {
+                    let (state, tc) = t.lookup(self.1);
+                    let text = tc.map(|x| x.text.as_str());
+                    (t.lang.as_str(), Tr { text, state })
+                }))
+            }
+        }
+        /// The clauses, each made as it is written: a list of them all was a large transient
+        /// allocation of a big build.
+        struct Clauses<'a>(&'a Spec, &'a [&'a Translation]);
+        impl Serialize for Clauses<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.clauses.iter().map(|c| WithTr {
+                    clause: ClauseView::new(c),
+                    translations: Translations(self.1, c),
+                }))
+            }
+        }
+        let mut by_lang: Vec<&Translation> = spec.translations.iter().collect();
+        by_lang.sort_by(|a, b| a.lang.cmp(&b.lang));
+        #[derive(Serialize)]
+        struct Out<'a> {
+            format: &'a str,
+            contract: crate::list::ContractInfo<'a>,
+            clauses: Clauses<'a>,
+        }
+        let out = Out {
+            format: crate::list::CLAUSES_FORMAT,
+            contract: crate::list::ContractInfo::of(spec),
+            clauses: Clauses(spec, &by_lang),
+        };
+        // Sized up front: grown by doubling, the buffer of a 10 MB file peaked at 16 MB, then 32 MB
+        // for the final newline.
+        let estimate: usize = spec
+            .clauses
+            .iter()
+            .map(|c| 2 * c.text.len() + 640)
+            .sum::<usize>()
+            + spec
+                .translations
+                .iter()
+                .flat_map(|t| t.clauses.values())
+                .map(|t| t.text.len() * 2)
+                .sum::<usize>();
+        let mut buf = Vec::with_capacity(estimate);
+        if serde_json::to_writer_pretty(&mut buf, &out).is_err() {
+            buf.clear();
+        }
+        buf.push(b'\n');
+        buf
+    }
+
+    fn shipped() -> &'static Spec {
+        static SPEC: OnceLock<Spec> = OnceLock::new();
+        SPEC.get_or_init(|| {
+            let loaded =
+                crate::spec_source::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("spec"));
+            assert!(!loaded.has_errors());
+            loaded.spec
+        })
+    }
+
+    #[test]
+    fn clauses_json_is_what_serde_writes() {
+        let spec = shipped();
+        let ours = clauses_json(spec);
+        assert_eq!(
+            String::from_utf8(ours).unwrap(),
+            String::from_utf8(clauses_json_serde(spec)).unwrap()
+        );
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        "(a|<|\"|\\\\|\n|\t|\u{1}|\u{7f}|容|é| )*"
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Every optional member present or absent, lists empty or not, odd text, a translation
+        /// missing: still serde's bytes.
+        #[test]
+        fn clauses_json_is_what_serde_writes_for_any_clause(
+            text in text(),
+            reason in proptest::option::of(text()),
+            implicit in proptest::option::of(text()),
+            oci in proptest::option::of(text()),
+            tests in proptest::collection::vec(text(), 0..3),
+            section in proptest::option::of((text(), text())),
+            line in any::<usize>(),
+            drop_translation in any::<bool>(),
+        ) {
+            let mut spec = shipped().clone();
+            let c = &mut spec.clauses[0];
+            c.text = text;
+            c.reason = reason;
+            c.implicit = implicit;
+            c.oci = oci;
+            c.upstream_tests = tests;
+            c.section = section.map(|(title, anchor)| crate::spec::SectionRef { title, anchor });
+            c.line = line;
+            if drop_translation {
+                let id = c.id.clone();
+                for t in &mut spec.translations {
+                    t.clauses.remove(&id);
+                }
+            }
+            prop_assert_eq!(
+                String::from_utf8(clauses_json(&spec)).unwrap(),
+                String::from_utf8(clauses_json_serde(&spec)).unwrap()
+            );
+        }
+    }
 }
