@@ -113,19 +113,26 @@ static JSON_SCRIPT: [bool; 256] = table(b"\"\\<", 0x20);
 /// else as it is. With `script_safe`, `<` is written `\u003c` too, so `</script>` cannot end a
 /// script that embeds the JSON.
 pub fn escape_json(out: &mut Vec<u8>, s: &str, script_safe: bool) {
-    let bytes = s.as_bytes();
-    let (table, word): (&[bool; 256], fn(u64) -> bool) = if script_safe {
-        (&JSON_SCRIPT, |v| {
-            has_less(v, 0x20) | has_byte(v, b'"') | has_byte(v, b'\\') | has_byte(v, b'<')
-        })
+    // Two instances, so the word test is inlined into the scan (a function pointer chosen at run
+    // time was called for every word).
+    if script_safe {
+        json_with::<true>(out, s)
     } else {
-        (&JSON, |v| {
-            has_less(v, 0x20) | has_byte(v, b'"') | has_byte(v, b'\\')
-        })
-    };
+        json_with::<false>(out, s)
+    }
+}
+
+#[inline(always)]
+fn json_word<const SCRIPT: bool>(v: u64) -> bool {
+    has_less(v, 0x20) | has_byte(v, b'"') | has_byte(v, b'\\') | (SCRIPT && has_byte(v, b'<'))
+}
+
+fn json_with<const SCRIPT: bool>(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    let table = if SCRIPT { &JSON_SCRIPT } else { &JSON };
     let mut from = 0;
     loop {
-        let i = find(bytes, from, word, table);
+        let i = find(bytes, from, json_word::<SCRIPT>, table);
         out.extend_from_slice(&bytes[from..i]);
         let Some(&b) = bytes.get(i) else { return };
         match b {
@@ -226,8 +233,16 @@ mod tests {
                     HTML[b as usize],
                     "html, byte {b:#x} in lane {lane}"
                 );
-                let json = has_less(v, 0x20) | has_byte(v, b'"') | has_byte(v, b'\\');
-                assert_eq!(json, JSON[b as usize], "json, byte {b:#x} in lane {lane}");
+                assert_eq!(
+                    json_word::<false>(v),
+                    JSON[b as usize],
+                    "json, byte {b:#x} in lane {lane}"
+                );
+                assert_eq!(
+                    json_word::<true>(v),
+                    JSON_SCRIPT[b as usize],
+                    "script, byte {b:#x} in lane {lane}"
+                );
             }
         }
     }

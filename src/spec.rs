@@ -334,15 +334,14 @@ pub fn check_id(id: &str) -> Result<(), IdError> {
     if id.len() > 100 {
         return Err(IdError::TooLong(id.len()));
     }
-    let segments: Vec<&str> = id.split('.').collect();
-    if segments.iter().any(|s| s.is_empty()) {
+    if id.split('.').any(str::is_empty) {
         return Err(IdError::EmptySegment);
     }
-    if segments.len() < 2 {
+    if !id.contains('.') {
         return Err(IdError::OneSegment);
     }
-    if segments
-        .iter()
+    if id
+        .split('.')
         .any(|s| s.starts_with('-') || s.ends_with('-') || s.contains("--"))
     {
         return Err(IdError::BadHyphen);

@@ -168,18 +168,18 @@ fn known_key(k: &str) -> bool {
     FIELDS.contains(&k) || k == "source"
 }
 
-enum FieldValue {
-    Str(Scalar),
-    List(Vec<Scalar>),
+enum FieldValue<'a> {
+    Str(Scalar<'a>),
+    List(Vec<Scalar<'a>>),
     Ignored,
 }
 
 /// The fields of a block, from the fast path when the block is in its subset, else from
 /// serde-saphyr (which also reports every syntax error).
-fn read_fields(
-    pos: &BlockPos<'_>,
+fn read_fields<'a>(
+    pos: &BlockPos<'a>,
     allow_fast: bool,
-) -> Result<Vec<(Scalar, FieldValue)>, serde_saphyr::Error> {
+) -> Result<Vec<(Scalar<'a>, FieldValue<'a>)>, serde_saphyr::Error> {
     let yaml = &pos.file.text[pos.content.clone()];
     // The shapes serde-saphyr would reject (a scalar where a list is expected, or the reverse) are
     // left to it, so it reports them.
@@ -187,17 +187,14 @@ fn read_fields(
     // rejects some, like `.inf`): keep number-like values of unknown keys off the fast path.
     let numeric = |v: &str| v.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '+');
     let shapes_ok = |fields: &[fast_yaml::Field]| {
-        fields
-            .iter()
-            .all(|f| match (&f.value, f.key.value.as_str()) {
-                (fast_yaml::Value::List(items), k) => {
-                    k == "upstream-tests"
-                        || !known_key(k) && !items.iter().any(|i| numeric(&i.value))
-                }
-                (fast_yaml::Value::Str(s), k) => {
-                    k != "upstream-tests" && (known_key(k) || !numeric(&s.value))
-                }
-            })
+        fields.iter().all(|f| match (&f.value, &*f.key.value) {
+            (fast_yaml::Value::List(items), k) => {
+                k == "upstream-tests" || !known_key(k) && !items.iter().any(|i| numeric(&i.value))
+            }
+            (fast_yaml::Value::Str(s), k) => {
+                k != "upstream-tests" && (known_key(k) || !numeric(&s.value))
+            }
+        })
     };
     if allow_fast
         && let Some(fields) = fast_yaml::parse(yaml, pos.content.start)
@@ -216,7 +213,7 @@ fn read_fields(
     }
     let raw: RawBlock = serde_saphyr::from_str(yaml)?;
     let scalar = |s: &Spanned<String>| Scalar {
-        value: s.value.clone(),
+        value: s.value.clone().into(),
         range: pos.span_of(s).range,
     };
     Ok(raw
@@ -274,21 +271,21 @@ pub fn parse_block_with(
     let mut text_span = None;
     let mut level_span = None;
     let mut verify_span = None;
-    let mut seen = Vec::new();
+    let mut raw = raw;
+    let mut seen: Vec<&str> = Vec::with_capacity(raw.len());
     let span_of = |s: &Scalar| Span::new(pos.file_id, s.range.clone());
-    for (key, value) in &raw {
-        let k = key.value.as_str();
-        seen.push(k.to_string());
+    // By mutable reference, so the text can be moved out of its scalar rather than copied.
+    for (key, value) in raw.iter_mut() {
+        let key: &Scalar = key;
+        let k: &str = &key.value;
+        seen.push(k);
         let allowed = schema.fields();
-        let value = if allowed.contains(&k) {
-            value
-        } else {
-            &FieldValue::Ignored
-        };
+        let ignored = &mut FieldValue::Ignored;
+        let value = if allowed.contains(&k) { value } else { ignored };
         let s = match value {
             FieldValue::Str(s) => s,
             FieldValue::List(items) => {
-                out.upstream_tests = items.iter().map(|i| i.value.clone()).collect();
+                out.upstream_tests = items.iter().map(|i| i.value.to_string()).collect();
                 for item in items {
                     if !is_test_path(&item.value) {
                         diags.push(
@@ -331,7 +328,15 @@ pub fn parse_block_with(
             },
             "level" => match Level::from_keyword(v) {
                 Some(l) => {
-                    out.level = Some((l, v.split_whitespace().collect::<Vec<_>>().join(" ")));
+                    // The keyword as written, its words joined by single spaces.
+                    let mut keyword = String::with_capacity(v.len());
+                    for (i, word) in v.split_whitespace().enumerate() {
+                        if i > 0 {
+                            keyword.push(' ');
+                        }
+                        keyword.push_str(word);
+                    }
+                    out.level = Some((l, keyword));
                     level_span = Some(span);
                 }
                 None => diags.push(
@@ -360,7 +365,9 @@ pub fn parse_block_with(
                 ),
             },
             "text" => {
-                out.text = Some(s.value.trim_end().to_string());
+                let mut text = std::mem::take(&mut s.value).into_owned();
+                text.truncate(text.trim_end().len());
+                out.text = Some(text);
                 text_span = Some(span.clone());
                 out.text_span = Some(span);
             }
@@ -386,7 +393,7 @@ pub fn parse_block_with(
     }
 
     for &req in schema.required() {
-        if !seen.iter().any(|s| s == req) {
+        if !seen.contains(&req) {
             diags.push(
                 Diagnostic::error(
                     "K0103",

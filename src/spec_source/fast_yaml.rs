@@ -10,26 +10,29 @@
 //! fast path can never change what a user sees. `tests/fast_yaml.rs` checks that it yields the same
 //! values and spans as serde-saphyr on random blocks.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
-/// A scalar with its byte range in the file.
+/// A scalar with its byte range in the file. The value borrows from the block when it is a piece
+/// of it (keys, plain and quoted values); a block scalar, whose lines are joined, owns its value.
+/// (Copying every key and value was most of the allocations of loading a large spec.)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Scalar {
-    pub value: String,
+pub struct Scalar<'a> {
+    pub value: Cow<'a, str>,
     pub range: Range<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Value {
-    Str(Scalar),
-    List(Vec<Scalar>),
+pub enum Value<'a> {
+    Str(Scalar<'a>),
+    List(Vec<Scalar<'a>>),
 }
 
 /// `key: value`, in source order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Field {
-    pub key: Scalar,
-    pub value: Value,
+pub struct Field<'a> {
+    pub key: Scalar<'a>,
+    pub value: Value<'a>,
 }
 
 struct Line<'a> {
@@ -49,11 +52,12 @@ impl Line<'_> {
 }
 
 /// Parse `text` (the block content, starting at file offset `base`) if it is in the subset.
-pub fn parse(text: &str, base: usize) -> Option<Vec<Field>> {
+pub fn parse(text: &str, base: usize) -> Option<Vec<Field<'_>>> {
     if text.contains(['\t', '\r', '\u{feff}', '\0']) {
         return None;
     }
-    let mut lines = Vec::new();
+    // A clause block is a dozen lines or so: sized once.
+    let mut lines = Vec::with_capacity(16);
     let mut offset = base;
     for l in text.split_inclusive('\n') {
         lines.push(Line {
@@ -62,7 +66,7 @@ pub fn parse(text: &str, base: usize) -> Option<Vec<Field>> {
         });
         offset += l.len();
     }
-    let mut fields: Vec<Field> = Vec::new();
+    let mut fields: Vec<Field> = Vec::with_capacity(8);
     let mut i = 0;
     while i < lines.len() {
         let line = &lines[i];
@@ -83,7 +87,7 @@ pub fn parse(text: &str, base: usize) -> Option<Vec<Field>> {
             return None;
         }
         let key = Scalar {
-            value: key.to_string(),
+            value: Cow::Borrowed(key),
             range: line.start..line.start + colon,
         };
         let rest = &line.text[colon + 1..];
@@ -118,7 +122,7 @@ pub fn parse(text: &str, base: usize) -> Option<Vec<Field>> {
 
 /// A plain scalar that needs no YAML interpretation: no indicator at the start, no `: ` or ` #`
 /// inside, not a null/boolean/number look-alike, not empty. Trailing spaces are not part of it.
-fn plain(v: &str, start: usize) -> Option<Scalar> {
+fn plain(v: &str, start: usize) -> Option<Scalar<'_>> {
     let trimmed = v.trim_end_matches(' ');
     let first = trimmed.chars().next()?;
     if "-?:,[]{}#&*!|>'\"%@` ".contains(first)
@@ -131,35 +135,33 @@ fn plain(v: &str, start: usize) -> Option<Scalar> {
     // Null and boolean spellings are not strings to YAML; leave them to the full parser. (Numbers
     // are read as their text when a string is expected, so hex stamps like `3a7163a0d52f` and ids
     // like `12` stay on the fast path; the equivalence test covers them.)
-    let lower = trimmed.to_ascii_lowercase();
-    if matches!(
-        lower.as_str(),
-        "null" | "~" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
-    ) || trimmed.starts_with("...")
-    {
+    const SPECIAL: [&str; 10] = [
+        "null", "~", "true", "false", "yes", "no", "on", "off", "y", "n",
+    ];
+    if SPECIAL.iter().any(|w| trimmed.eq_ignore_ascii_case(w)) || trimmed.starts_with("...") {
         return None;
     }
     Some(Scalar {
-        value: trimmed.to_string(),
+        value: Cow::Borrowed(trimmed),
         range: start..start + trimmed.len(),
     })
 }
 
 /// A double-quoted scalar that is the whole rest of its line and needs no unescaping: no backslash
 /// and no quote inside. Its value is the text between the quotes.
-fn quoted(v: &str, start: usize) -> Option<Scalar> {
+fn quoted(v: &str, start: usize) -> Option<Scalar<'_>> {
     let inner = v.strip_prefix('"')?.strip_suffix('"')?;
     if inner.contains(['"', '\\']) {
         return None;
     }
     Some(Scalar {
-        value: inner.to_string(),
+        value: Cow::Borrowed(inner),
         range: start..start + v.len(),
     })
 }
 
 /// `key:` followed by `  - item` lines, all at the same indentation.
-fn list(lines: &[Line], from: usize) -> Option<(Value, usize)> {
+fn list<'a>(lines: &[Line<'a>], from: usize) -> Option<(Value<'a>, usize)> {
     let mut items = Vec::new();
     let mut indent = None;
     let mut i = from;
@@ -185,14 +187,17 @@ fn list(lines: &[Line], from: usize) -> Option<(Value, usize)> {
 
 /// A `>-` (folded, strip) or `|` (literal, clip) block scalar whose lines all share one
 /// indentation. Blank lines are allowed between content lines only.
-fn block(lines: &[Line], from: usize, folded: bool) -> Option<(Value, usize)> {
+fn block<'a>(lines: &[Line<'a>], from: usize, folded: bool) -> Option<(Value<'a>, usize)> {
     let first = lines.get(from)?;
     let indent = first.indent();
     if indent == 0 || first.is_blank() {
         return None;
     }
-    let mut content: Vec<&Line> = Vec::new();
-    let mut blanks_after: Vec<usize> = Vec::new();
+    // One pass: each content line is appended after the separator its preceding blank lines call
+    // for; blank lines after the last content line are dropped (`-` strips, `|` clips).
+    let mut value = String::new();
+    let mut last = first;
+    let mut blanks = 0;
     let mut i = from;
     while let Some(line) = lines.get(i) {
         if line.is_blank() {
@@ -200,9 +205,7 @@ fn block(lines: &[Line], from: usize, folded: bool) -> Option<(Value, usize)> {
             if line.text.len() > indent {
                 return None;
             }
-            if let Some(b) = blanks_after.last_mut() {
-                *b += 1;
-            }
+            blanks += 1;
             i += 1;
             continue;
         }
@@ -215,25 +218,28 @@ fn block(lines: &[Line], from: usize, folded: bool) -> Option<(Value, usize)> {
         if n < indent || (folded && n != indent) {
             return None;
         }
-        content.push(line);
-        blanks_after.push(0);
-        i += 1;
-    }
-    let mut value = String::new();
-    for (k, line) in content.iter().enumerate() {
-        value.push_str(&line.text[indent..]);
-        if k + 1 < content.len() {
-            let blanks = blanks_after[k];
-            if folded {
-                if blanks == 0 {
-                    value.push(' ');
-                } else {
-                    value.extend(std::iter::repeat_n('\n', blanks));
-                }
-            } else {
+        if i > from {
+            if !folded {
                 value.extend(std::iter::repeat_n('\n', blanks + 1));
+            } else if blanks == 0 {
+                value.push(' ');
+            } else {
+                value.extend(std::iter::repeat_n('\n', blanks));
             }
+        } else {
+            // Room for the whole block as written, which the value never exceeds by much.
+            let end = lines
+                .iter()
+                .skip(from)
+                .take_while(|l| l.is_blank() || l.indent() > 0)
+                .last()
+                .map_or(line.start, |l| l.start + l.text.len());
+            value.reserve(end - line.start + 1);
         }
+        value.push_str(&line.text[indent..]);
+        last = line;
+        blanks = 0;
+        i += 1;
     }
     if value.ends_with(' ') {
         // Trailing spaces of the last line are content in YAML; keep out of the subset.
@@ -242,12 +248,11 @@ fn block(lines: &[Line], from: usize, folded: bool) -> Option<(Value, usize)> {
     if !folded {
         value.push('\n');
     }
-    let last = content.last()?;
     let start = first.start + indent;
     let end = last.start + last.text.len();
     Some((
         Value::Str(Scalar {
-            value,
+            value: Cow::Owned(value),
             range: start..end,
         }),
         i,
@@ -264,14 +269,14 @@ mod tests {
                 .into_iter()
                 .map(|f| {
                     let v = match f.value {
-                        Value::Str(s) => s.value,
+                        Value::Str(s) => s.value.into_owned(),
                         Value::List(items) => items
                             .into_iter()
                             .map(|i| i.value)
                             .collect::<Vec<_>>()
                             .join("|"),
                     };
-                    (f.key.value, v)
+                    (f.key.value.into_owned(), v)
                 })
                 .collect()
         })
