@@ -24,9 +24,14 @@ pub fn status(spec: &Spec) -> String {
         let mut total = [0usize; 4];
         for chapter in &spec.contract.chapters {
             let mut n = [0usize; 4];
-            for c in spec.clauses.iter().filter(|c| &c.chapter == chapter) {
+            for (i, c) in spec
+                .clauses
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| &c.chapter == chapter)
+            {
                 n[0] += 1;
-                match tr.state(c) {
+                match tr.state(i, c) {
                     TranslationState::Current => n[1] += 1,
                     TranslationState::Stale => n[2] += 1,
                     TranslationState::Missing => n[3] += 1,
@@ -81,7 +86,12 @@ pub fn stamp_clauses(
                         .help("pass ids as `kcontract list` shows them, or --all-reviewed"),
                 );
             }
-            if !spec.translations.iter().any(|t| t.clauses.contains_key(id)) {
+            let index = spec.by_id.get(id.as_str()).copied();
+            if !spec
+                .translations
+                .iter()
+                .any(|t| index.is_some_and(|i| t.get(i).is_some()))
+            {
                 return Err(Diagnostic::error(
                     "K0305",
                     format!("clause `{id}` has no translation to stamp"),
@@ -94,13 +104,15 @@ pub fn stamp_clauses(
     let mut edits: BTreeMap<FileId, Vec<(std::ops::Range<usize>, String)>> = BTreeMap::new();
     let mut done = Vec::new();
     for tr in &spec.translations {
-        for (id, t) in &tr.clauses {
-            let Some(source) = spec.clause(id) else {
+        // In id order, as the files are edited and reported.
+        for (id, &i) in &spec.by_id {
+            let Some(t) = tr.get(i) else {
                 continue;
             };
+            let source = &spec.clauses[i];
             let wanted = match target {
                 StampTarget::Ids(ids) => ids.contains(id),
-                StampTarget::AllReviewed => tr.state(source) == TranslationState::Stale,
+                StampTarget::AllReviewed => tr.state(i, source) == TranslationState::Stale,
             };
             let new = source.stamp.clone();
             if !wanted || t.source == new {

@@ -216,18 +216,36 @@ impl TranslationState {
 pub struct Translation {
     pub lang: String,
     pub documents: Vec<Document>,
-    /// Boxed: the loader moves each one several times while building the map.
-    pub clauses: BTreeMap<String, Box<TranslatedClause>>,
+    /// The translated clauses, each at the index of its source clause in [`Spec::clauses`]
+    /// (`None`: not translated). A translation of a clause that does not exist is reported by
+    /// the loader and not kept. Indexed rather than keyed by id: a build looks up every clause's
+    /// translation several times, and at 10,000 clauses the map lookups showed in profiles.
+    pub clauses: Vec<Option<Box<TranslatedClause>>>,
 }
 
 impl Translation {
-    pub fn state(&self, source: &Clause) -> TranslationState {
-        self.lookup(source).0
+    /// The translation of the source clause at `index`.
+    pub fn get(&self, index: usize) -> Option<&TranslatedClause> {
+        self.clauses.get(index).and_then(|t| t.as_deref())
     }
 
-    /// The state of `source`'s translation and the translation itself, from one map lookup.
-    pub fn lookup(&self, source: &Clause) -> (TranslationState, Option<&TranslatedClause>) {
-        let t = self.clauses.get(&source.id).map(|t| &**t);
+    /// The state of the translation of `source`, the clause at `index` of [`Spec::clauses`].
+    pub fn state(&self, index: usize, source: &Clause) -> TranslationState {
+        self.lookup(index, source).0
+    }
+
+    /// The state of the translation of `source` (the clause at `index` of [`Spec::clauses`]) and
+    /// the translation itself.
+    pub fn lookup(
+        &self,
+        index: usize,
+        source: &Clause,
+    ) -> (TranslationState, Option<&TranslatedClause>) {
+        let t = self.get(index);
+        debug_assert!(
+            t.is_none_or(|t| t.id == source.id),
+            "translation index out of step"
+        );
         let state = match t {
             None => TranslationState::Missing,
             Some(t) if t.source == source.stamp => TranslationState::Current,

@@ -118,7 +118,8 @@ mod tests {
             let clauses: Vec<crate::site::ClauseCtx> = spec
                 .clauses
                 .iter()
-                .map(|c| crate::site::clause_ctx(c, tr, crate::matrix::Status::Stub))
+                .enumerate()
+                .map(|(i, c)| crate::site::clause_ctx(i, c, tr, crate::matrix::Status::Stub))
                 .collect();
             if tr.is_none() {
                 assert!(clauses.iter().any(|c| c.plain.contains('<')));

@@ -28,8 +28,7 @@ use clause_block::Schema;
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 use crate::keywords::levels_in;
 use crate::spec::{
-    Block, Contract, Document, Spec, TestGlobs, TranslatedClause, Translation, TranslationState,
-    Upstream,
+    Block, Contract, Document, Spec, TestGlobs, Translation, TranslationState, Upstream,
 };
 use crate::timings::Timings;
 
@@ -455,9 +454,8 @@ fn load_translation(
         .into_iter();
     let start = Instant::now();
     let diags = &mut out.diagnostics;
-    // Per source clause, the translation registered for it (an index into `translated`).
-    let mut slot: Vec<Option<usize>> = vec![None; spec.clauses.len()];
-    let mut translated: Vec<Box<TranslatedClause>> = Vec::new();
+    // Per source clause, the translation registered for it.
+    tr.clauses = vec![None; spec.clauses.len()];
     for (chapter, file, parsed) in parsed {
         let mut blocks = Vec::with_capacity(parsed.pieces.len());
         for piece in parsed.pieces {
@@ -473,8 +471,8 @@ fn load_translation(
                         );
                         continue;
                     };
-                    if let Some(first) = slot[idx] {
-                        diags.push(duplicate(&t.id, &t.span, &translated[first].span));
+                    if let Some(first) = &tr.clauses[idx] {
+                        diags.push(duplicate(&t.id, &t.span, &first.span));
                         continue;
                     }
                     let source = &spec.clauses[idx];
@@ -498,8 +496,7 @@ fn load_translation(
                         );
                     }
                     blocks.push(Block::Clause(idx));
-                    slot[idx] = Some(translated.len());
-                    translated.push(t);
+                    tr.clauses[idx] = Some(t);
                 }
             }
         }
@@ -512,16 +509,7 @@ fn load_translation(
             blocks,
         });
     }
-    place_untranslated(spec, &slot, &mut tr);
-    // In id order, read off the source's id map (no sort), the translations `collect` into their
-    // map in one pass.
-    let mut translated: Vec<Option<Box<TranslatedClause>>> =
-        translated.into_iter().map(Some).collect();
-    tr.clauses = spec
-        .by_id
-        .iter()
-        .filter_map(|(id, &idx)| Some((id.clone(), translated[slot[idx]?].take()?)))
-        .collect();
+    place_untranslated(spec, &mut tr);
     out.timings.add("assemble", start.elapsed());
     tr
 }
@@ -529,13 +517,18 @@ fn load_translation(
 /// A source clause with no translation still appears on the translated page (with the source text
 /// and a "not yet translated" badge), right after the translated clause that precedes it in the
 /// source chapter — so a reader never silently misses a requirement.
-fn place_untranslated(spec: &Spec, translated: &[Option<usize>], tr: &mut Translation) {
+fn place_untranslated(spec: &Spec, tr: &mut Translation) {
+    let Translation {
+        documents,
+        clauses: translated,
+        ..
+    } = tr;
     let by_chapter: BTreeMap<&str, &Document> = spec
         .documents
         .iter()
         .map(|d| (d.chapter.as_str(), d))
         .collect();
-    for doc in &mut tr.documents {
+    for doc in documents.iter_mut() {
         let Some(source_doc) = by_chapter.get(doc.chapter.as_str()) else {
             continue;
         };
@@ -572,23 +565,25 @@ pub fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnostic> {
             Diagnostic::warning(code, msg)
         }
     };
+    // In parallel, in clause order (this was a serial step between loading and rendering).
     for tr in &spec.translations {
-        for c in &spec.clauses {
-            match tr.lookup(c) {
-                (TranslationState::Missing, _) => out.push(
+        let found = spec.clauses.par_iter().enumerate().filter_map(|(i, c)| {
+            match tr.lookup(i, c) {
+                (TranslationState::Missing, _) => Some(
                     make("K0301", format!("clause `{}` has no `{}` translation", c.id, tr.lang))
                         .at(c.id_span.clone(), format!("not translated into {}", tr.lang))
                         .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to spec/{}/{}.md", c.id, c.stamp, tr.lang, c.chapter)),
                 ),
-                (TranslationState::Stale, Some(t)) => out.push(
+                (TranslationState::Stale, Some(t)) => Some(
                     make("K0303", format!("the `{}` translation of `{}` is stale: the source text changed", tr.lang, c.id))
                         .at(t.source_span.clone(), format!("made from {}, the source text is now {}", t.source, c.stamp))
                         .with_context(c.id_span.clone(), "the source clause")
                         .help(format!("update the translation to the current source text, then run `kcontract i18n stamp {}`", c.id)),
                 ),
-                _ => {}
+                _ => None,
             }
-        }
+        });
+        out.par_extend(found);
     }
     out
 }
