@@ -90,6 +90,15 @@ impl SourceMap {
         FileId((self.files.len() - 1) as u32)
     }
 
+    /// How many files are registered (the next file gets this id).
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }

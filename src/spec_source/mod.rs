@@ -232,25 +232,116 @@ fn load_structure(dir: &Path) -> Loaded {
     };
 
     let source_lang = contract.languages.first().cloned().unwrap_or_default();
-    let parsed = parse_language(
-        dir,
-        &source_lang,
-        &contract.chapters,
-        &chapter_spans,
-        Schema::Source,
-        &mut out,
-    );
-    // Assembling the spec from the parsed chapters runs on one thread; it is timed on its own so
-    // `--timings` accounts for it.
+    let chapters = &contract.chapters;
+    // The source language's files are read, checked and parsed first, on the whole pool. Then its
+    // chapters are assembled into the spec on one thread while the rest of the pool reads, checks
+    // and parses the translations (a translation's assembly needs the source's). Files and
+    // diagnostics join `out` afterwards, in the order a step-by-step load would give them.
     let start = Instant::now();
-    let count = parsed
+    let source = read_language(dir, &source_lang, chapters);
+    out.timings.add("read", start.elapsed());
+    let start = Instant::now();
+    let source_ids = file_ids(&source, out.sources.len());
+    let translations_first = source_ids.iter().flatten().count() + out.sources.len();
+    let parsed = parse_read(&source, &source_ids, Schema::Source);
+    let ((source_parsed, source_spec), translations) = rayon::join(
+        || {
+            let (pieces, parse_diags): (Vec<_>, Vec<_>) = parsed.into_iter().unzip();
+            (parse_diags, assemble_source(&source, pieces, &source_lang))
+        },
+        || {
+            // Each translation's ids follow the previous one's; they are counted as its files are
+            // read, so the languages go one after the other (each in parallel inside).
+            let mut done = Vec::new();
+            let mut first = translations_first;
+            for lang in contract.languages.iter().skip(1) {
+                let read = read_language(dir, lang, chapters);
+                let ids = file_ids(&read, first);
+                first += ids.iter().flatten().count();
+                let parsed = parse_read(&read, &ids, Schema::Translation);
+                done.push((lang.clone(), read, ids, parsed));
+            }
+            done
+        },
+    );
+    out.timings.add("parse", start.elapsed());
+
+    let start = Instant::now();
+    let (documents, clauses, by_id, assemble_diags) = source_spec;
+    let files = register(
+        source,
+        &source_ids,
+        source_parsed,
+        &chapter_spans,
+        &mut out.sources,
+        &mut out.diagnostics,
+    );
+    debug_assert_eq!(files, documents.len());
+    out.diagnostics.extend(assemble_diags);
+    let mut spec = Spec {
+        contract,
+        documents,
+        clauses,
+        by_id,
+        translations: Vec::new(),
+        runtimes: None,
+    };
+    // The translations' files are registered before the runtimes catalogue (their ids were given
+    // out first); their diagnostics come after its, as in a step-by-step load.
+    let mut registered = Vec::new();
+    for (lang, read, ids, parsed) in translations {
+        let (pieces, parse_diags): (Vec<_>, Vec<_>) = parsed.into_iter().unzip();
+        let parsed: Vec<_> = read
+            .files
+            .iter()
+            .zip(pieces)
+            .filter_map(|((chapter, path, _), p)| Some((chapter.clone(), path.clone(), p?)))
+            .collect();
+        let mut diags = Vec::new();
+        register(
+            read,
+            &ids,
+            parse_diags,
+            &chapter_spans,
+            &mut out.sources,
+            &mut diags,
+        );
+        registered.push((lang, parsed, diags));
+    }
+    spec.runtimes = load_runtimes(dir, &mut out);
+    out.timings.add("assemble", start.elapsed());
+    for (lang, parsed, diags) in registered {
+        out.diagnostics.extend(diags);
+        let tr = load_translation(&lang, parsed, &spec, &mut out);
+        spec.translations.push(tr);
+    }
+    out.spec = spec;
+    out
+}
+
+/// The source language's documents and clauses, in chapter order, the id index, and what
+/// assembling them reports (duplicate ids).
+#[allow(clippy::type_complexity)]
+fn assemble_source(
+    read: &ReadLanguage,
+    pieces: Vec<Option<chapter::ParsedChapter>>,
+    source_lang: &str,
+) -> (
+    Vec<Document>,
+    Vec<crate::spec::Clause>,
+    BTreeMap<String, usize>,
+    Vec<Diagnostic>,
+) {
+    let count = pieces
         .iter()
-        .flat_map(|(_, _, p)| &p.pieces)
+        .flatten()
+        .flat_map(|p| &p.pieces)
         .filter(|piece| matches!(piece, Piece::Clause(_)))
         .count();
     let mut clauses = Vec::with_capacity(count);
-    let mut documents = Vec::with_capacity(parsed.len());
-    for (chapter, file, parsed) in parsed {
+    let mut documents = Vec::with_capacity(pieces.len());
+    for ((chapter, path, _), parsed) in read.files.iter().zip(pieces) {
+        let Some(parsed) = parsed else { continue };
         let mut blocks = Vec::with_capacity(parsed.pieces.len());
         for piece in parsed.pieces {
             match piece {
@@ -264,30 +355,16 @@ fn load_structure(dir: &Path) -> Loaded {
         }
         documents.push(Document {
             title: parsed.title.unwrap_or_else(|| chapter.clone()),
-            chapter,
-            lang: source_lang.clone(),
-            file,
+            chapter: chapter.clone(),
+            lang: source_lang.to_string(),
+            file: path.clone(),
             headings: parsed.headings,
             blocks,
         });
     }
-    let by_id = index_ids(&clauses, &mut out.diagnostics);
-    let mut spec = Spec {
-        contract,
-        documents,
-        clauses,
-        by_id,
-        translations: Vec::new(),
-        runtimes: None,
-    };
-    out.timings.add("assemble", start.elapsed());
-    spec.runtimes = load_runtimes(dir, &mut out);
-    for lang in spec.contract.languages.clone().iter().skip(1) {
-        let tr = load_translation(dir, lang, &spec, &chapter_spans, &mut out);
-        spec.translations.push(tr);
-    }
-    out.spec = spec;
-    out
+    let mut diags = Vec::new();
+    let by_id = index_ids(&clauses, &mut diags);
+    (documents, clauses, by_id, diags)
 }
 
 /// The id → index map. Ids are global: the first definition wins, later ones are errors pointing
@@ -333,107 +410,134 @@ fn by_first(sorted: &[(&str, usize)], id: &str) -> usize {
     sorted[sorted.partition_point(|(x, _)| *x < id)].1
 }
 
-/// Read and parse every chapter of one language folder, in contract order; report missing and
-/// unlisted chapter files.
-fn parse_language(
-    dir: &Path,
-    lang: &str,
-    chapters: &[String],
-    chapter_spans: &[Span],
-    schema: Schema,
-    out: &mut Loaded,
-) -> Vec<(String, PathBuf, chapter::ParsedChapter)> {
+/// One language folder's chapter files, read and checked (UTF-8, line index) in parallel, in
+/// contract order: each listed chapter with its path and the file, or the error reading it. The
+/// unlisted-chapter check runs here too (it lists the folder), its findings kept for later.
+struct ReadLanguage {
+    files: Vec<(String, PathBuf, Result<Prepared, io::Error>)>,
+    unlisted: Vec<Diagnostic>,
+}
+
+fn read_language(dir: &Path, lang: &str, chapters: &[String]) -> ReadLanguage {
     let lang_dir = dir.join(lang);
-    // Read all chapter files in parallel, then register them in order (file ids, and so the
-    // order of diagnostics, stay deterministic), then parse them in parallel.
-    let paths: Vec<PathBuf> = chapters
-        .iter()
-        .map(|c| lang_dir.join(format!("{c}.md")))
-        .collect();
-    let start = Instant::now();
-    let contents: Vec<io::Result<Vec<u8>>> = paths.par_iter().map(fs::read).collect();
-    out.timings.add("read", start.elapsed());
-    let start = Instant::now();
-    let contents: Vec<Result<Prepared, io::Error>> = paths
+    let files = chapters
         .par_iter()
-        .zip(contents)
-        .map(|(path, content)| match content {
-            // A missing chapter is reported with the contract line that lists it, below.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(e),
-            other => Ok(prepare(path, other)),
+        .map(|c| {
+            let path = lang_dir.join(format!("{c}.md"));
+            let prepared = match fs::read(&path) {
+                // A missing chapter is reported with the contract line that lists it.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => Err(e),
+                other => Ok(prepare(&path, other)),
+            };
+            (c.clone(), path, prepared)
         })
         .collect();
-    out.timings.add("parse", start.elapsed());
-    let mut files = Vec::new();
-    for (((chapter, span), path), content) in
-        chapters.iter().zip(chapter_spans).zip(paths).zip(contents)
+    let mut unlisted = Vec::new();
+    check_unlisted(&lang_dir, chapters, &mut unlisted);
+    ReadLanguage { files, unlisted }
+}
+
+/// The id each file will be registered under, counting from `first` (files that could not be
+/// read get none; a file that is not UTF-8 gets one, so its diagnostic can quote it).
+fn file_ids(read: &ReadLanguage, first: usize) -> Vec<Option<FileId>> {
+    let mut next = first;
+    read.files
+        .iter()
+        .map(|(_, _, f)| match f {
+            Ok(Prepared::Text(_) | Prepared::BadUtf8(..)) => {
+                next += 1;
+                Some(FileId((next - 1) as u32))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Parse the readable chapter files of a language in parallel: each file's chapter (`None` for a
+/// file that is missing or not UTF-8) and what parsing it reported.
+fn parse_read(
+    read: &ReadLanguage,
+    ids: &[Option<FileId>],
+    schema: Schema,
+) -> Vec<(Option<chapter::ParsedChapter>, Vec<Diagnostic>)> {
+    read.files
+        .par_iter()
+        .zip(ids)
+        .map(|((chapter, _, f), id)| match (f, id) {
+            (Ok(Prepared::Text(file)), Some(id)) => {
+                let mut d = Vec::new();
+                let parsed = chapter::parse_chapter(*id, file, chapter, schema, &mut d);
+                (Some(parsed), d)
+            }
+            _ => (None, Vec::new()),
+        })
+        .collect()
+}
+
+/// Register a language's files under the ids [`file_ids`] gave them, with what reading and
+/// parsing them reported, in contract order: first each file's own problem (missing, unreadable,
+/// not UTF-8), then the parse diagnostics, then the unlisted chapter files. Returns how many
+/// chapters were parsed.
+fn register(
+    read: ReadLanguage,
+    ids: &[Option<FileId>],
+    parse_diags: Vec<Vec<Diagnostic>>,
+    chapter_spans: &[Span],
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> usize {
+    let mut parsed = 0;
+    for (((chapter, path, content), span), id) in read.files.into_iter().zip(chapter_spans).zip(ids)
     {
         match content {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => out.diagnostics.push(
-                Diagnostic::error(
-                    "K0011",
-                    format!(
-                        "chapter `{chapter}` is listed but `{}` does not exist",
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                diags.push(
+                    Diagnostic::error(
+                        "K0011",
+                        format!(
+                            "chapter `{chapter}` is listed but `{}` does not exist",
+                            path.display()
+                        ),
+                    )
+                    .at(span.clone(), "listed here")
+                    .help(format!(
+                        "create {}, or remove the chapter from contract.yaml",
                         path.display()
-                    ),
-                )
-                .at(span.clone(), "listed here")
-                .help(format!(
-                    "create {}, or remove the chapter from contract.yaml",
-                    path.display()
-                )),
-            ),
-            Err(e) => out.diagnostics.push(io_error(&path, &e)),
+                    )),
+                );
+            }
+            Err(e) => diags.push(io_error(&path, &e)),
             Ok(prepared) => {
-                if let Some(fid) =
-                    add_prepared(&path, prepared, &mut out.sources, &mut out.diagnostics)
-                {
-                    files.push((chapter.clone(), path, fid));
-                }
+                let is_text = matches!(prepared, Prepared::Text(_));
+                let at = sources.len();
+                add_prepared(&path, prepared, sources, diags);
+                // A file that went in went in under the id `file_ids` gave it.
+                let added = sources.len() > at;
+                debug_assert_eq!(id.map(|i| i.0 as usize), added.then_some(at));
+                parsed += usize::from(is_text);
             }
         }
     }
-    let sources: &SourceMap = &out.sources;
-    let start = Instant::now();
-    let parsed: Vec<(chapter::ParsedChapter, Vec<Diagnostic>)> = files
-        .par_iter()
-        .map(|(chapter, _, fid)| {
-            let mut d = Vec::new();
-            let parsed = chapter::parse_chapter(*fid, sources.get(*fid), chapter, schema, &mut d);
-            (parsed, d)
-        })
-        .collect();
-    out.timings.add("parse", start.elapsed());
-    let mut result = Vec::new();
-    for ((chapter, path, _), (parsed, d)) in files.into_iter().zip(parsed) {
-        out.diagnostics.extend(d);
-        result.push((chapter, path, parsed));
+    for d in parse_diags {
+        diags.extend(d);
     }
-    check_unlisted(&lang_dir, chapters, &mut out.diagnostics);
-    result
+    diags.extend(read.unlisted);
+    parsed
 }
 
 /// Load one translation: its chapters mirror the source's; each clause must translate an existing
 /// source clause, keep its level, and carry the stamp of the source text it was made from.
 fn load_translation(
-    dir: &Path,
     lang: &str,
+    parsed: Vec<(String, PathBuf, chapter::ParsedChapter)>,
     spec: &Spec,
-    chapter_spans: &[Span],
     out: &mut Loaded,
 ) -> Translation {
+    let start = Instant::now();
     let mut tr = Translation {
         lang: lang.to_string(),
         ..Translation::default()
     };
-    let parsed = parse_language(
-        dir,
-        lang,
-        &spec.contract.chapters,
-        chapter_spans,
-        Schema::Translation,
-        out,
-    );
     // Each translated clause's source index and keyword levels (its own and its source's), computed
     // in parallel (in piece order) before the sequential pass below that registers the
     // translations.
@@ -452,7 +556,6 @@ fn load_translation(
         })
         .collect::<Vec<_>>()
         .into_iter();
-    let start = Instant::now();
     let diags = &mut out.diagnostics;
     // Per source clause, the translation registered for it.
     tr.clauses = vec![None; spec.clauses.len()];
