@@ -7,7 +7,7 @@
 //!    round in another order (what ran just before a process changes its time on these VMs).
 //!    kcontract runs three ways: rebuilding over its previous output (it reuses unchanged files),
 //!    into a fresh folder, and without the sidebar (an empty `toc.html`), to show what that costs.
-//!    The first alternates with mdBook and Hugo; the other two alternate with each other afterwards.
+//!    All five alternate: a ratio is only meaningful between runs made at the same time here.
 //!    Each timed run starts after a `sync` (untimed), so no run pays for writing back another's output.
 //! 3. Times `check`, `list`, `matrix` and `scaffold --check` (those the binary has) at each N.
 //!
@@ -164,25 +164,23 @@ fn main() {
             tools.push(("hugo (en)", c, None));
         }
         let mut samples: Vec<Vec<(f64, u64)>> = vec![Vec::new(); tools.len()];
-        // Two rounds of alternation: the comparison (kcontract rebuild, mdBook, Hugo), then the
-        // kcontract variants. A fresh-output run writes and deletes ~100 MB at ×100, and on the
-        // VMs here that I/O spills into the runs after it; kept apart, it does not weigh on the
-        // comparison.
-        // Within a group, run r uses the group's r-th ordering (all orderings in turn), so no tool
-        // always follows the same one: on these VMs how fast a process gets its memory depends on
-        // what ran just before it (BENCHMARKS.md, "Order effects").
-        let comparison: Vec<usize> = std::iter::once(0).chain(3..tools.len()).collect();
-        for group in [comparison, vec![1, 2]] {
-            let orders = permutations(&group);
-            for run in 0..args.runs {
-                for &i in &orders[run % orders.len()] {
-                    let (_, cmd, clean) = &mut tools[i];
-                    if let Some(d) = clean {
-                        let _ = fs::remove_dir_all(d);
-                    }
-                    settle();
-                    samples[i].push(timed(cmd));
+        // One round of alternation over every tool: this VM's speed drifts over minutes, and a
+        // ratio of medians taken at different times would measure the drift as well. (Every run
+        // starts after an untimed `sync`, so the ~100 MB a fresh-output run writes does not spill
+        // into the next run.) Run r uses one of the orderings, spread over all of them (every
+        // 7th: with five tools, 120 orderings), so no tool always follows the same one: on these
+        // VMs how fast a process gets its memory depends on what ran just before it
+        // (BENCHMARKS.md, "Order effects").
+        let all: Vec<usize> = (0..tools.len()).collect();
+        let orders = permutations(&all);
+        for run in 0..args.runs {
+            for &i in &orders[(run * 7) % orders.len()] {
+                let (_, cmd, clean) = &mut tools[i];
+                if let Some(d) = clean {
+                    let _ = fs::remove_dir_all(d);
                 }
+                settle();
+                samples[i].push(timed(cmd));
             }
         }
         let medians: Vec<f64> = samples.iter().map(|s| median(s)).collect();

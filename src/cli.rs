@@ -79,7 +79,8 @@ pub enum Command {
         /// Missing or stale translations are errors, not warnings.
         #[arg(long)]
         strict: bool,
-        /// Print where the time went (read, parse, validate, tests+matrix, render+write, swap) to stderr.
+        /// Print where the time went to stderr: the steps (read, parse, assemble, validate,
+        /// tests+matrix, templates, prepare, render+write, swap) and the parts of render+write.
         #[arg(long)]
         timings: bool,
         /// Test results (JUnit XML or libtest output) to show in the matrix page.
