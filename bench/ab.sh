@@ -18,7 +18,7 @@ for side in A B; do
   sha=$(git rev-parse --short "$rev")
   tree=$PWD/target/ab/$sha
   if [ ! -x "$tree/target/release/kcontract" ]; then
-    [ -d "$tree" ] || git worktree add --detach -f "$tree" "$sha" >/dev/null
+    [ -d "$tree" ] || git worktree add --quiet --detach -f "$tree" "$sha"
     (cd "$tree" && cargo build --release -q)
   fi
   bin[$side]=$tree/target/release/kcontract
