@@ -1163,20 +1163,7 @@ mod tests {
             contract: crate::list::ContractInfo::of(spec),
             clauses: Clauses(spec, &by_lang),
         };
-        // Sized up front: grown by doubling, the buffer of a 10 MB file peaked at 16 MB, then 32 MB
-        // for the final newline.
-        let estimate: usize = spec
-            .clauses
-            .iter()
-            .map(|c| 2 * c.text.len() + 640)
-            .sum::<usize>()
-            + spec
-                .translations
-                .iter()
-                .flat_map(|t| t.clauses.iter().flatten())
-                .map(|t| t.text.len() * 2)
-                .sum::<usize>();
-        let mut buf = Vec::with_capacity(estimate);
+        let mut buf = Vec::new();
         if serde_json::to_writer_pretty(&mut buf, &out).is_err() {
             buf.clear();
         }

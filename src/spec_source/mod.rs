@@ -267,8 +267,7 @@ fn load_structure(dir: &Path) -> Loaded {
     out.timings.add("parse", start.elapsed());
 
     let start = Instant::now();
-    let (documents, clauses, by_id, assemble_diags) = source_spec;
-    let files = register(
+    register(
         source,
         &source_ids,
         source_parsed,
@@ -276,13 +275,12 @@ fn load_structure(dir: &Path) -> Loaded {
         &mut out.sources,
         &mut out.diagnostics,
     );
-    debug_assert_eq!(files, documents.len());
-    out.diagnostics.extend(assemble_diags);
+    out.diagnostics.extend(source_spec.diagnostics);
     let mut spec = Spec {
         contract,
-        documents,
-        clauses,
-        by_id,
+        documents: source_spec.documents,
+        clauses: source_spec.clauses,
+        by_id: source_spec.by_id,
         translations: Vec::new(),
         runtimes: None,
     };
@@ -319,19 +317,20 @@ fn load_structure(dir: &Path) -> Loaded {
     out
 }
 
-/// The source language's documents and clauses, in chapter order, the id index, and what
-/// assembling them reports (duplicate ids).
-#[allow(clippy::type_complexity)]
+/// The source language assembled: its documents and clauses in chapter order, the id index, and
+/// what assembling reports (duplicate ids).
+struct SourceSpec {
+    documents: Vec<Document>,
+    clauses: Vec<crate::spec::Clause>,
+    by_id: BTreeMap<String, usize>,
+    diagnostics: Vec<Diagnostic>,
+}
+
 fn assemble_source(
     read: &ReadLanguage,
     pieces: Vec<Option<chapter::ParsedChapter>>,
     source_lang: &str,
-) -> (
-    Vec<Document>,
-    Vec<crate::spec::Clause>,
-    BTreeMap<String, usize>,
-    Vec<Diagnostic>,
-) {
+) -> SourceSpec {
     let count = pieces
         .iter()
         .flatten()
@@ -362,9 +361,14 @@ fn assemble_source(
             blocks,
         });
     }
-    let mut diags = Vec::new();
-    let by_id = index_ids(&clauses, &mut diags);
-    (documents, clauses, by_id, diags)
+    let mut diagnostics = Vec::new();
+    let by_id = index_ids(&clauses, &mut diagnostics);
+    SourceSpec {
+        documents,
+        clauses,
+        by_id,
+        diagnostics,
+    }
 }
 
 /// The id → index map. Ids are global: the first definition wins, later ones are errors pointing
@@ -476,8 +480,7 @@ fn parse_read(
 
 /// Register a language's files under the ids [`file_ids`] gave them, with what reading and
 /// parsing them reported, in contract order: first each file's own problem (missing, unreadable,
-/// not UTF-8), then the parse diagnostics, then the unlisted chapter files. Returns how many
-/// chapters were parsed.
+/// not UTF-8), then the parse diagnostics, then the unlisted chapter files.
 fn register(
     read: ReadLanguage,
     ids: &[Option<FileId>],
@@ -485,8 +488,7 @@ fn register(
     chapter_spans: &[Span],
     sources: &mut SourceMap,
     diags: &mut Vec<Diagnostic>,
-) -> usize {
-    let mut parsed = 0;
+) {
     for (((chapter, path, content), span), id) in read.files.into_iter().zip(chapter_spans).zip(ids)
     {
         match content {
@@ -508,13 +510,11 @@ fn register(
             }
             Err(e) => diags.push(io_error(&path, &e)),
             Ok(prepared) => {
-                let is_text = matches!(prepared, Prepared::Text(_));
                 let at = sources.len();
                 add_prepared(&path, prepared, sources, diags);
                 // A file that went in went in under the id `file_ids` gave it.
                 let added = sources.len() > at;
                 debug_assert_eq!(id.map(|i| i.0 as usize), added.then_some(at));
-                parsed += usize::from(is_text);
             }
         }
     }
@@ -522,7 +522,6 @@ fn register(
         diags.extend(d);
     }
     diags.extend(read.unlisted);
-    parsed
 }
 
 /// Load one translation: its chapters mirror the source's; each clause must translate an existing
