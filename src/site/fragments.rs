@@ -31,9 +31,7 @@ pub fn escaped(t: &Ui) -> EscapedUi {
 }
 
 /// HTML-escape `s` onto `out`, exactly as tera's default escaper does.
-pub fn escape_into(out: &mut String, s: &str) {
-    crate::escape::escape_html(out, s);
-}
+pub use crate::escape::escape_html as escape_into;
 
 /// The same escaper as a tera escape function, so the page templates escape the same way, faster.
 pub fn tera_escape(s: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {

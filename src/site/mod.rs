@@ -754,7 +754,7 @@ fn lang_render<'s>(
                 .enumerate()
                 .map(|(i, (c, r))| clause_ctx(k * CHUNK + i, c, tr, r.status))
                 .collect();
-            parts.add("contexts", start);
+            parts.add(Part::Contexts, start);
             chunk
         })
         .collect();
@@ -805,12 +805,19 @@ pub struct Rendered {
     pub parts: Vec<(&'static str, std::time::Duration)>,
 }
 
-/// Thread time per part of [`render_into`], added up across the pool.
-#[derive(Default)]
-struct Parts([AtomicU64; PARTS.len()]);
+/// The parts `--timings` shows under render+write, in the order shown (see [`PART_NAMES`]).
+#[derive(Clone, Copy)]
+enum Part {
+    Contexts,
+    Chapters,
+    ClauseIndex,
+    MatrixPage,
+    SearchIndex,
+    ClausesJson,
+    MatrixFiles,
+}
 
-/// The parts `--timings` shows under render+write, in the order shown.
-const PARTS: [&str; 7] = [
+const PART_NAMES: [&str; 7] = [
     "contexts",
     "chapters",
     "clause index",
@@ -820,15 +827,17 @@ const PARTS: [&str; 7] = [
     "matrix files",
 ];
 
+/// Thread time per part of [`render_into`], added up across the pool.
+#[derive(Default)]
+struct Parts([AtomicU64; PART_NAMES.len()]);
+
 impl Parts {
-    fn add(&self, part: &str, since: std::time::Instant) {
-        if let Some(i) = PARTS.iter().position(|p| *p == part) {
-            self.0[i].fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
-        }
+    fn add(&self, part: Part, since: std::time::Instant) {
+        self.0[part as usize].fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
     }
 
     fn report(&self) -> Vec<(&'static str, std::time::Duration)> {
-        PARTS
+        PART_NAMES
             .iter()
             .zip(&self.0)
             .map(|(p, n)| {
@@ -842,15 +851,15 @@ impl Parts {
 }
 
 impl Job {
-    /// Which of [`PARTS`] this job is timed in (the small pages go with the chapters).
-    fn part(&self) -> &'static str {
+    /// Which part this job is timed in (the small pages go with the chapters).
+    fn part(&self) -> Part {
         match self {
-            Job::ClausesJson => "clauses.json",
-            Job::MatrixJson | Job::MatrixCsv => "matrix files",
-            Job::ClauseIndex(_) => "clause index",
-            Job::Matrix(_) => "matrix page",
-            Job::Search(_) => "search index",
-            Job::Index(_) | Job::Runtimes(_) | Job::Chapter(..) => "chapters",
+            Job::ClausesJson => Part::ClausesJson,
+            Job::MatrixJson | Job::MatrixCsv => Part::MatrixFiles,
+            Job::ClauseIndex(_) => Part::ClauseIndex,
+            Job::Matrix(_) => Part::MatrixPage,
+            Job::Search(_) => Part::SearchIndex,
+            Job::Index(_) | Job::Runtimes(_) | Job::Chapter(..) => Part::Chapters,
         }
     }
 }
