@@ -13,6 +13,7 @@
 
 pub mod annotations;
 pub mod cli;
+mod commands;
 pub mod conformance;
 pub mod diagnostic;
 pub mod escape;
@@ -24,6 +25,7 @@ pub mod keywords;
 pub mod list;
 pub mod matrix;
 pub mod model;
+mod pipeline;
 pub mod results;
 pub mod runtimes;
 pub mod scaffold;
@@ -31,5 +33,5 @@ pub mod site;
 pub mod spec;
 pub mod spec_source;
 pub mod suggest;
+mod terminal;
 pub mod timings;
-pub mod workflow;

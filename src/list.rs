@@ -131,10 +131,11 @@ impl<'a> ContractInfo<'a> {
     }
 }
 
-pub fn json(spec: &Spec) -> String {
-    let mut s = serde_json::to_string_pretty(&clause_list(spec)).unwrap_or_default();
+/// `list --format json`: [`ClauseList`], pretty-printed, with a final newline.
+pub fn json(spec: &Spec) -> Result<String, serde_json::Error> {
+    let mut s = serde_json::to_string_pretty(&clause_list(spec))?;
     s.push('\n');
-    s
+    Ok(s)
 }
 
 /// A plain-text table, one clause per line; long texts are shortened (the JSON has them whole).

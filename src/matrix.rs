@@ -334,7 +334,8 @@ struct MatrixJson<'a> {
     clauses: Vec<RowView<'a>>,
 }
 
-pub fn json(m: &Matrix) -> String {
+/// `matrix --format json` and `site/matrix.json`, pretty-printed, with a final newline.
+pub fn json(m: &Matrix) -> Result<String, serde_json::Error> {
     let v = MatrixJson {
         format: MATRIX_FORMAT,
         contract: ContractInfo {
@@ -360,9 +361,9 @@ pub fn json(m: &Matrix) -> String {
             })
             .collect(),
     };
-    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    let mut s = serde_json::to_string_pretty(&v)?;
     s.push('\n');
-    s
+    Ok(s)
 }
 
 /// RFC 4180 CSV, one row per clause; `tests` lists the claiming tests as `binary name [outcome]`,

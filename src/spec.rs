@@ -296,8 +296,6 @@ pub struct Spec {
     pub by_id: BTreeMap<String, usize>,
     /// The other languages of `contract.languages`, in order.
     pub translations: Vec<Translation>,
-    /// `runtimes/deviations.yaml`, when the spec folder has one.
-    pub runtimes: Option<crate::runtimes::Catalogue>,
 }
 
 impl Spec {

@@ -351,7 +351,8 @@ fn explain_prints_the_catalogue_entry() {
     );
     let out = run(&[], &["explain", "K9999"]);
     assert!(
-        out.starts_with("exit: 1\n") && out.contains("no diagnostic `K9999`"),
+        // An unknown code is a usage error (exit 2), like an unknown flag.
+        out.starts_with("exit: 2\n") && out.contains("no diagnostic `K9999`"),
         "{out}"
     );
 }

@@ -451,8 +451,9 @@ fn render_both_ways(spec_dir: &Path) -> (Files, Files, usize) {
     assert!(!scan.tests.is_empty());
     let m = kcontract::matrix::compute(&loaded.spec, &scan.tests, None);
     let tpl = site::templates(None).unwrap();
-    let native = site::render(&m, &tpl).unwrap();
-    let interpreted = site::render(&m, &site::templates(None).unwrap().interpreted()).unwrap();
+    let native = site::render(&m, None, &tpl).unwrap();
+    let interpreted =
+        site::render(&m, None, &site::templates(None).unwrap().interpreted()).unwrap();
     (native, interpreted, tpl.unspliced())
 }
 

@@ -342,9 +342,13 @@ fn template_error(e: &tera::Error) -> Diagnostic {
 }
 
 /// Render every page into memory: (relative path, bytes), sorted. Pure: no I/O (tests, fuzzing).
-pub fn render(m: &Matrix, tpl: &Templates) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+pub fn render(
+    m: &Matrix,
+    runtimes: Option<&crate::runtimes::Catalogue>,
+    tpl: &Templates,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     let files = Mutex::new(Vec::new());
-    render_into(m, tpl, &|rel, bytes| {
+    render_into(m, runtimes, tpl, &|rel, bytes| {
         files
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -426,14 +430,19 @@ enum Job {
 /// tera when overridden) and handed to the page templates as finished HTML, so a page template
 /// interprets a few dozen variables, not thousands of clauses. The table of contents is rendered
 /// once per language. Returns the page count.
-pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, Diagnostic> {
+pub fn render_into(
+    m: &Matrix,
+    runtimes: Option<&crate::runtimes::Catalogue>,
+    tpl: &Templates,
+    put: &Put,
+) -> Result<Rendered, Diagnostic> {
     let spec = m.spec;
     let tera = &tpl.tera;
     let langs = &spec.contract.languages;
     let parts = Parts::default();
     let per_lang: Vec<LangRender> = langs
         .par_iter()
-        .map(|lang| lang_render(m, tera, lang, &parts))
+        .map(|lang| lang_render(m, runtimes.is_some(), tera, lang, &parts))
         .collect::<Result<_, _>>()?;
 
     let mut jobs = vec![Job::ClausesJson];
@@ -443,7 +452,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
     jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
     for (l, lr) in per_lang.iter().enumerate() {
         jobs.push(Job::Index(l));
-        if spec.runtimes.is_some() {
+        if runtimes.is_some() {
             jobs.push(Job::Runtimes(l));
         }
         jobs.extend((0..lr.docs.len()).map(|d| Job::Chapter(l, d)));
@@ -520,7 +529,12 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
     let run = |job: &Job| -> Result<(), Diagnostic> {
         match *job {
             Job::ClausesJson => put("clauses.json".into(), clauses_json(spec)),
-            Job::MatrixJson => put("matrix.json".into(), matrix::json(m).into_bytes()),
+            Job::MatrixJson => {
+                let json = matrix::json(m).map_err(|e| {
+                    Diagnostic::error("K0401", format!("matrix.json cannot be written: {e}"))
+                })?;
+                put("matrix.json".into(), json.into_bytes())
+            }
             Job::MatrixCsv => put("matrix.csv".into(), matrix::csv(m).into_bytes()),
             Job::Chapter(l, d) => {
                 let lr = &per_lang[l];
@@ -649,7 +663,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
                 let index = search::index_script(spec, &lr.clauses);
                 put(format!("assets/search-{}.js", lr.lang), index)
             }
-            Job::Runtimes(l) => match &spec.runtimes {
+            Job::Runtimes(l) => match runtimes {
                 Some(rt) => {
                     let lr = &per_lang[l];
                     let rt = runtimes_ctx(rt, lr.lang);
@@ -701,6 +715,7 @@ pub fn render_into(m: &Matrix, tpl: &Templates, put: &Put) -> Result<Rendered, D
 /// A language's shared state for [`render_into`].
 fn lang_render<'s>(
     m: &'s Matrix,
+    has_runtimes: bool,
     tera: &Tera,
     lang: &'s str,
     parts: &Parts,
@@ -735,7 +750,7 @@ fn lang_render<'s>(
     base.insert("version", &spec.contract.version);
     base.insert("upstream", &spec.contract.upstream);
     base.insert("chapters", &chapters);
-    base.insert("has_runtimes", &spec.runtimes.is_some());
+    base.insert("has_runtimes", &has_runtimes);
     let toc = tera
         .render("toc.html", &base)
         .map_err(|e| template_error(&e))?;
@@ -1074,14 +1089,18 @@ fn clauses_json(spec: &Spec) -> Vec<u8> {
 }
 
 /// Render and write the site atomically into `opts.out`.
-pub fn build(m: &Matrix, opts: &BuildOptions) -> Result<BuildReport, Diagnostic> {
+pub fn build(
+    m: &Matrix,
+    runtimes: Option<&crate::runtimes::Catalogue>,
+    opts: &BuildOptions,
+) -> Result<BuildReport, Diagnostic> {
     let mut timings = crate::timings::Timings::default();
     let tpl = timings.time("templates", || templates(opts.templates.as_deref()))?;
     let out = timings.time("prepare", || OutputDir::prepare(&opts.out))?;
     let files = AtomicUsize::new(0);
     let write_nanos = AtomicU64::new(0);
     let rendered = timings.time("render+write", || {
-        render_into(m, &tpl, &|rel, bytes| {
+        render_into(m, runtimes, &tpl, &|rel, bytes| {
             files.fetch_add(1, Ordering::Relaxed);
             let start = std::time::Instant::now();
             let r = out.write(&rel, &bytes);

@@ -1,0 +1,66 @@
+//! `kcontract check`: validate the spec, the runtimes catalogue and the test annotations; print a
+//! summary.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::annotations::{Scan, TestKind};
+use crate::pipeline::{Show, Stages};
+use crate::spec_source::LoadOptions;
+use crate::terminal::{Ctx, Outcome, plural, print};
+
+/// Validate the spec; print a summary. Exit 0 when there are no errors, 1 otherwise.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Check {
+    /// Missing or stale translations are errors, not warnings.
+    #[arg(long)]
+    strict: bool,
+}
+
+impl Check {
+    pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
+        let mut stages = Stages::new(ctx);
+        let loaded = stages.spec(
+            LoadOptions {
+                strict: self.strict,
+            },
+            Show::All,
+        )?;
+        stages.runtimes()?;
+        let tests = stages.tests(&loaded.spec, Path::new("."))?;
+        let verdict = match ctx.warnings() {
+            0 => "ok: no problems found".to_string(),
+            n => format!("ok: no errors, {n} warning{} (above)", plural(n)),
+        };
+        print(&format!(
+            "{}{}{verdict}\n",
+            crate::list::summary(&loaded.spec, &ctx.spec),
+            tests_summary(&tests.scan),
+        ))
+    }
+}
+
+/// The `check` summary line for tests.
+fn tests_summary(scan: &Scan) -> String {
+    let stubs = scan
+        .tests
+        .iter()
+        .filter(|t| t.kind == TestKind::Stub)
+        .count();
+    let clauses: BTreeSet<&str> = scan
+        .tests
+        .iter()
+        .flat_map(|t| t.claims.iter().map(|c| c.id.as_str()))
+        .collect();
+    format!(
+        "  tests   {} annotated test{} ({} stub{}) claim {} clause{}; {} file{} scanned\n",
+        scan.tests.len(),
+        plural(scan.tests.len()),
+        stubs,
+        plural(stubs),
+        clauses.len(),
+        plural(clauses.len()),
+        scan.files,
+        plural(scan.files)
+    )
+}

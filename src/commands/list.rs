@@ -1,0 +1,32 @@
+//! `kcontract list`: every clause, as a table or as the stable JSON interface.
+
+use crate::pipeline::{Show, Stages};
+use crate::spec_source::LoadOptions;
+use crate::terminal::{Ctx, Failure, Outcome, print};
+
+/// List every clause.
+#[derive(clap::Args, Debug)]
+pub(crate) struct List {
+    #[arg(long, default_value = "table")]
+    format: ListFormat,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum ListFormat {
+    Table,
+    Json,
+}
+
+impl List {
+    pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
+        let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::All)?;
+        let text = match self.format {
+            ListFormat::Table => crate::list::table(&loaded.spec),
+            ListFormat::Json => crate::list::json(&loaded.spec).map_err(|e| {
+                eprintln!("error: the clause list could not be serialised: {e}");
+                Failure::Input
+            })?,
+        };
+        print(&text)
+    }
+}

@@ -1,0 +1,13 @@
+//! One file per subcommand: its clap arguments and its `run`, which composes the stages of
+//! [`crate::pipeline`] it needs and returns an [`Outcome`](crate::terminal::Outcome);
+//! `crate::cli` turns that into the exit code.
+
+pub(crate) mod build;
+pub(crate) mod check;
+pub(crate) mod conformance;
+pub(crate) mod explain;
+pub(crate) mod i18n;
+pub(crate) mod list;
+pub(crate) mod matrix;
+pub(crate) mod model;
+pub(crate) mod scaffold;

@@ -1,0 +1,160 @@
+//! The stages the commands are made of, in the order data flows through them:
+//!
+//! ```text
+//! spec/ ──load──▶ Spec ──scan tests──▶ Scan ──┐
+//!                  │      results files ──▶ Results ──▶ Matrix ──▶ site / list / matrix / scaffold
+//!                  └─ runtimes/deviations.yaml ──▶ Catalogue ──────▶ site
+//! ```
+//!
+//! Each stage reads the values of earlier stages and returns a new value of its own, with its own
+//! source files and diagnostics; nothing writes back into an earlier stage's value (the `Spec` is
+//! immutable once loaded). Each stage prints what it found through [`Ctx::report`] and stops the
+//! command when that includes an error, so a command reads top to bottom as the list of stages it
+//! runs (see `commands/build.rs`).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::annotations::{self, Scan};
+use crate::diagnostic::{Diagnostic, SourceMap};
+use crate::matrix::{self, Matrix};
+use crate::results::{self, Results};
+use crate::runtimes::{self, Catalogue};
+use crate::spec::Spec;
+use crate::spec_source::{self, LoadOptions, Loaded};
+use crate::terminal::{Ctx, Failure};
+use crate::timings::Timings;
+
+/// The stages of one command, with the time each took (for `build --timings`).
+pub(crate) struct Stages<'c> {
+    ctx: &'c Ctx,
+    pub(crate) timings: Timings,
+}
+
+/// The test scan with the test files it read (its diagnostics point into them).
+pub(crate) struct Tests {
+    pub(crate) scan: Scan,
+    pub(crate) sources: SourceMap,
+}
+
+/// Which of the spec's diagnostics a command shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Show {
+    All,
+    /// All but missing and stale translations: the i18n commands report those themselves.
+    AllButTranslationState,
+}
+
+impl<'c> Stages<'c> {
+    pub(crate) fn new(ctx: &'c Ctx) -> Self {
+        Stages {
+            ctx,
+            timings: Timings::default(),
+        }
+    }
+
+    /// Load → `Spec`: read, parse, assemble and validate the spec folder.
+    pub(crate) fn spec(&mut self, opts: LoadOptions, show: Show) -> Result<Loaded, Failure> {
+        let dir = &self.ctx.spec;
+        if !dir.is_dir() {
+            let what = if dir.exists() {
+                "is not a folder"
+            } else {
+                "does not exist"
+            };
+            let help = if self.ctx.spec_given {
+                "check the path given to --spec: the folder holding contract.yaml (a relative path starts at the working directory)"
+            } else {
+                "kcontract reads ./spec by default, relative to the working directory: run it from the folder above spec/, or pass --spec DIR"
+            };
+            let d = Diagnostic::error(
+                "K0003",
+                format!("the spec folder `{}` {what}", dir.display()),
+            )
+            .help(help);
+            return Err(self.ctx.report(&[d], &SourceMap::default()).unwrap_err());
+        }
+        let mut loaded = spec_source::load_with(dir, opts);
+        if show == Show::AllButTranslationState {
+            loaded
+                .diagnostics
+                .retain(|d| !matches!(d.code, "K0301" | "K0303"));
+        }
+        self.timings.extend(&loaded.timings);
+        self.ctx.report(&loaded.diagnostics, &loaded.sources)?;
+        Ok(loaded)
+    }
+
+    /// `runtimes/deviations.yaml` beside the chapters, when there is one.
+    pub(crate) fn runtimes(&mut self) -> Result<Option<Catalogue>, Failure> {
+        let start = Instant::now();
+        let loaded = runtimes::load(&self.ctx.spec);
+        self.timings.add("runtimes", start.elapsed());
+        self.ctx.report(&loaded.diagnostics, &loaded.sources)?;
+        Ok(loaded.catalogue)
+    }
+
+    /// The tests that claim clauses: the `tests:` globs of contract.yaml, from `root`. Unknown or
+    /// malformed clause ids are errors.
+    pub(crate) fn tests(&mut self, spec: &Spec, root: &Path) -> Result<Tests, Failure> {
+        let start = Instant::now();
+        let mut sources = SourceMap::default();
+        let mut diags = Vec::new();
+        let scan = annotations::scan(spec, root, &spec.contract.tests, &mut sources, &mut diags);
+        self.timings.add("tests", start.elapsed());
+        self.ctx.report(&diags, &sources)?;
+        Ok(Tests { scan, sources })
+    }
+
+    /// The test results files (`--results`); `None` when none were given.
+    pub(crate) fn results(&mut self, files: &[PathBuf]) -> Result<Option<Results>, Failure> {
+        if files.is_empty() {
+            return Ok(None);
+        }
+        let start = Instant::now();
+        let mut res = Results::default();
+        let mut sources = SourceMap::default();
+        let mut diags = Vec::new();
+        for f in files {
+            results::read(f, &mut res, &mut sources, &mut diags);
+        }
+        self.timings.add("results", start.elapsed());
+        self.ctx.report(&diags, &sources)?;
+        Ok(Some(res))
+    }
+
+    /// Each clause's tests and status. Warns about real annotated tests the results do not
+    /// mention (their clauses count as implemented, not passing).
+    pub(crate) fn matrix<'a>(
+        &mut self,
+        spec: &'a Spec,
+        tests: &'a Tests,
+        results: Option<&Results>,
+    ) -> Result<Matrix<'a>, Failure> {
+        let start = Instant::now();
+        let m = matrix::compute(spec, &tests.scan.tests, results);
+        self.timings.add("matrix", start.elapsed());
+        self.ctx.report(&not_run_warnings(&m), &tests.sources)?;
+        Ok(m)
+    }
+}
+
+/// Warnings for real annotated tests that the results do not mention.
+fn not_run_warnings(m: &Matrix) -> Vec<Diagnostic> {
+    m.not_run
+        .iter()
+        .map(|t| {
+            let what = match t.binary_id() {
+                Some(b) => format!("`{b} {}`", t.path),
+                None => format!("`{}`", t.path),
+            };
+            let d = Diagnostic::warning("K0605", format!("no result for the annotated test {what}"))
+                .at(t.name_span.clone(), "not in the results");
+            if t.target.is_none() {
+                d.help("its file is not where Cargo looks for tests (tests/, src/, benches/, examples/), so its test binary cannot be told")
+            } else {
+                d.help("was it filtered out, or are the results from an older run? Its clauses count as implemented, not passing")
+            }
+        })
+        .collect()
+}

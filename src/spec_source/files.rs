@@ -1,0 +1,187 @@
+//! Reading spec files as UTF-8 source text, each problem a diagnostic: a file that is missing,
+//! unreadable or not UTF-8, and a chapter file the contract does not list.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
+
+/// Read a file as UTF-8 text into the source map, or explain why not. Invalid UTF-8 is reported
+/// at the first bad byte (line, column and byte offset); the file is still added (lossily) so the
+/// diagnostic can quote the line, but `None` is returned: nothing should be parsed from it.
+pub fn read_source(
+    path: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FileId> {
+    add_prepared(path, prepare(path, fs::read(path)), sources, diags)
+}
+
+/// A file read and checked, before it is registered: reading, the UTF-8 check and the line index
+/// are independent per file, so a language's chapters are prepared in parallel and registered in
+/// order afterwards.
+enum Prepared {
+    Text(SourceFile),
+    /// Not UTF-8: the text with the bad bytes replaced, and the offset of the first one.
+    BadUtf8(SourceFile, usize),
+    Unreadable(io::Error),
+}
+
+fn prepare(path: &Path, content: io::Result<Vec<u8>>) -> Prepared {
+    match content.map(String::from_utf8) {
+        Ok(Ok(text)) => Prepared::Text(SourceFile::new(path.to_path_buf(), text)),
+        Ok(Err(e)) => {
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            Prepared::BadUtf8(SourceFile::new(path.to_path_buf(), text), at)
+        }
+        Err(e) => Prepared::Unreadable(e),
+    }
+}
+
+fn add_prepared(
+    path: &Path,
+    prepared: Prepared,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FileId> {
+    match prepared {
+        Prepared::Text(file) => Some(sources.add_file(file)),
+        Prepared::Unreadable(e) => {
+            diags.push(io_error(path, &e));
+            None
+        }
+        Prepared::BadUtf8(file, at) => {
+            let id = sources.add_file(file);
+            let end = at + '\u{fffd}'.len_utf8();
+            diags.push(
+                Diagnostic::error("K0002", format!("invalid UTF-8 at byte offset {at}"))
+                    .at(Span::new(id, at..end), "this byte is not valid UTF-8")
+                    .help("spec files must be UTF-8; re-save the file as UTF-8 (the bad byte is shown as �)"),
+            );
+            None
+        }
+    }
+}
+
+pub fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
+    let (what, help) = match e.kind() {
+        io::ErrorKind::NotFound => ("does not exist", "check the path, or create the file"),
+        io::ErrorKind::PermissionDenied => (
+            "cannot be read: permission denied",
+            "check the file's permissions",
+        ),
+        io::ErrorKind::IsADirectory => (
+            "is a directory, not a file",
+            "a file was expected at this path",
+        ),
+        _ => ("cannot be read", "check that the path is a readable file"),
+    };
+    let detail = if e.kind() == io::ErrorKind::NotFound {
+        String::new()
+    } else {
+        format!(" ({e})")
+    };
+    Diagnostic::error("K0001", format!("`{}` {what}{detail}", path.display()))
+        .in_file(path)
+        .help(help)
+}
+
+/// One language's chapter files, in contract order: each listed chapter with its path and, when it
+/// was read as UTF-8, its id in `sources`. Problems are reported in that order: a listed chapter
+/// whose file is missing (pointing at the contract line that lists it), unreadable or not UTF-8,
+/// then the Markdown files of the folder that the contract does not list.
+pub(super) fn read_language(
+    dir: &Path,
+    lang: &str,
+    chapters: &[String],
+    chapter_spans: &[Span],
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, PathBuf, Option<FileId>)> {
+    let lang_dir = dir.join(lang);
+    let read: Vec<(PathBuf, io::Result<Vec<u8>>)> = chapters
+        .par_iter()
+        .map(|c| {
+            let path = lang_dir.join(format!("{c}.md"));
+            let content = fs::read(&path);
+            (path, content)
+        })
+        .collect();
+    let prepared: Vec<(PathBuf, Result<Prepared, io::Error>)> = read
+        .into_par_iter()
+        .map(|(path, content)| match content {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (path, Err(e)),
+            other => {
+                let p = prepare(&path, other);
+                (path, Ok(p))
+            }
+        })
+        .collect();
+    let mut files = Vec::with_capacity(chapters.len());
+    for ((chapter, (path, prepared)), span) in chapters.iter().zip(prepared).zip(chapter_spans) {
+        let id = match prepared {
+            Err(_) => {
+                diags.push(
+                    Diagnostic::error(
+                        "K0011",
+                        format!(
+                            "chapter `{chapter}` is listed but `{}` does not exist",
+                            path.display()
+                        ),
+                    )
+                    .at(span.clone(), "listed here")
+                    .help(format!(
+                        "create {}, or remove the chapter from contract.yaml",
+                        path.display()
+                    )),
+                );
+                None
+            }
+            Ok(p) => add_prepared(&path, p, sources, diags),
+        };
+        files.push((chapter.clone(), path, id));
+    }
+    check_unlisted(&lang_dir, chapters, diags);
+    files
+}
+
+/// A Markdown file in the language folder that the contract does not list is a chapter nobody will
+/// see: report it (sorted, so the output is stable).
+fn check_unlisted(lang_dir: &Path, chapters: &[String], diags: &mut Vec<Diagnostic>) {
+    let Ok(entries) = fs::read_dir(lang_dir) else {
+        return;
+    };
+    let listed: BTreeSet<&str> = chapters.iter().map(String::as_str).collect();
+    let mut unlisted: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .filter(|p| {
+            p.file_stem()
+                .and_then(|s| s.to_str())
+                .is_none_or(|s| !listed.contains(s))
+        })
+        .collect();
+    unlisted.sort();
+    for p in unlisted {
+        let stem = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        diags.push(
+            Diagnostic::error(
+                "K0012",
+                format!("`{}` is not listed in contract.yaml", p.display()),
+            )
+            .in_file(&p)
+            .help(format!(
+                "add `- {stem}` to `chapters` in contract.yaml, or delete the file"
+            )),
+        );
+    }
+}

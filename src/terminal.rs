@@ -1,0 +1,162 @@
+//! Everything a command prints, and what a failure means for the exit code: the one place that
+//! renders diagnostics, counts them and turns them into exit codes (0 fine, 1 problems in the
+//! input, 2 usage errors — as clap does for the arguments it rejects itself).
+
+use std::cell::Cell;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use annotate_snippets::Renderer;
+
+use crate::diagnostic::{Diagnostic, SourceMap, render_all};
+
+/// Why a command failed. Every failure has been reported on stderr before it is returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// Problems in the input (spec, tests, results, templates) or output that could not be
+    /// written: exit 1.
+    Input,
+    /// The command line asks for something that does not exist: exit 2.
+    Usage,
+}
+
+/// What a command ended with.
+pub(crate) type Outcome = Result<(), Failure>;
+
+/// The exit code of an outcome.
+pub(crate) fn exit_code(outcome: Outcome) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input) => ExitCode::from(1),
+        Err(Failure::Usage) => ExitCode::from(2),
+    }
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// When stderr is a terminal and NO_COLOR is unset.
+    Auto,
+    Always,
+    Never,
+}
+
+/// The terminal a command reports to, and the global options every command shares.
+#[derive(Clone)]
+pub(crate) struct Ctx {
+    /// The spec folder (`--spec`, default `spec`).
+    pub(crate) spec: PathBuf,
+    /// Whether `--spec` was given (hints then name the flag's value, not the default).
+    pub(crate) spec_given: bool,
+    renderer: Renderer,
+    /// What a failure means for the command's output, said after the error count (e.g. "nothing
+    /// was written"); `None` for commands that never write.
+    consequence: Option<String>,
+    /// Warnings printed so far, so a command that succeeds does not say "no problems" under them.
+    warnings: Cell<usize>,
+}
+
+impl Ctx {
+    pub(crate) fn new(spec: Option<PathBuf>, color: ColorChoice) -> Self {
+        let styled = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        };
+        Ctx {
+            spec_given: spec.is_some(),
+            spec: spec.unwrap_or_else(|| PathBuf::from("spec")),
+            renderer: if styled {
+                Renderer::styled()
+            } else {
+                Renderer::plain()
+            },
+            consequence: None,
+            warnings: Cell::new(0),
+        }
+    }
+
+    /// The same context, for a command whose failure means `consequence` for its output.
+    pub(crate) fn writing(&self, consequence: impl Into<String>) -> Self {
+        Ctx {
+            consequence: Some(consequence.into()),
+            ..self.clone()
+        }
+    }
+
+    /// Print `diags` (sorted by position) to stderr. With an error among them, say how many
+    /// errors and warnings there were and what that means for the output, and fail.
+    pub(crate) fn report(&self, diags: &[Diagnostic], sources: &SourceMap) -> Outcome {
+        self.print_diagnostics(diags, sources);
+        let errors = diags.iter().filter(|d| d.is_error()).count();
+        self.warnings
+            .set(self.warnings.get() + diags.len() - errors);
+        if errors == 0 {
+            return Ok(());
+        }
+        let warnings = diags.len() - errors;
+        let consequence = match &self.consequence {
+            Some(c) => format!("; {c}"),
+            None => String::new(),
+        };
+        eprintln!(
+            "error: {errors} error{} and {warnings} warning{} found{consequence}",
+            plural(errors),
+            plural(warnings)
+        );
+        Err(Failure::Input)
+    }
+
+    /// Print `diags` (sorted by position) to stderr, without a summary.
+    pub(crate) fn print_diagnostics(&self, diags: &[Diagnostic], sources: &SourceMap) {
+        if !diags.is_empty() {
+            let text = render_all(diags, sources, &self.renderer);
+            let _ = std::io::stderr().write_all(text.as_bytes());
+        }
+    }
+
+    /// How many warnings were printed so far.
+    pub(crate) fn warnings(&self) -> usize {
+        self.warnings.get()
+    }
+
+    /// Report one diagnostic that ends the command, then `after` (what it means for the output).
+    pub(crate) fn fail(&self, d: &Diagnostic, sources: &SourceMap, after: &str) -> Failure {
+        eprint!("{}", d.render_with(sources, &self.renderer));
+        eprintln!("\n{after}");
+        Failure::Input
+    }
+
+    /// A diagnostic rendered for this terminal (for reports that add lines of their own).
+    pub(crate) fn render(&self, d: &Diagnostic, sources: &SourceMap) -> String {
+        d.render_with(sources, &self.renderer)
+    }
+
+    /// A usage error that clap cannot see (a value checked against data, e.g. a diagnostic code):
+    /// printed like clap's, exit 2.
+    pub(crate) fn usage(&self, message: &str, help: &str) -> Failure {
+        eprintln!("error: {message}\n  = help: {help}");
+        Failure::Usage
+    }
+}
+
+/// Write to stdout, treating a closed pipe (`kcontract list | head`) as success rather than a panic.
+pub(crate) fn print(s: &str) -> Outcome {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            Err(Failure::Input)
+        }
+    }
+}
+
+/// `""` or `"s"`, for counts in messages.
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
