@@ -35,10 +35,11 @@ use serde::Serialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::hooks::{HookName, HookOutcome, Hooks};
+use super::op::{Action, Config, OnSigterm, Op, Signal};
 use super::profile::OciRuntime;
-use super::runtime::{
-    Action, Config, OnSigterm, Op, Runtime, Signal, StateDoc, Status, StepResult,
-};
+use super::runtime::Runtime;
+use super::status::Status;
+use super::step::{StateDoc, StepResult};
 use super::version::OciVersion;
 
 /// A parsed trace.
