@@ -232,7 +232,7 @@ fn every_minimal_trace_shows_its_deviation_on_the_model() {
         assert!(d.deviates_at(version), "{}: the trace's version", e.id);
         let spec = run_model(&trace, version, None);
         assert_eq!(
-            to_json_lines(&spec),
+            to_json_lines(&spec).expect("JSON lines"),
             e.expected.lines,
             "{}: expected lines",
             e.id

@@ -125,8 +125,8 @@ fn check_sequence(session: &mut Session, ops: &[Op], stats: &mut Stats) -> Resul
             let raw: Vec<String> = observed
                 .iter()
                 .enumerate()
-                .map(|(i, o)| o.to_json_line(i))
-                .collect();
+                .map(|(i, o)| o.to_line(i).to_json().map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?;
             return Err(format!(
                 "UNEXPLAINED DIFFERENCE: {runtime} {} vs the model at v{version} with the {runtime} profile\n{d}\n\
                  trace (replay with `kcontract conformance run --runtime {runtime} FILE` and \

@@ -13,12 +13,14 @@
 //!   `phases` runs each lifecycle phase's hooks.
 //!
 //! Dependencies go one way: `status` ← `hooks` ← `version` ← `profile` ← `op`/`step` ← `runtime`
-//! ← `invariants`/`explore`/`trace` ← `cli`.
+//! ← `invariants`/`explore`/`trace`/`line` ←
+//! `cli`.
 //! - [`invariants`]: the rules every state and step must obey, each citing its sentence.
 //! - [`explore`]: bounded exhaustive exploration against the invariants.
 //! - [`profile`]: real runtimes' documented deviations, which the model can reproduce
 //!   (`--profile runc|crun|youki`).
-//! - [`trace`] and [`cli`]: the `kcontract model replay` trace format.
+//! - [`trace`], [`line`] and [`cli`]: the `kcontract model replay` trace format and output line
+//!   (the line is also what `kcontract conformance run` prints).
 //!
 //! `docs/model.md` has the state diagram, the operation × status table with the sentence behind each
 //! cell, the version differences, and the choices made where the texts are silent.
@@ -28,6 +30,7 @@ pub mod explore;
 pub mod fault;
 pub mod hooks;
 pub mod invariants;
+pub mod line;
 pub mod op;
 pub mod profile;
 pub mod runtime;
@@ -39,13 +42,11 @@ pub mod version;
 pub use cli::{replay_command, run_replay, run_replay_with};
 pub use fault::Fault;
 pub use hooks::{FailureRule, HookName, HookOutcome, HookRun, Hooks, Namespace, Phase};
+pub use line::{LineState, ReplayLine, replay_lines, to_json_lines, write_lines};
 pub use op::{Action, Config, OnSigterm, Op, OpKind, Signal};
 pub use profile::{Deviation, OciRuntime};
 pub use runtime::{Container, Runtime};
 pub use status::Status;
 pub use step::{LogEntry, OpError, ProcessFailure, StateDoc, StepResult, Warning};
-pub use trace::{
-    Trace, TraceError, parse_trace, replay, replay_profiled, to_json_line, to_json_lines,
-    trace_to_json,
-};
+pub use trace::{Trace, TraceError, parse_trace, replay, replay_profiled, trace_to_json};
 pub use version::{OciVersion, UnsupportedVersion};
