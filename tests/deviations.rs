@@ -9,14 +9,16 @@
 //! - `breaks` names the model invariant the runtime's behaviour violates (the spec model violates
 //!   none on the same trace);
 //! - the hook observations (order, statuses shown, each hook kind failing) likewise;
-//! - where the runtimes are installed (root), every trace is run again and must still give the
-//!   recorded comparable lines (`KCONTRACT_REQUIRE_RUNTIMES=1`: runc and crun must be there).
+//! - on the real runtimes, every trace is run again and must still give the recorded comparable
+//!   lines: with `cargo test --features runtimes` (root, runc, crun, busybox-static) or
+//!   `--features youki`; without the feature these tests are listed as ignored with that reason,
+//!   with it a missing runtime fails.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use kcontract::conformance::Session;
-use kcontract::conformance::cli::is_root;
+mod common;
+
 use kcontract::conformance::compare::{Comparable, from_model, from_observed};
 use kcontract::model::invariants::check_step;
 use kcontract::model::{
@@ -334,25 +336,9 @@ fn hook_observations_agree_with_the_models() {
     }
 }
 
-fn required() -> bool {
-    std::env::var("KCONTRACT_REQUIRE_RUNTIMES").is_ok_and(|v| v == "1")
-}
-
 /// Every catalogued observation, run again on the real runtime where it is installed.
-fn observations_hold(runtime: OciRuntime, must: bool) {
-    let session = if is_root() {
-        Session::new(runtime)
-    } else {
-        Err("needs root".to_owned())
-    };
-    let mut session = match session {
-        Ok(s) => s,
-        Err(reason) if must => panic!("KCONTRACT_REQUIRE_RUNTIMES=1 but {runtime}: {reason}"),
-        Err(reason) => {
-            eprintln!("\n======== SKIPPED: catalogued observations on {runtime}: {reason}\n");
-            return;
-        }
-    };
+fn observations_hold(runtime: OciRuntime) {
+    let mut session = common::runtimes::session(runtime);
     let cat = catalogue();
     let runs = cat
         .deviations
@@ -386,16 +372,28 @@ fn observations_hold(runtime: OciRuntime, must: bool) {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, busybox-static: cargo test --features runtimes"
+)]
 fn observations_hold_on_runc() {
-    observations_hold(OciRuntime::Runc, required());
+    observations_hold(OciRuntime::Runc);
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, crun, busybox-static: cargo test --features runtimes"
+)]
 fn observations_hold_on_crun() {
-    observations_hold(OciRuntime::Crun, required());
+    observations_hold(OciRuntime::Crun);
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "youki"),
+    ignore = "needs root, youki (.ci/install-youki), busybox-static: cargo test --features youki"
+)]
 fn observations_hold_on_youki() {
-    observations_hold(OciRuntime::Youki, false);
+    observations_hold(OciRuntime::Youki);
 }

@@ -125,7 +125,10 @@ fn bad_traces_are_clear_errors() {
             &["conformance", "run", "--runtime", "runc", &bad],
             "unknown op `nap`",
         ),
-        (&["model", "replay", "--profile", "runc", &bad], "unknown op `nap`"),
+        (
+            &["model", "replay", "--profile", "runc", &bad],
+            "unknown op `nap`",
+        ),
     ];
     for (args, message) in cases {
         let (code, out, err) = kcontract(args);
