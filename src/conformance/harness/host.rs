@@ -17,10 +17,14 @@ pub fn pid_alive(pid: i64) -> bool {
     !matches!(state, Some('Z' | 'X') | None)
 }
 
-pub fn read_lines(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .map(|s| s.lines().map(str::to_owned).collect())
-        .unwrap_or_default()
+/// The lines of a file the container's program or hooks append to. A file that does not exist yet
+/// has no lines (nothing was written); any other read error is the harness's.
+pub fn read_lines(path: &Path) -> Result<Vec<String>, HarnessError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text.lines().map(str::to_owned).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(HarnessError(format!("cannot read {}: {e}", path.display()))),
+    }
 }
 
 /// SIGKILL to a host process (the container process of a `created` container), with busybox's

@@ -207,14 +207,14 @@ impl<'a> Sequence<'a> {
     }
 
     /// New signal lines the current program wrote since the last read.
-    fn new_signal_lines(&mut self, trace_id: &str) -> Vec<String> {
+    fn new_signal_lines(&mut self, trace_id: &str) -> Result<Vec<String>, HarnessError> {
         let Some(b) = self.bundles.get_mut(trace_id).and_then(|b| b.last_mut()) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
-        let lines = read_lines(&b.ctl.join("signals"));
+        let lines = read_lines(&b.ctl.join("signals"))?;
         let new = lines.get(b.signals_read..).unwrap_or_default().to_vec();
         b.signals_read = lines.len();
-        new
+        Ok(new)
     }
 
     /// The runtime's container ID for one of the trace's IDs.
@@ -248,7 +248,7 @@ impl<'a> Sequence<'a> {
         }
         if let Some(id) = op.valid_id() {
             out.status = self.status(id)?;
-            out.hooks_run = self.new_hook_runs(id);
+            out.hooks_run = self.new_hook_runs(id)?;
             if out.status.is_none() {
                 self.maybe_live.remove(id);
             }
@@ -327,10 +327,12 @@ impl<'a> Sequence<'a> {
         })
     }
 
-    fn new_hook_runs(&mut self, trace_id: &str) -> Vec<ObservedHook> {
+    /// The hook runs logged since the last read, by every container (bundle) the trace ID had: a
+    /// failed `create`'s hooks are this step's too.
+    fn new_hook_runs(&mut self, trace_id: &str) -> Result<Vec<ObservedHook>, HarnessError> {
         let mut runs = Vec::new();
         for b in self.bundles.get_mut(trace_id).into_iter().flatten() {
-            let lines = read_lines(&b.ctl.join("hooks.log"));
+            let lines = read_lines(&b.ctl.join("hooks.log"))?;
             for line in lines.get(b.hooks_read..).unwrap_or_default() {
                 let (name, status) = line.split_once(' ').unwrap_or((line, ""));
                 runs.push(ObservedHook {
@@ -340,7 +342,7 @@ impl<'a> Sequence<'a> {
             }
             b.hooks_read = lines.len();
         }
-        runs
+        Ok(runs)
     }
 
     /// Whether the container's process is alive and whether it is the developer's program: the

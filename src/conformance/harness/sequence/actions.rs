@@ -83,7 +83,7 @@ impl Sequence<'_> {
         };
         // Signal lines the program wrote before this step are not this step's.
         if let Some(id) = valid {
-            self.new_signal_lines(id);
+            self.new_signal_lines(id)?;
         }
         let r = self.oci(&["kill"], id, &[signal.as_str()])?;
         self.record(out, &r);
@@ -91,7 +91,7 @@ impl Sequence<'_> {
             return Ok(());
         };
         out.signals.push(signal.as_str().to_owned());
-        let ended = self.settle_after_signal(id, before, pid, signal);
+        let ended = self.settle_after_signal(id, before, pid, signal)?;
         if *signal == Signal::Kill && before == Liveness::Program && ended {
             out.logs.push(log(id, ProcessFailure::Killed));
         }
@@ -102,27 +102,27 @@ impl Sequence<'_> {
     /// the container process in `/proc`: SIGKILL → the process is gone; a signal the running
     /// program traps → the program logged it (and, if it said it exits, the process is gone);
     /// anything else → the process dies within the quiet period, or nothing happens. Returns
-    /// whether the container process ended.
+    /// whether the container process ended; an error only when the signal log cannot be read.
     fn settle_after_signal(
         &mut self,
         id: &str,
         before: Liveness,
         pid: Option<i64>,
         signal: &Signal,
-    ) -> bool {
+    ) -> Result<bool, HarnessError> {
         let Some(pid) = pid.filter(|_| before != Liveness::Dead) else {
-            return false;
+            return Ok(false);
         };
         let gone = || !pid_alive(pid);
         if *signal == Signal::Kill {
-            return self.wait_until(self.timing.deadline, gone);
+            return Ok(self.wait_until(self.timing.deadline, gone));
         }
         let name = signal.as_str().trim_start_matches("SIG").to_owned();
         if before == Liveness::Program && traps(&name) {
             let mut exits = false;
             let start = Instant::now();
             while start.elapsed() < self.timing.deadline && !gone() {
-                let lines = self.new_signal_lines(id);
+                let lines = self.new_signal_lines(id)?;
                 if let Some(line) = lines.iter().find(|l| l.split(' ').next() == Some(&name)) {
                     exits = line.ends_with(" exit");
                     break;
@@ -130,11 +130,11 @@ impl Sequence<'_> {
                 std::thread::sleep(self.timing.poll);
             }
             if exits {
-                return self.wait_until(self.timing.deadline, gone);
+                return Ok(self.wait_until(self.timing.deadline, gone));
             }
-            return gone();
+            return Ok(gone());
         }
-        self.wait_until(self.timing.quiet, gone)
+        Ok(self.wait_until(self.timing.quiet, gone))
     }
 
     /// The `exit` event: the program exits on its own with `code` (host writes the trigger file);
@@ -203,7 +203,7 @@ impl Sequence<'_> {
             None => (Liveness::Dead, None),
         };
         if let Some(id) = valid {
-            self.new_signal_lines(id);
+            self.new_signal_lines(id)?;
         }
         let r = self.oci(&["kill"], id, &["SIGTERM"])?;
         self.record(out, &r);
@@ -211,7 +211,7 @@ impl Sequence<'_> {
             return Ok(());
         };
         out.signals.push("SIGTERM".into());
-        if self.settle_after_signal(id, before, pid, &Signal::Term) {
+        if self.settle_after_signal(id, before, pid, &Signal::Term)? {
             return Ok(());
         }
         // Still alive after the grace period (as far as the platform can tell: `state`).
@@ -230,7 +230,7 @@ impl Sequence<'_> {
         }
         out.warnings.extend(normalise_stderr(&r.stderr));
         out.signals.push("SIGKILL".into());
-        if self.settle_after_signal(id, still, pid, &Signal::Kill) && still == Liveness::Program {
+        if self.settle_after_signal(id, still, pid, &Signal::Kill)? && still == Liveness::Program {
             out.logs
                 .push(log(id, ProcessFailure::KilledAfterGrace { grace_seconds }));
         }
