@@ -13,6 +13,8 @@ use super::cleanup::{cgroup_dirs_with_prefix, disarm_all, parse_list, sweep_stal
 use super::observed::Observed;
 use super::sequence::{Sequence, Timing};
 
+/// Sessions started by this process: numbers their work folders and container IDs, so that
+/// sessions of tests running in parallel never share one.
 static SESSIONS: AtomicU64 = AtomicU64::new(0);
 
 /// A harness session for one runtime: a private work folder (rootfs, bundles, the runtime's
