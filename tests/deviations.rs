@@ -371,29 +371,8 @@ fn observations_hold(runtime: OciRuntime) {
     assert!(checked >= 10, "only {checked} observations for {runtime}");
 }
 
-#[test]
-#[cfg_attr(
-    not(feature = "runtimes"),
-    ignore = "needs root, runc, busybox-static: cargo test --features runtimes"
-)]
-fn observations_hold_on_runc() {
-    observations_hold(OciRuntime::Runc);
-}
+use common::runtimes::runtime_test;
 
-#[test]
-#[cfg_attr(
-    not(feature = "runtimes"),
-    ignore = "needs root, crun, busybox-static: cargo test --features runtimes"
-)]
-fn observations_hold_on_crun() {
-    observations_hold(OciRuntime::Crun);
-}
-
-#[test]
-#[cfg_attr(
-    not(feature = "youki"),
-    ignore = "needs root, youki (.ci/install-youki), busybox-static: cargo test --features youki"
-)]
-fn observations_hold_on_youki() {
-    observations_hold(OciRuntime::Youki);
-}
+runtime_test!(runc, observations_hold_on_runc, observations_hold);
+runtime_test!(crun, observations_hold_on_crun, observations_hold);
+runtime_test!(youki, observations_hold_on_youki, observations_hold);

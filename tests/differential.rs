@@ -341,52 +341,14 @@ fn stale_session_is_swept(runtime: OciRuntime) {
     drop(session);
 }
 
-/// The tests of one runtime, each ignored with the reason unless `$feature` asks for it.
-macro_rules! runtime_tests {
-    ($runtime:expr, $feature:literal, $why:literal, $differential:ident, $cleanup:ident, $stale:ident) => {
-        #[test]
-        #[cfg_attr(not(feature = $feature), ignore = $why)]
-        fn $differential() {
-            differential($runtime);
-        }
+use common::runtimes::runtime_test;
 
-        #[test]
-        #[cfg_attr(not(feature = $feature), ignore = $why)]
-        fn $cleanup() {
-            cleanup_after_panic($runtime);
-        }
-
-        #[test]
-        #[cfg_attr(not(feature = $feature), ignore = $why)]
-        fn $stale() {
-            stale_session_is_swept($runtime);
-        }
-    };
-}
-
-runtime_tests!(
-    OciRuntime::Runc,
-    "runtimes",
-    "needs root, runc, busybox-static: cargo test --features runtimes",
-    differential_runc,
-    cleanup_after_panic_runc,
-    stale_session_is_swept_runc
-);
-
-runtime_tests!(
-    OciRuntime::Crun,
-    "runtimes",
-    "needs root, crun, busybox-static: cargo test --features runtimes",
-    differential_crun,
-    cleanup_after_panic_crun,
-    stale_session_is_swept_crun
-);
-
-runtime_tests!(
-    OciRuntime::Youki,
-    "youki",
-    "needs root, youki (.ci/install-youki), busybox-static: cargo test --features youki",
-    differential_youki,
-    cleanup_after_panic_youki,
-    stale_session_is_swept_youki
-);
+runtime_test!(runc, differential_runc, differential);
+runtime_test!(crun, differential_crun, differential);
+runtime_test!(youki, differential_youki, differential);
+runtime_test!(runc, cleanup_after_panic_runc, cleanup_after_panic);
+runtime_test!(crun, cleanup_after_panic_crun, cleanup_after_panic);
+runtime_test!(youki, cleanup_after_panic_youki, cleanup_after_panic);
+runtime_test!(runc, stale_session_is_swept_runc, stale_session_is_swept);
+runtime_test!(crun, stale_session_is_swept_crun, stale_session_is_swept);
+runtime_test!(youki, stale_session_is_swept_youki, stale_session_is_swept);

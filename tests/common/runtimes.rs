@@ -30,3 +30,43 @@ pub fn session(runtime: OciRuntime) -> Session {
         )
     })
 }
+
+/// `runtime_test!(RUNTIME, NAME, FUNCTION)`: the test `NAME` calling `FUNCTION(OciRuntime::…)`,
+/// ignored with the reason (what it needs, the command that runs it) unless the runtime's feature
+/// is on. The one place the reasons are written.
+#[allow(unused_macros)] // the test crates that share `common` without runtime tests
+macro_rules! runtime_test {
+    (runc, $name:ident, $function:path) => {
+        #[test]
+        #[cfg_attr(
+            not(feature = "runtimes"),
+            ignore = "needs root, runc, busybox-static: cargo test --features runtimes"
+        )]
+        fn $name() {
+            $function(kcontract::model::OciRuntime::Runc);
+        }
+    };
+    (crun, $name:ident, $function:path) => {
+        #[test]
+        #[cfg_attr(
+            not(feature = "runtimes"),
+            ignore = "needs root, crun, busybox-static: cargo test --features runtimes"
+        )]
+        fn $name() {
+            $function(kcontract::model::OciRuntime::Crun);
+        }
+    };
+    (youki, $name:ident, $function:path) => {
+        #[test]
+        #[cfg_attr(
+            not(feature = "youki"),
+            ignore = "needs root, youki (.ci/install-youki), busybox-static: cargo test --features youki"
+        )]
+        fn $name() {
+            $function(kcontract::model::OciRuntime::Youki);
+        }
+    };
+}
+
+#[allow(unused_imports)] // likewise
+pub(crate) use runtime_test;
