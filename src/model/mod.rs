@@ -19,7 +19,7 @@
 //! - [`explore`]: bounded exhaustive exploration against the invariants.
 //! - [`profile`]: real runtimes' documented deviations, which the model can reproduce
 //!   (`--profile runc|crun|youki`).
-//! - [`trace`], [`line`] and [`cli`]: the `kcontract model replay` trace format and output line
+//! - [`trace`], [`line`](mod@line) and [`cli`]: the `kcontract model replay` trace format and output line
 //!   (the line is also what `kcontract conformance run` prints).
 //!
 //! `docs/model.md` has the state diagram, the operation × status table with the sentence behind each

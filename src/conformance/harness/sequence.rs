@@ -1,7 +1,7 @@
 //! One sequence of steps on fresh container IDs: the trace's IDs mapped to the runtime's, the
 //! bundle of each `create`, the runtime's command line per step and what `state` says afterwards;
 //! dropping it force-deletes every container it created. What each operation does is in
-//! [`actions`].
+//! `actions` (`sequence/actions.rs`).
 
 mod actions;
 
