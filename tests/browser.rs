@@ -5,8 +5,9 @@
 //! terms and a result leads to its clause; the dark-mode toggle changes the page; axe-core reports no
 //! serious or critical accessibility violation. Screenshots go to `target/screenshots/` for review.
 //!
-//! Without Chromium/chromedriver (or axe-core from `npm ci`) the test is skipped with a loud message,
-//! unless `KCONTRACT_REQUIRE_BROWSER=1` (set by `.ci/run`), which turns absence into a failure.
+//! It runs when asked for: `cargo test --features browser` (Chromium, chromedriver, CJK fonts,
+//! axe-core from `npm ci`; README, "Development"). Without the feature `cargo test` lists it as
+//! ignored with that reason; with it, a missing tool fails the test with what to install.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -24,17 +25,13 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Skip (loudly) or fail, depending on whether CI demands the browser.
-fn skip_or_fail(why: &str) {
-    if std::env::var("KCONTRACT_REQUIRE_BROWSER").as_deref() == Ok("1") {
-        panic!("browser tests required (KCONTRACT_REQUIRE_BROWSER=1) but {why}");
-    }
-    eprintln!("\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
-    eprintln!("!! SKIPPED browser tests: {why}");
-    eprintln!(
-        "!! install them with: apt-get install chromium chromium-driver fonts-noto-cjk && npm ci"
-    );
-    eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n");
+/// The test was asked for (`--features browser`) but cannot run: fail, saying what to install.
+fn missing(what: &str) -> ! {
+    panic!(
+        "{what}\n(`--features browser` asks for the browser test: install its tools with \
+         `apt-get install chromium chromium-driver fonts-noto-cjk && npm ci`, or leave the feature \
+         out to list it as ignored)"
+    )
 }
 
 /// chromedriver, killed when dropped (also when an assertion fails).
@@ -224,16 +221,23 @@ fn file_url(p: &Path) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium, chromedriver, fonts-noto-cjk, axe-core (npm ci): cargo test --features browser"
+)]
 fn site_in_headless_chromium() {
-    if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-        skip_or_fail("Chromium or chromedriver is not installed");
-        return;
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        if !Path::new(tool).exists() {
+            missing(&format!("{tool} is not installed"));
+        }
     }
     let axe_path = root().join("node_modules/axe-core/axe.min.js");
-    let Ok(axe_source) = std::fs::read_to_string(&axe_path) else {
-        skip_or_fail("axe-core is not installed (run `npm ci`)");
-        return;
-    };
+    let axe_source = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
+        missing(&format!(
+            "axe-core is not installed: cannot read {}: {e}",
+            axe_path.display()
+        ))
+    });
 
     // Build a fresh site from the repo's spec into a temp folder.
     let tmp = tempfile::tempdir().unwrap();

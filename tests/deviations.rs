@@ -9,14 +9,16 @@
 //! - `breaks` names the model invariant the runtime's behaviour violates (the spec model violates
 //!   none on the same trace);
 //! - the hook observations (order, statuses shown, each hook kind failing) likewise;
-//! - where the runtimes are installed (root), every trace is run again and must still give the
-//!   recorded comparable lines (`KCONTRACT_REQUIRE_RUNTIMES=1`: runc and crun must be there).
+//! - on the real runtimes, every trace is run again and must still give the recorded comparable
+//!   lines: with `cargo test --features runtimes` (root, runc, crun, busybox-static) or
+//!   `--features youki`; without the feature these tests are listed as ignored with that reason,
+//!   with it a missing runtime fails.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use kcontract::conformance::Session;
-use kcontract::conformance::cli::is_root;
+mod common;
+
 use kcontract::conformance::compare::{Comparable, from_model, from_observed};
 use kcontract::model::invariants::check_step;
 use kcontract::model::{
@@ -232,7 +234,7 @@ fn every_minimal_trace_shows_its_deviation_on_the_model() {
         assert!(d.deviates_at(version), "{}: the trace's version", e.id);
         let spec = run_model(&trace, version, None);
         assert_eq!(
-            to_json_lines(&spec),
+            to_json_lines(&spec).expect("JSON lines"),
             e.expected.lines,
             "{}: expected lines",
             e.id
@@ -334,25 +336,9 @@ fn hook_observations_agree_with_the_models() {
     }
 }
 
-fn required() -> bool {
-    std::env::var("KCONTRACT_REQUIRE_RUNTIMES").is_ok_and(|v| v == "1")
-}
-
 /// Every catalogued observation, run again on the real runtime where it is installed.
-fn observations_hold(runtime: OciRuntime, must: bool) {
-    let session = if is_root() {
-        Session::new(runtime)
-    } else {
-        Err("needs root".to_owned())
-    };
-    let mut session = match session {
-        Ok(s) => s,
-        Err(reason) if must => panic!("KCONTRACT_REQUIRE_RUNTIMES=1 but {runtime}: {reason}"),
-        Err(reason) => {
-            eprintln!("\n======== SKIPPED: catalogued observations on {runtime}: {reason}\n");
-            return;
-        }
-    };
+fn observations_hold(runtime: OciRuntime) {
+    let mut session = common::runtimes::session(runtime);
     let cat = catalogue();
     let runs = cat
         .deviations
@@ -385,17 +371,8 @@ fn observations_hold(runtime: OciRuntime, must: bool) {
     assert!(checked >= 10, "only {checked} observations for {runtime}");
 }
 
-#[test]
-fn observations_hold_on_runc() {
-    observations_hold(OciRuntime::Runc, required());
-}
+use common::runtimes::runtime_test;
 
-#[test]
-fn observations_hold_on_crun() {
-    observations_hold(OciRuntime::Crun, required());
-}
-
-#[test]
-fn observations_hold_on_youki() {
-    observations_hold(OciRuntime::Youki, false);
-}
+runtime_test!(runc, observations_hold_on_runc, observations_hold);
+runtime_test!(crun, observations_hold_on_crun, observations_hold);
+runtime_test!(youki, observations_hold_on_youki, observations_hold);

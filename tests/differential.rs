@@ -12,16 +12,20 @@
 //!   taken effect in the sequence — so every difference from the spec is explained by a named
 //!   deviation. The counts per deviation are printed.
 //!
+//! Asking for them: the runc and crun tests run with `cargo test --features runtimes` (root, runc,
+//! crun, busybox-static), the youki ones with `--features youki` (`.ci/install-youki`). Without the
+//! feature `cargo test` lists them as ignored with that reason; with it, a missing runtime fails.
+//!
 //! Environment:
 //!
-//! - `KCONTRACT_REQUIRE_RUNTIMES=1`: a missing runc, crun or static busybox (or not being root) is a
-//!   failure. Otherwise the test is skipped, loudly. youki is never required (install it with
-//!   `.ci/install-youki`).
-//! - `KCONTRACT_DIFF_CASES` (default 1000): sequences for runc and crun; `KCONTRACT_DIFF_CASES_YOUKI`
-//!   (default 100: youki is about ten times slower); `KCONTRACT_DIFF_STEPS` (default 12): the
-//!   longest sequence; `KCONTRACT_DIFF_SEED` (a number): another seed than the fixed one.
+//! - `KCONTRACT_DIFF_CASES` (default 16, a few seconds): sequences per runtime;
+//!   `KCONTRACT_DIFF_CASES_YOUKI` (default 16) for youki, about ten times slower; at 500 or more
+//!   every deviation of the runtime must have been exercised. `.ci/run` sets 1000.
+//! - `KCONTRACT_DIFF_STEPS` (default 12): the longest sequence; `KCONTRACT_DIFF_SEED` (a number):
+//!   another seed than the fixed one.
 //!
-//! `.ci/run` runs this file with `--nocapture` so the counts and wall times are in the CI log.
+//! `.ci/run` runs this file with `--nocapture`: progress every 100 sequences, then the counts and
+//! wall times, are in the CI log.
 
 mod common;
 
@@ -33,7 +37,6 @@ use std::time::Instant;
 use kcontract::conformance::RuntimeCli;
 use kcontract::conformance::Session;
 use kcontract::conformance::bundle::{Rootfs, write_bundle};
-use kcontract::conformance::cli::is_root;
 use kcontract::conformance::compare::{Comparable, first_difference, from_model, from_observed};
 use kcontract::conformance::harness::cgroup_dirs_with_prefix;
 use kcontract::model::{
@@ -41,6 +44,10 @@ use kcontract::model::{
     Signal, parse_trace, trace_to_json,
 };
 use proptest::test_runner::{Config as PtConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+
+/// Sequences per runtime unless `KCONTRACT_DIFF_CASES` says otherwise: a few seconds, so that
+/// `cargo test --features runtimes` stays quick; CI runs 1000.
+const DEFAULT_CASES: u64 = 16;
 
 /// The fixed seed (CI reproducibility). `KCONTRACT_DIFF_SEED` replaces its first eight bytes.
 const SEED: [u8; 32] = *b"kcontract differential seed, v1.";
@@ -51,34 +58,6 @@ fn env_number(name: &str, default: u64) -> u64 {
             .parse()
             .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
         Err(_) => default,
-    }
-}
-
-fn required() -> bool {
-    std::env::var("KCONTRACT_REQUIRE_RUNTIMES").is_ok_and(|v| v == "1")
-}
-
-/// A harness session, or `None` after printing loudly why the runtime cannot be tested here.
-/// With `must`, the reason is a test failure instead.
-fn session_or_skip(runtime: OciRuntime, must: bool) -> Option<Session> {
-    let session = if is_root() {
-        Session::new(runtime)
-    } else {
-        Err("the differential tests need root (the runtimes create namespaces and cgroups)".into())
-    };
-    match session {
-        Ok(s) => Some(s),
-        Err(reason) if must => panic!(
-            "KCONTRACT_REQUIRE_RUNTIMES=1 but {runtime} cannot be tested: {reason}\n\
-             (Debian: apt-get install -y runc crun busybox-static)"
-        ),
-        Err(reason) => {
-            eprintln!(
-                "\n======== SKIPPED: differential tests against {runtime}: {reason}\n\
-                 ======== (set KCONTRACT_REQUIRE_RUNTIMES=1 to make this a failure)\n"
-            );
-            None
-        }
     }
 }
 
@@ -125,8 +104,8 @@ fn check_sequence(session: &mut Session, ops: &[Op], stats: &mut Stats) -> Resul
             let raw: Vec<String> = observed
                 .iter()
                 .enumerate()
-                .map(|(i, o)| o.to_json_line(i))
-                .collect();
+                .map(|(i, o)| o.to_line(i).to_json().map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?;
             return Err(format!(
                 "UNEXPLAINED DIFFERENCE: {runtime} {} vs the model at v{version} with the {runtime} profile\n{d}\n\
                  trace (replay with `kcontract conformance run --runtime {runtime} FILE` and \
@@ -164,14 +143,12 @@ fn check_sequence(session: &mut Session, ops: &[Op], stats: &mut Stats) -> Resul
 
 /// The differential run against one runtime: `KCONTRACT_DIFF_CASES` generated sequences, zero
 /// unexplained differences, every deviation of the runtime exercised, nothing left behind.
-fn differential(runtime: OciRuntime, must: bool) {
-    let Some(session) = session_or_skip(runtime, must) else {
-        return;
-    };
+fn differential(runtime: OciRuntime) {
+    let session = common::runtimes::session(runtime);
     // youki takes about ten times as long per command; a full run is done by hand.
     let cases = match runtime {
-        OciRuntime::Youki => env_number("KCONTRACT_DIFF_CASES_YOUKI", 100),
-        _ => env_number("KCONTRACT_DIFF_CASES", 1000),
+        OciRuntime::Youki => env_number("KCONTRACT_DIFF_CASES_YOUKI", DEFAULT_CASES),
+        _ => env_number("KCONTRACT_DIFF_CASES", DEFAULT_CASES),
     };
     let max_steps = env_number("KCONTRACT_DIFF_STEPS", 12).max(1) as usize;
     let mut seed = SEED;
@@ -194,7 +171,15 @@ fn differential(runtime: OciRuntime, must: bool) {
     let strategy = proptest::collection::vec(common::op(), 1..=max_steps);
     let result = runner.run(&strategy, |ops| {
         let (session, stats) = &mut *state.borrow_mut();
-        check_sequence(session, &ops, stats).map_err(TestCaseError::fail)
+        let checked = check_sequence(session, &ops, stats).map_err(TestCaseError::fail);
+        if checked.is_ok() && stats.sequences % 100 == 0 {
+            eprintln!(
+                "{runtime}: {} of {cases} sequences, {:.0} s",
+                stats.sequences,
+                started.elapsed().as_secs_f64()
+            );
+        }
+        checked
     });
     let wall = started.elapsed();
     let (session, stats) = state.into_inner();
@@ -254,28 +239,11 @@ fn leftover_cgroups(prefix: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn differential_runc() {
-    differential(OciRuntime::Runc, required());
-}
-
-#[test]
-fn differential_crun() {
-    differential(OciRuntime::Crun, required());
-}
-
-#[test]
-fn differential_youki() {
-    differential(OciRuntime::Youki, false);
-}
-
 /// Clean-up when a test panics in the middle of a sequence: the sequence guard force-deletes the
 /// live containers while the panic unwinds; and when a guard never runs (leaked), dropping the
 /// session deletes what the runtime still lists and removes the work folder.
-fn cleanup_after_panic(runtime: OciRuntime, must: bool) {
-    let Some(mut session) = session_or_skip(runtime, must) else {
-        return;
-    };
+fn cleanup_after_panic(runtime: OciRuntime) {
+    let mut session = common::runtimes::session(runtime);
     let prefix = session.id_prefix().to_owned();
     let work = session.work_dir().to_owned();
     let create = |id: &str| Op::new(id, Action::Create(Config::default()));
@@ -331,28 +299,11 @@ fn has_cgroup(id: &str) -> bool {
         })
 }
 
-#[test]
-fn cleanup_after_panic_runc() {
-    cleanup_after_panic(OciRuntime::Runc, required());
-}
-
-#[test]
-fn cleanup_after_panic_crun() {
-    cleanup_after_panic(OciRuntime::Crun, required());
-}
-
-#[test]
-fn cleanup_after_panic_youki() {
-    cleanup_after_panic(OciRuntime::Youki, false);
-}
-
 /// A session whose process died without running destructors (killed by a signal) is cleaned up
 /// by the next session of the same runtime: its containers deleted, its folder removed.
-fn stale_session_is_swept(runtime: OciRuntime, must: bool) {
-    // Probe availability (and skip loudly) with a throw-away session.
-    if session_or_skip(runtime, must).is_none() {
-        return;
-    }
+fn stale_session_is_swept(runtime: OciRuntime) {
+    // Fail clearly if the runtime cannot be used, before making a session by hand.
+    drop(common::runtimes::session(runtime));
     // No process has this pid (pid_max is at most 2^22).
     let name = format!("kc{runtime}-999999999-0");
     let work = std::env::temp_dir().join(format!("kcontract-{name}"));
@@ -390,17 +341,14 @@ fn stale_session_is_swept(runtime: OciRuntime, must: bool) {
     drop(session);
 }
 
-#[test]
-fn stale_session_is_swept_runc() {
-    stale_session_is_swept(OciRuntime::Runc, required());
-}
+use common::runtimes::runtime_test;
 
-#[test]
-fn stale_session_is_swept_crun() {
-    stale_session_is_swept(OciRuntime::Crun, required());
-}
-
-#[test]
-fn stale_session_is_swept_youki() {
-    stale_session_is_swept(OciRuntime::Youki, false);
-}
+runtime_test!(runc, differential_runc, differential);
+runtime_test!(crun, differential_crun, differential);
+runtime_test!(youki, differential_youki, differential);
+runtime_test!(runc, cleanup_after_panic_runc, cleanup_after_panic);
+runtime_test!(crun, cleanup_after_panic_crun, cleanup_after_panic);
+runtime_test!(youki, cleanup_after_panic_youki, cleanup_after_panic);
+runtime_test!(runc, stale_session_is_swept_runc, stale_session_is_swept);
+runtime_test!(crun, stale_session_is_swept_crun, stale_session_is_swept);
+runtime_test!(youki, stale_session_is_swept_youki, stale_session_is_swept);

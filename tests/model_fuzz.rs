@@ -140,7 +140,10 @@ fn replay_everything(text: &str) -> Result<(), TestCaseError> {
         if let Ok(trace) = parse_trace(text, version) {
             let results = replay(text, version).map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert_eq!(results.len(), trace.steps.len());
-            prop_assert_eq!(to_json_lines(&results).len(), trace.steps.len());
+            prop_assert_eq!(
+                to_json_lines(&results).expect("JSON lines").len(),
+                trace.steps.len()
+            );
             let mut rt = Runtime::new(trace.version);
             for (op, expected) in trace.steps.iter().zip(&results) {
                 let before = rt.clone();

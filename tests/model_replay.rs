@@ -48,7 +48,7 @@ fn traces_replay_at_both_versions() {
         for version in OciVersion::ALL {
             let results =
                 replay(&text, Some(version)).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-            let lines = to_json_lines(&results).join("\n");
+            let lines = to_json_lines(&results).expect("JSON lines").join("\n");
             insta::assert_snapshot!(format!("{}@{}", stem(&file), version), lines);
         }
     }
@@ -126,7 +126,7 @@ fn traces_cover_every_cell_and_every_hook_failure_rule() {
 #[test]
 fn issue_example_output_shape() {
     let text = std::fs::read_to_string(traces_dir().join("issue-example.json")).unwrap();
-    let lines = to_json_lines(&replay(&text, None).unwrap());
+    let lines = to_json_lines(&replay(&text, None).unwrap()).unwrap();
     assert_eq!(lines.len(), 7);
     assert!(
         lines[0].starts_with(
@@ -317,7 +317,7 @@ fn run(path: &Path, version: Option<&str>) -> (u8, String, String) {
 }
 
 /// Exit codes: 0 for a well-formed trace even when operations fail; 1 for a malformed trace (with
-/// FILE:LINE:COL and the path), an unreadable file, or an unsupported `--oci-version`.
+/// FILE:LINE:COL and the path) or an unreadable file; 2 for an unsupported `--oci-version`.
 #[test]
 fn replay_command_exit_codes() {
     let good = traces_dir().join("delete.json");
@@ -345,9 +345,14 @@ fn replay_command_exit_codes() {
         )
     );
 
-    let (code, _, err) = run(&good, Some("2.0.0"));
-    assert_eq!(code, 1);
-    assert!(err.contains("unsupported OCI version \"2.0.0\""), "{err}");
+    // A flag value the command does not accept is a usage error, as clap reports its own.
+    let (code, out, err) = run(&good, Some("2.0.0"));
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(
+        err,
+        "error: unsupported --oci-version `2.0.0` (expected 1.0.1 or 1.3.0)\n"
+    );
 
     let (code, _, err) = run(&dir.join("missing.json"), None);
     assert_eq!(code, 1);

@@ -102,25 +102,17 @@ fn replay_with_a_profile_names_the_deviations() {
     );
 }
 
+/// Bad input files are input errors: exit 1, a message, no output, no panic.
 #[test]
-fn bad_profiles_runtimes_and_traces_are_clear_errors() {
+fn bad_traces_are_clear_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let good = trace_file(&dir, "good.json", DELETE_CREATED);
     let bad = trace_file(
         &dir,
         "bad.json",
         r#"{"oci_version": "1.3.0", "steps": [{"op": "nap"}]}"#,
     );
     let missing = dir.path().join("missing.json").display().to_string();
-    let cases: [(&[&str], &str); 6] = [
-        (
-            &["model", "replay", "--profile", "docker", &good],
-            "error: --profile: unknown runtime \"docker\" (known: runc, crun, youki)",
-        ),
-        (
-            &["conformance", "run", "--runtime", "docker", &good],
-            "error: --runtime: unknown runtime \"docker\"",
-        ),
+    let cases: [(&[&str], &str); 4] = [
         (
             &["conformance", "compare", "--runtime", "runc", &missing],
             "error: cannot read",
@@ -128,6 +120,49 @@ fn bad_profiles_runtimes_and_traces_are_clear_errors() {
         (
             &["conformance", "run", "--runtime", "runc", &bad],
             "malformed",
+        ),
+        (
+            &["conformance", "run", "--runtime", "runc", &bad],
+            "unknown op `nap`",
+        ),
+        (
+            &["model", "replay", "--profile", "runc", &bad],
+            "unknown op `nap`",
+        ),
+    ];
+    for (args, message) in cases {
+        let (code, out, err) = kcontract(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// A flag value the command does not accept (`--profile`, `--runtime`, `--oci-version`) is a usage
+/// error: exit 2, like clap's own, with a message naming the accepted values — checked before the
+/// file is read, so a missing file does not hide it.
+#[test]
+fn bad_flag_values_are_usage_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = trace_file(&dir, "good.json", DELETE_CREATED);
+    let missing = dir.path().join("missing.json").display().to_string();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["model", "replay", "--profile", "docker", &good],
+            "error: unknown --profile `docker` (expected runc, crun or youki)\n",
+        ),
+        (
+            &["model", "replay", "--oci-version", "9", &good],
+            "error: unsupported --oci-version `9` (expected 1.0.1 or 1.3.0)\n",
+        ),
+        (
+            &["conformance", "run", "--runtime", "docker", &good],
+            "error: unknown --runtime `docker` (expected runc, crun or youki)\n",
+        ),
+        (
+            &["conformance", "compare", "--runtime", "docker", &missing],
+            "error: unknown --runtime `docker` (expected runc, crun or youki)\n",
         ),
         (
             &[
@@ -139,18 +174,17 @@ fn bad_profiles_runtimes_and_traces_are_clear_errors() {
                 "2.0",
                 &good,
             ],
-            "error: --oci-version: unsupported OCI version \"2.0\"",
+            "error: unsupported --oci-version `2.0` (expected 1.0.1 or 1.3.0)\n",
         ),
         (
-            &["conformance", "run", "--runtime", "runc", &bad],
-            "unknown op `nap`",
+            &["model", "replay", "--oci-version", "1.2.0", &missing],
+            "error: unsupported --oci-version `1.2.0` (expected 1.0.1 or 1.3.0)\n",
         ),
     ];
     for (args, message) in cases {
         let (code, out, err) = kcontract(args);
-        assert_eq!(code, 1, "{args:?}: {err}");
+        assert_eq!(code, 2, "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?}: {out}");
-        assert!(err.contains(message), "{args:?}: {err}");
-        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(err, message, "{args:?}");
     }
 }

@@ -10,7 +10,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::model::{OciVersion, Runtime, Trace, parse_trace};
+use crate::model::cli::{USAGE, malformed, report, runtime_arg, version_arg};
+use crate::model::{OciVersion, ReplayLine, Runtime, Trace, parse_trace, write_lines};
 
 use super::compare::{Comparable, from_model, from_observed};
 use super::harness::{Observed, Session};
@@ -27,13 +28,13 @@ pub enum Mode {
 
 /// One `compare` output line.
 #[derive(Serialize)]
-struct CompareLine<'a> {
+struct CompareLine {
     step: usize,
     /// Whether the runtime and the model with its profile agree on this step.
     agree: bool,
-    runtime: &'a Comparable,
-    profile: &'a Comparable,
-    spec: &'a Comparable,
+    runtime: Comparable,
+    profile: Comparable,
+    spec: Comparable,
     /// The deviations the profiled model applied in this step.
     deviations: Vec<&'static str>,
 }
@@ -41,7 +42,9 @@ struct CompareLine<'a> {
 /// Runs the command; returns the exit code. `run`: 0 when every step was observed (failed
 /// operations are data, as in `model replay`). `compare`: 0 when the runtime agrees with the model
 /// under its profile on every step, 1 when it does not (an unexplained difference). Both: 1 for an
-/// unreadable or malformed trace, a missing runtime, or a step the harness could not carry out.
+/// unreadable or malformed trace, a missing runtime, not being root, or a step the harness could
+/// not carry out; 2 for an unknown `--runtime` or an unsupported `--oci-version` (usage errors,
+/// named with the accepted values).
 pub fn run_conformance(
     mode: Mode,
     runtime: &str,
@@ -50,54 +53,62 @@ pub fn run_conformance(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    let prepared = prepare(runtime, path, oci_version);
-    let (kind, trace, mut session) = match prepared {
-        Ok(p) => p,
-        Err(e) => {
-            let _ = writeln!(err, "error: {e}");
-            return 1;
-        }
+    let flags = runtime_arg("--runtime", runtime)
+        .and_then(|kind| Ok((kind, oci_version.map(version_arg).transpose()?)));
+    let (kind, version) = match flags {
+        Ok(flags) => flags,
+        Err(message) => return report(err, &message, USAGE),
     };
-    let _ = writeln!(
+    let (trace, mut session) = match prepare(kind, path, version) {
+        Ok(p) => p,
+        Err(e) => return report(err, &e, 1),
+    };
+    // Which binary answered, on stderr so that stdout stays JSON lines.
+    let banner = writeln!(
         err,
         "{} {} ({})",
         kind,
         session.cli().version(),
         session.cli().program().display()
     );
+    if let Err(e) = banner {
+        return report(err, &format!("cannot write to standard error: {e}"), 1);
+    }
     let observed = match session.run(&trace.steps) {
         Ok(o) => o,
-        Err(e) => {
-            let _ = writeln!(err, "error: the harness failed: {e}");
-            return 1;
-        }
+        Err(e) => return report(err, &format!("the harness failed: {e}"), 1),
     };
     drop(session);
-    let (lines, agreed) = match mode {
-        Mode::Run => (
-            observed
+    let (written, agreed) = match mode {
+        Mode::Run => {
+            let lines: Vec<ReplayLine> = observed
                 .iter()
                 .enumerate()
-                .map(|(i, o)| o.to_json_line(i))
-                .collect(),
-            true,
-        ),
-        Mode::Compare => compare_lines(kind, &trace, &observed),
-    };
-    for line in &lines {
-        if writeln!(out, "{line}").is_err() {
-            return 1;
+                .map(|(i, o)| o.to_line(i))
+                .collect();
+            (write_lines(out, &lines), true)
         }
+        Mode::Compare => {
+            let (lines, agreed) = compare_lines(kind, &trace, &observed);
+            (write_lines(out, &lines), agreed)
+        }
+    };
+    match written {
+        Err(e) => report(err, &format!("cannot write the output: {e}"), 1),
+        Ok(()) if agreed => 0,
+        Ok(()) => 1,
     }
-    if agreed { 0 } else { 1 }
 }
 
 /// The `compare` lines, and whether the runtime agreed with its profile on every step.
-fn compare_lines(kind: OciRuntime, trace: &Trace, observed: &[Observed]) -> (Vec<String>, bool) {
+fn compare_lines(
+    kind: OciRuntime,
+    trace: &Trace,
+    observed: &[Observed],
+) -> (Vec<CompareLine>, bool) {
     let mut profiled = Runtime::with_profile(trace.version, kind);
     let mut spec = Runtime::new(trace.version);
-    let mut all = true;
-    let lines = trace
+    let lines: Vec<CompareLine> = trace
         .steps
         .iter()
         .zip(observed)
@@ -106,59 +117,38 @@ fn compare_lines(kind: OciRuntime, trace: &Trace, observed: &[Observed]) -> (Vec
             let p = profiled.apply(op);
             let runtime = from_observed(o, kind).0;
             let profile = from_model(&p);
-            let spec = from_model(&spec.apply(op));
-            let agree = runtime == profile;
-            all &= agree;
-            let line = CompareLine {
+            CompareLine {
                 step,
-                agree,
-                runtime: &runtime,
-                profile: &profile,
-                spec: &spec,
+                agree: runtime == profile,
+                runtime,
+                profile,
+                spec: from_model(&spec.apply(op)),
                 deviations: p.deviations.iter().map(|d| d.id()).collect(),
-            };
-            serde_json::to_string(&line).unwrap_or_default()
+            }
         })
         .collect();
+    let all = lines.iter().all(|l| l.agree);
     (lines, all)
 }
 
+/// Reads and parses the trace, checks for root and sets up a harness session; the error is the
+/// message for the user.
 fn prepare(
-    runtime: &str,
+    kind: OciRuntime,
     path: &Path,
-    oci_version: Option<&str>,
-) -> Result<(OciRuntime, Trace, Session), String> {
-    let kind = runtime
-        .parse::<OciRuntime>()
-        .map_err(|e| format!("--runtime: {e}"))?;
-    let version = oci_version
-        .map(str::parse::<OciVersion>)
-        .transpose()
-        .map_err(|e| format!("--oci-version: {e}"))?;
+    version: Option<OciVersion>,
+) -> Result<(Trace, Session), String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // The same message as `model replay` gives for the same file.
-    let trace = parse_trace(&text, version).map_err(|e| {
-        let at = if e.path.is_empty() {
-            String::new()
-        } else {
-            format!(" at {}", e.path)
-        };
-        format!(
-            "{}:{}:{}: malformed trace{at}: {}",
-            path.display(),
-            e.line,
-            e.column,
-            e.message
-        )
-    })?;
+    let trace = parse_trace(&text, version).map_err(|e| malformed(path, &e))?;
     if !is_root() {
         return Err(
             "conformance needs root: the runtimes create namespaces, mounts and cgroups".into(),
         );
     }
     let session = Session::new(kind)?;
-    Ok((kind, trace, session))
+    Ok((trace, session))
 }
 
 /// Whether this process runs as root (effective uid 0, from `/proc/self/status`).

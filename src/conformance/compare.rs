@@ -50,8 +50,11 @@ pub struct Comparable {
 }
 
 impl fmt::Display for Comparable {
+    /// The JSON object, as recorded in `spec/runtimes/deviations.yaml`. A serialisation error is
+    /// passed on as a formatting error (never an empty string).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&serde_json::to_string(self).unwrap_or_default())
+        let json = serde_json::to_string(self).map_err(|_| fmt::Error)?;
+        f.write_str(&json)
     }
 }
 
@@ -136,7 +139,8 @@ pub fn first_difference(model: &[Comparable], runtime: &[Comparable]) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::harness::{ObservedHook, StateSeen};
+    use crate::conformance::harness::ObservedHook;
+    use crate::model::LineState;
     use crate::model::{Action, Config, Op, OpKind, Runtime, Signal};
 
     fn observed(op: OpKind, hooks: &[(&str, &str)]) -> Observed {
@@ -156,7 +160,7 @@ mod tests {
                 .collect(),
             signals: Vec::new(),
             logs: Vec::new(),
-            state: Some(StateSeen {
+            state: Some(LineState {
                 oci_version: Some("1.0.2-dev".into()),
                 id: "a".into(),
                 status: Some("stopped".into()),

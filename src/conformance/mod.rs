@@ -5,8 +5,8 @@
 //!   `create` step: the program the host drives through a control folder, hooks that log their
 //!   name and the status they were shown.
 //! - [`compare`]: what the differential tests compare, and the one normalisation they apply.
-//! - [`harness`]: replaying a trace on a runtime and observing each step in the shape of
-//!   `kcontract model replay`'s output; the clean-up guards.
+//! - [`harness`]: replaying a trace on a runtime and observing each step; the output line is
+//!   `kcontract model replay`'s ([`crate::model::ReplayLine`]); the clean-up guards.
 //!
 //! `docs/runtimes.md` describes the harness, the differential tests (`tests/differential.rs`) and
 //! the deviations the runtimes were found to have (`spec/runtimes/deviations.yaml`).
@@ -17,7 +17,5 @@ pub mod compare;
 pub mod harness;
 pub mod oci;
 
-pub use harness::{
-    Observed, ObservedHook, Sequence, Session, StateSeen, Timing, normalise_stderr, real_id,
-};
+pub use harness::{Observed, ObservedHook, Sequence, Session, Timing, normalise_stderr, real_id};
 pub use oci::{CmdOutput, HarnessError, OciRuntime, RuntimeCli};

@@ -161,8 +161,10 @@ impl RuntimeCli {
         let result = wait_with_deadline(&mut cmd, COMMAND_DEADLINE);
         let stdout = read_lossy(&out_path);
         let stderr = read_lossy(&err_path);
+        // Scratch files: a failed removal leaves a file in the session's folder, removed with it.
         let _ = std::fs::remove_file(&out_path);
         let _ = std::fs::remove_file(&err_path);
+        let (stdout, stderr) = (stdout?, stderr?);
         let status = result.map_err(|e| {
             HarnessError(format!(
                 "`{} {}`: {e}",
@@ -203,10 +205,11 @@ fn wait_with_deadline(
     }
 }
 
-fn read_lossy(path: &Path) -> String {
-    std::fs::read(path)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default()
+/// A command's captured output (a file the harness created for it), as text.
+fn read_lossy(path: &Path) -> Result<String, HarnessError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| HarnessError(format!("cannot read {}: {e}", path.display())))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// The first executable file named `name` in `PATH`.

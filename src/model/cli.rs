@@ -5,15 +5,20 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
+use super::line::{replay_lines, write_lines};
 use super::profile::OciRuntime;
-use super::trace::{replay_profiled, to_json_lines};
+use super::trace::{TraceError, replay_profiled};
 use super::version::OciVersion;
+
+/// Exit code of a usage error (a flag value the command does not accept), as clap exits.
+pub const USAGE: u8 = 2;
 
 /// Runs the replay command, printing JSON lines to stdout and errors to stderr.
 ///
 /// Exit code 0 whenever the trace is well-formed (failed operations are data); 1 for an unreadable
-/// file, an unsupported `--oci-version`, or a malformed trace (with `FILE:LINE:COL` and the path of
-/// the offending step/field).
+/// file or a malformed trace (with `FILE:LINE:COL` and the path of the offending step/field); 2 for
+/// an unsupported `--oci-version` or an unknown `--profile` (usage errors, named with the accepted
+/// values).
 ///
 /// With `profile` (`runc`, `crun`, `youki`) the model reproduces that runtime's documented
 /// deviations (`spec/runtimes/deviations.yaml`) and each line gains a `deviations` field listing
@@ -49,51 +54,90 @@ pub fn run_replay_with(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> u8 {
-    let profile = match profile.map(str::parse::<OciRuntime>).transpose() {
-        Ok(p) => p,
-        Err(e) => {
-            let _ = writeln!(err, "error: --profile: {e}");
-            return 1;
-        }
-    };
-    let version_override = match oci_version.map(str::parse::<OciVersion>).transpose() {
-        Ok(v) => v,
-        Err(e) => {
-            let _ = writeln!(err, "error: --oci-version: {e}");
-            return 1;
-        }
+    let flags = profile
+        .map(profile_arg)
+        .transpose()
+        .and_then(|p| Ok((p, oci_version.map(version_arg).transpose()?)));
+    let (profile, version_override) = match flags {
+        Ok(flags) => flags,
+        Err(message) => return report(err, &message, USAGE),
     };
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) => {
-            let _ = writeln!(err, "error: cannot read {}: {e}", path.display());
-            return 1;
-        }
+        Err(e) => return report(err, &format!("cannot read {}: {e}", path.display()), 1),
     };
     match replay_profiled(&text, version_override, profile) {
-        Ok(results) => {
-            for line in to_json_lines(&results) {
-                if writeln!(out, "{line}").is_err() {
-                    return 1;
-                }
-            }
-            0
-        }
-        Err(e) => {
-            let location = if e.path.is_empty() {
-                String::new()
-            } else {
-                format!(" at {}", e.path)
-            };
-            let _ = writeln!(
-                err,
-                "error: {}:{}:{}: malformed trace{location}: {}",
-                path.display(),
-                e.line,
-                e.column,
-                e.message
-            );
-            1
-        }
+        Ok(results) => match write_lines(out, &replay_lines(&results)) {
+            Ok(()) => 0,
+            Err(e) => report(err, &format!("cannot write the output: {e}"), 1),
+        },
+        Err(e) => report(err, &malformed(path, &e), 1),
     }
+}
+
+/// The value of `--oci-version`, or the usage error naming the accepted values.
+pub fn version_arg(value: &str) -> Result<OciVersion, String> {
+    choice(
+        "unsupported",
+        "--oci-version",
+        value,
+        &OciVersion::ALL,
+        |v| v.as_str(),
+    )
+}
+
+/// The value of `--profile`, or the usage error naming the accepted values.
+pub fn profile_arg(value: &str) -> Result<OciRuntime, String> {
+    runtime_arg("--profile", value)
+}
+
+/// A runtime name given to `flag` (`--profile`, `--runtime`), or the usage error naming the
+/// accepted values.
+pub fn runtime_arg(flag: &str, value: &str) -> Result<OciRuntime, String> {
+    choice("unknown", flag, value, &OciRuntime::ALL, OciRuntime::as_str)
+}
+
+/// One of `all` by name, or clap's wording of a bad value: ``unknown --flag `x` (expected a, b or c)``.
+fn choice<T: Copy>(
+    adjective: &str,
+    flag: &str,
+    value: &str,
+    all: &[T],
+    name: impl Fn(T) -> &'static str,
+) -> Result<T, String> {
+    if let Some(&found) = all.iter().find(|&&t| name(t) == value) {
+        return Ok(found);
+    }
+    let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
+    let expected = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    };
+    Err(format!(
+        "{adjective} {flag} `{value}` (expected {expected})"
+    ))
+}
+
+/// The message for a malformed trace file: `FILE:LINE:COL: malformed trace at PATH: what`. The
+/// same for `model replay` and `conformance`.
+pub fn malformed(path: &Path, e: &TraceError) -> String {
+    let at = if e.path.is_empty() {
+        String::new()
+    } else {
+        format!(" at {}", e.path)
+    };
+    format!(
+        "{}:{}:{}: malformed trace{at}: {}",
+        path.display(),
+        e.line,
+        e.column,
+        e.message
+    )
+}
+
+/// Writes `error: MESSAGE` to `err` and returns `code`. A failure to write to standard error
+/// cannot be reported anywhere else; the exit code still says that the command failed.
+pub fn report(err: &mut dyn Write, message: &str, code: u8) -> u8 {
+    let _ = writeln!(err, "error: {message}");
+    code
 }

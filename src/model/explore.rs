@@ -15,7 +15,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::hooks::{HookName, HookOutcome, Hooks};
 use super::invariants::{Violation, check_state, check_step};
-use super::runtime::{Action, Config, OnSigterm, Op, OpKind, Runtime, Signal, Status, StepResult};
+use super::op::{Action, Config, OnSigterm, Op, OpKind, Signal};
+use super::runtime::Runtime;
+use super::status::Status;
+use super::step::StepResult;
 
 /// The create configurations of the standard alphabet: every hook failure rule of both versions,
 /// `process` unset, and both SIGTERM behaviours.

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::runtime::Status;
+use super::status::Status;
 
 /// A hook kind, in the order config-v1.3.0.md §POSIX-platform Hooks lists them (which is also the
 /// lifecycle order).

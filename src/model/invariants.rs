@@ -17,10 +17,10 @@
 use std::fmt;
 
 use super::hooks::{FailureRule, HookName, HookOutcome, Phase};
-use super::runtime::{
-    Action, Config, OnSigterm, Op, OpError, ProcessFailure, Runtime, Signal, StateDoc, Status,
-    StepResult, Warning,
-};
+use super::op::{Action, Config, OnSigterm, Op, Signal};
+use super::runtime::Runtime;
+use super::status::Status;
+use super::step::{OpError, ProcessFailure, StateDoc, StepResult, Warning};
 use super::version::OciVersion;
 
 /// A rule the model must obey: where it is written and what it says.

@@ -1,4 +1,5 @@
-//! The trace format read by `kcontract model replay` and the JSON lines it writes.
+//! The trace format read by `kcontract model replay` (and `kcontract conformance`); the JSON lines
+//! it writes are [`super::line`].
 //!
 //! Input (see `docs/model.md` for the full description):
 //!
@@ -31,14 +32,13 @@
 use std::cell::RefCell;
 use std::fmt;
 
-use serde::Serialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::hooks::{HookName, HookOutcome, Hooks};
+use super::op::{Action, Config, OnSigterm, Op, Signal};
 use super::profile::OciRuntime;
-use super::runtime::{
-    Action, Config, OnSigterm, Op, Runtime, Signal, StateDoc, Status, StepResult,
-};
+use super::runtime::Runtime;
+use super::step::StepResult;
 use super::version::OciVersion;
 
 /// A parsed trace.
@@ -197,56 +197,6 @@ pub fn trace_to_json(version: OciVersion, steps: &[Op]) -> String {
         "{{\"oci_version\": \"{version}\", \"steps\": [\n{}\n]}}",
         lines.join(",\n")
     )
-}
-
-/// The output lines (without trailing newlines) for replayed results.
-pub fn to_json_lines(results: &[StepResult]) -> Vec<String> {
-    results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| to_json_line(i, r))
-        .collect()
-}
-
-/// One output line. Fields, always present and in this order: `step`, `op`, `id`, `ok`, `status`,
-/// `error`, `warnings`, `hooks_run`, `signals`, then the model's two additions `logs` (the
-/// developer-visible log entries written during the step) and `state` (what a successful `state`
-/// returned, else `null`).
-pub fn to_json_line(step: usize, r: &StepResult) -> String {
-    #[derive(Serialize)]
-    struct Line<'a> {
-        step: usize,
-        op: &'static str,
-        id: Option<&'a str>,
-        ok: bool,
-        status: Option<Status>,
-        error: Option<String>,
-        warnings: Vec<String>,
-        hooks_run: Vec<String>,
-        signals: Vec<&'a str>,
-        logs: Vec<String>,
-        state: Option<&'a StateDoc>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        deviations: Option<Vec<&'static str>>,
-    }
-    let line = Line {
-        step,
-        op: r.op.as_str(),
-        id: r.id.as_deref(),
-        ok: r.ok(),
-        status: r.status,
-        error: r.error_message(),
-        warnings: r.warning_messages(),
-        hooks_run: r.hooks_run.iter().map(ToString::to_string).collect(),
-        signals: r.signals.iter().map(Signal::as_str).collect(),
-        logs: r.logs.iter().map(ToString::to_string).collect(),
-        state: r.state.as_ref(),
-        deviations: r
-            .profile
-            .map(|_| r.deviations.iter().map(|d| d.id()).collect()),
-    };
-    // Serializing plain strings, numbers and options cannot fail.
-    serde_json::to_string(&line).unwrap_or_default()
 }
 
 struct TraceSeed<'a> {

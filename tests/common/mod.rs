@@ -1,8 +1,11 @@
 //! The model's proptest strategies, shared by the property tests (`tests/model_props.rs`) and the
 //! differential tests against real runtimes (`tests/differential.rs`), so both explore the same
-//! space of operation sequences.
+//! space of operation sequences; and [`runtimes`], the access to real OCI runtimes both
+//! `tests/differential.rs` and `tests/deviations.rs` use.
 
 #![allow(dead_code)] // each test crate uses a subset
+
+pub mod runtimes;
 
 use kcontract::model::{Action, Config, HookName, HookOutcome, Hooks, OnSigterm, Op, Signal};
 use proptest::prelude::*;
