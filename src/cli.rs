@@ -245,7 +245,7 @@ pub fn run() -> ExitCode {
             ExitCode::from(code)
         }
         Command::Check { strict } => match load(strict, false) {
-            Ok(mut loaded) => match workflow::scan_tests(&mut loaded, &renderer) {
+            Ok(loaded) => match workflow::scan_tests(&loaded, &renderer) {
                 Ok(scan) => {
                     let code = write_stdout(&format!(
                         "{}{}ok: no problems found\n",

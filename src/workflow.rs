@@ -39,17 +39,9 @@ fn emit(diags: &[Diagnostic], sources: &SourceMap, renderer: &Renderer) -> Resul
 
 /// Scan the project's tests (the `tests:` globs of contract.yaml, from the working directory) and
 /// report annotation problems. Unknown or malformed clause ids are errors.
-pub fn scan_tests(loaded: &mut Loaded, renderer: &Renderer) -> Result<Scan, ExitCode> {
-    let mut diags = Vec::new();
-    let globs = loaded.spec.contract.tests.clone();
-    let scan = annotations::scan(
-        &loaded.spec,
-        Path::new("."),
-        &globs,
-        &mut loaded.sources,
-        &mut diags,
-    );
-    emit(&diags, &loaded.sources, renderer)?;
+pub fn scan_tests(loaded: &Loaded, renderer: &Renderer) -> Result<Scan, ExitCode> {
+    let scan = annotations::scan(&loaded.spec, Path::new("."), &loaded.spec.contract.tests);
+    emit(&scan.diagnostics, &scan.sources, renderer)?;
     Ok(scan)
 }
 
@@ -127,7 +119,8 @@ pub fn with_matrix<T>(
     let scan = scan_tests(loaded, renderer)?;
     let res = read_results(loaded, results, renderer)?;
     let m = matrix::compute(&loaded.spec, &scan.tests, res.as_ref());
-    emit(&not_run_warnings(&m), &loaded.sources, renderer)?;
+    // The tests' spans point into the files the scan read.
+    emit(&not_run_warnings(&m), &scan.sources, renderer)?;
     loaded.timings.add("tests+matrix", start.elapsed());
     Ok(then(&m, loaded))
 }
@@ -234,14 +227,7 @@ pub fn scaffold_command(
 ) -> ExitCode {
     let spec = &loaded.spec;
     // Which clauses a real test already claims (problems in those files are `check`'s business).
-    let mut scratch_sources = SourceMap::default();
-    let scan = annotations::scan(
-        spec,
-        &target.root,
-        &spec.contract.tests,
-        &mut scratch_sources,
-        &mut Vec::new(),
-    );
+    let scan = annotations::scan(spec, &target.root, &spec.contract.tests);
     let real: BTreeSet<String> = scan
         .tests
         .iter()
