@@ -47,7 +47,7 @@ mod tokens;
 
 pub use items::{FnItem, STUB_IGNORE_PREFIX};
 pub use scan::{Scan, scan};
-pub use sites::Site;
+pub use sites::{Site, may_hold_annotation};
 pub use syntax::{FileSyntax, LexFailure, parse_source};
 pub use targets::{Target, package_name, target_of};
 pub use tokens::{Attr, AttrKind};

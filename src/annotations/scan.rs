@@ -16,7 +16,7 @@ use crate::spec::{Spec, TestGlobs};
 
 use super::claims::validate_claim;
 use super::items::STUB_IGNORE_PREFIX;
-use super::sites::Site;
+use super::sites::{Site, may_hold_annotation};
 use super::syntax::{FileSyntax, LexFailure, parse_source};
 use super::targets::{Place, Places};
 use super::tokens::AttrKind;
@@ -26,7 +26,8 @@ use super::{Claim, TestFn, TestKind};
 pub struct Scan {
     /// The tests that claim at least one clause, in path order.
     pub tests: Vec<TestFn>,
-    /// How many files the globs selected.
+    /// How many files the globs selected (each was read; only those whose bytes hold the marker
+    /// were tokenised).
     pub files: usize,
     /// The files the tests' and the diagnostics' spans point into: only those with an annotation or
     /// a problem.
@@ -57,7 +58,7 @@ pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
 
 /// One file as read.
 enum Read {
-    /// Nothing to report: no `Clause:` line in its docs.
+    /// Nothing to report: no marker in its bytes (not tokenised), or no `Clause:` line in its docs.
     Nothing,
     Unreadable(std::io::Error),
     /// Not UTF-8 (the text decoded lossily, for the diagnostic) up to byte `at`.
@@ -75,7 +76,7 @@ enum Read {
     },
 }
 
-/// Read and tokenise one file.
+/// Read one file and, if it may hold an annotation, tokenise it.
 fn read(root: &Path, rel: &str) -> Read {
     let bytes = match fs::read(root.join(rel)) {
         Ok(b) => b,
@@ -92,6 +93,9 @@ fn read(root: &Path, rel: &str) -> Read {
             };
         }
     };
+    if !may_hold_annotation(text.as_bytes()) {
+        return Read::Nothing;
+    }
     match parse_source(&text) {
         Ok(syntax) if syntax.sites.is_empty() => Read::Nothing,
         Ok(syntax) => Read::Tokens {

@@ -87,3 +87,16 @@ fn sites_in_doc(text: &str, src: &str, attr: Range<usize>, out: &mut Vec<Site>) 
         });
     }
 }
+
+/// The marker as `sites_in_doc` compares it (ASCII case ignored, so a miscased one is found too).
+const MARKER: &[u8] = b"clause:";
+
+/// Whether a file's bytes can hold a `Clause:` line at all. A site's marker is always found
+/// verbatim in the source (in some ASCII case), so a file without those seven bytes has no sites,
+/// and the scan need not tokenise it: on this repository that is 50 of its 71 Rust files. (A
+/// `#[doc = "…"]` that spells the marker with escapes is not located in the source and was never a
+/// site.)
+pub fn may_hold_annotation(text: &[u8]) -> bool {
+    text.windows(MARKER.len())
+        .any(|w| w.eq_ignore_ascii_case(MARKER))
+}
