@@ -34,7 +34,7 @@
 //! `tokens` (matching token trees, classifying attributes) → `items` (the `fn` items that can be
 //! tests) and `sites` (the `Clause:` lines) → `syntax` (one file: [`parse_source`]); `targets`
 //! (package, Cargo target and module path of a file); `claims` (is the id a clause?); `scan` (the
-//! project: its files' tests and diagnostics in path order). The glob patterns of
+//! project: files read and tokenised in parallel, then tests and diagnostics in path order). The glob patterns of
 //! `tests:` are `crate::globs`, shared with the spec loader.
 
 mod claims;

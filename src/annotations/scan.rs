@@ -1,4 +1,4 @@
-//! The scan of a project: the files the `tests:` globs select, read and tokenised, then
+//! The scan of a project: the files the `tests:` globs select, read and tokenised in parallel, then
 //! joined in path order into the annotated tests and the problems found (unknown or malformed ids
 //! are errors; stray or miscased annotations, claims made twice, written stubs still ignored and
 //! unreadable files are warnings).
@@ -9,6 +9,8 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 use crate::globs::GlobMatcher;
@@ -41,7 +43,9 @@ pub struct Scan {
 /// returned.
 pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
     let files = GlobMatcher::new(&globs.include, &globs.exclude).files(root);
-    let read: Vec<Read> = files.iter().map(|rel| read(root, rel)).collect();
+    // Reading and lexing is most of the work and each file is independent; `collect` keeps the
+    // path order, so nothing after this depends on the threads.
+    let read: Vec<Read> = files.par_iter().map(|rel| read(root, rel)).collect();
     let mut out = Scan {
         tests: Vec::new(),
         files: files.len(),
@@ -56,7 +60,7 @@ pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
     out
 }
 
-/// One file as read.
+/// One file as a worker thread leaves it.
 enum Read {
     /// Nothing to report: no marker in its bytes (not tokenised), or no `Clause:` line in its docs.
     Nothing,
