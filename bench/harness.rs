@@ -1,4 +1,6 @@
-//! Benchmark harness: `cargo run --release --example bench -- [--copies 1,10,100] [--runs 5]`.
+//! Benchmark harness: `cargo run --release --example bench -- [--copies 1,10,100] [--runs 5]`
+//! (`--kcontract BIN` measures another binary than `target/release/kcontract`, e.g. one that
+//! `bench/ab.sh` built from an older commit).
 //!
 //! 1. Generates a scaled spec: the shipped contract ×N (chapters and clause ids made unique, both
 //!    languages), plus the same English Markdown as an mdBook book and a minimal Hugo site.
@@ -29,6 +31,8 @@ struct Args {
     copies: Vec<usize>,
     runs: usize,
     out: PathBuf,
+    /// The binary measured (another commit's, for a before/after with the other tools' figures).
+    kcontract: Option<PathBuf>,
 }
 
 fn parse_args() -> Args {
@@ -36,6 +40,7 @@ fn parse_args() -> Args {
         copies: vec![1, 10, 100],
         runs: 5,
         out: PathBuf::from("target/bench"),
+        kcontract: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -49,8 +54,11 @@ fn parse_args() -> Args {
             }
             "--runs" => a.runs = val.parse().unwrap_or(5).max(1),
             "--out" => a.out = PathBuf::from(val),
+            "--kcontract" => a.kcontract = Some(PathBuf::from(val)),
             _ => {
-                eprintln!("usage: bench [--copies 1,10,100|none] [--runs 5] [--out target/bench]");
+                eprintln!(
+                    "usage: bench [--copies 1,10,100|none] [--runs 5] [--out target/bench] [--kcontract BIN]"
+                );
                 std::process::exit(2);
             }
         }
@@ -61,7 +69,10 @@ fn parse_args() -> Args {
 fn main() {
     let args = parse_args();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let kcontract = root.join("target/release/kcontract");
+    let kcontract = match &args.kcontract {
+        Some(bin) => std::path::absolute(bin).unwrap_or_else(|_| bin.clone()),
+        None => root.join("target/release/kcontract"),
+    };
     if !kcontract.exists() {
         eprintln!("build the release binary first: cargo build --release");
         std::process::exit(2);
