@@ -1,37 +1,46 @@
 #!/usr/bin/env bash
-# A/B of two commits on the ×100 scaled spec: builds each commit's release binary (in a git worktree
-# under target/ab/), then runs `build --timings` with the two binaries in turn, RUNS times each, each
-# rebuilding over its own previous output after an untimed `sync`, and prints the median wall time
+# A/B of two commits: builds each commit's release binary (in a git worktree under target/ab/, all
+# sharing one target dir, target/ab/target, so dependencies compile once), then runs
+# `build --timings` with the two binaries in turn, RUNS times each, each rebuilding over its own
+# previous output (in a temporary folder) after an untimed `sync`, and prints the median wall time
 # and the median of every step and part `--timings` reports (a step or part a binary does not report
 # shows 0), with the ratio B/A.
-# Usage: bench/ab.sh REV_A REV_B [RUNS]   e.g. bench/ab.sh 0055cf6 HEAD 15
-# (after `cargo run --release --example bench -- --copies 100`, which generates target/bench/x100)
+# DIR is the project to build in: the ×100 scaled spec by default (after
+# `cargo run --release --example bench -- --copies 100`, which generates target/bench/x100), or `.`
+# for the real build of this repository (its spec and its tests scanned), as `cargo run --release
+# -- build` does.
+# Usage: bench/ab.sh REV_A REV_B [RUNS] [DIR]   e.g. bench/ab.sh 0055cf6 HEAD 15 .
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 2 ] || { echo "usage: bench/ab.sh REV_A REV_B [RUNS]"; exit 2; }
+[ $# -ge 2 ] || { echo "usage: bench/ab.sh REV_A REV_B [RUNS] [DIR]"; exit 2; }
 runs=${3:-11}
-work=$PWD/target/bench/x100
-[ -d "$work/spec" ] || { echo "generate target/bench/x100 first (see above)"; exit 2; }
+work=$(cd "${4:-target/bench/x100}" 2>/dev/null && pwd) || { echo "no folder ${4:-target/bench/x100}"; exit 2; }
+[ -d "$work/spec" ] || { echo "$work has no spec/ (for the default, generate target/bench/x100 first, see above)"; exit 2; }
+shared=$PWD/target/ab/target
 declare -A bin
 for side in A B; do
   rev=$([ "$side" = A ] && echo "$1" || echo "$2")
   sha=$(git rev-parse --short "$rev")
   tree=$PWD/target/ab/$sha
-  if [ ! -x "$tree/target/release/kcontract" ]; then
+  bin[$side]=$PWD/target/ab/bin/$sha
+  if [ ! -x "${bin[$side]}" ]; then
     [ -d "$tree" ] || git worktree add --quiet --detach -f "$tree" "$sha"
-    (cd "$tree" && cargo build --release -q)
+    (cd "$tree" && CARGO_TARGET_DIR=$shared cargo build --release -q)
+    mkdir -p "$PWD/target/ab/bin"
+    cp "$shared/release/kcontract" "${bin[$side]}"
   fi
-  bin[$side]=$tree/target/release/kcontract
   echo "$side = $rev ($sha)"
 done
 results=$(mktemp)
+out=$(mktemp -d)
 for _ in $(seq "$runs"); do
   for side in A B; do
     sync
     start=$(date +%s%N)
-    (cd "$work" && "${bin[$side]}" build --out "out-ab-$side" --timings 2>"$results.err" >/dev/null)
+    (cd "$work" && "${bin[$side]}" build --out "$out/$side" --timings 2>"$results.err" >/dev/null)
     end=$(date +%s%N)
-    echo "$side wall $(( (end - start) / 1000000 )) ms" >>"$results"
+    ns=$((end - start))
+    echo "$side wall $((ns / 1000000)).$(( (ns / 100000) % 10 )) ms" >>"$results"
     grep ' ms' "$results.err" | sed "s/^/$side /" >>"$results"
   done
 done
@@ -53,4 +62,4 @@ for name in order:
     ratio = f"{b / a:.2f}" if a else "-"
     print(f"  {name:<16} A {a:8.1f}   B {b:8.1f}   B/A {ratio}")
 PY
-rm -f "$results" "$results.err"
+rm -rf "$results" "$results.err" "$out"

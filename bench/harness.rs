@@ -1,4 +1,6 @@
-//! Benchmark harness: `cargo run --release --example bench -- [--copies 1,10,100] [--runs 5]`.
+//! Benchmark harness: `cargo run --release --example bench -- [--copies 1,10,100] [--runs 5]`
+//! (`--kcontract BIN` measures another binary than `target/release/kcontract`, e.g. one that
+//! `bench/ab.sh` built from an older commit).
 //!
 //! 1. Generates a scaled spec: the shipped contract ×N (chapters and clause ids made unique, both
 //!    languages), plus the same English Markdown as an mdBook book and a minimal Hugo site.
@@ -10,6 +12,10 @@
 //!    All five alternate: a ratio is only meaningful between runs made at the same time here.
 //!    Each timed run starts after a `sync` (untimed), so no run pays for writing back another's output.
 //! 3. Times `check`, `list`, `matrix` and `scaffold --check` (those the binary has) at each N.
+//! 4. The real build: `kcontract build` in this repository (the shipped spec, its Rust tests scanned
+//!    for `/// Clause:` as `cargo run --release -- build` does, into a temporary folder) alternating
+//!    with `mdbook build` of the same English text (the ×1 book). The scaled specs have no tests to
+//!    scan, so only this figure shows what the scan costs. `--copies none` runs only this.
 //!
 //! Prints medians, min/max, peak RSS (from `/usr/bin/time -f %M`) and the ratios ours/mdBook and
 //! ours/Hugo. Whole-process wall time, like a user sees it. Nothing here asserts a number: figures
@@ -25,6 +31,8 @@ struct Args {
     copies: Vec<usize>,
     runs: usize,
     out: PathBuf,
+    /// The binary measured (another commit's, for a before/after with the other tools' figures).
+    kcontract: Option<PathBuf>,
 }
 
 fn parse_args() -> Args {
@@ -32,6 +40,7 @@ fn parse_args() -> Args {
         copies: vec![1, 10, 100],
         runs: 5,
         out: PathBuf::from("target/bench"),
+        kcontract: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -45,8 +54,11 @@ fn parse_args() -> Args {
             }
             "--runs" => a.runs = val.parse().unwrap_or(5).max(1),
             "--out" => a.out = PathBuf::from(val),
+            "--kcontract" => a.kcontract = Some(PathBuf::from(val)),
             _ => {
-                eprintln!("usage: bench [--copies 1,10,100] [--runs 5] [--out target/bench]");
+                eprintln!(
+                    "usage: bench [--copies 1,10,100|none] [--runs 5] [--out target/bench] [--kcontract BIN]"
+                );
                 std::process::exit(2);
             }
         }
@@ -57,7 +69,10 @@ fn parse_args() -> Args {
 fn main() {
     let args = parse_args();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let kcontract = root.join("target/release/kcontract");
+    let kcontract = match &args.kcontract {
+        Some(bin) => std::path::absolute(bin).unwrap_or_else(|_| bin.clone()),
+        None => root.join("target/release/kcontract"),
+    };
     if !kcontract.exists() {
         eprintln!("build the release binary first: cargo build --release");
         std::process::exit(2);
@@ -232,6 +247,7 @@ fn main() {
         print!("{report}");
         report.clear();
     }
+    real_build(&root, &kcontract, &args, mdbook);
     if let (Some(&(10, t10, f10)), Some(&(100, t100, f100))) = (
         builds.iter().find(|b| b.0 == 10),
         builds.iter().find(|b| b.0 == 100),
@@ -242,6 +258,65 @@ fn main() {
             f100 / f10
         );
     }
+}
+
+/// `kcontract build` in the repository itself, its tests scanned, against `mdbook build` of the
+/// same English text (the ×1 book, generated when `--copies` did not include 1), alternating.
+fn real_build(root: &Path, kcontract: &Path, args: &Args, mdbook: bool) {
+    let x1 = args.out.join("x1");
+    if !x1.join("mdbook/book.toml").exists() {
+        let _ = fs::remove_dir_all(&x1);
+        generate(&root.join("spec"), &x1, 1).expect("generate the ×1 inputs");
+    }
+    // What the build scans, as `check` reports it (`  tests   … N files scanned`).
+    let scanned = Command::new(kcontract)
+        .current_dir(root)
+        .arg("check")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .find(|l| l.trim_start().starts_with("tests"))
+                .map(|l| l.trim().to_string())
+        })
+        .unwrap_or_else(|| "tests: unknown".into());
+    println!("## the real build: this repository's spec/ and its tests ({scanned})");
+    let out = std::env::temp_dir().join(format!("kcontract-bench-real-{}", std::process::id()));
+    fs::create_dir_all(&out).expect("create the output folder");
+    let mut ours = Command::new(kcontract);
+    ours.current_dir(root)
+        .arg("build")
+        .arg("--out")
+        .arg(out.join("kcontract"));
+    let mut tools: Vec<(&str, Command)> = vec![("kcontract build (repository)", ours)];
+    if mdbook {
+        let mut c = Command::new("mdbook");
+        c.current_dir(x1.join("mdbook"))
+            .arg("build")
+            .arg("-d")
+            .arg(out.join("mdbook"));
+        tools.push(("mdbook build (×1 book, en)", c));
+    }
+    let mut samples: Vec<Vec<(f64, u64)>> = vec![Vec::new(); tools.len()];
+    // Alternating, each round in the other order (as above: a ratio needs runs made together).
+    for run in 0..args.runs {
+        for k in 0..tools.len() {
+            let i = if run % 2 == 0 { k } else { tools.len() - 1 - k };
+            settle();
+            samples[i].push(timed(&mut tools[i].1));
+        }
+    }
+    for ((name, _), s) in tools.iter().zip(&samples) {
+        println!("{}", line(name, s));
+    }
+    if samples.len() == 2 {
+        println!(
+            "  ratio kcontract / mdbook: {:.2}",
+            median(&samples[0]) / median(&samples[1])
+        );
+    }
+    let _ = fs::remove_dir_all(&out);
 }
 
 struct GenStats {

@@ -19,6 +19,7 @@ pub mod diagnostic;
 pub mod escape;
 pub mod explain;
 pub mod fsutil;
+pub mod globs;
 pub mod i18n;
 pub mod json;
 pub mod keywords;

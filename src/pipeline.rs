@@ -31,12 +31,6 @@ pub(crate) struct Stages<'c> {
     pub(crate) timings: Timings,
 }
 
-/// The test scan with the test files it read (its diagnostics point into them).
-pub(crate) struct Tests {
-    pub(crate) scan: Scan,
-    pub(crate) sources: SourceMap,
-}
-
 /// Which of the spec's diagnostics a command shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Show {
@@ -96,14 +90,12 @@ impl<'c> Stages<'c> {
 
     /// The tests that claim clauses: the `tests:` globs of contract.yaml, from `root`. Unknown or
     /// malformed clause ids are errors.
-    pub(crate) fn tests(&mut self, spec: &Spec, root: &Path) -> Result<Tests, Failure> {
+    pub(crate) fn tests(&mut self, spec: &Spec, root: &Path) -> Result<Scan, Failure> {
         let start = Instant::now();
-        let mut sources = SourceMap::default();
-        let mut diags = Vec::new();
-        let scan = annotations::scan(spec, root, &spec.contract.tests, &mut sources, &mut diags);
+        let scan = annotations::scan(spec, root, &spec.contract.tests);
         self.timings.add("tests", start.elapsed());
-        self.ctx.report(&diags, &sources)?;
-        Ok(Tests { scan, sources })
+        self.ctx.report(&scan.diagnostics, &scan.sources)?;
+        Ok(scan)
     }
 
     /// The test results files (`--results`); `None` when none were given.
@@ -128,13 +120,13 @@ impl<'c> Stages<'c> {
     pub(crate) fn matrix<'a>(
         &mut self,
         spec: &'a Spec,
-        tests: &'a Tests,
+        scan: &'a Scan,
         results: Option<&Results>,
     ) -> Result<Matrix<'a>, Failure> {
         let start = Instant::now();
-        let m = matrix::compute(spec, &tests.scan.tests, results);
+        let m = matrix::compute(spec, &scan.tests, results);
         self.timings.add("matrix", start.elapsed());
-        self.ctx.report(&not_run_warnings(&m), &tests.sources)?;
+        self.ctx.report(&not_run_warnings(&m), &scan.sources)?;
         Ok(m)
     }
 }

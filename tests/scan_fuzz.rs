@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kcontract::annotations::parse_source;
+use kcontract::annotations::{may_hold_annotation, parse_source};
 use kcontract::diagnostic::FileId;
 use kcontract::results::{parse_junit, parse_libtest};
 use kcontract::scaffold::merge_file;
@@ -40,6 +40,12 @@ fn check_scan(text: &str) {
                     "{s:?}"
                 );
             }
+            // The scan does not tokenise a file the prefilter rejects: it must have no sites.
+            assert!(
+                syn.sites.is_empty() || may_hold_annotation(text.as_bytes()),
+                "{:?}",
+                syn.sites
+            );
         }
         Err(e) => assert!(in_text(text, &e.range), "{e:?}"),
     }
@@ -101,6 +107,12 @@ proptest! {
     fn rust_shaped_text_never_panics(text in "(///? ?Clause: [a-z.\\-]{0,12}\n|#\\[(test|ignore = \"not yet written: a.b\")\\]\n|fn [a-z]{1,3}\\(\\) \\{ todo!\\(\\) \\}\n|proptest! \\{ |\\}|mod m \\{|\"|r#\"|/\\*|\\*/|\n){0,30}") {
         check_scan(&text);
         let _ = merge_file("x.rs", &text, &[], &empty_spec());
+    }
+
+    /// Doc lines and attributes that spell the marker in other cases or with string escapes.
+    #[test]
+    fn spelt_markers_are_never_skipped(text in "((///? ?|//! |#\\[doc = \"|/\\*\\* )([cC][lL]|\\\\x43l|\\\\u\\{63\\}l)[aA][uU][sS][eE](:|\\\\x3a|\\\\u\\{3a\\}) ?[a-z.]{0,8}(\"\\]|\\*/)?\n(#\\[test\\]\nfn t\\(\\) \\{\\}\n)?){1,4}") {
+        check_scan(&text);
     }
 
     #[test]

@@ -437,17 +437,9 @@ type Files = Vec<(String, Vec<u8>)>;
 /// the first had to render again because their placeholders did not check out.
 fn render_both_ways(spec_dir: &Path) -> (Files, Files, usize) {
     use kcontract::site;
-    let mut loaded = kcontract::spec_source::load(spec_dir);
+    let loaded = kcontract::spec_source::load(spec_dir);
     assert!(!loaded.has_errors());
-    let mut diags = Vec::new();
-    let globs = loaded.spec.contract.tests.clone();
-    let scan = kcontract::annotations::scan(
-        &loaded.spec,
-        &root(),
-        &globs,
-        &mut loaded.sources,
-        &mut diags,
-    );
+    let scan = kcontract::annotations::scan(&loaded.spec, &root(), &loaded.spec.contract.tests);
     assert!(!scan.tests.is_empty());
     let m = kcontract::matrix::compute(&loaded.spec, &scan.tests, None);
     let tpl = site::templates(None).unwrap();

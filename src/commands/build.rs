@@ -43,9 +43,9 @@ impl Build {
         )?;
         let spec = &loaded.spec;
         let runtimes = stages.runtimes()?;
-        let tests = stages.tests(spec, Path::new("."))?;
+        let scan = stages.tests(spec, Path::new("."))?;
         let results = stages.results(&self.results)?;
-        let matrix = stages.matrix(spec, &tests, results.as_ref())?;
+        let matrix = stages.matrix(spec, &scan, results.as_ref())?;
         let opts = BuildOptions {
             out: self.out.clone(),
             templates: self.templates,

@@ -27,7 +27,7 @@ impl Check {
             Show::All,
         )?;
         stages.runtimes()?;
-        let tests = stages.tests(&loaded.spec, Path::new("."))?;
+        let scan = stages.tests(&loaded.spec, Path::new("."))?;
         let verdict = match ctx.warnings() {
             0 => "ok: no problems found".to_string(),
             n => format!("ok: no errors, {n} warning{} (above)", plural(n)),
@@ -35,7 +35,7 @@ impl Check {
         print(&format!(
             "{}{}{verdict}\n",
             crate::list::summary(&loaded.spec, &ctx.spec),
-            tests_summary(&tests.scan),
+            tests_summary(&scan),
         ))
     }
 }

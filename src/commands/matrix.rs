@@ -35,9 +35,9 @@ impl Matrix {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         let mut stages = Stages::new(ctx);
         let loaded = stages.spec(LoadOptions::default(), Show::All)?;
-        let tests = stages.tests(&loaded.spec, Path::new("."))?;
+        let scan = stages.tests(&loaded.spec, Path::new("."))?;
         let results = stages.results(&self.results)?;
-        let m = stages.matrix(&loaded.spec, &tests, results.as_ref())?;
+        let m = stages.matrix(&loaded.spec, &scan, results.as_ref())?;
         let text = match self.format {
             MatrixFormat::Table => matrix::table(&m),
             MatrixFormat::Json => matrix::json(&m).map_err(|e| {

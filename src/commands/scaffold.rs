@@ -70,14 +70,7 @@ impl Scaffold {
 /// Plan the files, then write them (or, with `check`, say which would change).
 fn write(ctx: &Ctx, spec: &Spec, target: &ScaffoldTarget, check: bool) -> Outcome {
     // Which clauses a real test already claims (problems in those files are `check`'s business).
-    let mut scratch_sources = SourceMap::default();
-    let scan = annotations::scan(
-        spec,
-        &target.root,
-        &spec.contract.tests,
-        &mut scratch_sources,
-        &mut Vec::new(),
-    );
+    let scan = annotations::scan(spec, &target.root, &spec.contract.tests);
     let real: BTreeSet<String> = scan
         .tests
         .iter()

@@ -119,7 +119,7 @@ pub(super) fn parse_contract(
     let mut tests = TestGlobs::default();
     if let Some(t) = &raw.tests {
         for g in t.include.iter().flatten().chain(&t.exclude) {
-            if let Err(e) = crate::annotations::glob(&g.value) {
+            if let Err(e) = crate::globs::glob(&g.value) {
                 ok = false;
                 diags.push(
                     Diagnostic::error("K0507", format!("`{}` is not a valid glob", g.value.escape_debug()))

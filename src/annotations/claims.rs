@@ -1,0 +1,75 @@
+//! Whether a `Clause:` line on a test names a clause: a well-formed id (K0502) that the contract has
+//! (K0501, with the nearest id as a "did you mean").
+
+use crate::diagnostic::{Diagnostic, FileId, Span};
+use crate::spec::{Spec, check_id};
+
+use super::sites::Site;
+
+/// Check one annotation's id: well-formed (K0502 otherwise) and existing (K0501). Returns whether
+/// it names a clause.
+pub(super) fn validate_claim(
+    spec: &Spec,
+    s: &Site,
+    fid: FileId,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let span = if s.id.is_empty() {
+        Span::new(fid, s.marker_range.clone())
+    } else {
+        Span::new(fid, s.id_range.clone())
+    };
+    if s.id.is_empty() {
+        diags.push(
+            Diagnostic::error("K0502", "`Clause:` without a clause id")
+                .at(span, "expected a clause id after this")
+                .help("write one id per line, e.g. `/// Clause: lifecycle.sigterm-on-kill` (`kcontract list` shows them all)"),
+        );
+        return false;
+    }
+    if s.id.split_whitespace().count() > 1 || s.id.contains(',') {
+        diags.push(
+            Diagnostic::error(
+                "K0502",
+                format!("`Clause: {}` names more than one id", s.id),
+            )
+            .at(span, "one id per `Clause:` line")
+            .help("put each clause on its own `/// Clause: <id>` line"),
+        );
+        return false;
+    }
+    if let Err(e) = check_id(&s.id) {
+        diags.push(
+            Diagnostic::error(
+                "K0502",
+                format!(
+                    "malformed clause id `{}` in an annotation",
+                    s.id.escape_debug()
+                ),
+            )
+            .at(span, "not a clause id")
+            .help(format!("{e}")),
+        );
+        return false;
+    }
+    if spec.clause(&s.id).is_none() {
+        let help = match closest(spec, &s.id) {
+            Some(near) => format!("did you mean `{near}`? If the clause was removed from the contract, remove or re-point this annotation"),
+            None => "`kcontract list` shows every clause id; if the clause was removed from the contract, remove or re-point this annotation".to_string(),
+        };
+        diags.push(
+            Diagnostic::error("K0501", format!("no clause `{}` in the contract", s.id))
+                .at(span, "unknown clause id")
+                .help(help),
+        );
+        return false;
+    }
+    true
+}
+
+/// The clause id nearest to `id` by edit distance, if it is close enough to be a typo.
+fn closest<'a>(spec: &'a Spec, id: &str) -> Option<&'a str> {
+    crate::suggest::closest(id, spec.by_id.keys().map(String::as_str), |k| {
+        3.max(k.len() / 6)
+    })
+}

@@ -1,0 +1,253 @@
+//! The scan of a project: the files the `tests:` globs select, read and tokenised in parallel, then
+//! joined in path order into the annotated tests and the problems found (unknown or malformed ids
+//! are errors; stray or miscased annotations, claims made twice, written stubs still ignored and
+//! unreadable files are warnings).
+//!
+//! The result owns what it read: the files its tests and diagnostics point into are in its own
+//! [`SourceMap`], so the scan depends on the loaded spec but never writes into it.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
+use crate::globs::GlobMatcher;
+use crate::spec::{Spec, TestGlobs};
+
+use super::claims::validate_claim;
+use super::items::STUB_IGNORE_PREFIX;
+use super::sites::{Site, may_hold_annotation};
+use super::syntax::{FileSyntax, LexFailure, parse_source};
+use super::targets::{Place, Places};
+use super::tokens::AttrKind;
+use super::{Claim, TestFn, TestKind};
+
+/// The tests of a project and what the scan found wrong.
+pub struct Scan {
+    /// The tests that claim at least one clause, in path order.
+    pub tests: Vec<TestFn>,
+    /// How many files the globs selected (each was read; only those whose bytes hold the marker
+    /// were tokenised).
+    pub files: usize,
+    /// The files the tests' and the diagnostics' spans point into: only those with an annotation or
+    /// a problem.
+    pub sources: SourceMap,
+    /// In path order; render with `crate::diagnostic::render_all(&diagnostics, &sources, …)`.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Scan the project at `root` for annotated tests; report unknown and malformed ids (errors), stray
+/// annotations and unreadable files (warnings). Only tests that claim at least one clause are
+/// returned.
+pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
+    let files = GlobMatcher::new(&globs.include, &globs.exclude).files(root);
+    // Reading and lexing is most of the work and each file is independent; `collect` keeps the
+    // path order, so nothing after this depends on the threads.
+    let read: Vec<Read> = files.par_iter().map(|rel| read(root, rel)).collect();
+    let mut out = Scan {
+        tests: Vec::new(),
+        files: files.len(),
+        sources: SourceMap::default(),
+        diagnostics: Vec::new(),
+    };
+    let mut places = Places::new(root);
+    for (rel, r) in files.iter().zip(read) {
+        out.add(spec, rel, r, &mut places);
+    }
+    out.tests.retain(|t| !t.claims.is_empty());
+    out
+}
+
+/// One file as a worker thread leaves it.
+enum Read {
+    /// Nothing to report: no marker in its bytes (not tokenised), or no `Clause:` line in its docs.
+    Nothing,
+    Unreadable(std::io::Error),
+    /// Not UTF-8 (the text decoded lossily, for the diagnostic) up to byte `at`.
+    NotUtf8 {
+        file: SourceFile,
+        at: usize,
+    },
+    NotTokens {
+        file: SourceFile,
+        failure: LexFailure,
+    },
+    Tokens {
+        file: SourceFile,
+        syntax: FileSyntax,
+    },
+}
+
+/// Read one file and, if it may hold an annotation, tokenise it.
+fn read(root: &Path, rel: &str) -> Read {
+    let bytes = match fs::read(root.join(rel)) {
+        Ok(b) => b,
+        Err(e) => return Read::Unreadable(e),
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            return Read::NotUtf8 {
+                file: SourceFile::new(PathBuf::from(rel), text),
+                at,
+            };
+        }
+    };
+    if !may_hold_annotation(text.as_bytes()) {
+        return Read::Nothing;
+    }
+    match parse_source(&text) {
+        Ok(syntax) if syntax.sites.is_empty() => Read::Nothing,
+        Ok(syntax) => Read::Tokens {
+            file: SourceFile::new(PathBuf::from(rel), text),
+            syntax,
+        },
+        Err(failure) => Read::NotTokens {
+            file: SourceFile::new(PathBuf::from(rel), text),
+            failure,
+        },
+    }
+}
+
+impl Scan {
+    /// Add one file's tests and problems (problems are warnings: the compiler reports them properly).
+    fn add(&mut self, spec: &Spec, rel: &str, read: Read, places: &mut Places) {
+        match read {
+            Read::Nothing => {}
+            Read::Unreadable(e) => self.diagnostics.push(
+                Diagnostic::warning("K0506", format!("`{rel}` cannot be read ({e}); its annotations were not scanned"))
+                    .in_file(rel)
+                    .help("check the file's permissions, or exclude it with `tests: exclude:` in contract.yaml"),
+            ),
+            Read::NotUtf8 { file, at } => {
+                let fid = self.sources.add_file(file);
+                self.diagnostics.push(
+                    Diagnostic::warning(
+                        "K0506",
+                        format!("`{rel}` is not UTF-8; its annotations were not scanned"),
+                    )
+                    .at(
+                        Span::new(fid, at..at + '\u{fffd}'.len_utf8()),
+                        "invalid UTF-8 here",
+                    )
+                    .help("Rust sources are UTF-8; re-save the file as UTF-8"),
+                );
+            }
+            Read::NotTokens { file, failure } => {
+                let fid = self.sources.add_file(file);
+                self.diagnostics.push(
+                    Diagnostic::warning("K0506", format!("`{rel}` cannot be read as Rust tokens; its annotations were not scanned"))
+                        .at(Span::new(fid, failure.range), failure.message)
+                        .help("fix the file (cargo build shows the error), or exclude it with `tests: exclude:` in contract.yaml"),
+                );
+            }
+            Read::Tokens { file, syntax } => {
+                let fid = self.sources.add_file(file);
+                let place = places.of(Path::new(rel));
+                self.add_tests(spec, rel, fid, &syntax, &place);
+            }
+        }
+    }
+
+    /// The tests of one tokenised file, and its annotations that are not on a test.
+    fn add_tests(
+        &mut self,
+        spec: &Spec,
+        rel: &str,
+        fid: FileId,
+        syntax: &FileSyntax,
+        place: &Place,
+    ) {
+        let mut on_tests = BTreeSet::new();
+        for f in &syntax.fns {
+            let sites: Vec<&Site> = syntax.claims_of(f).collect();
+            if sites.is_empty() {
+                continue;
+            }
+            if !f.is_test() {
+                continue;
+            }
+            let mut claims: Vec<Claim> = Vec::new();
+            for s in sites {
+                on_tests.insert(s.id_range.start);
+                if !validate_claim(spec, s, fid, &mut self.diagnostics) {
+                    continue;
+                }
+                if claims.iter().any(|c| c.id == s.id) {
+                    self.diagnostics.push(
+                        Diagnostic::warning(
+                            "K0505",
+                            format!("`{}` is claimed twice by this test", s.id),
+                        )
+                        .at(Span::new(fid, s.id_range.clone()), "claimed again here")
+                        .help("one `Clause:` line per clause is enough; remove the repeated line"),
+                    );
+                    continue;
+                }
+                claims.push(Claim {
+                    id: s.id.clone(),
+                    span: Span::new(fid, s.id_range.clone()),
+                });
+            }
+            if !f.is_stub()
+                && let Some(Some(reason)) = f.ignore_reason()
+                && reason.starts_with(STUB_IGNORE_PREFIX)
+                && let Some(a) = f
+                    .attrs
+                    .iter()
+                    .find(|a| matches!(a.kind, AttrKind::Ignore(_)))
+            {
+                self.diagnostics.push(
+                Diagnostic::warning("K0508", format!("`{}` has been written but is still ignored as \"{reason}\"", f.name))
+                    .at(Span::new(fid, a.range.clone()), "the test never runs while this is here")
+                    .help("remove this `#[ignore]` line so the test runs (until then its clause cannot show as passing)"),
+            );
+            }
+            let mut path = place.module.clone();
+            path.extend(f.module.iter().cloned());
+            path.push(f.name.clone());
+            let (line, _) = self.sources.get(fid).line_col(f.name_range.start);
+            self.tests.push(TestFn {
+                file: rel.to_string(),
+                line,
+                name_span: Span::new(fid, f.name_range.clone()),
+                package: place.package.clone(),
+                target: place.target.clone(),
+                path: path.join("::"),
+                claims,
+                kind: if f.is_stub() {
+                    TestKind::Stub
+                } else {
+                    TestKind::Real
+                },
+                ignored: f.ignore_reason().is_some(),
+            });
+        }
+        for s in &syntax.sites {
+            if on_tests.contains(&s.id_range.start) {
+                continue;
+            }
+            let span = Span::new(
+                fid,
+                s.marker_range.start..s.id_range.end.max(s.marker_range.end),
+            );
+            if s.miscased {
+                self.diagnostics.push(
+                Diagnostic::warning("K0504", format!("`{}` is not an annotation: the marker is spelled `Clause:`", &self.sources.get(fid).text[s.marker_range.clone()]))
+                    .at(span, "not recognised")
+                    .help("write `/// Clause: <id>` (capital C) to claim a clause, or reword the line"),
+            );
+            } else {
+                self.diagnostics.push(
+                Diagnostic::warning("K0503", "this `Clause:` annotation is not on a test function")
+                    .at(span, "claims nothing here")
+                    .help("put the line in the doc comment of a `#[test]` function (directly above it); annotations on helpers, modules or other items are not read"),
+            );
+            }
+        }
+    }
+}

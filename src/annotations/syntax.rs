@@ -1,0 +1,172 @@
+//! One Rust source text read as tokens: its candidate test functions and its `Clause:` lines.
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use proc_macro2::{TokenStream, TokenTree};
+
+use super::items::{FnItem, scan_items};
+use super::sites::{Site, collect_sites};
+use super::tokens::AttrKind;
+
+/// Everything the scanner knows about one file.
+#[derive(Clone, Debug, Default)]
+pub struct FileSyntax {
+    pub fns: Vec<FnItem>,
+    pub sites: Vec<Site>,
+}
+
+impl FileSyntax {
+    /// The annotation sites inside the doc attributes of `f`.
+    pub fn claims_of<'a>(&'a self, f: &'a FnItem) -> impl Iterator<Item = &'a Site> + 'a {
+        let starts: BTreeSet<usize> = f
+            .attrs
+            .iter()
+            .filter(|a| matches!(a.kind, AttrKind::Doc(_)))
+            .map(|a| a.range.start)
+            .collect();
+        self.sites
+            .iter()
+            .filter(move |s| starts.contains(&s.attr_start) && !s.miscased)
+    }
+}
+
+/// Why a file could not be read as Rust tokens.
+#[derive(Clone, Debug)]
+pub struct LexFailure {
+    pub range: Range<usize>,
+    pub message: String,
+}
+
+/// Read one Rust source text. Pure apart from proc-macro2's thread-local span table, which is reset
+/// afterwards (so scanning many files does not grow it; each thread of a parallel scan has its own).
+pub fn parse_source(text: &str) -> Result<FileSyntax, LexFailure> {
+    // A byte-order mark or a shebang line would shift proc-macro2's offsets; blank them out with
+    // the same number of bytes instead of cutting them off.
+    let mut owned = text.to_string();
+    if owned.starts_with('\u{feff}') {
+        owned.replace_range(0..3, "   ");
+    }
+    if owned.starts_with("#!") && !owned[2..].trim_start().starts_with('[') {
+        let end = owned.find('\n').unwrap_or(owned.len());
+        owned.replace_range(0..end, &" ".repeat(end));
+    }
+    let result = match owned.parse::<TokenStream>() {
+        Ok(ts) => {
+            let mut out = FileSyntax::default();
+            let trees: Vec<TokenTree> = ts.into_iter().collect();
+            collect_sites(&trees, &owned, &mut out.sites);
+            scan_items(&trees, &[], false, &mut out.fns);
+            Ok(out)
+        }
+        Err(e) => {
+            let r = e.span().byte_range();
+            let start = r.start.min(owned.len());
+            Err(LexFailure {
+                range: start..r.end.max(start).min(owned.len()),
+                message: e.to_string(),
+            })
+        }
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_lines_on_tests_in_modules_and_macros() {
+        let src = r#"
+//! Clause: not.on-a-test
+use x::y;
+
+/// Text.
+///
+/// Clause: a.one
+/// Clause: a.two
+#[test]
+fn plain() { assert!(true); }
+
+#[cfg(test)]
+mod inner {
+    /// Clause: a.three
+    #[tokio::test]
+    pub(crate) async fn in_mod() {}
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+    /// Clause: a.four
+    #[test]
+    fn prop(x in 0..3u8, y in any::<u8>()) { prop_assert!(x < 3); }
+}
+
+macro_rules! m { () => { /// Clause: a.five
+ #[test] fn gen() {} } }
+
+fn helper() { let s = "/// Clause: a.six"; } // Clause: a.seven
+"#;
+        let syn = parse_source(src).unwrap();
+        let tests: Vec<(String, Vec<String>, bool)> = syn
+            .fns
+            .iter()
+            .filter(|f| f.is_test())
+            .map(|f| {
+                let mut p = f.module.clone();
+                p.push(f.name.clone());
+                (
+                    p.join("::"),
+                    syn.claims_of(f).map(|s| s.id.clone()).collect(),
+                    f.in_macro,
+                )
+            })
+            .collect();
+        assert_eq!(
+            tests,
+            [
+                ("plain".into(), vec!["a.one".into(), "a.two".into()], false),
+                ("inner::in_mod".into(), vec!["a.three".into()], false),
+                ("prop".into(), vec!["a.four".into()], true),
+            ]
+        );
+        // Sites: the inner doc, the four on tests, the one in macro_rules; not strings or `//`.
+        let ids: Vec<&str> = syn.sites.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "not.on-a-test",
+                "a.one",
+                "a.two",
+                "a.three",
+                "a.four",
+                "a.five"
+            ]
+        );
+        // Spans point at the ids.
+        for s in &syn.sites {
+            assert_eq!(&src[s.id_range.clone()], s.id);
+            assert_eq!(&src[s.marker_range.clone()], "Clause:");
+        }
+    }
+
+    #[test]
+    fn lex_errors_are_located() {
+        let e = parse_source("fn a() {\n    let s = \"unterminated;\n}\n").unwrap_err();
+        assert!(e.range.start <= 40, "{e:?}");
+        let e = parse_source("fn a() { ( }").unwrap_err();
+        assert!(!e.message.is_empty());
+    }
+
+    #[test]
+    fn bom_and_shebang_keep_offsets() {
+        let src = "\u{feff}/// Clause: a.b\n#[test]\nfn t() {}\n";
+        let s = parse_source(src).unwrap();
+        assert_eq!(&src[s.sites[0].id_range.clone()], "a.b");
+        let src = "#!/usr/bin/env run-cargo-script\n/// Clause: a.b\n#[test]\nfn t() {}\n";
+        let s = parse_source(src).unwrap();
+        assert_eq!(&src[s.sites[0].id_range.clone()], "a.b");
+        assert_eq!(s.fns.len(), 1);
+    }
+}
