@@ -1,18 +1,10 @@
 //! The commands on the contract shipped in `spec/`, through the real binary.
 
-use std::process::Command;
+mod common;
 
+/// `kcontract ARGS` in this repository.
 fn kcontract(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::cli::kcontract(&common::cli::root(), args)
 }
 
 #[test]

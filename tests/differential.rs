@@ -168,7 +168,7 @@ fn differential(runtime: OciRuntime) {
         TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
     let state = RefCell::new((session, Stats::default()));
     let started = Instant::now();
-    let strategy = proptest::collection::vec(common::op(), 1..=max_steps);
+    let strategy = proptest::collection::vec(common::model::op(), 1..=max_steps);
     let result = runner.run(&strategy, |ops| {
         let (session, stats) = &mut *state.borrow_mut();
         let checked = check_sequence(session, &ops, stats).map_err(TestCaseError::fail);

@@ -2,44 +2,12 @@
 //! its real nextest and libtest results, live runs of both, this repository's model clauses, the
 //! `--require` gate, annotation and results diagnostics, and the site's matrix page.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::cli::{copy_dir, kcontract, root};
+
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn kcontract(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
-        .current_dir(dir)
-        .args(["--color", "never"])
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-/// Copy a folder (hidden files included) into `to`.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if p.is_dir() {
-            if e.file_name() != "target" {
-                copy_dir(&p, &to.join(e.file_name()));
-            }
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
 
 fn fixture() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();

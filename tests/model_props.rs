@@ -27,7 +27,7 @@ use proptest_state_machine::{ReferenceStateMachine, StateMachineTest};
 
 mod common;
 
-use common::{IDS, op};
+use common::model::{IDS, op};
 
 // ---------------------------------------------------------------------------------------------
 // The reference: the operation × status table of docs/model.md

@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use kcontract::conformance::compare::from_model;
 use kcontract::model::{OciRuntime, OciVersion, Op, Runtime, trace_to_json};
 use proptest::prelude::*;
@@ -23,7 +21,7 @@ proptest! {
     /// version followed.
     #[test]
     fn a_profile_changes_nothing_without_naming_a_deviation(
-        ops in proptest::collection::vec(common::op(), 1..30),
+        ops in proptest::collection::vec(common::model::op(), 1..30),
     ) {
         for runtime in OciRuntime::ALL {
             for version in OciVersion::ALL {
@@ -50,17 +48,9 @@ proptest! {
     }
 }
 
+/// `kcontract ARGS` in this repository.
 fn kcontract(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::cli::kcontract(&common::cli::root(), args)
 }
 
 fn trace_file(dir: &tempfile::TempDir, name: &str, text: &str) -> String {

@@ -1,0 +1,40 @@
+//! Running the real binary on a project folder, the way a user does.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// This repository's root (the crate's manifest folder).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `kcontract --color never ARGS`, run in `dir`: the exit code (-1 for a signal), stdout, stderr.
+pub fn kcontract(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir)
+        .args(["--color", "never"])
+        .args(args)
+        .output()
+        .expect("the kcontract binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Copy a folder (hidden files included, `target/` folders left out) into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if p.is_dir() {
+            if e.file_name() != "target" {
+                copy_dir(&p, &to.join(e.file_name()));
+            }
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
