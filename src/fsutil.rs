@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 /// Write `bytes` to a temporary file beside `path`, then rename it over `path` (atomic on POSIX).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

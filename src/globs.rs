@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// One pattern as `tests:` means it: `/`-separated, `*` stays within a folder (`**` crosses
 /// folders), `\` escapes. The loader reports an `Err` as K0507.
-pub fn glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
+pub(crate) fn glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
     globset::GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)
@@ -19,7 +19,7 @@ pub fn glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
 
 /// The compiled include and exclude globs. Invalid patterns were reported by the spec loader
 /// (K0507) before any scan, so here they are skipped, not errors.
-pub struct GlobMatcher {
+pub(crate) struct GlobMatcher {
     include: globset::GlobSet,
     exclude: globset::GlobSet,
     /// Literal leading directories of the include globs: the only folders walked.
@@ -27,7 +27,7 @@ pub struct GlobMatcher {
 }
 
 impl GlobMatcher {
-    pub fn new(include: &[String], exclude: &[String]) -> Self {
+    pub(crate) fn new(include: &[String], exclude: &[String]) -> Self {
         let set = |pats: &[String]| {
             let mut b = globset::GlobSetBuilder::new();
             for p in pats {
@@ -60,13 +60,13 @@ impl GlobMatcher {
     }
 
     /// Excludes win over includes.
-    pub fn matches(&self, rel: &str) -> bool {
+    pub(crate) fn matches(&self, rel: &str) -> bool {
         self.include.is_match(rel) && !self.exclude.is_match(rel)
     }
 
     /// Every matching file under `root`, as sorted `/`-separated relative paths. Hidden folders and
     /// `target/` are not entered; symbolic links are not followed.
-    pub fn files(&self, root: &Path) -> Vec<String> {
+    pub(crate) fn files(&self, root: &Path) -> Vec<String> {
         let mut out = BTreeSet::new();
         for base in &self.bases {
             let mut stack = vec![base.clone()];

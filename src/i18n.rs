@@ -12,7 +12,7 @@ use crate::diagnostic::{Diagnostic, FileId, SourceMap};
 use crate::spec::{Spec, TranslationState};
 
 /// Per-chapter counts for each translation.
-pub fn status(spec: &Spec) -> String {
+pub(crate) fn status(spec: &Spec) -> String {
     let mut out = String::new();
     for tr in &spec.translations {
         let _ = writeln!(out, "{} (from {}):", tr.lang, spec.contract.languages[0]);
@@ -64,7 +64,7 @@ pub fn status(spec: &Spec) -> String {
 }
 
 /// Which translated clauses to re-stamp.
-pub enum StampTarget {
+pub(crate) enum StampTarget {
     Ids(Vec<String>),
     /// Every stale or not-yet-stamped translation: the translator has reviewed them all.
     AllReviewed,
@@ -73,7 +73,7 @@ pub enum StampTarget {
 /// Rewrite the `source:` value of the chosen translated clauses to the current source stamp.
 /// Edits are made in the files' text (comments and layout untouched) and written atomically.
 /// Returns the list of (file, id) re-stamped.
-pub fn stamp_clauses(
+pub(crate) fn stamp_clauses(
     spec: &Spec,
     sources: &SourceMap,
     target: &StampTarget,

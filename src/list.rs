@@ -13,24 +13,24 @@ use crate::json::JsonWriter;
 use crate::spec::{Actor, Clause, Level, SectionRef, Spec, Verify};
 
 /// Identifies the JSON shape; bumped only on an incompatible change.
-pub const CLAUSES_FORMAT: &str = "kcontract-clauses/1";
+pub(crate) const CLAUSES_FORMAT: &str = "kcontract-clauses/1";
 
 #[derive(Serialize)]
-pub struct ClauseList<'a> {
+pub(crate) struct ClauseList<'a> {
     pub format: &'static str,
     pub contract: ContractInfo<'a>,
     pub clauses: Vec<ClauseView<'a>>,
 }
 
 #[derive(Serialize)]
-pub struct ContractInfo<'a> {
+pub(crate) struct ContractInfo<'a> {
     pub title: &'a str,
     pub version: &'a str,
     pub languages: &'a [String],
 }
 
 #[derive(Serialize)]
-pub struct ClauseView<'a> {
+pub(crate) struct ClauseView<'a> {
     pub id: &'a str,
     pub level: Level,
     pub keyword: &'a str,
@@ -49,7 +49,7 @@ pub struct ClauseView<'a> {
 }
 
 impl<'a> ClauseView<'a> {
-    pub fn new(c: &'a Clause) -> Self {
+    pub(crate) fn new(c: &'a Clause) -> Self {
         Self {
             id: &c.id,
             level: c.level,
@@ -72,7 +72,7 @@ impl<'a> ClauseView<'a> {
 impl ClauseView<'_> {
     /// This view's members, as its `Serialize` writes them, into an open object (the members of
     /// `site/clauses.json` are written by hand; see [`crate::json`]).
-    pub fn write_members(&self, w: &mut JsonWriter) {
+    pub(crate) fn write_members(&self, w: &mut JsonWriter) {
         w.field_str("id", self.id);
         w.field_str("level", self.level.as_str());
         w.field_str("keyword", self.keyword);
@@ -103,7 +103,7 @@ impl ClauseView<'_> {
 
 impl ContractInfo<'_> {
     /// This value as its `Serialize` writes it.
-    pub fn write(&self, w: &mut JsonWriter) {
+    pub(crate) fn write(&self, w: &mut JsonWriter) {
         w.begin_object();
         w.field_str("title", self.title);
         w.field_str("version", self.version);
@@ -113,7 +113,7 @@ impl ContractInfo<'_> {
     }
 }
 
-pub fn clause_list(spec: &Spec) -> ClauseList<'_> {
+pub(crate) fn clause_list(spec: &Spec) -> ClauseList<'_> {
     ClauseList {
         format: CLAUSES_FORMAT,
         contract: ContractInfo::of(spec),
@@ -122,7 +122,7 @@ pub fn clause_list(spec: &Spec) -> ClauseList<'_> {
 }
 
 impl<'a> ContractInfo<'a> {
-    pub fn of(spec: &'a Spec) -> Self {
+    pub(crate) fn of(spec: &'a Spec) -> Self {
         ContractInfo {
             title: &spec.contract.title,
             version: &spec.contract.version,
@@ -139,7 +139,7 @@ pub fn json(spec: &Spec) -> Result<String, serde_json::Error> {
 }
 
 /// A plain-text table, one clause per line; long texts are shortened (the JSON has them whole).
-pub fn table(spec: &Spec) -> String {
+pub(crate) fn table(spec: &Spec) -> String {
     const TEXT_WIDTH: usize = 60;
     let rows: Vec<[String; 6]> = spec
         .clauses
@@ -194,7 +194,7 @@ fn shorten(text: &str, width: usize) -> String {
 }
 
 /// The `check` summary: counts per level, actor and verification method.
-pub fn summary(spec: &Spec, dir: &Path) -> String {
+pub(crate) fn summary(spec: &Spec, dir: &Path) -> String {
     fn counts<K: Ord + Copy>(spec: &Spec, key: impl Fn(&Clause) -> K) -> BTreeMap<K, usize> {
         let mut m = BTreeMap::new();
         for c in &spec.clauses {

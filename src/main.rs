@@ -1,5 +1,5 @@
 fn main() -> std::process::ExitCode {
-    kcontract::cli::run()
+    kcontract::run()
 }
 
 /// A large build allocates and frees ~100 MB of strings from two threads; with mimalloc it spends

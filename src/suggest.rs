@@ -1,7 +1,7 @@
 //! "Did you mean …?": the nearest candidate by edit distance, for typos in field names and ids.
 
 /// Levenshtein distance in characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -17,7 +17,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The candidate closest to `word` whose distance is at most `max_distance(candidate)`; ties go to
 /// the lexically smallest candidate, so the suggestion is deterministic.
-pub fn closest<'a>(
+pub(crate) fn closest<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
     max_distance: impl Fn(&str) -> usize,

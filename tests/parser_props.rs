@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use kcontract::diagnostic::render_all;
-use kcontract::spec_source::load;
+use kcontract::load;
 use proptest::prelude::*;
 
 const CONTRACT: &str = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: l, attribution: a}\n";

@@ -437,7 +437,7 @@ type Files = Vec<(String, Vec<u8>)>;
 /// the first had to render again because their placeholders did not check out.
 fn render_both_ways(spec_dir: &Path) -> (Files, Files, usize) {
     use kcontract::site;
-    let loaded = kcontract::spec_source::load(spec_dir);
+    let loaded = kcontract::load(spec_dir);
     assert!(!loaded.has_errors());
     let scan = kcontract::annotations::scan(&loaded.spec, &root(), &loaded.spec.contract.tests);
     assert!(!scan.tests.is_empty());

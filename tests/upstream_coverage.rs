@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use kcontract::keywords::find_keywords;
-use kcontract::spec_source::load;
+use kcontract::load;
 
 fn normalise(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -46,14 +46,14 @@ fuzz_target!(|data: &[u8]| {
     };
     std::fs::write(f.dir.join("en/one.md"), en).unwrap();
     std::fs::write(f.dir.join("zh/one.md"), zh).unwrap();
-    let loaded = kcontract::spec_source::load(&f.dir);
+    let loaded = kcontract::load(&f.dir);
     let _ = kcontract::diagnostic::render_all(
         &loaded.diagnostics,
         &loaded.sources,
         &annotate_snippets::Renderer::plain(),
     );
     if !loaded.has_errors() {
-        let _ = kcontract::list::json(&loaded.spec);
+        let _ = kcontract::clause_list_json(&loaded.spec);
         let m = kcontract::matrix::compute(&loaded.spec, &[], None);
         let files = kcontract::site::render(&m, &f.templates).expect("valid spec renders");
         assert!(!files.is_empty());

@@ -14,21 +14,21 @@ use crate::keywords::find_keywords;
 use crate::spec::{Clause, Heading, SectionRef, TranslatedClause};
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
-pub const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
+pub(super) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
 
-pub fn markdown_options() -> Options {
+pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES
 }
 
 /// What a chapter parses into before ids are made global.
-pub struct ParsedChapter {
+pub(super) struct ParsedChapter {
     pub title: Option<String>,
     pub headings: Vec<Heading>,
     /// Prose pieces and clauses in order; a clause with errors is left out (its diagnostics say why).
     pub pieces: Vec<Piece>,
 }
 
-pub enum Piece {
+pub(super) enum Piece {
     Prose(String),
     Clause(Box<Clause>),
     Translated(Box<TranslatedClause>),
@@ -46,7 +46,7 @@ enum Top {
     },
 }
 
-pub fn parse_chapter(
+pub(super) fn parse_chapter(
     file_id: FileId,
     file: &SourceFile,
     chapter: &str,
@@ -333,7 +333,7 @@ fn scan_prose(
 
 /// GitHub-style heading anchor: lowercase, punctuation dropped, spaces to `-`. Non-ASCII letters
 /// (Chinese headings) are kept, as GitHub does.
-pub fn slugify(title: &str) -> String {
+pub(super) fn slugify(title: &str) -> String {
     let mut out = String::new();
     for c in title.trim().chars() {
         if c.is_alphanumeric() || c == '_' || c == '-' {

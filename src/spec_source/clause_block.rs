@@ -15,7 +15,7 @@ use crate::keywords::{Level, find_keywords};
 use crate::spec::{Actor, Verify, check_id};
 
 /// Every field a clause may have, in the documented order.
-pub const FIELDS: [&str; 9] = [
+pub(super) const FIELDS: [&str; 9] = [
     "id",
     "level",
     "actor",
@@ -28,11 +28,11 @@ pub const FIELDS: [&str; 9] = [
 ];
 const REQUIRED: [&str; 5] = ["id", "level", "actor", "text", "verify"];
 /// A translated clause carries only these: everything else is inherited from the source clause.
-pub const TRANSLATION_FIELDS: [&str; 3] = ["id", "text", "source"];
+pub(super) const TRANSLATION_FIELDS: [&str; 3] = ["id", "text", "source"];
 
 /// Which kind of chapter a block is in: the source language, or a translation of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Schema {
+pub(super) enum Schema {
     Source,
     Translation,
 }
@@ -93,7 +93,7 @@ impl<'de> Deserialize<'de> for RawBlock {
 /// The fields of a clause that parsed and passed the per-block checks. Fields that failed are `None`
 /// and have a diagnostic; the caller builds a [`crate::spec::Clause`] only when all are present.
 #[derive(Default, Debug, PartialEq)]
-pub struct ClauseFields {
+pub(super) struct ClauseFields {
     pub id: Option<(String, Span)>,
     pub level: Option<(Level, String)>,
     pub actor: Option<Actor>,
@@ -110,7 +110,7 @@ pub struct ClauseFields {
 }
 
 /// Maps positions inside the YAML block to positions in the chapter file.
-pub struct BlockPos<'a> {
+pub(super) struct BlockPos<'a> {
     pub file_id: FileId,
     pub file: &'a SourceFile,
     /// Byte offset of the block content (the line after the opening fence).
@@ -155,7 +155,7 @@ impl BlockPos<'_> {
 }
 
 /// Parse and check one block. Diagnostics go to `diags`.
-pub fn parse_block(
+pub(super) fn parse_block(
     pos: &BlockPos<'_>,
     schema: Schema,
     diags: &mut Vec<Diagnostic>,
@@ -232,7 +232,7 @@ fn read_fields<'a>(
 
 /// [`parse_block`], with the fast path switchable (the equivalence test runs both ways).
 #[doc(hidden)]
-pub fn parse_block_with(
+pub(super) fn parse_block_with(
     pos: &BlockPos<'_>,
     schema: Schema,
     diags: &mut Vec<Diagnostic>,

@@ -17,20 +17,20 @@ use std::ops::Range;
 /// of it (keys, plain and quoted values); a block scalar, whose lines are joined, owns its value.
 /// (Copying every key and value was most of the allocations of loading a large spec.)
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Scalar<'a> {
+pub(crate) struct Scalar<'a> {
     pub value: Cow<'a, str>,
     pub range: Range<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Value<'a> {
+pub(crate) enum Value<'a> {
     Str(Scalar<'a>),
     List(Vec<Scalar<'a>>),
 }
 
 /// `key: value`, in source order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Field<'a> {
+pub(crate) struct Field<'a> {
     pub key: Scalar<'a>,
     pub value: Value<'a>,
 }
@@ -52,7 +52,7 @@ impl Line<'_> {
 }
 
 /// Parse `text` (the block content, starting at file offset `base`) if it is in the subset.
-pub fn parse(text: &str, base: usize) -> Option<Vec<Field<'_>>> {
+pub(crate) fn parse(text: &str, base: usize) -> Option<Vec<Field<'_>>> {
     if text.contains(['\t', '\r', '\u{feff}', '\0']) {
         return None;
     }

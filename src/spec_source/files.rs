@@ -13,7 +13,7 @@ use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 /// Read a file as UTF-8 text into the source map, or explain why not. Invalid UTF-8 is reported
 /// at the first bad byte (line, column and byte offset); the file is still added (lossily) so the
 /// diagnostic can quote the line, but `None` is returned: nothing should be parsed from it.
-pub fn read_source(
+pub(crate) fn read_source(
     path: &Path,
     sources: &mut SourceMap,
     diags: &mut Vec<Diagnostic>,
@@ -68,7 +68,7 @@ fn add_prepared(
     }
 }
 
-pub fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
+pub(crate) fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
     let (what, help) = match e.kind() {
         io::ErrorKind::NotFound => ("does not exist", "check the path, or create the file"),
         io::ErrorKind::PermissionDenied => (

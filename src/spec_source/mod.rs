@@ -10,7 +10,7 @@ mod assemble;
 mod chapter;
 mod clause_block;
 mod contract;
-pub mod fast_yaml;
+pub(crate) mod fast_yaml;
 mod files;
 mod translation;
 
@@ -19,10 +19,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub use chapter::{BOILERPLATE_MARKER, markdown_options, slugify};
-pub use clause_block::FIELDS as CLAUSE_FIELDS;
-pub use files::{io_error, read_source};
-pub use translation::translation_diagnostics;
+pub(crate) use chapter::markdown_options;
+pub(crate) use files::{io_error, read_source};
+pub(crate) use translation::translation_diagnostics;
 
 use chapter::ParsedChapter;
 use clause_block::Schema;

@@ -125,7 +125,7 @@ fn place_untranslated(spec: &Spec, tr: &mut Translation) {
 }
 
 /// Missing and stale translations: warnings by default, errors under `--strict`.
-pub fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnostic> {
+pub(crate) fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let make = |code, msg: String| {
         if strict {

@@ -4,12 +4,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// This repository's root (the crate's manifest folder).
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// `kcontract --color never ARGS`, run in `dir`: the exit code (-1 for a signal), stdout, stderr.
-pub fn kcontract(dir: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn kcontract(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
         .current_dir(dir)
         .args(["--color", "never"])
@@ -24,7 +24,7 @@ pub fn kcontract(dir: &Path, args: &[&str]) -> (i32, String, String) {
 }
 
 /// Copy a folder (hidden files included, `target/` folders left out) into `to`.
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();

@@ -4,6 +4,6 @@
 
 #![allow(dead_code)] // each test crate uses a subset
 
-pub mod cli;
-pub mod model;
-pub mod runtimes;
+pub(crate) mod cli;
+pub(crate) mod model;
+pub(crate) mod runtimes;

@@ -6,13 +6,13 @@ use kcontract::model::{Action, Config, HookName, HookOutcome, Hooks, OnSigterm, 
 use proptest::prelude::*;
 
 /// The container IDs sequences use.
-pub const IDS: [&str; 3] = ["a", "b", "c"];
+pub(crate) const IDS: [&str; 3] = ["a", "b", "c"];
 
-pub fn outcome() -> impl Strategy<Value = HookOutcome> {
+pub(crate) fn outcome() -> impl Strategy<Value = HookOutcome> {
     prop_oneof![4 => Just(HookOutcome::Ok), 1 => Just(HookOutcome::Fail)]
 }
 
-pub fn hooks() -> impl Strategy<Value = Hooks> {
+pub(crate) fn hooks() -> impl Strategy<Value = Hooks> {
     let lists = proptest::collection::vec(proptest::collection::vec(outcome(), 0..=2), 6);
     prop_oneof![
         1 => Just(Hooks::none()),
@@ -25,7 +25,7 @@ pub fn hooks() -> impl Strategy<Value = Hooks> {
     ]
 }
 
-pub fn config() -> impl Strategy<Value = Config> {
+pub(crate) fn config() -> impl Strategy<Value = Config> {
     (
         prop_oneof![6 => Just(true), 1 => Just(false)],
         prop_oneof![Just(OnSigterm::Exit), Just(OnSigterm::Ignore)],
@@ -38,7 +38,7 @@ pub fn config() -> impl Strategy<Value = Config> {
         })
 }
 
-pub fn signal() -> impl Strategy<Value = Signal> {
+pub(crate) fn signal() -> impl Strategy<Value = Signal> {
     prop_oneof![
         3 => Just(Signal::Term),
         2 => Just(Signal::Kill),
@@ -47,7 +47,7 @@ pub fn signal() -> impl Strategy<Value = Signal> {
     ]
 }
 
-pub fn action() -> impl Strategy<Value = Action> {
+pub(crate) fn action() -> impl Strategy<Value = Action> {
     prop_oneof![
         4 => config().prop_map(Action::Create),
         4 => Just(Action::Start),
@@ -60,7 +60,7 @@ pub fn action() -> impl Strategy<Value = Action> {
     ]
 }
 
-pub fn id() -> impl Strategy<Value = Option<String>> {
+pub(crate) fn id() -> impl Strategy<Value = Option<String>> {
     prop_oneof![
         20 => proptest::sample::select(&IDS[..]).prop_map(|s| Some(s.to_owned())),
         1 => Just(None),
@@ -68,6 +68,6 @@ pub fn id() -> impl Strategy<Value = Option<String>> {
     ]
 }
 
-pub fn op() -> impl Strategy<Value = Op> {
+pub(crate) fn op() -> impl Strategy<Value = Op> {
     (id(), action()).prop_map(|(id, action)| Op { id, action })
 }

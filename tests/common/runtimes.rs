@@ -9,7 +9,7 @@ use kcontract::conformance::cli::is_root;
 use kcontract::model::OciRuntime;
 
 /// A harness session on `runtime`, or a panic that names what is missing and how to install it.
-pub fn session(runtime: OciRuntime) -> Session {
+pub(crate) fn session(runtime: OciRuntime) -> Session {
     let session = if is_root() {
         Session::new(runtime)
     } else {
