@@ -328,7 +328,7 @@ pub fn run() -> ExitCode {
                 templates,
             };
             let built = workflow::with_matrix(&mut loaded, &results, &renderer, |m, _| {
-                site::build(m, &opts)
+                site::build(m, m.spec.runtimes.as_ref(), &opts)
             });
             let built = match built {
                 Ok(b) => b,

@@ -118,7 +118,9 @@ impl OutputDir {
     fn error(out: &Path, what: String, e: &std::io::Error) -> Diagnostic {
         Diagnostic::error("K0401", format!("{what}: {e}"))
             .in_file(out)
-            .help("check that the output folder's parent exists and is writable; the previous site is untouched")
+            .help(
+                "check that the output folder's parent is writable; the previous site is untouched",
+            )
     }
 
     pub fn prepare(out: &Path) -> Result<OutputDir, Diagnostic> {
@@ -165,9 +167,26 @@ impl OutputDir {
             written: Mutex::default(),
             dirs: Mutex::default(),
         };
+        // `--out a/new/site` makes `a/new` first. Messages name the user's paths only: the
+        // temporary folder is an implementation detail that no longer exists after a failure.
+        fs::create_dir_all(parent).map_err(|e| {
+            Self::error(
+                out,
+                format!("cannot create the folder `{}`", parent.display()),
+                &e,
+            )
+        })?;
         let _ = fs::remove_dir_all(&dir.tmp);
-        fs::create_dir(&dir.tmp)
-            .map_err(|e| Self::error(out, format!("cannot create `{}`", dir.tmp.display()), &e))?;
+        fs::create_dir(&dir.tmp).map_err(|e| {
+            Self::error(
+                out,
+                format!(
+                    "cannot create a folder beside `{}` to build into",
+                    out.display()
+                ),
+                &e,
+            )
+        })?;
         Ok(dir)
     }
 
@@ -180,7 +199,13 @@ impl OutputDir {
             }
             _ => self.put(rel, &p, bytes),
         };
-        written.map_err(|e| Self::error(&self.out, format!("cannot write `{}`", p.display()), &e))
+        written.map_err(|e| {
+            Self::error(
+                &self.out,
+                format!("cannot write `{rel}` of `{}`", self.out.display()),
+                &e,
+            )
+        })
     }
 
     /// Create `dir` once per build (a thousand files share three folders).
@@ -239,7 +264,7 @@ impl OutputDir {
             let _ = fs::remove_dir_all(&self.tmp);
             return Err(Self::error(
                 &self.out,
-                format!("cannot write `{}`", manifest.display()),
+                format!("cannot write `{MANIFEST}` of `{}`", self.out.display()),
                 &e,
             ));
         }
