@@ -459,7 +459,7 @@ fn an_overridden_clause_template_is_used_for_every_clause_in_every_language() {
     .unwrap();
     std::fs::write(
         tpl.join("matrix-row.html"),
-        "<tr class=\"my-matrix-row\"><td>{{ r.id }} {{ r.tests | length }}</td></tr>\n",
+        "<tr class=\"my-matrix-row\"><td>{{ c.id }} {{ tests | length }}</td></tr>\n",
     )
     .unwrap();
     let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);

@@ -10,8 +10,7 @@ use super::markdown::{self, level_class, to_html, to_inline_html};
 use crate::matrix::{self, Matrix, Status};
 use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
 
-/// A clause as the templates see it (`c` in `clause.html` and `clause-row.html`; flattened into
-/// `r` in `matrix-row.html`).
+/// A clause as the templates see it (`c` in `clause.html`, `clause-row.html` and `matrix-row.html`).
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct ClauseCtx<'s> {
     pub id: &'s str,
@@ -36,14 +35,6 @@ pub(crate) struct ClauseCtx<'s> {
     /// The text without markup, for the search index (from the same Markdown parse as `text_html`).
     #[serde(skip)]
     pub plain: String,
-}
-
-/// A matrix row (`r` in `matrix-row.html`): the clause's fields and its tests.
-#[derive(Serialize)]
-pub(crate) struct RowCtx<'a> {
-    #[serde(flatten)]
-    pub clause: &'a ClauseCtx<'a>,
-    pub tests: &'a [matrix::TestView],
 }
 
 #[derive(Serialize)]

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use tera::Context;
 use tera::value::Value;
 
-use super::context::{self, ClauseCtx, RowCtx};
+use super::context::{self, ClauseCtx};
 use super::interface::Interface;
 use super::markdown::to_html;
 use super::templates::{ASSETS, Templates, template_error};
@@ -47,6 +47,8 @@ struct Lang<'s> {
     clauses: Vec<ClauseCtx<'s>>,
     /// `clauses` as template values, in the same order.
     values: Vec<Value>,
+    /// `values` as one template array (shared, not copied, by the pages that list every clause).
+    all: Value,
 }
 
 /// One file to render; the list of them is run in parallel, largest first.
@@ -87,6 +89,14 @@ pub(super) fn render_into(
             l
         })
         .collect::<Result<_, _>>()?;
+
+    // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
+    let tests = Value::from(
+        m.rows
+            .iter()
+            .map(|r| Value::from_serializable(&r.tests))
+            .collect::<Vec<_>>(),
+    );
 
     let mut jobs = vec![Job::ClausesJson];
     for l in 0..per_lang.len() {
@@ -164,7 +174,7 @@ pub(super) fn render_into(
                 let lr = &per_lang[l];
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &lr.t.text.get("clauses"));
-                ctx.insert_value("clauses", Value::from(lr.values.as_slice()));
+                ctx.insert_value("clauses", lr.all.clone());
                 page(
                     lr,
                     "clauses.html",
@@ -175,21 +185,11 @@ pub(super) fn render_into(
             }
             Job::Matrix(l) => {
                 let lr = &per_lang[l];
-                let rows: Vec<Value> = lr
-                    .clauses
-                    .iter()
-                    .zip(&m.rows)
-                    .map(|(c, r)| {
-                        Value::from_serializable(&RowCtx {
-                            clause: c,
-                            tests: &r.tests,
-                        })
-                    })
-                    .collect();
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &lr.t.text.get("matrix"));
                 context::matrix_summary(m, lr.t, &mut ctx);
-                ctx.insert_value("rows", Value::from(rows));
+                ctx.insert_value("clauses", lr.all.clone());
+                ctx.insert_value("tests_by_clause", tests.clone());
                 page(
                     lr,
                     "matrix.html",
@@ -278,6 +278,7 @@ fn lang_state<'s>(
         toc_links: toc_links(&toc),
         toc,
         clauses,
+        all: Value::from(values.as_slice()),
         values,
     })
 }
