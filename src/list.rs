@@ -9,7 +9,6 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::json::JsonWriter;
 use crate::spec::{Actor, Clause, Level, SectionRef, Spec, Verify};
 
 /// Identifies the JSON shape; bumped only on an incompatible change.
@@ -66,50 +65,6 @@ impl<'a> ClauseView<'a> {
             line: c.line,
             text: &c.text,
         }
-    }
-}
-
-impl ClauseView<'_> {
-    /// This view's members, as its `Serialize` writes them, into an open object (the members of
-    /// `site/clauses.json` are written by hand; see [`crate::json`]).
-    pub(crate) fn write_members(&self, w: &mut JsonWriter) {
-        w.field_str("id", self.id);
-        w.field_str("level", self.level.as_str());
-        w.field_str("keyword", self.keyword);
-        w.field_str("actor", self.actor.as_str());
-        w.field_str("verify", self.verify.as_str());
-        w.field_opt_str("reason", self.reason);
-        w.field_opt_str("implicit", self.implicit);
-        w.field_opt_str("oci", self.oci);
-        w.key("upstream_tests");
-        w.strs(self.upstream_tests);
-        w.field_str("chapter", self.chapter);
-        w.key("section");
-        match self.section {
-            Some(s) => {
-                w.begin_object();
-                w.field_str("title", &s.title);
-                w.field_str("anchor", &s.anchor);
-                w.end_object();
-            }
-            None => w.null(),
-        }
-        w.field_str("file", &self.file);
-        w.key("line");
-        w.uint(self.line as u64);
-        w.field_str("text", self.text);
-    }
-}
-
-impl ContractInfo<'_> {
-    /// This value as its `Serialize` writes it.
-    pub(crate) fn write(&self, w: &mut JsonWriter) {
-        w.begin_object();
-        w.field_str("title", self.title);
-        w.field_str("version", self.version);
-        w.key("languages");
-        w.strs(self.languages);
-        w.end_object();
     }
 }
 

@@ -430,82 +430,19 @@ fn matrix_rows_show_why_a_clause_is_untestable() {
     }
 }
 
-type Files = Vec<(String, Vec<u8>)>;
-
-/// The site of the spec in `spec_dir` (with the repository's real tests in the matrix) rendered
-/// with the built-in clause writers and splicing, and entirely through tera; and how many pages
-/// the first had to render again because their placeholders did not check out.
-fn render_both_ways(spec_dir: &Path) -> (Files, Files, usize) {
-    use kcontract::site;
-    let loaded = kcontract::load(spec_dir);
-    assert!(!loaded.has_errors());
-    let scan = kcontract::annotations::scan(&loaded.spec, &root(), &loaded.spec.contract.tests);
-    assert!(!scan.tests.is_empty());
-    let m = kcontract::matrix::compute(&loaded.spec, &scan.tests, None);
-    let tpl = site::templates(None).unwrap();
-    let native = site::render(&m, None, &tpl).unwrap();
-    let interpreted =
-        site::render(&m, None, &site::templates(None).unwrap().interpreted()).unwrap();
-    (native, interpreted, tpl.unspliced())
+/// The HTML files of a built site, by path.
+fn pages(site: &Path) -> Vec<(String, String)> {
+    files(site)
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".html"))
+        .map(|(n, b)| (n, String::from_utf8(b).unwrap()))
+        .collect()
 }
 
-fn assert_same_files(native: &Files, interpreted: &Files) {
-    assert_eq!(native.len(), interpreted.len());
-    for ((name, a), (name_b, b)) in native.iter().zip(interpreted) {
-        assert_eq!(name, name_b);
-        if a != b {
-            let at = a
-                .iter()
-                .zip(b)
-                .position(|(x, y)| x != y)
-                .unwrap_or(a.len().min(b.len()));
-            panic!(
-                "{name} differs at byte {at}:\nnative:      {}\ninterpreted: {}",
-                String::from_utf8_lossy(&a[at.saturating_sub(80)..(at + 80).min(a.len())]),
-                String::from_utf8_lossy(&b[at.saturating_sub(80)..(at + 80).min(b.len())]),
-            );
-        }
-    }
-}
-
-/// The clause pieces written in Rust (`src/site/fragments.rs`) are byte for byte what the embedded
-/// `clause.html`, `clause-row.html` and `matrix-row.html` templates produce, and pages with their
-/// finished HTML spliced in (`src/site/splice.rs`) are byte for byte the pages rendered with the
-/// HTML as template values — on the whole shipped contract.
+/// Overriding a per-clause template changes that piece of every clause in every language: the
+/// page templates include it, there is no second writer of the same markup.
 #[test]
-fn native_clause_pieces_equal_the_embedded_templates() {
-    let (native, interpreted, unspliced) = render_both_ways(&root().join("spec"));
-    assert_eq!(unspliced, 0, "every page's finished HTML is spliced in");
-    assert_same_files(&native, &interpreted);
-}
-
-/// A contract title that forges a splice placeholder (YAML can spell the NUL bytes it needs) makes
-/// the placeholders' counts wrong: those pages are rendered again with the real values, and the
-/// site is still exactly the one rendered without splicing.
-#[test]
-fn a_forged_placeholder_falls_back_to_rendering_with_the_real_values() {
-    let tmp = tempfile::tempdir().unwrap();
-    copy_spec(tmp.path());
-    let contract = tmp.path().join("spec/contract.yaml");
-    let text = std::fs::read_to_string(&contract).unwrap();
-    let forged = text.replacen(
-        "title: Knative Runtime Contract",
-        "title: \"Knative \\0kc:0\\0 Contract\"",
-        1,
-    );
-    assert_ne!(forged, text);
-    std::fs::write(&contract, forged).unwrap();
-    let (native, interpreted, unspliced) = render_both_ways(&tmp.path().join("spec"));
-    assert!(unspliced > 0, "the forged placeholder was noticed");
-    assert_same_files(&native, &interpreted);
-    let (_, index) = native.iter().find(|(n, _)| n == "en/index.html").unwrap();
-    assert!(String::from_utf8_lossy(index).contains("Knative \0kc:0\0 Contract"));
-}
-
-/// Overriding `clause.html` changes every clause on the chapter pages (the override is used, not
-/// the built-in writer), and leaves the index and matrix rows alone.
-#[test]
-fn an_overridden_clause_template_is_used_for_every_clause() {
+fn an_overridden_clause_template_is_used_for_every_clause_in_every_language() {
     let tmp = tempfile::tempdir().unwrap();
     copy_spec(tmp.path());
     let tpl = tmp.path().join("tpl");
@@ -515,18 +452,228 @@ fn an_overridden_clause_template_is_used_for_every_clause() {
         "<div class=\"mine\" id=\"{{ c.id }}\">{{ t[c.actor] }}: {{ c.text_html | safe }}</div>\n",
     )
     .unwrap();
+    std::fs::write(
+        tpl.join("clause-row.html"),
+        "<tr class=\"my-row\"><td>{{ c.id }}</td></tr>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tpl.join("matrix-row.html"),
+        "<tr class=\"my-matrix-row\"><td>{{ c.id }} {{ tests | length }}</td></tr>\n",
+    )
+    .unwrap();
     let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
     assert_eq!(code, 0, "{err}");
-    let page =
-        std::fs::read_to_string(tmp.path().join("site/zh/runtime-and-lifecycle.html")).unwrap();
-    assert!(!page.contains("<section class=\"clause"), "{page}");
-    assert!(
-        page.contains("<div class=\"mine\" id=\"lifecycle."),
-        "{page}"
+    let site = pages(&tmp.path().join("site"));
+    for lang in ["en", "zh"] {
+        let ours = |name: &str| {
+            &site
+                .iter()
+                .find(|(n, _)| n == &format!("{lang}/{name}"))
+                .unwrap()
+                .1
+        };
+        let chapters: Vec<&String> = site
+            .iter()
+            .filter(|(n, _)| {
+                n.starts_with(&format!("{lang}/"))
+                    && !["index.html", "clauses.html", "matrix.html", "runtimes.html"]
+                        .iter()
+                        .any(|p| n.ends_with(&format!("/{p}")))
+            })
+            .map(|(_, h)| h)
+            .collect();
+        assert_eq!(chapters.len(), 5);
+        let mine: usize = chapters
+            .iter()
+            .map(|h| h.matches("<div class=\"mine\" id=\"").count())
+            .sum();
+        assert_eq!(mine, 105, "{lang}: every clause through the override");
+        assert!(
+            chapters
+                .iter()
+                .all(|h| !h.contains("<section class=\"clause"))
+        );
+        assert_eq!(
+            ours("clauses.html")
+                .matches("<tr class=\"my-row\">")
+                .count(),
+            105
+        );
+        assert!(!ours("clauses.html").contains("<tr data-level="));
+        assert_eq!(
+            ours("matrix.html")
+                .matches("<tr class=\"my-matrix-row\">")
+                .count(),
+            105
+        );
+        assert!(!ours("matrix.html").contains("<tr id=\""));
+    }
+    let zh = &site
+        .iter()
+        .find(|(n, _)| n == "zh/runtime-and-lifecycle.html")
+        .unwrap()
+        .1;
+    assert!(zh.contains("平台: "), "{zh}");
+}
+
+fn lang_de() -> PathBuf {
+    root().join("tests/fixtures/lang-de")
+}
+
+/// A third language needs only its interface file and `spec/<lang>/`: the fixture's `de` builds,
+/// its pages use its interface text, and on every page of every language the switch links each
+/// other language, named in itself, keeping the page.
+#[test]
+fn a_third_language_builds_and_every_switch_reaches_every_other_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (code, _, err) = kcontract(
+        &lang_de(),
+        &[
+            "build",
+            "--templates",
+            "templates",
+            "--out",
+            out.to_str().unwrap(),
+        ],
     );
-    assert!(page.contains("平台: "), "{page}");
-    let matrix = std::fs::read_to_string(tmp.path().join("site/en/matrix.html")).unwrap();
-    assert!(matrix.contains("<tr id=\"lifecycle."));
+    assert_eq!(code, 0, "{err}");
+    let names = [
+        ("en", "English", "en"),
+        ("zh", "中文", "zh-CN"),
+        ("de", "Deutsch", "de"),
+    ];
+    let site = pages(&out);
+    let mut checked = 0;
+    for (lang, _, html_lang) in names {
+        let of_lang: Vec<&(String, String)> = site
+            .iter()
+            .filter(|(n, _)| n.starts_with(&format!("{lang}/")))
+            .collect();
+        // index, clauses, matrix and the two chapters.
+        assert_eq!(of_lang.len(), 5, "{lang}");
+        for (name, html) in of_lang {
+            let page = name.rsplit('/').next().unwrap();
+            assert!(
+                html.contains(&format!("<html lang=\"{html_lang}\" data-page=")),
+                "{name}"
+            );
+            for (other, own_name, other_html_lang) in names {
+                let link = format!(
+                    "hreflang=\"{other}\" lang=\"{other_html_lang}\" href=\"../{other}/{page}\">{own_name}</a>"
+                );
+                assert_eq!(
+                    html.contains(&link),
+                    other != lang,
+                    "{name}: the switch to {other}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 15);
+    let de = std::fs::read_to_string(out.join("de/one.html")).unwrap();
+    assert!(de.contains("Die Plattform MUSS"), "{de}");
+    assert!(de.contains("aria-label=\"Sprache\""), "{de}");
+    let two = std::fs::read_to_string(out.join("de/two.html")).unwrap();
+    assert!(two.contains("Noch nicht übersetzt"), "{two}");
+    assert!(out.join("assets/search-de.js").is_file());
+}
+
+/// No Rust source names the fixture's third language: it is data only.
+#[test]
+fn no_rust_source_names_the_third_language() {
+    let mut stack = vec![root().join("src")];
+    let mut seen = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                assert!(!text.contains("\"de\""), "{} names \"de\"", p.display());
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 20);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for (rel, bytes) in files(from) {
+        let p = to.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+/// The errors of a run's stderr (the fixture's missing translations are warnings before them).
+fn errors_only(err: &str) -> &str {
+    &err[err.find("error[").unwrap_or(0)..]
+}
+
+/// Without its interface file, a configured language is an error (K0404), and nothing is written.
+#[test]
+fn k0404_a_language_without_interface_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&lang_de().join("spec"), &tmp.path().join("spec"));
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 1);
+    assert!(!tmp.path().join("site").exists());
+    insta::assert_snapshot!(errors_only(&err));
+}
+
+/// An interface file that lacks keys is an error naming them and the file (K0405).
+#[test]
+fn k0405_an_interface_file_missing_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&lang_de(), tmp.path());
+    let de = tmp.path().join("templates/i18n/de.yaml");
+    let text = std::fs::read_to_string(&de).unwrap();
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.starts_with("  search") && !l.starts_with("  matrix:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&de, cut).unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "templates"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(errors_only(&err));
+}
+
+/// A malformed interface file is an error with its `file:line:col` (K0405).
+#[test]
+fn k0405_a_malformed_interface_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&lang_de(), tmp.path());
+    std::fs::write(
+        tmp.path().join("templates/i18n/de.yaml"),
+        "name: Deutsch\nhtml_lang: de\ntext:\n  contents: [1, 2]\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "templates"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(errors_only(&err));
+}
+
+/// `--out` into folders that do not exist yet creates them; a failure names only the user's paths,
+/// never the temporary folder the site is built in.
+#[test]
+fn build_creates_missing_parents_and_errors_show_no_temporary_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--out", "a/new/b"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(tmp.path().join("a/new/b/en/index.html").is_file());
+    // A parent that is a file cannot be made a folder.
+    std::fs::write(tmp.path().join("blocker"), "a file").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--out", "blocker/site"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("K0401"), "{err}");
+    assert!(!err.contains("kcontract-new"), "{err}");
+    assert!(!err.contains("kcontract-old"), "{err}");
 }
 
 /// The manifest lets a rebuild trust an old file without reading it when the file is older than

@@ -64,7 +64,7 @@ pub(super) struct Places<'a> {
 }
 
 impl<'a> Places<'a> {
-    pub fn new(root: &'a Path) -> Self {
+    pub(super) fn new(root: &'a Path) -> Self {
         Self {
             root,
             packages: HashMap::new(),
@@ -72,7 +72,7 @@ impl<'a> Places<'a> {
     }
 
     /// The place of `rel` (relative to the root).
-    pub fn of(&mut self, rel: &Path) -> Place {
+    pub(super) fn of(&mut self, rel: &Path) -> Place {
         // The nearest Cargo.toml with a [package] name, walking up to the root.
         let mut dir = rel.parent().map(Path::to_path_buf).unwrap_or_default();
         let (pkg_dir, package) = loop {

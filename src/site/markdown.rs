@@ -16,7 +16,7 @@ pub fn to_html(markdown: &str) -> String {
 
 /// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
 /// breaks and the ends of paragraphs and list items as spaces, runs of whitespace as one space.
-pub fn to_html_and_text(markdown: &str) -> (String, String) {
+pub(super) fn to_html_and_text(markdown: &str) -> (String, String) {
     let mut text = String::with_capacity(markdown.len());
     let html = render(markdown, Some(&mut text));
     (html, collapse_whitespace(&text))
@@ -34,20 +34,7 @@ fn collapse_whitespace(text: &str) -> String {
     out
 }
 
-fn render(markdown: &str, plain: Option<&mut String>) -> String {
-    render_with(markdown, plain, true)
-}
-
-/// [`render`], with the plain-paragraph shortcut switchable (its property test runs both ways).
-fn render_with(markdown: &str, mut plain: Option<&mut String>, allow_fast: bool) -> String {
-    if allow_fast && let Some(text) = plain_paragraph(markdown) {
-        if let Some(out) = plain.as_deref_mut() {
-            // The search text is the words; line breaks are spaces like any other.
-            out.push_str(text);
-            out.push(' ');
-        }
-        return plain_paragraph_html(text);
-    }
+fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
     let mut events = Vec::with_capacity(16);
     for ev in Parser::new_ext(markdown, markdown_options()) {
         if let Some(out) = plain.as_deref_mut() {
@@ -101,77 +88,6 @@ fn render_with(markdown: &str, mut plain: Option<&mut String>, allow_fast: bool)
     // Room for the markup and escapes a typical clause adds, so the string is allocated once.
     let mut out = String::with_capacity(markdown.len() + markdown.len() / 4 + 64);
     html::push_html(&mut out, events.into_iter());
-    out
-}
-
-/// Bytes a plain paragraph may hold: all of UTF-8's non-ASCII bytes, ASCII letters and digits, and
-/// punctuation with no meaning in Markdown or the extensions in use.
-const PLAIN: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        t[b] = c >= 0x80 || c.is_ascii_alphanumeric();
-        b += 1;
-    }
-    let punct = b" .,;:()'\"/%?-+@\n";
-    let mut i = 0;
-    while i < punct.len() {
-        t[punct[i] as usize] = true;
-        i += 1;
-    }
-    t
-};
-
-/// Is the text one plain paragraph? Then (`Some`, the text without its final newline) it is
-/// rendered by [`plain_paragraph_html`] without running the parser: most clause texts are one
-/// sentence with nothing Markdown gives a meaning to, and parsing them was the larger part of
-/// rendering them. `None` (use the parser) for anything else: a character with a meaning in
-/// Markdown or its extensions, a control character or a space other than U+0020, a blank line,
-/// spaces at either end of a line, or a line that could start another block (`-`, `+`, `1.`,
-/// `1)`). `tests::the_plain_paragraph_shortcut_equals_the_parser` holds the output equal.
-fn plain_paragraph(markdown: &str) -> Option<&str> {
-    let text = markdown.strip_suffix('\n').unwrap_or(markdown);
-    if text.is_empty()
-        || !text.bytes().all(|b| PLAIN[b as usize])
-        || text
-            .chars()
-            .any(|c| c >= '\u{80}' && (c.is_whitespace() || c.is_control()))
-    {
-        return None;
-    }
-    for line in text.split('\n') {
-        let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let starts_block =
-            line.starts_with(['-', '+']) || digits > 0 && line[digits..].starts_with(['.', ')']);
-        if line.is_empty() || line.starts_with(' ') || line.ends_with(' ') || starts_block {
-            return None;
-        }
-    }
-    Some(text)
-}
-
-/// The HTML of a plain paragraph, as the parser and `push_html` would write it: each line is one
-/// text (nothing in it needs escaping) with its keywords highlighted, and the line breaks are soft
-/// breaks, dropped between two CJK characters.
-fn plain_paragraph_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 4 + 16);
-    out.push_str("<p>");
-    let mut last: Option<char> = None;
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 && !(last.is_some_and(is_cjk) && line.chars().next().is_some_and(is_cjk)) {
-            out.push('\n');
-        }
-        let mut at = 0;
-        for h in find_keywords(line) {
-            out.push_str(&line[at..h.range.start]);
-            push_keyword(&mut out, h.level, &line[h.range.clone()]);
-            at = h.range.end;
-        }
-        out.push_str(&line[at..]);
-        last = line.chars().next_back();
-    }
-    out.push_str("</p>\n");
     out
 }
 
@@ -305,49 +221,6 @@ fn safe_url<'a>(url: &CowStr<'a>) -> CowStr<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
-        /// Texts made mostly of what the shortcut accepts (and some of what it must refuse): the
-        /// HTML and the search text are those of the parser.
-        #[test]
-        fn the_plain_paragraph_shortcut_equals_the_parser(
-            pieces in proptest::collection::vec(proptest::sample::select(vec![
-                "The", "container", " ", " ", "\n", "MUST", "MUST NOT", "NOT", "SHOULD", "MAY",
-                "REQUIRED", "必须（MUST）", "容器", "。", "1.", "2)", "12", "-", "+", ".", ",",
-                "(", ")", "'", "\"", "/", "%", "?", ":", ";", "@", "a", "x-y", "  ", "\u{3000}",
-                "\u{a0}", "*", "_", "`", "[", "<", "&", "#", "=", "|", "~", "\\", "\t", "é",
-            ]), 0..14),
-        ) {
-            let text: String = pieces.concat();
-            let (mut a, mut b) = (String::new(), String::new());
-            let fast = render_with(&text, Some(&mut a), true);
-            let parsed = render_with(&text, Some(&mut b), false);
-            proptest::prop_assert_eq!(fast, parsed, "{:?}", text);
-            // The search text, as `to_html_and_text` makes it.
-            proptest::prop_assert_eq!(collapse_whitespace(&a), collapse_whitespace(&b), "{:?}", text);
-        }
-    }
-
-    #[test]
-    fn typical_clause_sentences_take_the_shortcut() {
-        for text in [
-            "The container MUST NOT rely on the platform's hostname.",
-            "容器进程必须（MUST）在收到 SIGTERM 后退出。\n第二行",
-            "Platforms SHOULD support 1.5 cores (see above).\n",
-        ] {
-            assert!(plain_paragraph(text).is_some(), "{text}");
-        }
-        for text in [
-            "- a list",
-            "1. first",
-            "two\n\nparagraphs",
-            " indented",
-            "a `code`",
-        ] {
-            assert!(plain_paragraph(text).is_none(), "{text}");
-        }
-    }
 
     #[test]
     fn raw_html_and_script_urls_are_inert() {

@@ -20,7 +20,7 @@ use crate::diagnostic::Diagnostic;
 
 /// The manifest's file name inside the output folder. Deleting it is harmless: the next build then
 /// compares every file byte by byte, and writes a new one.
-pub const MANIFEST: &str = ".kcontract-manifest";
+pub(super) const MANIFEST: &str = ".kcontract-manifest";
 
 const MANIFEST_HEADER: &str = "# kcontract build manifest, format 1: xxh3-128 hash, size and path of \
 each file, so the next build can reuse unchanged files without reading them. Safe to delete.\n";
@@ -99,7 +99,7 @@ fn manifest_text(files: &BTreeMap<String, Digest>) -> String {
 /// output only at the end ([`OutputDir::commit`]). A failed build calls [`OutputDir::abandon`], and
 /// the previous site stays as it was. Paths are relative names produced by the renderer (fixed
 /// names and validated chapter names), never taken from spec text.
-pub struct OutputDir {
+pub(super) struct OutputDir {
     out: PathBuf,
     tmp: PathBuf,
     old: PathBuf,
@@ -118,10 +118,12 @@ impl OutputDir {
     fn error(out: &Path, what: String, e: &std::io::Error) -> Diagnostic {
         Diagnostic::error("K0401", format!("{what}: {e}"))
             .in_file(out)
-            .help("check that the output folder's parent exists and is writable; the previous site is untouched")
+            .help(
+                "check that the output folder's parent is writable; the previous site is untouched",
+            )
     }
 
-    pub fn prepare(out: &Path) -> Result<OutputDir, Diagnostic> {
+    pub(super) fn prepare(out: &Path) -> Result<OutputDir, Diagnostic> {
         if fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
             return Err(Diagnostic::error(
                 "K0401",
@@ -165,14 +167,31 @@ impl OutputDir {
             written: Mutex::default(),
             dirs: Mutex::default(),
         };
+        // `--out a/new/site` makes `a/new` first. Messages name the user's paths only: the
+        // temporary folder is an implementation detail that no longer exists after a failure.
+        fs::create_dir_all(parent).map_err(|e| {
+            Self::error(
+                out,
+                format!("cannot create the folder `{}`", parent.display()),
+                &e,
+            )
+        })?;
         let _ = fs::remove_dir_all(&dir.tmp);
-        fs::create_dir(&dir.tmp)
-            .map_err(|e| Self::error(out, format!("cannot create `{}`", dir.tmp.display()), &e))?;
+        fs::create_dir(&dir.tmp).map_err(|e| {
+            Self::error(
+                out,
+                format!(
+                    "cannot create a folder beside `{}` to build into",
+                    out.display()
+                ),
+                &e,
+            )
+        })?;
         Ok(dir)
     }
 
     /// Write one file (safe to call from several threads).
-    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), Diagnostic> {
+    pub(super) fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), Diagnostic> {
         let p = self.tmp.join(rel);
         let written = match p.parent() {
             Some(dir) if dir != self.tmp => {
@@ -180,7 +199,13 @@ impl OutputDir {
             }
             _ => self.put(rel, &p, bytes),
         };
-        written.map_err(|e| Self::error(&self.out, format!("cannot write `{}`", p.display()), &e))
+        written.map_err(|e| {
+            Self::error(
+                &self.out,
+                format!("cannot write `{rel}` of `{}`", self.out.display()),
+                &e,
+            )
+        })
     }
 
     /// Create `dir` once per build (a thousand files share three folders).
@@ -224,13 +249,13 @@ impl OutputDir {
     }
 
     /// Give up: remove the partial new site; the old one was never touched.
-    pub fn abandon(self) {
+    pub(super) fn abandon(self) {
         let _ = fs::remove_dir_all(&self.tmp);
     }
 
     /// Write the manifest (last, so its time is later than every file's), then swap the new site
     /// in.
-    pub fn commit(self) -> Result<(), Diagnostic> {
+    pub(super) fn commit(self) -> Result<(), Diagnostic> {
         let files = std::mem::take(&mut *self.written.lock().unwrap_or_else(|e| e.into_inner()));
         let manifest = self.tmp.join(MANIFEST);
         if let Err(e) = fs::File::create(&manifest)
@@ -239,7 +264,7 @@ impl OutputDir {
             let _ = fs::remove_dir_all(&self.tmp);
             return Err(Self::error(
                 &self.out,
-                format!("cannot write `{}`", manifest.display()),
+                format!("cannot write `{MANIFEST}` of `{}`", self.out.display()),
                 &e,
             ));
         }

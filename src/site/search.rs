@@ -3,133 +3,85 @@
 //! `site.js`, the same way for the index and the query: ASCII words, and overlapping character
 //! bigrams for CJK text (Chinese has no spaces; bigrams find "容器" inside "容器进程").
 
-use crate::json::JsonWriter;
+use serde::Serialize;
+
+use super::context::ClauseCtx;
+use crate::diagnostic::Diagnostic;
 use crate::spec::Spec;
 
+/// One clause in the index.
+#[derive(Serialize)]
+struct Entry<'a> {
+    id: &'a str,
+    url: Url<'a>,
+    level: &'static str,
+    section: Option<&'a str>,
+    text: &'a str,
+}
+
+/// `chapter.html#id`, written straight into the JSON string.
+struct Url<'a>(&'a str, &'a str);
+
+impl Serialize for Url<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}.html#{}", self.0, self.1))
+    }
+}
+
+/// The entries, each made as it is written (no list of them all).
+struct Entries<'a>(&'a Spec, &'a [ClauseCtx<'a>]);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.clauses.iter().zip(self.1).map(|(c, ctx)| Entry {
+            id: &c.id,
+            url: Url(&c.chapter, &c.id),
+            level: c.level.as_str(),
+            section: c.section.as_ref().map(|s| s.title.as_str()),
+            text: &ctx.plain,
+        }))
+    }
+}
+
+/// Compact JSON in which `<` (only ever inside strings) is written `\u003c`, so a `</script>` in
+/// a text stays inert in the script file.
+struct ScriptSafe;
+
+impl serde_json::ser::Formatter for ScriptSafe {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some(at) = rest.find('<') {
+            w.write_all(&rest.as_bytes()[..at])?;
+            w.write_all(b"\\u003c")?;
+            rest = &rest[at + 1..];
+        }
+        w.write_all(rest.as_bytes())
+    }
+}
+
 /// The index of one language: each clause's id, page, level, section and plain text (`clauses`
-/// are the language's clause contexts, in the order of `spec.clauses`), as compact JSON with `<`
-/// written `\u003c` (so a `</script>` in a text stays inert in the script file). Written entry by
-/// entry into the script; `tests::the_index_is_what_serde_writes` holds it equal to serialising
-/// the serde type it mirrors.
-pub(crate) fn index_script(spec: &Spec, clauses: &[crate::site::ClauseCtx]) -> Vec<u8> {
+/// are the language's clause contexts, in the order of `spec.clauses`).
+pub(super) fn index_script(spec: &Spec, clauses: &[ClauseCtx]) -> Result<Vec<u8>, Diagnostic> {
     const START: &[u8] = b"window.KC_SEARCH = ";
     let mut out: Vec<u8> =
         Vec::with_capacity(clauses.iter().map(|c| c.plain.len() + 160).sum::<usize>() + 32);
     out.extend_from_slice(START);
-    let mut w = JsonWriter::compact_script_safe(&mut out);
-    w.begin_array();
-    for (c, ctx) in spec.clauses.iter().zip(clauses) {
-        w.item();
-        w.begin_object();
-        w.field_str("id", &c.id);
-        w.key("url");
-        w.str_parts(&[&c.chapter, ".html#", &c.id]);
-        w.field_str("level", c.level.as_str());
-        w.field_opt_str("section", c.section.as_ref().map(|s| s.title.as_str()));
-        w.field_str("text", &ctx.plain);
-        w.end_object();
-    }
-    w.end_array();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
+    Entries(spec, clauses)
+        .serialize(&mut ser)
+        .map_err(|e| super::files::json_error("the search index", &e))?;
     out.extend_from_slice(b";\n");
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use serde::Serialize;
-
-    #[derive(Serialize)]
-    struct Entry<'a> {
-        id: &'a str,
-        url: Url<'a>,
-        level: &'static str,
-        section: Option<&'a str>,
-        text: &'a str,
-    }
-
-    /// `chapter.html#id`, written straight into the JSON string.
-    struct Url<'a>(&'a str, &'a str);
-
-    impl Serialize for Url<'_> {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            s.collect_str(&format_args!("{}.html#{}", self.0, self.1))
-        }
-    }
-
-    /// Compact JSON in which `<` (only ever inside strings) is written `\u003c`, so a `</script>` in
-    /// a text stays inert in the script file.
-    struct ScriptSafe;
-
-    impl serde_json::ser::Formatter for ScriptSafe {
-        fn write_string_fragment<W: ?Sized + std::io::Write>(
-            &mut self,
-            w: &mut W,
-            fragment: &str,
-        ) -> std::io::Result<()> {
-            let mut rest = fragment;
-            while let Some(at) = rest.find('<') {
-                w.write_all(&rest.as_bytes()[..at])?;
-                w.write_all(b"\\u003c")?;
-                rest = &rest[at + 1..];
-            }
-            w.write_all(rest.as_bytes())
-        }
-    }
-
-    /// The index of one language: each clause's id, page, level, section and plain text (`clauses`
-    /// are the language's clause contexts, in the order of `spec.clauses`). Serialised entry by entry
-    /// into the script (a list of entries, then a JSON string, then the script were three copies).
-    fn index_script_serde(spec: &Spec, clauses: &[crate::site::ClauseCtx]) -> Vec<u8> {
-        struct Entries<'a>(&'a Spec, &'a [crate::site::ClauseCtx<'a>]);
-        impl Serialize for Entries<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.clauses.iter().zip(self.1).map(|(c, ctx)| Entry {
-                    id: &c.id,
-                    url: Url(&c.chapter, &c.id),
-                    level: c.level.as_str(),
-                    section: c.section.as_ref().map(|s| s.title.as_str()),
-                    text: &ctx.plain,
-                }))
-            }
-        }
-        let mut out: Vec<u8> =
-            Vec::with_capacity(clauses.iter().map(|c| c.plain.len() + 160).sum::<usize>() + 32);
-        out.extend_from_slice(b"window.KC_SEARCH = ");
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
-        if Entries(spec, clauses).serialize(&mut ser).is_err() {
-            out.truncate("window.KC_SEARCH = ".len());
-            out.extend_from_slice(b"[]");
-        }
-        out.extend_from_slice(b";\n");
-        out
-    }
-
-    #[test]
-    fn the_index_is_what_serde_writes() {
-        let spec = crate::spec_source::load(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec"),
-        )
-        .spec;
-        // The source language (whose texts hold a `<`) and each translation.
-        let langs = std::iter::once(None).chain(spec.translations.iter().map(Some));
-        for tr in langs {
-            let clauses: Vec<crate::site::ClauseCtx> = spec
-                .clauses
-                .iter()
-                .enumerate()
-                .map(|(i, c)| crate::site::clause_ctx(i, c, tr, crate::matrix::Status::Stub))
-                .collect();
-            if tr.is_none() {
-                assert!(clauses.iter().any(|c| c.plain.contains('<')));
-            }
-            assert_eq!(
-                String::from_utf8(index_script(&spec, &clauses)).unwrap(),
-                String::from_utf8(index_script_serde(&spec, &clauses)).unwrap()
-            );
-        }
-    }
 
     fn script_safe(v: &impl Serialize) -> String {
         let mut out = Vec::new();

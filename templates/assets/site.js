@@ -26,12 +26,14 @@
   }
 
   // Language switch lands on the same clause: carry the current fragment over.
-  var sw = document.getElementById("lang-switch");
-  if (sw) {
-    var update = function () { sw.href = sw.getAttribute("href").split("#")[0] + location.hash; };
-    update();
-    window.addEventListener("hashchange", update);
-  }
+  var switches = document.querySelectorAll("nav.tools a[hreflang]");
+  var update = function () {
+    for (var i = 0; i < switches.length; i++) {
+      switches[i].href = switches[i].getAttribute("href").split("#")[0] + location.hash;
+    }
+  };
+  update();
+  window.addEventListener("hashchange", update);
 
   // Clause index filters.
   var selects = document.querySelectorAll("select[data-filter]");

@@ -1,0 +1,198 @@
+//! What the templates are given: each clause's context, each language's base context (interface
+//! text, chapters, the language switch) and the matrix page's summary.
+
+use serde::Serialize;
+use tera::Context;
+use tera::value::Value;
+
+use super::interface::Interface;
+use super::markdown::{self, level_class, to_html, to_inline_html};
+use crate::matrix::{self, Matrix, Status};
+use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
+
+/// A clause as the templates see it (`c` in `clause.html`, `clause-row.html` and `matrix-row.html`).
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ClauseCtx<'s> {
+    pub id: &'s str,
+    pub level: &'static str,
+    pub level_class: &'static str,
+    pub keyword: &'s str,
+    pub actor: &'static str,
+    pub verify: &'static str,
+    pub text_html: String,
+    /// Editors' notes are English-only metadata, rendered as inline Markdown.
+    pub reason_html: Option<String>,
+    pub implicit_html: Option<String>,
+    pub oci: Option<&'s str>,
+    pub oci_url: Option<String>,
+    pub upstream_tests: Vec<(&'s str, String)>,
+    pub chapter: &'s str,
+    /// `current`, `stale` or `missing` (always `current` in the source language).
+    pub state: &'static str,
+    pub original_html: Option<String>,
+    /// The clause's status in the traceability matrix.
+    pub status: Status,
+    /// The text without markup, for the search index (from the same Markdown parse as `text_html`).
+    #[serde(skip)]
+    pub plain: String,
+}
+
+#[derive(Serialize)]
+struct ChapterLink<'s> {
+    name: &'s str,
+    title: &'s str,
+    clauses: usize,
+}
+
+/// A link of the language switch: another configured language, named in itself.
+#[derive(Serialize)]
+struct LangLink<'a> {
+    lang: &'a str,
+    name: &'a str,
+    html_lang: &'a str,
+}
+
+/// The chapters of `lang`: its translation's documents, or the source's.
+pub(super) fn documents<'s>(
+    spec: &'s Spec,
+    lang: &str,
+) -> (&'s [Document], Option<&'s Translation>) {
+    match spec.translations.iter().find(|t| t.lang == lang) {
+        Some(t) => (&t.documents, Some(t)),
+        None => (&spec.documents, None),
+    }
+}
+
+/// What every page of `lang` shares: `lang`, `html_lang`, `other_langs` (the language switch), `t`,
+/// `title`, `version`, `upstream`, `chapters`, `has_runtimes`.
+pub(super) fn base(
+    spec: &Spec,
+    lang: &str,
+    docs: &[Document],
+    own: &Interface,
+    interfaces: &[(&str, &Interface)],
+    has_runtimes: bool,
+) -> Context {
+    let others: Vec<LangLink> = interfaces
+        .iter()
+        .filter(|(l, _)| *l != lang)
+        .map(|(l, i)| LangLink {
+            lang: l,
+            name: &i.name,
+            html_lang: &i.html_lang,
+        })
+        .collect();
+    let chapters: Vec<ChapterLink> = docs
+        .iter()
+        .map(|d| ChapterLink {
+            name: &d.chapter,
+            title: &d.title,
+            clauses: d
+                .blocks
+                .iter()
+                .filter(|b| matches!(b, Block::Clause(_)))
+                .count(),
+        })
+        .collect();
+    let mut ctx = Context::new();
+    ctx.insert("lang", lang);
+    ctx.insert("html_lang", &own.html_lang);
+    ctx.insert("other_langs", &others);
+    ctx.insert("t", &own.text);
+    ctx.insert("title", &spec.contract.title);
+    ctx.insert("version", &spec.contract.version);
+    ctx.insert("upstream", &spec.contract.upstream);
+    ctx.insert("chapters", &chapters);
+    ctx.insert("has_runtimes", &has_runtimes);
+    ctx
+}
+
+/// The matrix page's summary: `coverage` groups, `statuses` and `results` (the rows are `rows`).
+pub(super) fn matrix_summary(m: &Matrix, t: &Interface, ctx: &mut Context) {
+    #[derive(Serialize)]
+    struct Group {
+        label: String,
+        clauses: usize,
+        counts: Vec<usize>,
+        ratio: String,
+    }
+    let summary = m.summary();
+    let group = |g: &matrix::Coverage, label: String| Group {
+        label,
+        clauses: g.clauses,
+        counts: Status::ALL.iter().map(|s| g.status.get(*s)).collect(),
+        ratio: g.ratio(),
+    };
+    let text = |key: &str| t.text.get(key).cloned().unwrap_or_else(|| key.to_string());
+    let mut groups: Vec<Group> = summary
+        .by_level
+        .iter()
+        .map(|g| group(g, g.group.clone()))
+        .collect();
+    groups.extend(summary.by_actor.iter().map(|g| group(g, text(&g.group))));
+    groups.push(group(&summary.total, text("total")));
+    ctx.insert("statuses", &Status::ALL.map(Status::as_str));
+    ctx.insert("coverage", &groups);
+    ctx.insert("results", &m.results);
+}
+
+/// The context of `c`, the clause at `index` of `spec.clauses`, in the language of `tr` (`None`:
+/// the source language).
+pub(super) fn clause<'s>(
+    index: usize,
+    c: &'s Clause,
+    tr: Option<&Translation>,
+    status: Status,
+) -> ClauseCtx<'s> {
+    let (text, state, original) = match tr {
+        None => (c.text.as_str(), "current", None),
+        Some(t) => match t.lookup(index, c) {
+            (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None),
+            (TranslationState::Stale, Some(x)) => {
+                (x.text.as_str(), "stale", Some(to_html(&c.text)))
+            }
+            _ => (c.text.as_str(), "missing", Some(to_html(&c.text))),
+        },
+    };
+    let (text_html, plain) = markdown::to_html_and_text(text);
+    ClauseCtx {
+        id: &c.id,
+        level: c.level.as_str(),
+        level_class: level_class(c.level),
+        keyword: &c.keyword,
+        actor: c.actor.as_str(),
+        verify: c.verify.as_str(),
+        text_html,
+        plain,
+        reason_html: c.reason.as_deref().map(to_inline_html),
+        implicit_html: c.implicit.as_deref().map(to_inline_html),
+        oci_url: c
+            .oci
+            .as_ref()
+            .map(|o| format!("https://github.com/opencontainers/runtime-spec/blob/v1.0.1/{o}")),
+        oci: c.oci.as_deref(),
+        upstream_tests: c
+            .upstream_tests
+            .iter()
+            .map(|p| {
+                (
+                    p.as_str(),
+                    format!("https://github.com/knative/serving/blob/main/{p}"),
+                )
+            })
+            .collect(),
+        chapter: &c.chapter,
+        state,
+        original_html: original,
+        status,
+    }
+}
+
+/// A block of a chapter page (`blocks` of `chapter.html`): `{kind: "prose", html}` (finished HTML,
+/// marked safe) or `{kind: "clause", clause}` (rendered by `clause.html`).
+pub(super) fn block(kind: &str, member: &'static str, value: Value) -> Value {
+    let mut map = std::collections::BTreeMap::new();
+    map.insert("kind", Value::from(kind));
+    map.insert(member, value);
+    Value::from(map)
+}

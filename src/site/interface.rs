@@ -1,0 +1,166 @@
+//! Interface text: the words of the page chrome (labels, badges, headings) in each language, read
+//! from one YAML file per language, `templates/i18n/<lang>.yaml`.
+//!
+//! Why data and not code: a third language then needs only its interface file and `spec/<lang>/`,
+//! no change to the program. The files are embedded like the templates, and a `--templates DIR`
+//! may replace one or add another in `DIR/i18n/`. YAML, because serde-saphyr already reads the
+//! spec's YAML (no new dependency), and it keeps CJK text and long sentences readable.
+//!
+//! The keys every file must have are the keys of the embedded files (which a test holds equal), so
+//! the set is defined once, by the data.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostic::Diagnostic;
+
+/// The embedded interface files: (file name, source). The language is the file name without
+/// `.yaml`.
+const EMBEDDED: [(&str, &str); 2] = [
+    ("en.yaml", include_str!("../../templates/i18n/en.yaml")),
+    ("zh.yaml", include_str!("../../templates/i18n/zh.yaml")),
+];
+
+/// One language's interface file.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Interface {
+    /// The language's name in itself ("English", "中文"), shown in the language switch.
+    pub name: String,
+    /// The HTML `lang` of its pages (`zh-CN`).
+    pub html_lang: String,
+    /// Key → text: the `t` of the templates.
+    pub text: BTreeMap<String, String>,
+}
+
+/// Where an interface file came from, for messages.
+#[derive(Clone, Debug)]
+struct Loaded {
+    interface: Interface,
+    origin: PathBuf,
+}
+
+/// Every interface file known to a build: the embedded ones, then those of `DIR/i18n/`.
+#[derive(Clone, Debug)]
+pub(super) struct Interfaces {
+    by_lang: BTreeMap<String, Loaded>,
+    /// The keys every language must have.
+    required: BTreeSet<String>,
+}
+
+impl Interfaces {
+    /// The embedded files, replaced or extended by the `*.yaml` files in `dir/i18n/` (if it exists).
+    pub(super) fn load(dir: Option<&Path>) -> Result<Interfaces, Diagnostic> {
+        let mut by_lang = BTreeMap::new();
+        let mut required = BTreeSet::new();
+        for (file, src) in EMBEDDED {
+            let origin = Path::new("templates/i18n").join(file);
+            let interface = parse(src, &origin)?;
+            required.extend(interface.text.keys().cloned());
+            by_lang.insert(lang_of(file).to_string(), Loaded { interface, origin });
+        }
+        if let Some(dir) = dir.map(|d| d.join("i18n")).filter(|d| d.is_dir()) {
+            let entries = fs::read_dir(&dir).map_err(|e| crate::spec_source::io_error(&dir, &e))?;
+            for entry in entries {
+                let path = entry
+                    .map_err(|e| crate::spec_source::io_error(&dir, &e))?
+                    .path();
+                let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+                    continue;
+                };
+                if !file.ends_with(".yaml") || !path.is_file() {
+                    continue;
+                }
+                let src = fs::read_to_string(&path)
+                    .map_err(|e| crate::spec_source::io_error(&path, &e))?;
+                let interface = parse(&src, &path)?;
+                by_lang.insert(
+                    lang_of(file).to_string(),
+                    Loaded {
+                        interface,
+                        origin: path,
+                    },
+                );
+            }
+        }
+        Ok(Interfaces { by_lang, required })
+    }
+
+    /// The interface of `lang`, checked to have every key.
+    pub(super) fn get(&self, lang: &str) -> Result<&Interface, Diagnostic> {
+        let Some(l) = self.by_lang.get(lang) else {
+            return Err(Diagnostic::error(
+                "K0404",
+                format!("the language `{lang}` has no interface text"),
+            )
+            .help(format!(
+                "add `i18n/{lang}.yaml` to a folder passed with --templates (copy templates/i18n/en.yaml and translate the values; known: {})",
+                self.by_lang.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        };
+        let missing: Vec<&str> = self
+            .required
+            .iter()
+            .filter(|k| !l.interface.text.contains_key(*k))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(Diagnostic::error(
+                "K0405",
+                format!(
+                    "the interface text of `{lang}` lacks {} key(s): {}",
+                    missing.len(),
+                    missing.join(", ")
+                ),
+            )
+            .in_file(&l.origin)
+            .help("every interface file has the keys of templates/i18n/en.yaml under `text:`"));
+        }
+        Ok(&l.interface)
+    }
+}
+
+fn lang_of(file: &str) -> &str {
+    file.strip_suffix(".yaml").unwrap_or(file)
+}
+
+fn parse(src: &str, origin: &Path) -> Result<Interface, Diagnostic> {
+    serde_saphyr::from_str::<Interface>(src).map_err(|e| {
+        let msg = e.without_snippet().to_string();
+        let at = match e.location() {
+            Some(loc) => format!("{}:{}:{}", origin.display(), loc.line(), loc.column()),
+            None => origin.display().to_string(),
+        };
+        Diagnostic::error("K0405", "an interface text file is not valid")
+            .in_file(at)
+            .help(format!(
+                "{msg}\nthe file has `name`, `html_lang` and `text` (key: text); see templates/i18n/en.yaml"
+            ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_files_parse_and_have_the_same_keys() {
+        let all = Interfaces::load(None).unwrap();
+        for (lang, l) in &all.by_lang {
+            let keys: BTreeSet<String> = l.interface.text.keys().cloned().collect();
+            assert_eq!(keys, all.required, "{lang}");
+            assert!(all.get(lang).is_ok());
+        }
+    }
+
+    #[test]
+    fn an_unknown_language_and_a_bad_file_are_errors() {
+        let all = Interfaces::load(None).unwrap();
+        assert_eq!(all.get("xx").unwrap_err().code, "K0404");
+        let bad = parse("name: X\nhtml_lang: x\ntext: [1]\n", Path::new("x.yaml")).unwrap_err();
+        assert_eq!(bad.code, "K0405");
+    }
+}

@@ -1,0 +1,374 @@
+//! The render pass: every file of the site, from the templates and the contexts, handed to a sink.
+//!
+//! First each language's clause contexts (Markdown → HTML, translation state, status) are made
+//! once, and converted once to the template value every page of that language shares. Then every
+//! file of every language is one job of a single parallel pass, the largest first. A page template
+//! renders its clauses itself (`{% include "clause.html" %}` in a loop), so there is one definition
+//! of each piece and an override of a piece applies everywhere.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use tera::Context;
+use tera::value::Value;
+
+use super::context::{self, ClauseCtx};
+use super::interface::Interface;
+use super::markdown::to_html;
+use super::templates::{ASSETS, Templates, template_error};
+use super::{files, runtimes_page, search};
+use crate::diagnostic::Diagnostic;
+use crate::matrix::{self, Matrix};
+use crate::runtimes::Catalogue;
+use crate::spec::{Block, Document};
+
+/// Receives each rendered file as soon as it is ready, from several threads.
+pub(super) type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sync + 'p;
+
+/// What [`render_into`] reports besides the files.
+pub struct Rendered {
+    pub pages: usize,
+    /// Thread time of each part of rendering (summed over threads), for `--timings`.
+    pub parts: Vec<(&'static str, Duration)>,
+}
+
+/// One language's shared render state.
+struct Lang<'s> {
+    lang: &'s str,
+    docs: &'s [Document],
+    t: &'s Interface,
+    base: Context,
+    /// The table of contents, rendered once per language.
+    toc: String,
+    /// Where each page's link in `toc` ends (see [`toc_links`]).
+    toc_links: HashMap<String, usize>,
+    clauses: Vec<ClauseCtx<'s>>,
+    /// `clauses` as template values, in the same order.
+    values: Vec<Value>,
+    /// `values` as one template array (shared, not copied, by the pages that list every clause).
+    all: Value,
+}
+
+/// One file to render; the list of them is run in parallel, largest first.
+#[derive(Clone, Copy)]
+enum Job {
+    ClausesJson,
+    MatrixJson,
+    MatrixCsv,
+    ClauseIndex(usize),
+    Matrix(usize),
+    Search(usize),
+    Index(usize),
+    Runtimes(usize),
+    Chapter(usize, usize),
+}
+
+/// Render every file of the site and hand it to `put`. Returns the page count and the timed parts.
+pub(super) fn render_into(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    tpl: &Templates,
+    put: &Put,
+) -> Result<Rendered, Diagnostic> {
+    let spec = m.spec;
+    let tera = &tpl.tera;
+    let langs = &spec.contract.languages;
+    let parts = Parts::default();
+    let interfaces: Vec<(&str, &Interface)> = langs
+        .iter()
+        .map(|l| Ok((l.as_str(), tpl.interfaces.get(l)?)))
+        .collect::<Result<_, Diagnostic>>()?;
+    let per_lang: Vec<Lang> = interfaces
+        .iter()
+        .map(|(lang, t)| {
+            let start = Instant::now();
+            let l = lang_state(m, tpl, lang, t, &interfaces, runtimes.is_some());
+            parts.add(Part::Contexts, start);
+            l
+        })
+        .collect::<Result<_, _>>()?;
+
+    // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
+    let tests = Value::from(
+        m.rows
+            .iter()
+            .map(|r| Value::from_serializable(&r.tests))
+            .collect::<Vec<_>>(),
+    );
+
+    let mut jobs = vec![Job::ClausesJson];
+    for l in 0..per_lang.len() {
+        jobs.extend([Job::ClauseIndex(l), Job::Matrix(l), Job::Search(l)]);
+    }
+    jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
+    for (l, lr) in per_lang.iter().enumerate() {
+        jobs.push(Job::Index(l));
+        if runtimes.is_some() {
+            jobs.push(Job::Runtimes(l));
+        }
+        jobs.extend((0..lr.docs.len()).map(|d| Job::Chapter(l, d)));
+    }
+    let pages = jobs.iter().filter(|j| j.is_page()).count();
+
+    // Render `template` as the page `name` of `lr`, with `ctx` (the base context and the page's own
+    // values); the sidebar and `page` are added here.
+    let page = |lr: &Lang, template: &str, mut ctx: Context, name: &str, rel: String| {
+        ctx.insert("page", name);
+        let toc = match lr.toc_links.get(name) {
+            Some(&end) => [&lr.toc[..end], " aria-current=\"page\"", &lr.toc[end..]].concat(),
+            None => lr.toc.clone(),
+        };
+        ctx.insert_value("toc", Value::safe_string(&toc));
+        let mut html = Vec::with_capacity(toc.len() + 16384);
+        tera.render_to(template, &ctx, &mut html)
+            .map_err(|e| template_error(&e))?;
+        put(rel, html)
+    };
+    let run = |job: &Job| -> Result<(), Diagnostic> {
+        match *job {
+            Job::ClausesJson => put("clauses.json".into(), files::clauses_json(spec)?),
+            Job::MatrixJson => {
+                let json = matrix::json(m).map_err(|e| {
+                    Diagnostic::error("K0401", format!("matrix.json cannot be written: {e}"))
+                })?;
+                put("matrix.json".into(), json.into_bytes())
+            }
+            Job::MatrixCsv => put("matrix.csv".into(), matrix::csv(m).into_bytes()),
+            Job::Chapter(l, d) => {
+                let lr = &per_lang[l];
+                let doc = &lr.docs[d];
+                let blocks: Vec<Value> = doc
+                    .blocks
+                    .iter()
+                    .map(|b| match b {
+                        Block::Prose(p) => {
+                            context::block("prose", "html", Value::safe_string(&to_html(p)))
+                        }
+                        Block::Clause(i) => {
+                            context::block("clause", "clause", lr.values[*i].clone())
+                        }
+                    })
+                    .collect();
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", &doc.title);
+                ctx.insert_value("blocks", Value::from(blocks));
+                page(
+                    lr,
+                    "chapter.html",
+                    ctx,
+                    &doc.chapter,
+                    format!("{}/{}.html", lr.lang, doc.chapter),
+                )
+            }
+            Job::Index(l) => {
+                let lr = &per_lang[l];
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", &spec.contract.title);
+                ctx.insert("clause_count", &lr.clauses.len());
+                page(
+                    lr,
+                    "index.html",
+                    ctx,
+                    "index",
+                    format!("{}/index.html", lr.lang),
+                )
+            }
+            Job::ClauseIndex(l) => {
+                let lr = &per_lang[l];
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", &lr.t.text.get("clauses"));
+                ctx.insert_value("clauses", lr.all.clone());
+                page(
+                    lr,
+                    "clauses.html",
+                    ctx,
+                    "clauses",
+                    format!("{}/clauses.html", lr.lang),
+                )
+            }
+            Job::Matrix(l) => {
+                let lr = &per_lang[l];
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", &lr.t.text.get("matrix"));
+                context::matrix_summary(m, lr.t, &mut ctx);
+                ctx.insert_value("clauses", lr.all.clone());
+                ctx.insert_value("tests_by_clause", tests.clone());
+                page(
+                    lr,
+                    "matrix.html",
+                    ctx,
+                    "matrix",
+                    format!("{}/matrix.html", lr.lang),
+                )
+            }
+            Job::Search(l) => {
+                let lr = &per_lang[l];
+                let index = search::index_script(spec, &lr.clauses)?;
+                put(format!("assets/search-{}.js", lr.lang), index)
+            }
+            Job::Runtimes(l) => match runtimes {
+                Some(rt) => {
+                    let lr = &per_lang[l];
+                    let mut ctx = lr.base.clone();
+                    ctx.insert("page_title", &lr.t.text.get("runtimes"));
+                    ctx.insert("rt", &runtimes_page::context(rt, lr.lang)?);
+                    page(
+                        lr,
+                        "runtimes.html",
+                        ctx,
+                        "runtimes",
+                        format!("{}/runtimes.html", lr.lang),
+                    )
+                }
+                None => Ok(()),
+            },
+        }
+    };
+    jobs.par_iter().with_max_len(1).try_for_each(|job| {
+        let start = Instant::now();
+        let done = run(job);
+        parts.add(job.part(), start);
+        done
+    })?;
+
+    for (name, content) in ASSETS {
+        put(format!("assets/{name}"), content.as_bytes().to_vec())?;
+    }
+    if let Some(first) = langs.first() {
+        let mut ctx = Context::new();
+        ctx.insert("lang", first);
+        ctx.insert("title", &spec.contract.title);
+        let html = tera
+            .render("redirect.html", &ctx)
+            .map_err(|e| template_error(&e))?;
+        put("index.html".into(), html.into_bytes())?;
+    }
+    Ok(Rendered {
+        pages: pages + 1,
+        parts: parts.report(),
+    })
+}
+
+/// A language's shared state for [`render_into`].
+fn lang_state<'s>(
+    m: &'s Matrix,
+    tpl: &Templates,
+    lang: &'s str,
+    t: &'s Interface,
+    interfaces: &[(&str, &Interface)],
+    has_runtimes: bool,
+) -> Result<Lang<'s>, Diagnostic> {
+    let spec = m.spec;
+    let (docs, tr) = context::documents(spec, lang);
+    let base = context::base(spec, lang, docs, t, interfaces, has_runtimes);
+    let toc = tpl
+        .tera
+        .render("toc.html", &base)
+        .map_err(|e| template_error(&e))?;
+    let clauses: Vec<ClauseCtx> = spec
+        .clauses
+        .par_iter()
+        .zip(&m.rows)
+        .enumerate()
+        .map(|(i, (c, r))| context::clause(i, c, tr, r.status))
+        .collect();
+    let values: Vec<Value> = clauses.par_iter().map(Value::from_serializable).collect();
+    Ok(Lang {
+        lang,
+        docs,
+        t,
+        base,
+        toc_links: toc_links(&toc),
+        toc,
+        clauses,
+        all: Value::from(values.as_slice()),
+        values,
+    })
+}
+
+/// Where each page's link in `toc` ends: just after the first `href="NAME.html"` of each page it
+/// links to (chapter names are validated slugs, so a link's text is exactly that). The sidebar is
+/// rendered once per language and this link marked `aria-current="page"` on each page: rendering it
+/// once per page would interpret it as many times as there are pages (see `templates/toc.html`).
+fn toc_links(toc: &str) -> HashMap<String, usize> {
+    const OPEN: &str = "href=\"";
+    const CLOSE: &str = ".html\"";
+    let mut links = HashMap::new();
+    let mut at = 0;
+    while let Some(i) = toc[at..].find(OPEN) {
+        let name_start = at + i + OPEN.len();
+        let Some(len) = toc[name_start..].find('"') else {
+            break;
+        };
+        let end = name_start + len + 1;
+        if let Some(name) = toc[name_start..end].strip_suffix(CLOSE) {
+            links.entry(name.to_string()).or_insert(end);
+        }
+        at = end;
+    }
+    links
+}
+
+/// The parts `--timings` shows under render+write, in the order shown (see [`PART_NAMES`]).
+#[derive(Clone, Copy)]
+enum Part {
+    Contexts,
+    Chapters,
+    ClauseIndex,
+    MatrixPage,
+    SearchIndex,
+    ClausesJson,
+    MatrixFiles,
+}
+
+const PART_NAMES: [&str; 7] = [
+    "contexts",
+    "chapters",
+    "clause index",
+    "matrix page",
+    "search index",
+    "clauses.json",
+    "matrix files",
+];
+
+/// Time per part of [`render_into`], added up across the pool.
+#[derive(Default)]
+struct Parts([AtomicU64; PART_NAMES.len()]);
+
+impl Parts {
+    fn add(&self, part: Part, since: Instant) {
+        self.0[part as usize].fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    fn report(&self) -> Vec<(&'static str, Duration)> {
+        PART_NAMES
+            .iter()
+            .zip(&self.0)
+            .map(|(p, n)| (*p, Duration::from_nanos(n.load(Ordering::Relaxed))))
+            .collect()
+    }
+}
+
+impl Job {
+    /// Which part this job is timed in (the small pages go with the chapters).
+    fn part(&self) -> Part {
+        match self {
+            Job::ClausesJson => Part::ClausesJson,
+            Job::MatrixJson | Job::MatrixCsv => Part::MatrixFiles,
+            Job::ClauseIndex(_) => Part::ClauseIndex,
+            Job::Matrix(_) => Part::MatrixPage,
+            Job::Search(_) => Part::SearchIndex,
+            Job::Index(_) | Job::Runtimes(_) | Job::Chapter(..) => Part::Chapters,
+        }
+    }
+
+    /// An HTML page (not a data file).
+    fn is_page(&self) -> bool {
+        !matches!(
+            self,
+            Job::ClausesJson | Job::MatrixJson | Job::MatrixCsv | Job::Search(_)
+        )
+    }
+}

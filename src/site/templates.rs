@@ -1,0 +1,140 @@
+//! The templates and interface text a build renders with: embedded in the binary, each replaceable
+//! by a file of the same name in `--templates DIR` (interface text: `DIR/i18n/<lang>.yaml`).
+//!
+//! Every byte of HTML the site has comes from these templates (the Markdown of the spec aside); the
+//! per-clause pieces (`clause.html`, `clause-row.html`, `matrix-row.html`) are included by the page
+//! templates, so overriding one of them changes every clause.
+
+use std::fs;
+use std::path::Path;
+
+use tera::Tera;
+
+use super::interface::Interfaces;
+use crate::diagnostic::Diagnostic;
+
+/// The embedded templates: (name, source).
+pub const TEMPLATES: [(&str, &str); 11] = [
+    ("base.html", include_str!("../../templates/base.html")),
+    ("toc.html", include_str!("../../templates/toc.html")),
+    ("chapter.html", include_str!("../../templates/chapter.html")),
+    ("clause.html", include_str!("../../templates/clause.html")),
+    ("index.html", include_str!("../../templates/index.html")),
+    ("clauses.html", include_str!("../../templates/clauses.html")),
+    (
+        "clause-row.html",
+        include_str!("../../templates/clause-row.html"),
+    ),
+    ("matrix.html", include_str!("../../templates/matrix.html")),
+    (
+        "matrix-row.html",
+        include_str!("../../templates/matrix-row.html"),
+    ),
+    (
+        "runtimes.html",
+        include_str!("../../templates/runtimes.html"),
+    ),
+    (
+        "redirect.html",
+        include_str!("../../templates/redirect.html"),
+    ),
+];
+
+/// Files copied into `assets/` as they are.
+pub(super) const ASSETS: [(&str, &str); 2] = [
+    (
+        "style.css",
+        include_str!("../../templates/assets/style.css"),
+    ),
+    ("site.js", include_str!("../../templates/assets/site.js")),
+];
+
+/// The parsed templates and the interface text of every known language.
+pub struct Templates {
+    pub(super) tera: Tera,
+    pub(super) interfaces: Interfaces,
+}
+
+/// Parse the templates once: embedded, then the overrides in `dir`.
+pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
+    let mut sources: Vec<(&str, String)> =
+        TEMPLATES.iter().map(|(n, s)| (*n, s.to_string())).collect();
+    if let Some(dir) = dir {
+        if !dir.is_dir() {
+            let names: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
+            return Err(Diagnostic::error(
+                "K0402",
+                format!("the templates folder `{}` does not exist", dir.display()),
+            )
+            .help(format!(
+                "pass a folder holding any of {} (or i18n/<lang>.yaml) to override",
+                names.join(", ")
+            )));
+        }
+        for (name, src) in &mut sources {
+            let p = dir.join(*name);
+            if p.exists() {
+                *src = fs::read_to_string(&p).map_err(|e| crate::spec_source::io_error(&p, &e))?;
+            }
+        }
+    }
+    let mut tera = Tera::default();
+    tera.set_escape_fn(escape_html);
+    tera.add_raw_templates(sources.iter().map(|(n, s)| (*n, s.as_str())))
+        .map_err(|e| template_error(&e))?;
+    Ok(Templates {
+        tera,
+        interfaces: Interfaces::load(dir)?,
+    })
+}
+
+/// HTML-escape `s` exactly as tera's default escaper does (`&`, `<`, `>`, `"`, `'`), handing the
+/// writer the runs of text between special bytes whole. Why: tera's writes every byte on its own
+/// through `dyn Write`; see BENCHMARKS.md, "Session 5", for what this saves.
+fn escape_html(s: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut rest = s.as_bytes();
+    while let Some(i) = rest
+        .iter()
+        .position(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\''))
+    {
+        w.write_all(&rest[..i])?;
+        w.write_all(match rest[i] {
+            b'&' => b"&amp;",
+            b'<' => b"&lt;",
+            b'>' => b"&gt;",
+            b'"' => b"&quot;",
+            _ => b"&#39;",
+        })?;
+        rest = &rest[i + 1..];
+    }
+    w.write_all(rest)
+}
+
+/// A template that does not parse or fails to render: tera's message with its causes.
+pub(super) fn template_error(e: &tera::Error) -> Diagnostic {
+    let mut msg = e.to_string();
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = src {
+        msg.push_str(&format!("\n{s}"));
+        src = s.source();
+    }
+    Diagnostic::error("K0403", "a template has an error").help(format!(
+        "{msg}\nfix the template (see templates/ for the defaults)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The escaper writes what tera's own writes, for any text.
+        #[test]
+        fn escaping_is_what_tera_writes(s in "(a|&|<|>|\"|'|/|容|\n| )*") {
+            let (mut ours, mut teras) = (Vec::new(), Vec::new());
+            super::escape_html(&s, &mut ours).unwrap();
+            tera::escape_html(&s, &mut teras).unwrap();
+            prop_assert_eq!(ours, teras);
+        }
+    }
+}
