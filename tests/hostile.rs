@@ -5,19 +5,12 @@
 //! `<script>` elements are the site's own (the theme snippet and the two `src` scripts).
 
 use std::path::Path;
-use std::process::Command;
+mod common;
 
+/// `kcontract ARGS` in `dir`: the exit code and stderr.
 fn kcontract(dir: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
-        .current_dir(dir)
-        .args(["--color", "never"])
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (code, _, err) = common::cli::kcontract(dir, args);
+    (code, err)
 }
 
 const HOSTILE: &[&str] = &[

@@ -2,25 +2,9 @@
 //! translation staleness is visible.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn kcontract(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
-        .current_dir(dir)
-        .args(["--color", "never"])
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::cli::{kcontract, root};
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
