@@ -2,8 +2,9 @@
 """A/B of two kcontract binaries on the ×100 spec (after `cargo run --release --example bench -- --copies 100`).
 
 usage: bench/ab_bins.py RUNS MODE BIN_A BIN_B ["ENV_A"] ["ENV_B"]
-Runs `build` with the two binaries in turn (the order swapped every run, each after an untimed sync),
-MODE fresh: into a removed folder; rebuild: over its own previous output. Prints the median wall time and
+Runs the two binaries in turn (the order swapped every run, each after an untimed sync). MODE fresh: `build`
+into a removed folder; rebuild: `build` over its own previous output; anything else is the command to run,
+e.g. "check" or "matrix --format json". Prints the median wall time and
 the median CPU time (user + sys from wait4, steadier than wall time on a shared VM). ENV_x: extra
 environment, e.g. "RAYON_NUM_THREADS=1". Binary paths must be absolute."""
 import os, sys, time, shutil, subprocess, statistics
@@ -20,8 +21,9 @@ for i in range(runs):
         env = dict(os.environ)
         for kv in envs[side].split():
             k, v = kv.split('='); env[k] = v
+        args = ['build', '--out', out] if mode in ('fresh', 'rebuild') else mode.split()
         t = time.perf_counter()
-        p = subprocess.Popen([binp, 'build', '--out', out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        p = subprocess.Popen([binp] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         _, status, ru = os.wait4(p.pid, 0)
         wall = (time.perf_counter() - t) * 1000
         assert status == 0

@@ -32,11 +32,13 @@ impl Check {
             0 => "ok: no problems found".to_string(),
             n => format!("ok: no errors, {n} warning{} (above)", plural(n)),
         };
-        print(&format!(
+        let printed = print(&format!(
             "{}{}{verdict}\n",
             crate::list::summary(&loaded.spec, &ctx.spec),
             tests_summary(&scan),
-        ))
+        ));
+        crate::pipeline::end(loaded);
+        printed
     }
 }
 
