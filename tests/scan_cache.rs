@@ -252,3 +252,69 @@ fn the_default_cache_is_in_cargos_target_folder_and_only_when_there_is_one() {
         CacheChoice::At(p.cache_file())
     );
 }
+
+/// `build --timings` says how the cache served; the site is the same with and without it.
+#[test]
+fn build_timings_report_the_cache_and_the_site_does_not_depend_on_it() {
+    let (a, _) = ids();
+    let p = Project::new(&[(
+        "tests/x.rs",
+        &format!("/// Clause: {a}\n#[test]\nfn t() {{}}\n"),
+    )]);
+    fs::create_dir(p.root().join("target")).unwrap();
+    let build = |out: &str, no_cache: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_kcontract"));
+        c.current_dir(p.root())
+            .args(["--spec", repo().join("spec").to_str().unwrap()])
+            .args(["build", "--timings", "--out", out]);
+        c.env_remove("KCONTRACT_NO_CACHE");
+        if no_cache {
+            c.env("KCONTRACT_NO_CACHE", "1");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{o:?}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        let line = err
+            .lines()
+            .find(|l| l.contains("scan cache:"))
+            .map(str::trim);
+        (
+            line.unwrap_or("no scan cache line").to_string(),
+            p.root().join(out),
+        )
+    };
+    let (cold, _) = build("a", false);
+    assert!(
+        cold.ends_with("0 files from ./target/kcontract/scan-cache.json, 1 lexed; written"),
+        "{cold}"
+    );
+    let (warm, with) = build("b", false);
+    assert!(
+        warm.ends_with("1 files from ./target/kcontract/scan-cache.json, 0 lexed; unchanged"),
+        "{warm}"
+    );
+    let (off, without) = build("c", true);
+    assert!(off.starts_with("scan cache: off"), "{off}");
+    let files = |dir: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let mut v = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in fs::read_dir(&d).unwrap() {
+                let e = e.unwrap().path();
+                if e.is_dir() {
+                    stack.push(e);
+                } else {
+                    v.push((
+                        e.strip_prefix(dir).unwrap().to_path_buf(),
+                        fs::read(&e).unwrap(),
+                    ));
+                }
+            }
+        }
+        v.sort();
+        v
+    };
+    let (w, wo) = (files(&with), files(&without));
+    assert!(w.len() > 10);
+    assert!(w == wo, "the site differs with and without the cache");
+}

@@ -13,8 +13,8 @@
 //!
 //! **Never in the way:** a missing, unreadable, corrupt, truncated or foreign cache (another
 //! kcontract version, format or scanner) is ignored and rebuilt; one that cannot be written is
-//! left alone. Neither is an error or a warning — the build is only slower — but [`Status::note`]
-//! says it, and `build --timings` prints that note.
+//! left alone. Neither is an error or a warning — the build is only slower — but the scan's
+//! [`CacheStatus`] says it, and `build --timings` prints it.
 //!
 //! The file is rewritten (atomically) only when it changed: it holds exactly the entries the last
 //! scan used, so it never grows beyond the files the `tests:` globs select.
@@ -157,23 +157,23 @@ impl Cache {
 
     /// Store the entries this scan used (`used`: key, entry, whether it came from the cache) when
     /// they differ from what was loaded.
-    pub(super) fn keep(self, used: Vec<(String, Entry, bool)>) -> Status {
+    pub(super) fn keep(self, used: Vec<(String, Entry, bool)>) -> CacheStatus {
         let Some(path) = self.path else {
-            return Status::Off;
+            return CacheStatus::Off;
         };
         let hits = used.iter().filter(|(_, _, hit)| *hit).count();
         let misses = used.len() - hits;
         let files: BTreeMap<String, Entry> = used.into_iter().map(|(k, e, _)| (k, e)).collect();
         // Unchanged: every entry came from the cache and every loaded entry was used.
         let outcome = if misses == 0 && self.ignored.is_none() && files.len() == self.loaded.len() {
-            Outcome::Unchanged
+            CacheOutcome::Unchanged
         } else {
             match store(&path, files) {
-                Ok(()) => Outcome::Written,
-                Err(e) => Outcome::NotWritten(e),
+                Ok(()) => CacheOutcome::Written,
+                Err(e) => CacheOutcome::NotWritten(e),
             }
         };
-        Status::Used {
+        CacheStatus::Used {
             path,
             hits,
             misses,
@@ -220,7 +220,7 @@ fn store(path: &Path, files: BTreeMap<String, Entry>) -> Result<(), String> {
 
 /// What the cache did in one scan.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Status {
+pub enum CacheStatus {
     Off,
     Used {
         path: PathBuf,
@@ -230,27 +230,27 @@ pub enum Status {
         misses: usize,
         /// Why the stored cache was not used, if it existed but was unusable.
         ignored: Option<String>,
-        outcome: Outcome,
+        outcome: CacheOutcome,
     },
 }
 
 /// Whether the cache file was rewritten.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CacheOutcome {
     Unchanged,
     Written,
     NotWritten(String),
 }
 
 /// One line for `build --timings`: where the cache is, how it served, and any problem with it.
-impl fmt::Display for Status {
+impl fmt::Display for CacheStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Status::Off => write!(
+            CacheStatus::Off => write!(
                 f,
                 "scan cache: off (no target/ folder in the scan root, or KCONTRACT_NO_CACHE is set)"
             ),
-            Status::Used {
+            CacheStatus::Used {
                 path,
                 hits,
                 misses,
@@ -266,9 +266,9 @@ impl fmt::Display for Status {
                     write!(f, "; the old cache {why} and was rebuilt")?;
                 }
                 match outcome {
-                    Outcome::Unchanged => write!(f, "; unchanged"),
-                    Outcome::Written => write!(f, "; written"),
-                    Outcome::NotWritten(e) => {
+                    CacheOutcome::Unchanged => write!(f, "; unchanged"),
+                    CacheOutcome::Written => write!(f, "; written"),
+                    CacheOutcome::NotWritten(e) => {
                         write!(
                             f,
                             "; could not be written ({e}), so the next build lexes again"

@@ -47,7 +47,7 @@ mod syntax;
 mod targets;
 mod tokens;
 
-pub use cache::{CacheChoice, Outcome as CacheOutcome, Status as CacheStatus};
+pub use cache::{CacheChoice, CacheOutcome, CacheStatus};
 pub use items::{FnItem, STUB_IGNORE_PREFIX};
 pub use scan::{Scan, scan, scan_with};
 pub use sites::{Site, may_hold_annotation};

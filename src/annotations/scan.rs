@@ -16,7 +16,7 @@ use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 use crate::globs::GlobMatcher;
 use crate::spec::{Spec, TestGlobs};
 
-use super::cache::{Cache, CacheChoice, Entry, Status};
+use super::cache::{Cache, CacheChoice, CacheStatus, Entry};
 use super::claims::validate_claim;
 use super::items::STUB_IGNORE_PREFIX;
 use super::sites::{Site, may_hold_annotation};
@@ -38,7 +38,7 @@ pub struct Scan {
     /// In path order; render with `crate::diagnostic::render_all(&diagnostics, &sources, …)`.
     pub diagnostics: Vec<Diagnostic>,
     /// What the syntax cache did (for `build --timings`).
-    pub cache: Status,
+    pub cache: CacheStatus,
 }
 
 /// Scan the project at `root` for annotated tests, lexing every file (no cache): [`scan_with`]
@@ -64,7 +64,7 @@ pub fn scan_with(spec: &Spec, root: &Path, globs: &TestGlobs, cache: &CacheChoic
         files: files.len(),
         sources: SourceMap::default(),
         diagnostics: Vec::new(),
-        cache: Status::Off,
+        cache: CacheStatus::Off,
     };
     let mut places = Places::new(root);
     let mut used = Vec::new();
