@@ -89,11 +89,14 @@ impl<'c> Stages<'c> {
     }
 
     /// The tests that claim clauses: the `tests:` globs of contract.yaml, from `root`. Unknown or
-    /// malformed clause ids are errors.
+    /// malformed clause ids are errors. Files unchanged since the last scan of `root` are not lexed
+    /// again (`annotations::CacheChoice::for_root`).
     pub(crate) fn tests(&mut self, spec: &Spec, root: &Path) -> Result<Scan, Failure> {
         let start = Instant::now();
-        let scan = annotations::scan(spec, root, &spec.contract.tests);
+        let cache = annotations::CacheChoice::for_root(root);
+        let scan = annotations::scan_with(spec, root, &spec.contract.tests, &cache);
         self.timings.add("tests", start.elapsed());
+        self.timings.note(scan.cache.to_string());
         self.ctx.report(&scan.diagnostics, &scan.sources)?;
         Ok(scan)
     }

@@ -9,6 +9,8 @@ pub struct Timings {
     steps: Vec<(&'static str, Duration)>,
     /// Parts of a step, measured as thread time inside it; shown indented, not added to the total.
     details: Vec<(&'static str, Duration)>,
+    /// One line each after the table: how a step went when that explains its time (a cache).
+    notes: Vec<String>,
 }
 
 impl Timings {
@@ -31,11 +33,16 @@ impl Timings {
         self.details.push((part, d));
     }
 
+    pub fn note(&mut self, line: String) {
+        self.notes.push(line);
+    }
+
     pub fn extend(&mut self, other: &Timings) {
         for (s, d) in &other.steps {
             self.add(s, *d);
         }
         self.details.extend(other.details.iter().copied());
+        self.notes.extend(other.notes.iter().cloned());
     }
 
     pub fn steps(&self) -> &[(&'static str, Duration)] {
@@ -70,6 +77,9 @@ impl Timings {
             "total",
             total.as_secs_f64() * 1e3
         );
+        for n in &self.notes {
+            let _ = writeln!(out, "  {n}");
+        }
         out
     }
 }

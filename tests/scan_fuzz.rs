@@ -161,3 +161,34 @@ fn merging_into_real_files_with_nothing_to_do_changes_nothing() {
         );
     }
 }
+
+/// The shipped spec, loaded once for the cache property below.
+static SPEC: std::sync::LazyLock<Spec> = std::sync::LazyLock::new(|| {
+    kcontract::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("spec")).spec
+});
+
+/// A scan's result, without what the cache did.
+fn scanned(s: &kcontract::annotations::Scan) -> String {
+    format!("{:?}\n{:?}\n{:?}", s.tests, s.diagnostics, s.sources)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whatever a file holds (lexes or not, annotations or not), its syntax read back from the
+    /// cache gives the scan that lexing it gives: the stored form loses nothing.
+    #[test]
+    fn a_file_served_from_the_cache_scans_as_when_lexed(text in corrupted()) {
+        use kcontract::annotations::{CacheChoice, CacheStatus, scan_with};
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/x.rs"), &text).unwrap();
+        let at = CacheChoice::At(dir.path().join("scan-cache.json"));
+        let globs = &SPEC.contract.tests;
+        let plain = scan_with(&SPEC, dir.path(), globs, &CacheChoice::Off);
+        scan_with(&SPEC, dir.path(), globs, &at);
+        let warm = scan_with(&SPEC, dir.path(), globs, &at);
+        prop_assert!(matches!(warm.cache, CacheStatus::Used { misses: 0, .. }), "{}", warm.cache);
+        prop_assert_eq!(scanned(&warm), scanned(&plain));
+    }
+}

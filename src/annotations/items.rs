@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use serde::{Deserialize, Serialize};
+
 use proc_macro2::{Delimiter, TokenTree};
 
 use super::tokens::{Attr, AttrKind, attr_kind, group, ident, is_punct, range_of};
@@ -12,7 +14,7 @@ use super::tokens::{Attr, AttrKind, attr_kind, group, ident, is_punct, range_of}
 pub const STUB_IGNORE_PREFIX: &str = "not yet written: ";
 
 /// A `fn` item with a body, found at module level (or inside an item-level macro).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FnItem {
     pub attrs: Vec<Attr>,
     pub name: String,

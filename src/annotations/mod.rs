@@ -35,8 +35,10 @@
 //! tests) and `sites` (the `Clause:` lines) → `syntax` (one file: [`parse_source`]); `targets`
 //! (package, Cargo target and module path of a file); `claims` (is the id a clause?); `scan` (the
 //! project: files read and tokenised in parallel, then tests and diagnostics in path order). The glob patterns of
-//! `tests:` are `crate::globs`, shared with the spec loader.
+//! `tests:` are `crate::globs`, shared with the spec loader. `cache` keeps `syntax`'s result per
+//! file between runs, keyed by the file's bytes (where, and why it is never in the way: its docs).
 
+mod cache;
 mod claims;
 mod items;
 mod scan;
@@ -45,8 +47,9 @@ mod syntax;
 mod targets;
 mod tokens;
 
+pub use cache::{CacheChoice, CacheOutcome, CacheStatus};
 pub use items::{FnItem, STUB_IGNORE_PREFIX};
-pub use scan::{Scan, scan};
+pub use scan::{Scan, scan, scan_with};
 pub use sites::{Site, may_hold_annotation};
 pub use syntax::{FileSyntax, LexFailure, parse_source};
 pub use targets::{Target, package_name, target_of};

@@ -16,10 +16,11 @@ use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 use crate::globs::GlobMatcher;
 use crate::spec::{Spec, TestGlobs};
 
+use super::cache::{Cache, CacheChoice, CacheStatus, Entry};
 use super::claims::validate_claim;
 use super::items::STUB_IGNORE_PREFIX;
 use super::sites::{Site, may_hold_annotation};
-use super::syntax::{FileSyntax, LexFailure, parse_source};
+use super::syntax::{FileSyntax, LexFailure};
 use super::targets::{Place, Places};
 use super::tokens::AttrKind;
 use super::{Claim, TestFn, TestKind};
@@ -36,29 +37,48 @@ pub struct Scan {
     pub sources: SourceMap,
     /// In path order; render with `crate::diagnostic::render_all(&diagnostics, &sources, …)`.
     pub diagnostics: Vec<Diagnostic>,
+    /// What the syntax cache did (for `build --timings`).
+    pub cache: CacheStatus,
+}
+
+/// Scan the project at `root` for annotated tests, lexing every file (no cache): [`scan_with`]
+/// with [`CacheChoice::Off`].
+pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
+    scan_with(spec, root, globs, &CacheChoice::Off)
 }
 
 /// Scan the project at `root` for annotated tests; report unknown and malformed ids (errors), stray
 /// annotations and unreadable files (warnings). Only tests that claim at least one clause are
-/// returned.
-pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
+/// returned. Files whose bytes the `cache` has seen are not lexed again (the result is the same).
+pub fn scan_with(spec: &Spec, root: &Path, globs: &TestGlobs, cache: &CacheChoice) -> Scan {
     let files = GlobMatcher::new(&globs.include, &globs.exclude).files(root);
+    let cache = Cache::open(cache);
     // Reading and lexing is most of the work and each file is independent; `collect` keeps the
     // path order, so nothing after this depends on the threads.
-    let read: Vec<Read> = files.par_iter().map(|rel| read(root, rel)).collect();
+    let read: Vec<(Read, Option<Used>)> = files
+        .par_iter()
+        .map(|rel| read(root, rel, &cache))
+        .collect();
     let mut out = Scan {
         tests: Vec::new(),
         files: files.len(),
         sources: SourceMap::default(),
         diagnostics: Vec::new(),
+        cache: CacheStatus::Off,
     };
     let mut places = Places::new(root);
-    for (rel, r) in files.iter().zip(read) {
+    let mut used = Vec::new();
+    for (rel, (r, u)) in files.iter().zip(read) {
+        used.extend(u);
         out.add(spec, rel, r, &mut places);
     }
+    out.cache = cache.keep(used);
     out.tests.retain(|t| !t.claims.is_empty());
     out
 }
+
+/// A cache entry one file used: its key, its result, whether it came from the cache.
+type Used = (String, Entry, bool);
 
 /// One file as a worker thread leaves it.
 enum Read {
@@ -80,37 +100,38 @@ enum Read {
     },
 }
 
-/// Read one file and, if it may hold an annotation, tokenise it.
-fn read(root: &Path, rel: &str) -> Read {
+/// Read one file and, if it may hold an annotation, tokenise it (or take its syntax from the
+/// cache).
+fn read(root: &Path, rel: &str, cache: &Cache) -> (Read, Option<Used>) {
     let bytes = match fs::read(root.join(rel)) {
         Ok(b) => b,
-        Err(e) => return Read::Unreadable(e),
+        Err(e) => return (Read::Unreadable(e), None),
     };
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            return Read::NotUtf8 {
-                file: SourceFile::new(PathBuf::from(rel), text),
-                at,
-            };
+            let file = SourceFile::new(PathBuf::from(rel), text);
+            return (Read::NotUtf8 { file, at }, None);
         }
     };
     if !may_hold_annotation(text.as_bytes()) {
-        return Read::Nothing;
+        return (Read::Nothing, None);
     }
-    match parse_source(&text) {
-        Ok(syntax) if syntax.sites.is_empty() => Read::Nothing,
-        Ok(syntax) => Read::Tokens {
+    let (key, entry, hit) = cache.get(&text);
+    let read = match &entry {
+        Entry::Syntax(syntax) if syntax.sites.is_empty() => Read::Nothing,
+        Entry::Syntax(syntax) => Read::Tokens {
             file: SourceFile::new(PathBuf::from(rel), text),
-            syntax,
+            syntax: syntax.clone(),
         },
-        Err(failure) => Read::NotTokens {
+        Entry::NotTokens(failure) => Read::NotTokens {
             file: SourceFile::new(PathBuf::from(rel), text),
-            failure,
+            failure: failure.clone(),
         },
-    }
+    };
+    (read, cache.wanted().then_some((key, entry, hit)))
 }
 
 impl Scan {

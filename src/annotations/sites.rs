@@ -3,12 +3,14 @@
 
 use std::ops::Range;
 
+use serde::{Deserialize, Serialize};
+
 use proc_macro2::{Delimiter, TokenTree};
 
 use super::tokens::{AttrKind, attr_kind, group, is_punct, range_of};
 
 /// One `Clause:` line in a doc attribute anywhere in a file.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Site {
     /// Start of the doc attribute holding it (identifies the attribute).
     pub attr_start: usize,

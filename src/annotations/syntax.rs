@@ -3,6 +3,8 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
+use serde::{Deserialize, Serialize};
+
 use proc_macro2::{TokenStream, TokenTree};
 
 use super::items::{FnItem, scan_items};
@@ -10,7 +12,7 @@ use super::sites::{Site, collect_sites};
 use super::tokens::AttrKind;
 
 /// Everything the scanner knows about one file.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FileSyntax {
     pub fns: Vec<FnItem>,
     pub sites: Vec<Site>,
@@ -32,7 +34,7 @@ impl FileSyntax {
 }
 
 /// Why a file could not be read as Rust tokens.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LexFailure {
     pub range: Range<usize>,
     pub message: String,

@@ -3,17 +3,19 @@
 
 use std::ops::Range;
 
+use serde::{Deserialize, Serialize};
+
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 /// An attribute as the scanner needs it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Attr {
     /// Byte range in the file (for a doc comment: the comment).
     pub range: Range<usize>,
     pub kind: AttrKind,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AttrKind {
     /// `///`, `/** */` or `#[doc = "…"]`, with its text.
     Doc(String),

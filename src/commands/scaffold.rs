@@ -70,7 +70,8 @@ impl Scaffold {
 /// Plan the files, then write them (or, with `check`, say which would change).
 fn write(ctx: &Ctx, spec: &Spec, target: &ScaffoldTarget, check: bool) -> Outcome {
     // Which clauses a real test already claims (problems in those files are `check`'s business).
-    let scan = annotations::scan(spec, &target.root, &spec.contract.tests);
+    let cache = annotations::CacheChoice::for_root(&target.root);
+    let scan = annotations::scan_with(spec, &target.root, &spec.contract.tests, &cache);
     let real: BTreeSet<String> = scan
         .tests
         .iter()

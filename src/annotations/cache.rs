@@ -1,0 +1,281 @@
+//! The scan's per-file syntax kept between runs, keyed by the file's bytes.
+//!
+//! Lexing with proc-macro2 is most of what the scan costs, and what it yields ([`parse_source`]'s
+//! result) depends on nothing but the file's text. So that result is stored under the xxh3-128 hash
+//! of the text, and a file whose bytes are unchanged is not lexed again. Everything that depends on
+//! anything else (the file's path, its Cargo package and target, the spec's clause ids) is still
+//! computed on every run, so the output is the same with or without a cache.
+//!
+//! **Where:** `<scan root>/target/kcontract/scan-cache.json`, beside Cargo's own build cache, and
+//! only when `<scan root>/target` is already a folder: kcontract never creates `target/`, so a
+//! project that Cargo has not built (a fixture, a spec-only checkout) gets no stray files.
+//! `KCONTRACT_NO_CACHE=1` (any value) turns the cache off.
+//!
+//! **Never in the way:** a missing, unreadable, corrupt, truncated or foreign cache (another
+//! kcontract version, format or scanner) is ignored and rebuilt; one that cannot be written is
+//! left alone. Neither is an error or a warning — the build is only slower — but the scan's
+//! [`CacheStatus`] says it, and `build --timings` prints it.
+//!
+//! The file is rewritten (atomically) only when it changed: it holds exactly the entries the last
+//! scan used, so it never grows beyond the files the `tests:` globs select.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_128;
+
+use crate::fsutil::write_atomic;
+
+use super::syntax::{FileSyntax, LexFailure, parse_source};
+
+/// Bump when the stored shape changes (the serde types of [`FileSyntax`] and [`Entry`]).
+const FORMAT: u32 = 1;
+
+/// The scanner's own source: a change to how files are read invalidates the cache even when
+/// neither the version nor [`FORMAT`] was bumped (as during development).
+const SCANNER: [&str; 5] = [
+    include_str!("syntax.rs"),
+    include_str!("items.rs"),
+    include_str!("sites.rs"),
+    include_str!("tokens.rs"),
+    include_str!("cache.rs"),
+];
+
+/// What the scan does about a cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheChoice {
+    /// Lex every file.
+    Off,
+    /// Read and keep the cache at this path.
+    At(PathBuf),
+}
+
+impl CacheChoice {
+    /// The default for a scan of `root`: `root/target/kcontract/scan-cache.json` when `root/target`
+    /// is a folder and `KCONTRACT_NO_CACHE` is not set.
+    pub fn for_root(root: &Path) -> CacheChoice {
+        if std::env::var_os("KCONTRACT_NO_CACHE").is_some() {
+            return CacheChoice::Off;
+        }
+        let target = root.join("target");
+        if target.is_dir() {
+            CacheChoice::At(target.join("kcontract").join("scan-cache.json"))
+        } else {
+            CacheChoice::Off
+        }
+    }
+}
+
+/// One file's result, as [`parse_source`] gave it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) enum Entry {
+    Syntax(FileSyntax),
+    NotTokens(LexFailure),
+}
+
+impl Entry {
+    fn of(text: &str) -> Entry {
+        match parse_source(text) {
+            // A file without a `Clause:` line yields nothing; its items need not be kept.
+            Ok(s) if s.sites.is_empty() => Entry::Syntax(FileSyntax::default()),
+            Ok(s) => Entry::Syntax(s),
+            Err(f) => Entry::NotTokens(f),
+        }
+    }
+}
+
+/// The file on disk.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    kcontract: String,
+    format: u32,
+    scanner: String,
+    /// Hex xxh3-128 of a file's bytes → its result (sorted, so equal contents give equal files).
+    files: BTreeMap<String, Entry>,
+}
+
+/// The identity a stored cache must match to be used.
+fn scanner_key() -> String {
+    format!("{:032x}", xxh3_128(SCANNER.concat().as_bytes()))
+}
+
+/// The cache during one scan: what was loaded (read-only, shared by the worker threads).
+pub(super) struct Cache {
+    path: Option<PathBuf>,
+    loaded: HashMap<String, Entry>,
+    /// Why nothing was loaded, when a cache was wanted.
+    ignored: Option<String>,
+}
+
+impl Cache {
+    /// Load the cache `choice` names; anything wrong with it yields an empty cache.
+    pub(super) fn open(choice: &CacheChoice) -> Cache {
+        let path = match choice {
+            CacheChoice::Off => {
+                return Cache {
+                    path: None,
+                    loaded: HashMap::new(),
+                    ignored: None,
+                };
+            }
+            CacheChoice::At(p) => p.clone(),
+        };
+        let (loaded, ignored) = match load(&path) {
+            Ok(files) => (files.into_iter().collect(), None),
+            Err(why) => (HashMap::new(), why),
+        };
+        Cache {
+            path: Some(path),
+            loaded,
+            ignored,
+        }
+    }
+
+    /// Is a cache in use (should the scan hand its entries to [`Cache::keep`])?
+    pub(super) fn wanted(&self) -> bool {
+        self.path.is_some()
+    }
+
+    /// The result for `text`, from the cache or by lexing it: its key (empty when the cache is off)
+    /// and whether it was a hit, for [`Cache::keep`].
+    pub(super) fn get(&self, text: &str) -> (String, Entry, bool) {
+        if self.path.is_none() {
+            return (String::new(), Entry::of(text), false);
+        }
+        let key = format!("{:032x}", xxh3_128(text.as_bytes()));
+        match self.loaded.get(&key) {
+            Some(e) => (key, e.clone(), true),
+            None => {
+                let e = Entry::of(text);
+                (key, e, false)
+            }
+        }
+    }
+
+    /// Store the entries this scan used (`used`: key, entry, whether it came from the cache) when
+    /// they differ from what was loaded.
+    pub(super) fn keep(self, used: Vec<(String, Entry, bool)>) -> CacheStatus {
+        let Some(path) = self.path else {
+            return CacheStatus::Off;
+        };
+        let hits = used.iter().filter(|(_, _, hit)| *hit).count();
+        let misses = used.len() - hits;
+        let files: BTreeMap<String, Entry> = used.into_iter().map(|(k, e, _)| (k, e)).collect();
+        // Unchanged: every entry came from the cache and every loaded entry was used.
+        let outcome = if misses == 0 && self.ignored.is_none() && files.len() == self.loaded.len() {
+            CacheOutcome::Unchanged
+        } else {
+            match store(&path, files) {
+                Ok(()) => CacheOutcome::Written,
+                Err(e) => CacheOutcome::NotWritten(e),
+            }
+        };
+        CacheStatus::Used {
+            path,
+            hits,
+            misses,
+            ignored: self.ignored,
+            outcome,
+        }
+    }
+}
+
+/// Read a stored cache; `Err(None)` when there is none, `Err(Some(why))` when it is unusable.
+fn load(path: &Path) -> Result<BTreeMap<String, Entry>, Option<String>> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(None),
+        Err(e) => return Err(Some(format!("cannot be read ({e})"))),
+    };
+    let stored: Stored =
+        serde_json::from_slice(&bytes).map_err(|e| Some(format!("is not a scan cache ({e})")))?;
+    if stored.kcontract != env!("CARGO_PKG_VERSION")
+        || stored.format != FORMAT
+        || stored.scanner != scanner_key()
+    {
+        return Err(Some(format!(
+            "was written by another kcontract ({}, format {})",
+            stored.kcontract, stored.format
+        )));
+    }
+    Ok(stored.files)
+}
+
+fn store(path: &Path, files: BTreeMap<String, Entry>) -> Result<(), String> {
+    let stored = Stored {
+        kcontract: env!("CARGO_PKG_VERSION").to_string(),
+        format: FORMAT,
+        scanner: scanner_key(),
+        files,
+    };
+    let bytes = serde_json::to_vec(&stored).map_err(|e| e.to_string())?;
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    }
+    write_atomic(path, &bytes).map_err(|e| e.to_string())
+}
+
+/// What the cache did in one scan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheStatus {
+    Off,
+    Used {
+        path: PathBuf,
+        /// Files whose result came from the cache.
+        hits: usize,
+        /// Files lexed (not in the cache).
+        misses: usize,
+        /// Why the stored cache was not used, if it existed but was unusable.
+        ignored: Option<String>,
+        outcome: CacheOutcome,
+    },
+}
+
+/// Whether the cache file was rewritten.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheOutcome {
+    Unchanged,
+    Written,
+    NotWritten(String),
+}
+
+/// One line for `build --timings`: where the cache is, how it served, and any problem with it.
+impl fmt::Display for CacheStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CacheStatus::Off => write!(
+                f,
+                "scan cache: off (no target/ folder in the scan root, or KCONTRACT_NO_CACHE is set)"
+            ),
+            CacheStatus::Used {
+                path,
+                hits,
+                misses,
+                ignored,
+                outcome,
+            } => {
+                write!(
+                    f,
+                    "scan cache: {hits} files from {}, {misses} lexed",
+                    path.display()
+                )?;
+                if let Some(why) = ignored {
+                    write!(f, "; the old cache {why} and was rebuilt")?;
+                }
+                match outcome {
+                    CacheOutcome::Unchanged => write!(f, "; unchanged"),
+                    CacheOutcome::Written => write!(f, "; written"),
+                    CacheOutcome::NotWritten(e) => {
+                        write!(
+                            f,
+                            "; could not be written ({e}), so the next build lexes again"
+                        )
+                    }
+                }
+            }
+        }
+    }
+}
