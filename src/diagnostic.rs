@@ -20,11 +20,13 @@ pub struct FileId(pub u32);
 pub struct SourceFile {
     /// Path as the user should see it (relative to the working directory when given relative).
     pub path: PathBuf,
+    /// The whole file, as read.
     pub text: String,
     line_starts: Vec<usize>,
 }
 
 impl SourceFile {
+    /// A file with its line starts indexed, for [`SourceFile::line_col`].
     pub fn new(path: PathBuf, text: String) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
@@ -80,6 +82,7 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
+    /// Register the text read from `path`; the returned id is what spans point into.
     pub fn add(&mut self, path: PathBuf, text: String) -> FileId {
         self.add_file(SourceFile::new(path, text))
     }
@@ -95,29 +98,37 @@ impl SourceMap {
         self.files.len()
     }
 
+    /// No file registered yet.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
 
+    /// The file with id `id` (which must come from this map).
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
 }
 
+/// Whether a diagnostic blocks: errors make commands that write output refuse to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// A problem the input must not have; the command fails.
     Error,
+    /// Reported, but does not fail the command.
     Warning,
 }
 
 /// Where a diagnostic points: a byte range in a file of the [`SourceMap`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Span {
+    /// The file the range is in.
     pub file: FileId,
+    /// Byte offsets into the file's text.
     pub range: Range<usize>,
 }
 
 impl Span {
+    /// The byte range `range` of file `file`.
     pub fn new(file: FileId, range: Range<usize>) -> Self {
         Self { file, range }
     }
@@ -126,8 +137,11 @@ impl Span {
 /// A problem found in the input.
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
+    /// The stable code (`K0510`, …), documented in `docs/errors.md` and shown by `kcontract explain`.
     pub code: &'static str,
+    /// Error or warning.
     pub severity: Severity,
+    /// The one-line headline.
     pub message: String,
     /// The primary location. `None` for problems that have no place in a file (a missing directory).
     pub span: Option<Span>,
@@ -137,10 +151,12 @@ pub struct Diagnostic {
     pub context: Vec<(Span, String)>,
     /// A path to show when there is no span (e.g. the file that cannot be read).
     pub path: Option<PathBuf>,
+    /// A hint on how to fix it, rendered as a `help:` line.
     pub help: Option<String>,
 }
 
 impl Diagnostic {
+    /// An error with code `code`, no location yet.
     pub fn error(code: &'static str, message: impl Into<String>) -> Self {
         Self {
             code,
@@ -154,6 +170,7 @@ impl Diagnostic {
         }
     }
 
+    /// A warning with code `code`, no location yet.
     pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
         Self {
             severity: Severity::Warning,
@@ -161,27 +178,32 @@ impl Diagnostic {
         }
     }
 
+    /// Point at `span` with `label` under the caret (the primary location).
     pub fn at(mut self, span: Span, label: impl Into<String>) -> Self {
         self.span = Some(span);
         self.label = label.into();
         self
     }
 
+    /// Add a secondary location with its label ("first defined here").
     pub fn with_context(mut self, span: Span, label: impl Into<String>) -> Self {
         self.context.push((span, label.into()));
         self
     }
 
+    /// The file to name when there is no span (e.g. a file that cannot be read).
     pub fn in_file(mut self, path: impl AsRef<Path>) -> Self {
         self.path = Some(path.as_ref().to_path_buf());
         self
     }
 
+    /// Set the hint.
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
+    /// Is this an error (not a warning)?
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
@@ -200,6 +222,7 @@ impl Diagnostic {
         self.render_with(sources, &Renderer::plain())
     }
 
+    /// Render rustc-style with `renderer` (plain, or coloured for a terminal).
     pub fn render_with(&self, sources: &SourceMap, renderer: &Renderer) -> String {
         let level = match self.severity {
             Severity::Error => Level::ERROR,

@@ -12,19 +12,25 @@ use serde::Serialize;
 /// A requirement level after normalisation (RFC 2119 §1–5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Level {
+    /// `MUST`, also written `REQUIRED` or `SHALL`.
     #[serde(rename = "MUST")]
     Must,
+    /// `MUST NOT`, also written `SHALL NOT`.
     #[serde(rename = "MUST NOT")]
     MustNot,
+    /// `SHOULD`, also written `RECOMMENDED`.
     #[serde(rename = "SHOULD")]
     Should,
+    /// `SHOULD NOT`, also written `NOT RECOMMENDED`.
     #[serde(rename = "SHOULD NOT")]
     ShouldNot,
+    /// `MAY`, also written `OPTIONAL`.
     #[serde(rename = "MAY")]
     May,
 }
 
 impl Level {
+    /// Every level, strongest first (the order of summaries).
     pub const ALL: [Level; 5] = [
         Level::Must,
         Level::MustNot,
@@ -33,6 +39,7 @@ impl Level {
         Level::May,
     ];
 
+    /// The normalised keyword (`MUST NOT`), as written in `level:` and serialised.
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Must => "MUST",
@@ -74,6 +81,7 @@ impl fmt::Display for Level {
 pub struct KeywordHit {
     /// Byte range of the keyword (for two-word keywords, both words and the space between).
     pub range: Range<usize>,
+    /// The level the keyword normalises to.
     pub level: Level,
 }
 

@@ -1,3 +1,5 @@
+//! The `kcontract` binary: the command line of the library (`kcontract::run`).
+
 fn main() -> std::process::ExitCode {
     kcontract::run()
 }

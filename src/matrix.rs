@@ -38,12 +38,19 @@ pub const MATRIX_FORMAT: &str = "kcontract-matrix/1";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// A real (non-stub) claiming test failed in the given results.
     Failing,
+    /// No test claims the clause and no upstream test is listed.
     Untested,
+    /// Only generated stubs (`#[ignore = "not yet written: …"]`, body `todo!()`) claim the clause.
     Stub,
+    /// No real test here, but upstream Knative conformance tests are listed (`upstream-tests`).
     External,
+    /// A real test claims the clause; the given results say nothing about it.
     Implemented,
+    /// A real test passed in the given results and none failed.
     Passing,
+    /// The clause is `verify: untestable` (its `reason` is shown); meets every requirement.
     Waived,
 }
 
@@ -59,6 +66,7 @@ impl Status {
         Status::Waived,
     ];
 
+    /// The lowercase name used in the CLI, JSON and the site (`implemented`).
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Untested => "untested",
@@ -85,9 +93,13 @@ pub struct TestView {
     pub binary: Option<String>,
     /// Module path and function name inside the binary.
     pub name: String,
+    /// The test's source file, `/`-separated from the project root (`tests/model_props.rs`).
     pub file: String,
+    /// 1-based line of the test function's name.
     pub line: usize,
+    /// A generated stub (`#[ignore = "not yet written: …"]`, body `todo!()`), not a real test.
     pub stub: bool,
+    /// Marked `#[ignore]` (stubs always are).
     pub ignored: bool,
     /// From the results, or null (no results given, or the test is not in them).
     pub outcome: Option<Outcome>,
@@ -104,14 +116,21 @@ impl TestView {
     }
 }
 
+/// One clause of the matrix with its status and claiming tests.
 pub struct Row<'a> {
+    /// The clause, borrowed from the [`Spec`].
     pub clause: &'a Clause,
+    /// Derived from the claiming tests, the results and the clause's `verify`/`upstream-tests`.
     pub status: Status,
+    /// The tests that claim the clause, stubs included.
     pub tests: Vec<TestView>,
 }
 
+/// The traceability matrix: every clause of a spec, in spec order, with its tests and status.
 pub struct Matrix<'a> {
+    /// The contract the rows are of.
     pub spec: &'a Spec,
+    /// One row per clause, in the order of [`Spec::clauses`].
     pub rows: Vec<Row<'a>>,
     /// The results files read, in the order given (empty: no results).
     pub results: Vec<String>,
@@ -201,12 +220,19 @@ pub fn compute<'a>(spec: &'a Spec, tests: &'a [TestFn], results: Option<&Results
 /// Clause counts per status, in the documented order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct StatusCounts {
+    /// Clauses with status `untested`.
     pub untested: usize,
+    /// Clauses with status `stub`.
     pub stub: usize,
+    /// Clauses with status `implemented`.
     pub implemented: usize,
+    /// Clauses with status `passing`.
     pub passing: usize,
+    /// Clauses with status `failing`.
     pub failing: usize,
+    /// Clauses with status `external`.
     pub external: usize,
+    /// Clauses with status `waived`.
     pub waived: usize,
 }
 
@@ -225,6 +251,7 @@ impl StatusCounts {
             Status::Waived => &mut self.waived,
         }
     }
+    /// The count for status `s`.
     pub fn get(&self, s: Status) -> usize {
         let mut c = *self;
         *c.get_mut(s)
@@ -236,11 +263,13 @@ impl StatusCounts {
 pub struct Coverage {
     /// The level or actor (`all` for the total).
     pub group: String,
+    /// Clauses in the group, waived ones included.
     pub clauses: usize,
     /// Clauses that are not waived.
     pub testable: usize,
     /// Testable clauses with at least one real test here (implemented, passing or failing).
     pub covered: usize,
+    /// The group's clauses counted per status.
     pub status: StatusCounts,
 }
 
@@ -276,14 +305,19 @@ impl Coverage {
     }
 }
 
+/// Coverage overall, per level and per actor (the `summary` of the JSON and the text output).
 #[derive(Serialize)]
 pub struct Summary {
+    /// All clauses (group `all`).
     pub total: Coverage,
+    /// One entry per level, in [`Level::ALL`] order.
     pub by_level: Vec<Coverage>,
+    /// One entry per actor, in [`Actor::ALL`] order.
     pub by_actor: Vec<Coverage>,
 }
 
 impl Matrix<'_> {
+    /// Coverage of all rows, then per level and per actor.
     pub fn summary(&self) -> Summary {
         Summary {
             total: Coverage::of("all".into(), self.rows.iter()),
@@ -506,10 +540,15 @@ pub fn table(m: &Matrix) -> String {
 /// One term of a `--require` selector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Term {
+    /// `*` (or `all`): every clause.
     All,
+    /// A level (`MUST`, `level:SHOULD NOT`, synonyms accepted).
     Level(Level),
+    /// `actor:…`.
     Actor(Actor),
+    /// `verify:…`.
     Verify(Verify),
+    /// `chapter:NAME`: the chapter's file stem.
     Chapter(String),
 }
 
@@ -532,8 +571,11 @@ impl Term {
 /// `chapter:…`, or `*` for every clause.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Requirement {
+    /// The requirement as given on the command line, for messages.
     pub text: String,
+    /// The selector's terms; a clause is selected when all hold.
     pub terms: Vec<Term>,
+    /// The minimum status (never `failing` or `waived`).
     pub status: Status,
 }
 
@@ -592,9 +634,11 @@ impl FromStr for Requirement {
 }
 
 impl Requirement {
+    /// Does the selector pick clause `c` (all terms hold)?
     pub fn selects(&self, c: &Clause) -> bool {
         self.terms.iter().all(|t| t.matches(c))
     }
+    /// Does a clause with status `s` meet the requirement (`waived` always, `failing` never)?
     pub fn met_by(&self, s: Status) -> bool {
         s == Status::Waived || (s != Status::Failing && s >= self.status)
     }

@@ -22,15 +22,20 @@ use crate::annotations::{Target, target_of};
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use crate::spec_source::read_source;
 
+/// What a test run said about one test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
+    /// Ran and passed (in JUnit, also a test that passed on retry).
     Passed,
+    /// Did not run: `<skipped>` in JUnit, `ignored` in libtest output.
     Skipped,
+    /// Failed (in JUnit, a `<failure>` or `<error>`).
     Failed,
 }
 
 impl Outcome {
+    /// The lowercase name used in JSON and on the site (`passed`).
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Passed => "passed",
@@ -45,9 +50,11 @@ impl Outcome {
 pub struct TestResult {
     /// `None` when the input does not say (libtest output).
     pub package: Option<String>,
+    /// The test binary (cargo target) the test is in.
     pub target: Target,
     /// Module path and function name, `::`-joined.
     pub name: String,
+    /// What the run said.
     pub outcome: Outcome,
 }
 
@@ -58,11 +65,13 @@ type Reports = Vec<(Option<String>, Outcome)>;
 /// or the same name in two packages) keeps every report; the worst outcome wins.
 #[derive(Clone, Debug, Default)]
 pub struct Results {
+    /// The results files read, in order, `/`-separated as given.
     pub files: Vec<String>,
     by_test: BTreeMap<(Target, String), Reports>,
 }
 
 impl Results {
+    /// Record one report (kept beside any earlier report of the same test).
     pub fn add(&mut self, r: TestResult) {
         self.by_test
             .entry((r.target, r.name))
@@ -70,10 +79,12 @@ impl Results {
             .push((r.package, r.outcome));
     }
 
+    /// The number of reports (a test reported twice counts twice).
     pub fn len(&self) -> usize {
         self.by_test.values().map(Vec::len).sum()
     }
 
+    /// No report recorded.
     pub fn is_empty(&self) -> bool {
         self.by_test.is_empty()
     }

@@ -14,123 +14,191 @@ use crate::spec_source::read_source;
 /// The `format:` this version reads.
 pub const FORMAT: &str = "kcontract-runtimes/1";
 
+/// The whole of `deviations.yaml` (unknown fields are errors).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Catalogue {
+    /// The shape's version; must be [`FORMAT`].
     pub format: String,
+    /// Where and on which runtimes the observations were made.
     pub measured: Measured,
+    /// The deviations, exactly the ids of the model's `Deviation::ALL`, in that order.
     pub deviations: Vec<Entry>,
+    /// Hook order and failing hooks: the runtimes against the model.
     pub hooks: Hooks,
 }
 
+/// The measurement setup: host, runtime versions and the recorded differential runs.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Measured {
+    /// Where the observations were made (OS, architecture, kernel, cgroup layout, user).
     pub host: String,
+    /// One entry per runtime measured.
     pub runtimes: Vec<MeasuredRuntime>,
+    /// Recorded runs of the differential tests (`tests/differential.rs`).
     pub differential: Vec<DifferentialRun>,
 }
 
+/// One runtime as measured.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeasuredRuntime {
+    /// `runc`, `crun` or `youki`.
     pub name: String,
+    /// The runtime's own version (`1.1.5`).
     pub version: String,
+    /// How it was installed (Debian package, `cargo install` command).
     pub source: String,
+    /// The `ociVersion` the runtime reports in `state` (`1.0.2-dev`).
     pub state_oci_version: String,
 }
 
+/// One recorded run of the differential tests on one runtime.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DifferentialRun {
+    /// The runtime's name.
     pub runtime: String,
+    /// Generated operation sequences run.
     pub sequences: u64,
+    /// Operations executed over all the sequences.
     pub steps: u64,
+    /// Wall time of the run, in seconds.
     pub seconds: f64,
+    /// Differences from the model that no catalogued deviation explains (0 for a clean run).
     pub unexplained: u64,
+    /// The command that ran it and the conditions (cores, what else ran).
     pub how: String,
 }
 
+/// One deviation: a runtime behaviour that differs from the spec model, with its evidence.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
+    /// Stable id (`delete-created`), one of the model's `Deviation::ALL`.
     pub id: String,
+    /// `spec` (breaks a sentence of the spec), `model-choice` (differs from a documented choice
+    /// where the spec is silent) or `later-spec` (follows v1.3.0 where v1.0.1 says otherwise).
     pub kind: String,
+    /// The behaviour does not show on every run (only `poststart-before-program`).
     #[serde(default)]
     pub nondeterministic: bool,
+    /// One-line title, English.
     pub title: String,
+    /// The title in Simplified Chinese.
     pub title_zh: String,
+    /// A paragraph of Markdown, English.
     pub summary: String,
+    /// The summary in Simplified Chinese.
     pub summary_zh: String,
+    /// An optional further paragraph, English (both `note` and `note_zh`, or neither).
     #[serde(default)]
     pub note: Option<String>,
+    /// The note in Simplified Chinese.
     #[serde(default)]
     pub note_zh: Option<String>,
+    /// The spec sentence the behaviour departs from.
     pub spec: SpecRef,
+    /// The runtimes (and versions) that show the behaviour.
     pub runtimes: Vec<RuntimeRef>,
+    /// The model invariant rule id the behaviour violates (`delete-only-stopped`), or `None`.
     pub breaks: Option<String>,
+    /// The trace that shows it, in the `kcontract model replay` format.
     pub trace: Value,
+    /// What the spec model does on the trace, at the trace's `oci_version`.
     pub expected: Expected,
+    /// What each runtime of `runtimes` did, in the same order.
     pub observed: Vec<Observed>,
 }
 
+/// Where in the OCI runtime spec a deviation departs from it.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecRef {
+    /// File and section (`runtime.md §Delete`, the `docs/model.md` citation style).
     pub source: String,
+    /// The spec versions it departs from (`1.0.1`, `1.3.0`).
     pub versions: Vec<String>,
+    /// The sentence, verbatim and in English.
     pub sentence: String,
 }
 
+/// A runtime showing a deviation.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuntimeRef {
+    /// `runc`, `crun` or `youki`.
     pub name: String,
+    /// The version it was observed on.
     pub version: String,
 }
 
+/// The spec model's output for a trace at one spec version.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expected {
+    /// The OCI spec version of the model profile (`1.3.0`).
     pub version: String,
+    /// `kcontract model replay` output, one JSON line per step (absent for hook traces).
     #[serde(default)]
     pub lines: Vec<String>,
+    /// The compared fields (the JSON of `compare::Comparable`), one line per step.
     pub comparable: Vec<String>,
 }
 
+/// One runtime's output for a trace.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Observed {
+    /// The runtime's name.
     pub runtime: String,
+    /// `kcontract conformance run` output from one run, one JSON line per step, with the runtime's
+    /// own error texts and pids (absent for hook traces).
     #[serde(default)]
     pub lines: Vec<String>,
+    /// The compared fields, one line per step; equal to the model's with the runtime's profile.
     pub comparable: Vec<String>,
 }
 
+/// Hook order and failing hooks on the real runtimes.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Hooks {
+    /// A paragraph of Markdown, English.
     pub summary: String,
+    /// The summary in Simplified Chinese.
     pub summary_zh: String,
+    /// `hooks-order`, then `<kind>-fails` for the six hook kinds.
     pub traces: Vec<HookTrace>,
 }
 
+/// One hook trace with the model's output per spec version and each runtime's.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HookTrace {
+    /// Stable id (`hooks-order`, `<kind>-fails`).
     pub id: String,
+    /// One-line title, English.
     pub title: String,
+    /// The title in Simplified Chinese.
     pub title_zh: String,
+    /// The trace, in the `kcontract model replay` format.
     pub trace: Value,
+    /// The spec model's output, one per spec version (1.0.1, 1.3.0).
     pub expected: Vec<Expected>,
+    /// Each runtime's output (runc, crun, youki).
     pub observed: Vec<Observed>,
 }
 
 /// The catalogue as read, with the file it came from and what reading it reported.
 #[derive(Debug, Default)]
 pub struct Loaded {
+    /// The catalogue, or `None` when the file is absent or could not be read.
     pub catalogue: Option<Catalogue>,
+    /// The file read, for rendering the diagnostics.
     pub sources: SourceMap,
+    /// What reading and checking the file reported.
     pub diagnostics: Vec<Diagnostic>,
 }
 

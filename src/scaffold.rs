@@ -61,16 +61,22 @@ pub enum OrphanWhy {
 /// A kept test whose claimed clause is gone or untestable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Orphan {
+    /// The file's name inside the tests folder.
     pub file: String,
+    /// The test's module path and function name, `::`-joined.
     pub test: String,
+    /// Byte range of the function's name in the file, for the diagnostic.
     pub name_range: Range<usize>,
+    /// The clause id the test claims.
     pub id: String,
+    /// Whether the clause was removed or became untestable.
     pub why: OrphanWhy,
 }
 
 /// What regenerating one file did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileReport {
+    /// The file's name inside the tests folder.
     pub file: String,
     /// Ids of the stubs added.
     pub added: Vec<String>,
@@ -85,7 +91,9 @@ pub struct FileReport {
 pub struct Plan {
     /// File name inside the folder → full new text. Includes every existing `.rs` file.
     pub files: BTreeMap<String, String>,
+    /// What happened to each file.
     pub reports: Vec<FileReport>,
+    /// Tests kept whose claimed clause is gone or untestable (reported as K0510).
     pub orphans: Vec<Orphan>,
     /// Testable clauses with no stub because a real test elsewhere claims them.
     pub elsewhere: Vec<String>,
@@ -94,7 +102,9 @@ pub struct Plan {
 /// A file in the folder that cannot be read as Rust tokens: nothing can be merged safely.
 #[derive(Clone, Debug)]
 pub struct Unreadable {
+    /// The file's name inside the tests folder.
     pub file: String,
+    /// Why the tokenizer gave up.
     pub failure: LexFailure,
 }
 

@@ -14,13 +14,18 @@ pub use crate::keywords::Level;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Actor {
+    /// The operator or platform provider and everything it runs (environment, runtime, ingress).
     Platform,
+    /// Who writes and deploys the service (and their tooling), through the Knative API.
     Developer,
+    /// The developer's running code inside the container.
     Container,
 }
 
 impl Actor {
+    /// Every actor, in display order.
     pub const ALL: [Actor; 3] = [Actor::Platform, Actor::Developer, Actor::Container];
+    /// The lowercase name written in `actor:` (`platform`).
     pub fn as_str(self) -> &'static str {
         match self {
             Actor::Platform => "platform",
@@ -28,6 +33,7 @@ impl Actor {
             Actor::Container => "container",
         }
     }
+    /// The actor named `s` as written in `actor:`, or `None`.
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|a| a.as_str() == s)
     }
@@ -43,19 +49,25 @@ impl fmt::Display for Actor {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verify {
+    /// Property tests against the reference OCI lifecycle model in `src/model/`.
     Model,
+    /// A test against a running platform, e.g. Knative's conformance suite.
     Conformance,
+    /// A reviewer checks documentation or configuration.
     Manual,
+    /// Cannot be checked; the clause gives a `reason`.
     Untestable,
 }
 
 impl Verify {
+    /// Every way, in display order.
     pub const ALL: [Verify; 4] = [
         Verify::Model,
         Verify::Conformance,
         Verify::Manual,
         Verify::Untestable,
     ];
+    /// The lowercase name written in `verify:` (`model`).
     pub fn as_str(self) -> &'static str {
         match self {
             Verify::Model => "model",
@@ -64,6 +76,7 @@ impl Verify {
             Verify::Untestable => "untestable",
         }
     }
+    /// The way named `s` as written in `verify:`, or `None`.
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|a| a.as_str() == s)
     }
@@ -78,11 +91,15 @@ impl fmt::Display for Verify {
 /// `spec/contract.yaml`.
 #[derive(Clone, Debug, Default)]
 pub struct Contract {
+    /// The contract's title, shown on the site.
     pub title: String,
+    /// Version of this executable edition (not of the upstream text).
     pub version: String,
     /// The first is the source language.
     pub languages: Vec<String>,
+    /// Chapter order: each name is a file `<lang>/<name>.md`.
     pub chapters: Vec<String>,
+    /// The text the contract was converted from, and its attribution.
     pub upstream: Upstream,
     /// Which files hold the tests that claim clauses (`tests:`, optional).
     pub tests: TestGlobs,
@@ -92,7 +109,9 @@ pub struct Contract {
 /// relative to the working directory (`/`-separated; `**` crosses folders). Excludes win.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestGlobs {
+    /// Globs of files to scan.
     pub include: Vec<String>,
+    /// Globs of files to leave out, even when included.
     pub exclude: Vec<String>,
 }
 
@@ -105,54 +124,78 @@ impl Default for TestGlobs {
     }
 }
 
+/// `upstream:` in `contract.yaml`: the text the contract was converted from.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Upstream {
+    /// The upstream document's title.
     pub title: String,
+    /// Where the upstream document is.
     pub url: String,
+    /// The upstream's licence (`Apache-2.0`), shown in the site's footer.
     pub license: String,
+    /// The attribution notice, shown on the site's index and footer.
     pub attribution: String,
 }
 
 /// One normative statement.
 #[derive(Clone, Debug)]
 pub struct Clause {
+    /// The stable id (`lifecycle.sigterm-on-kill`), validated by [`check_id`].
     pub id: String,
+    /// The normalised level.
     pub level: Level,
     /// The keyword as the editor wrote it in `level:` (`SHALL`, `OPTIONAL`, …), kept for display.
     pub keyword: String,
+    /// Who the clause binds.
     pub actor: Actor,
     /// Markdown (inline, possibly a list).
     pub text: String,
     /// `stamp(&text)`, computed once when the clause is read: translations are compared with it
     /// several times per build.
     pub stamp: String,
+    /// How conformance is shown.
     pub verify: Verify,
+    /// Why it cannot be tested (required with `verify: untestable`).
     pub reason: Option<String>,
+    /// Why a statement written without an RFC 2119 keyword is binding at `level`.
     pub implicit: Option<String>,
+    /// Where the OCI runtime spec says the related thing: `<file>.md#<anchor>`.
     pub oci: Option<String>,
+    /// `upstream-tests`: Knative conformance tests for this clause, as paths in knative/serving.
     pub upstream_tests: Vec<String>,
     /// Chapter name (file stem) and the heading the clause sits under.
     pub chapter: String,
+    /// The heading the clause sits under (`None` before the first heading).
     pub section: Option<SectionRef>,
+    /// The chapter file, as the user should see it.
     pub file: PathBuf,
+    /// 1-based line where the block starts.
     pub line: usize,
     /// Where the block is (the whole fenced block), and where its `id` value is.
     pub span: Span,
+    /// The `id` value.
     pub id_span: Span,
 }
 
+/// A heading a clause sits under, for links to it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SectionRef {
+    /// The heading's text.
     pub title: String,
+    /// Its GitHub-style anchor (see `slugify`), unique in the document.
     pub anchor: String,
 }
 
 /// A heading of a chapter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Heading {
+    /// Markdown heading level, 1 to 6.
     pub level: u8,
+    /// The heading's text.
     pub title: String,
+    /// GitHub-style anchor, made unique in the document with `-1`, `-2`, … suffixes.
     pub anchor: String,
+    /// 1-based line of the heading.
     pub line: usize,
 }
 
@@ -168,12 +211,17 @@ pub enum Block {
 /// One chapter file in one language.
 #[derive(Clone, Debug)]
 pub struct Document {
+    /// Chapter name (file stem), as listed in `contract.yaml`.
     pub chapter: String,
+    /// Language code (`en`, `zh`).
     pub lang: String,
+    /// The file, as the user should see it.
     pub file: PathBuf,
     /// Text of the first level-1 heading, or the chapter name.
     pub title: String,
+    /// Every heading, in source order.
     pub headings: Vec<Heading>,
+    /// Prose and clauses, in source order.
     pub blocks: Vec<Block>,
 }
 
@@ -181,13 +229,19 @@ pub struct Document {
 /// clause's (same id), so a translation can never change what the contract requires.
 #[derive(Clone, Debug)]
 pub struct TranslatedClause {
+    /// The id of the source clause it translates.
     pub id: String,
+    /// The translated text (inline Markdown).
     pub text: String,
     /// The [`stamp`] of the source text the translator worked from.
     pub source: String,
+    /// The translation's file, as the user should see it.
     pub file: PathBuf,
+    /// 1-based line where the block starts.
     pub line: usize,
+    /// Where its `id` value is.
     pub span: Span,
+    /// Where its `source` stamp is (the whole block when there is none).
     pub source_span: Span,
 }
 
@@ -195,8 +249,11 @@ pub struct TranslatedClause {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TranslationState {
+    /// Made from the current source text (the stamps agree).
     Current,
+    /// Made from an older source text (the stamps differ).
     Stale,
+    /// The clause has no translation.
     Missing,
 }
 
@@ -214,7 +271,9 @@ impl TranslationState {
 /// One target language: its documents (blocks point at source clauses by index) and clause texts.
 #[derive(Clone, Debug, Default)]
 pub struct Translation {
+    /// Language code (`zh`).
     pub lang: String,
+    /// The translated chapters, in chapter order.
     pub documents: Vec<Document>,
     /// The translated clauses, each at the index of its source clause in [`Spec::clauses`]
     /// (`None`: not translated). A translation of a clause that does not exist is reported by
@@ -287,6 +346,7 @@ pub fn stamp(text: &str) -> String {
 /// The whole contract, validated.
 #[derive(Clone, Debug, Default)]
 pub struct Spec {
+    /// `contract.yaml`.
     pub contract: Contract,
     /// Source-language documents in chapter order.
     pub documents: Vec<Document>,
@@ -299,6 +359,7 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// The source clause with id `id`.
     pub fn clause(&self, id: &str) -> Option<&Clause> {
         self.by_id.get(id).map(|&i| &self.clauses[i])
     }
@@ -307,11 +368,17 @@ impl Spec {
 /// Why an id is malformed, for the diagnostic's hint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IdError {
+    /// The id is empty.
     Empty,
+    /// Longer than 100 characters (the length is given).
     TooLong(usize),
+    /// Fewer than two dot-separated segments.
     OneSegment,
+    /// A character outside lowercase `a-z`, digits, `-` and `.`.
     BadChar(char),
+    /// `..`, or a leading or trailing `.`.
     EmptySegment,
+    /// A segment starts or ends with `-`, or contains `--`.
     BadHyphen,
 }
 

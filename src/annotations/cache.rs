@@ -221,8 +221,11 @@ fn store(path: &Path, files: BTreeMap<String, Entry>) -> Result<(), String> {
 /// What the cache did in one scan.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CacheStatus {
+    /// No cache was used (`KCONTRACT_NO_CACHE`, no `target/` folder, or a caller that asked for none).
     Off,
+    /// The cache at `path` was read (or found missing) and kept up to date.
     Used {
+        /// The cache file.
         path: PathBuf,
         /// Files whose result came from the cache.
         hits: usize,
@@ -230,6 +233,7 @@ pub enum CacheStatus {
         misses: usize,
         /// Why the stored cache was not used, if it existed but was unusable.
         ignored: Option<String>,
+        /// Whether the file was rewritten after the scan.
         outcome: CacheOutcome,
     },
 }
@@ -237,8 +241,11 @@ pub enum CacheStatus {
 /// Whether the cache file was rewritten.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CacheOutcome {
+    /// Every file was served as stored: nothing to write.
     Unchanged,
+    /// The cache was rewritten with this scan's entries.
     Written,
+    /// It should have been rewritten but could not be (the reason); the next run lexes again.
     NotWritten(String),
 }
 

@@ -16,23 +16,30 @@ pub const STUB_IGNORE_PREFIX: &str = "not yet written: ";
 /// A `fn` item with a body, found at module level (or inside an item-level macro).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FnItem {
+    /// Its outer attributes and doc comments, in order.
     pub attrs: Vec<Attr>,
+    /// The function's name.
     pub name: String,
+    /// Byte range of the name in the file.
     pub name_range: Range<usize>,
     /// From the first attribute (or qualifier, or `fn`) to the closing brace.
     pub range: Range<usize>,
+    /// Byte range of the body, braces included.
     pub body: Range<usize>,
     /// The body is exactly `todo!()` (tokens; comments and layout do not count).
     pub todo_body: bool,
     /// Inline module path inside the file.
     pub module: Vec<String>,
+    /// Found inside an item-level macro call such as `proptest! { … }`.
     pub in_macro: bool,
 }
 
 impl FnItem {
+    /// It has an attribute whose path ends in `test` (`#[test]`, `#[tokio::test]`).
     pub fn is_test(&self) -> bool {
         self.attrs.iter().any(|a| a.kind == AttrKind::Test)
     }
+    /// `None` when it is not `#[ignore]`d; else the reason, if one is given.
     pub fn ignore_reason(&self) -> Option<Option<&str>> {
         self.attrs.iter().find_map(|a| match &a.kind {
             AttrKind::Ignore(r) => Some(r.as_deref()),

@@ -16,6 +16,7 @@ pub struct Site {
     pub attr_start: usize,
     /// The text after `Clause:` (trimmed) and its byte range.
     pub id: String,
+    /// Byte range of `id` in the file.
     pub id_range: Range<usize>,
     /// The whole `Clause:` marker, for diagnostics when the id is empty.
     pub marker_range: Range<usize>,

@@ -14,7 +14,9 @@ use super::tokens::AttrKind;
 /// Everything the scanner knows about one file.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FileSyntax {
+    /// Every `fn` with a body at module level, in inline modules or in item-level macros.
     pub fns: Vec<FnItem>,
+    /// Every `Clause:` line in a doc attribute, wherever it is.
     pub sites: Vec<Site>,
 }
 
@@ -36,7 +38,9 @@ impl FileSyntax {
 /// Why a file could not be read as Rust tokens.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LexFailure {
+    /// Where the lexer stopped.
     pub range: Range<usize>,
+    /// The lexer's message.
     pub message: String,
 }
 

@@ -10,10 +10,15 @@ use std::path::{Path, PathBuf};
 /// A Cargo target, as cargo-nextest names test binaries (without the package).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Target {
+    /// `src/lib.rs` and the modules under it.
     Lib,
+    /// `src/main.rs` (the package's name) or `src/bin/NAME.rs`.
     Bin(String),
+    /// `tests/NAME.rs`, or the files under `tests/NAME/`.
     Test(String),
+    /// `benches/NAME.rs`.
     Bench(String),
+    /// `examples/NAME.rs`.
     Example(String),
 }
 
@@ -163,31 +168,23 @@ fn kind_for(dir: &str, name: String) -> Target {
     }
 }
 
-/// `name = "…"` of the `[package]` table of a Cargo.toml (a line-level read: the name is always a
-/// plain string on its own line in practice, and pulling in a TOML parser for it is not worth it).
+/// `name` of the `[package]` table of a Cargo.toml; `None` when the file cannot be read or parsed
+/// or has no package name of its own (a workspace root, or `name.workspace = true`).
 pub fn package_name(path: &Path) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
-    let mut in_package = false;
-    for line in text.lines() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            in_package = l == "[package]";
-            continue;
-        }
-        if in_package
-            && let Some(rest) = l.strip_prefix("name")
-            && let Some(v) = rest.trim_start().strip_prefix('=')
-        {
-            let v = v.trim();
-            let v = v.split('#').next().unwrap_or("").trim();
-            return v
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                .map(str::to_string);
-        }
+    #[derive(serde::Deserialize)]
+    struct Manifest {
+        package: Option<Package>,
     }
-    None
+    #[derive(serde::Deserialize)]
+    struct Package {
+        name: Option<toml::Value>,
+    }
+    let text = fs::read_to_string(path).ok()?;
+    let manifest: Manifest = toml::from_str(&text).ok()?;
+    match manifest.package?.name? {
+        toml::Value::String(name) => Some(name),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -12,9 +12,11 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 pub struct Attr {
     /// Byte range in the file (for a doc comment: the comment).
     pub range: Range<usize>,
+    /// What it is, as far as the scanner cares.
     pub kind: AttrKind,
 }
 
+/// The attributes the scanner tells apart.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AttrKind {
     /// `///`, `/** */` or `#[doc = "…"]`, with its text.
@@ -23,6 +25,7 @@ pub enum AttrKind {
     Test,
     /// `#[ignore]` or `#[ignore = "reason"]`.
     Ignore(Option<String>),
+    /// Any other attribute.
     Other,
 }
 

@@ -10,6 +10,8 @@ use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 use crate::keywords::{Level, find_keywords};
 use crate::spec_source::markdown_options;
 
+/// Spec Markdown as safe HTML: raw HTML escaped, only http(s), mailto, fragment and relative links,
+/// RFC 2119 keywords marked.
 pub fn to_html(markdown: &str) -> String {
     render(markdown, None)
 }

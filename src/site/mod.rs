@@ -31,15 +31,21 @@ pub use markdown::{level_class, to_html, to_inline_html};
 pub use render::Rendered;
 pub use templates::{TEMPLATES, Templates, templates};
 
+/// Where a build writes, and from which templates.
 pub struct BuildOptions {
+    /// The output folder (written atomically: a failed build leaves it as it was).
     pub out: PathBuf,
+    /// A folder whose templates (and `i18n/*.yaml`) override the embedded ones, file by file.
     pub templates: Option<PathBuf>,
 }
 
 /// What a build wrote.
 pub struct BuildReport {
+    /// HTML pages written.
     pub pages: usize,
+    /// All files written (pages, JSON, CSV, scripts, styles).
     pub files: usize,
+    /// The steps of the build and the parts of rendering, for `--timings`.
     pub timings: crate::timings::Timings,
 }
 

@@ -29,6 +29,7 @@ pub(super) type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sy
 
 /// What [`render_into`] reports besides the files.
 pub struct Rendered {
+    /// HTML pages rendered.
     pub pages: usize,
     /// Thread time of each part of rendering (summed over threads), for `--timings`.
     pub parts: Vec<(&'static str, Duration)>,

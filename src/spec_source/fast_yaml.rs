@@ -18,20 +18,27 @@ use std::ops::Range;
 /// (Copying every key and value was most of the allocations of loading a large spec.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Scalar<'a> {
+    /// The text, quotes removed, block scalar lines joined.
     pub value: Cow<'a, str>,
+    /// Byte range of the scalar in the file (as serde-saphyr reports it).
     pub range: Range<usize>,
 }
 
+/// A field's value: the only two shapes clause blocks use.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Value<'a> {
+    /// A scalar (plain, double-quoted or block).
     Str(Scalar<'a>),
+    /// A block sequence of scalars (`  - item` lines).
     List(Vec<Scalar<'a>>),
 }
 
 /// `key: value`, in source order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Field<'a> {
+    /// The key.
     pub key: Scalar<'a>,
+    /// Its value.
     pub value: Value<'a>,
 }
 

@@ -33,20 +33,26 @@ use crate::timings::Timings;
 /// The result of reading a spec directory.
 #[derive(Debug, Default)]
 pub struct Loaded {
+    /// The contract as read: best effort when there are errors.
     pub spec: Spec,
+    /// Every file read, for rendering the diagnostics.
     pub sources: SourceMap,
+    /// Every problem found, errors and warnings.
     pub diagnostics: Vec<Diagnostic>,
     /// read / parse / assemble / validate, for `--timings`.
     pub timings: Timings,
 }
 
 impl Loaded {
+    /// Any error? Then commands that write output must refuse to run.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
+    /// How many of the diagnostics are errors.
     pub fn error_count(&self) -> usize {
         self.diagnostics.iter().filter(|d| d.is_error()).count()
     }
+    /// How many of the diagnostics are warnings.
     pub fn warning_count(&self) -> usize {
         self.diagnostics.len() - self.error_count()
     }
