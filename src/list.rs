@@ -86,7 +86,7 @@ impl<'a> ContractInfo<'a> {
     }
 }
 
-/// `list --format json`: [`ClauseList`], pretty-printed, with a final newline.
+/// `list --format json`: the clause list (`kcontract-clauses/1`), pretty-printed, with a final newline.
 pub fn json(spec: &Spec) -> Result<String, serde_json::Error> {
     let mut s = serde_json::to_string_pretty(&clause_list(spec))?;
     s.push('\n');

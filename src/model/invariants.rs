@@ -61,7 +61,7 @@ rule!(
 rule!(
     ONE_CONTAINER_PER_STEP,
     "one-container-per-step",
-    "runtime.md §Operations (every operation names one <container-id>) and §Delete",
+    "runtime.md §Operations (every operation names one `<container-id>`) and §Delete",
     "Note that resources associated with the container, but not created by this container, MUST NOT be deleted."
 );
 rule!(

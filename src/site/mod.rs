@@ -1,9 +1,9 @@
 //! `kcontract build`: the multilingual static site.
 //!
 //! A one-way pipeline: the matrix (spec, tests, statuses) and the runtimes catalogue → contexts
-//! ([`context`], [`runtimes_page`]) → the templates ([`templates`], interface text from
-//! [`interface`]) → files ([`render`], data files from [`files`] and [`search`]) → the output
-//! folder ([`output`]), written beside the old one and swapped in at the end, so a failed build
+//! (`context.rs`, `runtimes_page.rs`) → the templates ([`templates`](fn@templates), interface text
+//! from `interface.rs`) → files (`render.rs`, data files from `files.rs` and `search.rs`) → the
+//! output folder (`output.rs`), written beside the old one and swapped in at the end, so a failed build
 //! leaves the previous site untouched. Every path written is built from fixed names and validated
 //! chapter and language names, never from clause text.
 

@@ -27,7 +27,7 @@ use crate::spec::{Block, Document};
 /// Receives each rendered file as soon as it is ready, from several threads.
 pub(super) type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sync + 'p;
 
-/// What [`render_into`] reports besides the files.
+/// What a render reports besides the files.
 pub struct Rendered {
     /// HTML pages rendered.
     pub pages: usize,
