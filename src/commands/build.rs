@@ -19,8 +19,9 @@ pub(crate) struct Build {
     /// Missing or stale translations are errors, not warnings.
     #[arg(long)]
     strict: bool,
-    /// Print where the time went to stderr: each stage (read, parse, assemble, validate, runtimes,
-    /// tests, matrix, templates, prepare, render+write, swap) and the parts of render+write.
+    /// Print where the time went to stderr: each stage (read, parse, assemble, validate,
+    /// runtimes+tests, matrix, templates, prepare, render+write, swap), the parts of render+write,
+    /// and how the test scan's cache served.
     #[arg(long)]
     timings: bool,
     /// Test results (JUnit XML or libtest output) to show in the matrix page.
@@ -42,8 +43,7 @@ impl Build {
             Show::All,
         )?;
         let spec = &loaded.spec;
-        let runtimes = stages.runtimes()?;
-        let scan = stages.tests(spec, Path::new("."))?;
+        let (runtimes, scan) = stages.runtimes_and_tests(spec, Path::new("."))?;
         let results = stages.results(&self.results)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref())?;
         let opts = BuildOptions {

@@ -26,8 +26,7 @@ impl Check {
             },
             Show::All,
         )?;
-        stages.runtimes()?;
-        let scan = stages.tests(&loaded.spec, Path::new("."))?;
+        let (_, scan) = stages.runtimes_and_tests(&loaded.spec, Path::new("."))?;
         let verdict = match ctx.warnings() {
             0 => "ok: no problems found".to_string(),
             n => format!("ok: no errors, {n} warning{} (above)", plural(n)),
