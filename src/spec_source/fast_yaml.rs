@@ -7,8 +7,8 @@
 //! exactly that subset and gives up — returns `None` — at the first thing outside it (quotes, comments,
 //! tabs, flow collections, anchors, special scalars, odd indentation, duplicate keys, anything it is
 //! not sure of). The caller then uses serde-saphyr, which also produces every error message, so the
-//! fast path can never change what a user sees. `tests/fast_yaml.rs` checks that it yields the same
-//! values and spans as serde-saphyr on random blocks.
+//! fast path can never change what a user sees. The property tests at the end of `clause_block.rs`
+//! check that it yields the same values and spans as serde-saphyr on random blocks.
 
 use std::borrow::Cow;
 use std::ops::Range;
