@@ -1,11 +1,10 @@
 //! The `tests:` globs of `contract.yaml`: how one pattern is compiled, and the files a set of them
 //! selects.
 //!
-//! A leaf module (std and globset only): the spec loader validates the patterns (K0507) and the test
+//! A leaf module (std, globset and walkdir only): the spec loader validates the patterns (K0507) and the test
 //! scan walks the files they select, and the loader must not depend on the scan, a later stage.
 
 use std::collections::BTreeSet;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 /// One pattern as `tests:` means it: `/`-separated, `*` stays within a folder (`**` crosses
@@ -69,34 +68,64 @@ impl GlobMatcher {
     pub(crate) fn files(&self, root: &Path) -> Vec<String> {
         let mut out = BTreeSet::new();
         for base in &self.bases {
-            let mut stack = vec![base.clone()];
-            while let Some(rel) = stack.pop() {
-                let abs = root.join(&rel);
-                let Ok(meta) = fs::symlink_metadata(&abs) else {
-                    continue;
-                };
-                if meta.is_file() {
-                    let s = rel.to_string_lossy().replace('\\', "/");
-                    if self.matches(&s) {
-                        out.insert(s);
-                    }
-                    continue;
-                }
-                if !meta.is_dir() {
+            // walkdir tells files from folders by the directory entry's type, so a file costs no
+            // `stat` of its own.
+            let walk = walkdir::WalkDir::new(root.join(base))
+                .follow_links(false)
+                .into_iter()
+                .filter_entry(|e| {
+                    let name = e.file_name().to_string_lossy();
+                    let top_target = name == "target" && e.path().parent() == Some(root);
+                    e.depth() == 0 || !(name.starts_with('.') || top_target)
+                });
+            for e in walk.flatten() {
+                if !e.file_type().is_file() {
                     continue;
                 }
-                let Ok(entries) = fs::read_dir(&abs) else {
+                let Ok(rel) = e.path().strip_prefix(root) else {
                     continue;
                 };
-                for e in entries.flatten() {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    if name.starts_with('.') || (name == "target" && rel.as_os_str().is_empty()) {
-                        continue;
-                    }
-                    stack.push(rel.join(name));
+                let s = rel.to_string_lossy().replace('\\', "/");
+                if self.matches(&s) {
+                    out.insert(s);
                 }
             }
         }
         out.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the walk enters and what it leaves out: hidden folders, the root's `target/`, excluded
+    /// paths; a `target` folder deeper down is an ordinary folder.
+    #[test]
+    fn files_walks_what_the_globs_select() {
+        let tmp = tempfile::tempdir().unwrap();
+        for rel in [
+            "tests/a.rs",
+            "tests/.hidden/b.rs",
+            "tests/fixtures/c.rs",
+            "target/d.rs",
+            "src/target/e.rs",
+            "src/f.txt",
+            "g.rs",
+        ] {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let m = GlobMatcher::new(&["**/*.rs".into()], &["tests/fixtures/**".into()]);
+        assert_eq!(
+            m.files(tmp.path()),
+            ["g.rs", "src/target/e.rs", "tests/a.rs"]
+        );
+        let m = GlobMatcher::new(&["tests/**/*.rs".into(), "src/**/*.rs".into()], &[]);
+        assert_eq!(
+            m.files(tmp.path()),
+            ["src/target/e.rs", "tests/a.rs", "tests/fixtures/c.rs"]
+        );
     }
 }
