@@ -49,26 +49,11 @@ impl<'c> Stages<'c> {
 
     /// Load → `Spec`: read, parse, assemble and validate the spec folder.
     pub(crate) fn spec(&mut self, opts: LoadOptions, show: Show) -> Result<Loaded, Failure> {
-        let dir = &self.ctx.spec;
-        if !dir.is_dir() {
-            let what = if dir.exists() {
-                "is not a folder"
-            } else {
-                "does not exist"
-            };
-            let help = if self.ctx.spec_given {
-                "check the path given to --spec: the folder holding contract.yaml (a relative path starts at the working directory)"
-            } else {
-                "kcontract reads ./spec by default, relative to the working directory: run it from the folder above spec/, or pass --spec DIR"
-            };
-            let d = Diagnostic::error(
-                "K0003",
-                format!("the spec folder `{}` {what}", dir.display()),
-            )
-            .help(help);
-            return Err(self.ctx.report(&[d], &SourceMap::default()).unwrap_err());
-        }
-        let mut loaded = spec_source::load_with(dir, opts);
+        let opts = LoadOptions {
+            named: self.ctx.spec_given,
+            ..opts
+        };
+        let mut loaded = spec_source::load_with(&self.ctx.spec, opts);
         if show == Show::AllButTranslationState {
             loaded
                 .diagnostics

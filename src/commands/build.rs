@@ -39,6 +39,7 @@ impl Build {
         let loaded = stages.spec(
             LoadOptions {
                 strict: self.strict,
+                ..LoadOptions::default()
             },
             Show::All,
         )?;

@@ -23,6 +23,7 @@ impl Check {
         let loaded = stages.spec(
             LoadOptions {
                 strict: self.strict,
+                ..LoadOptions::default()
             },
             Show::All,
         )?;

@@ -58,11 +58,14 @@ impl Loaded {
     }
 }
 
-/// How strict validation is.
+/// How strict validation is, and how the spec folder was named (for hints).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
     /// Missing and stale translations are errors instead of warnings.
     pub strict: bool,
+    /// The folder was named by the user (`--spec DIR`), not the default `spec/`: a hint about a
+    /// missing folder then points at that name rather than at the default.
+    pub named: bool,
 }
 
 /// Load and validate the contract in `dir` (the folder holding `contract.yaml`), with default options.
@@ -72,7 +75,7 @@ pub fn load(dir: &Path) -> Loaded {
 
 /// Load and validate the contract in `dir`.
 pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
-    let mut out = load_structure(dir);
+    let mut out = load_structure(dir, opts);
     if !out.has_errors() {
         let start = Instant::now();
         let extra = translation_diagnostics(&out.spec, opts.strict);
@@ -83,7 +86,7 @@ pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
 }
 
 /// Read, parse and assemble: the contract, then the source language, then each translation.
-fn load_structure(dir: &Path) -> Loaded {
+fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
     let mut out = Loaded::default();
     if !dir.is_dir() {
         let what = if dir.exists() {
@@ -96,7 +99,11 @@ fn load_structure(dir: &Path) -> Loaded {
                 "K0003",
                 format!("the spec folder `{}` {what}", dir.display()),
             )
-            .help("the spec folder is the one holding contract.yaml"),
+            .help(if opts.named {
+                "check the path given to --spec: the folder holding contract.yaml (a relative path starts at the working directory)"
+            } else {
+                "kcontract reads ./spec by default, relative to the working directory: run it from the folder above spec/, or pass --spec DIR"
+            }),
         );
         return out;
     }
