@@ -26,13 +26,9 @@ pub(crate) enum I18n {
 
 impl I18n {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
-        let ctx_write;
-        let ctx = match self {
-            I18n::Status => ctx,
-            I18n::Stamp { .. } => {
-                ctx_write = ctx.writing("nothing was stamped");
-                &ctx_write
-            }
+        let ctx = &match self {
+            I18n::Status => ctx.clone(),
+            I18n::Stamp { .. } => ctx.writing("nothing was stamped"),
         };
         // These commands report translation state themselves.
         let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::AllButTranslationState)?;
