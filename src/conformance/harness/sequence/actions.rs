@@ -76,6 +76,26 @@ impl Sequence<'_> {
         id: Option<&str>,
         signal: &Signal,
     ) -> Result<(), HarnessError> {
+        if let Some((id, before, ended)) = self.deliver(out, id, signal)?
+            && *signal == Signal::Kill
+            && before == Liveness::Program
+            && ended
+        {
+            out.logs.push(log(id, ProcessFailure::Killed));
+        }
+        Ok(())
+    }
+
+    /// OCI `kill` with `signal`, recorded as the step's command, then (when the runtime accepted
+    /// it) a wait for its effect ([`Self::settle_after_signal`]). Returns the container id, whether
+    /// the program or only the process was alive before, and whether the process ended; `None`
+    /// when there was no id or the runtime refused. `kill` and the first half of `shutdown`.
+    fn deliver<'i>(
+        &mut self,
+        out: &mut Observed,
+        id: Option<&'i str>,
+        signal: &Signal,
+    ) -> Result<Option<(&'i str, Liveness, bool)>, HarnessError> {
         let valid = id.filter(|i| !i.is_empty());
         let (before, pid) = match valid {
             Some(id) => self.liveness(id)?,
@@ -88,14 +108,11 @@ impl Sequence<'_> {
         let r = self.oci(&["kill"], id, &[signal.as_str()])?;
         self.record(out, &r);
         let Some(id) = valid.filter(|_| r.success) else {
-            return Ok(());
+            return Ok(None);
         };
         out.signals.push(signal.as_str().to_owned());
         let ended = self.settle_after_signal(id, before, pid, signal)?;
-        if *signal == Signal::Kill && before == Liveness::Program && ended {
-            out.logs.push(log(id, ProcessFailure::Killed));
-        }
-        Ok(())
+        Ok(Some((id, before, ended)))
     }
 
     /// Waits until a delivered signal has had its effect, watching the program's signal log and
@@ -197,21 +214,10 @@ impl Sequence<'_> {
         id: Option<&str>,
         grace_seconds: u64,
     ) -> Result<(), HarnessError> {
-        let valid = id.filter(|i| !i.is_empty());
-        let (before, pid) = match valid {
-            Some(id) => self.liveness(id)?,
-            None => (Liveness::Dead, None),
-        };
-        if let Some(id) = valid {
-            self.new_signal_lines(id)?;
-        }
-        let r = self.oci(&["kill"], id, &["SIGTERM"])?;
-        self.record(out, &r);
-        let Some(id) = valid.filter(|_| r.success) else {
+        let Some((id, _, ended)) = self.deliver(out, id, &Signal::Term)? else {
             return Ok(());
         };
-        out.signals.push("SIGTERM".into());
-        if self.settle_after_signal(id, before, pid, &Signal::Term)? {
+        if ended {
             return Ok(());
         }
         // Still alive after the grace period (as far as the platform can tell: `state`).
