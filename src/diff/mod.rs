@@ -1,0 +1,460 @@
+//! `kcontract diff`: what changed between two versions of the contract, clause by clause.
+//!
+//! Spec editors review obligations, not lines: a `SHOULD` that became `MUST`, a statement reworded
+//! or made untestable, a clause renamed, a translation left behind (the PR #4035 review of the
+//! upstream contract argued about exactly these). This module compares two loaded [`Spec`]s — each
+//! possibly partial, when its side has errors — and lists the changes in one shape ([`Change`]),
+//! which `render` prints for a terminal, as Markdown for a pull-request comment, or as JSON.
+
+pub(crate) mod git;
+pub(crate) mod render;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use similar::{ChangeTag, TextDiff};
+
+use crate::keywords::Level;
+use crate::spec::{Block, Clause, Spec, Translation, TranslationState};
+
+/// The `format` of the JSON output; changes only with an incompatible change of its shape.
+pub(crate) const FORMAT: &str = "kcontract-diff/1";
+
+/// What happened to a clause. The names are the JSON `kind`s and `--fail-on` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Kind {
+    /// A clause id that only the new version has.
+    Added,
+    /// A clause id that only the old version has.
+    Removed,
+    /// The same text under a new id (tests, translations and links still point at the old one).
+    Renamed,
+    /// The same id, other words (whitespace and line breaks do not count).
+    Reworded,
+    /// The level changed: stronger, weaker or reversed.
+    Level,
+    /// Who the clause binds changed.
+    Actor,
+    /// How conformance is shown changed (`verify`, or the `reason` it is untestable).
+    Verify,
+    /// The conformance tests listed for the clause (`upstream-tests`) changed.
+    Tests,
+    /// A translation became stale or missing.
+    Translation,
+}
+
+impl Kind {
+    /// The name, as in the JSON output.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Kind::Added => "added",
+            Kind::Removed => "removed",
+            Kind::Renamed => "renamed",
+            Kind::Reworded => "reworded",
+            Kind::Level => "level",
+            Kind::Actor => "actor",
+            Kind::Verify => "verify",
+            Kind::Tests => "tests",
+            Kind::Translation => "translation",
+        }
+    }
+}
+
+/// What a level change does to the obligation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Direction {
+    /// Toward MUST or MUST NOT (MAY < SHOULD < MUST, MAY < SHOULD NOT < MUST NOT).
+    Strengthens,
+    /// Toward MAY.
+    Weakens,
+    /// From a requirement to its opposite (e.g. SHOULD → MUST NOT).
+    Reverses,
+}
+
+impl Direction {
+    /// The name, as in the JSON output.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Direction::Strengthens => "strengthens",
+            Direction::Weakens => "weakens",
+            Direction::Reverses => "reverses",
+        }
+    }
+}
+
+/// How binding a level is (0 MAY, 1 SHOULD / SHOULD NOT, 2 MUST / MUST NOT) and which way it points
+/// (+1 do, -1 do not, 0 a permission).
+fn strength(level: Level) -> (u8, i8) {
+    match level {
+        Level::May => (0, 0),
+        Level::Should => (1, 1),
+        Level::ShouldNot => (1, -1),
+        Level::Must => (2, 1),
+        Level::MustNot => (2, -1),
+    }
+}
+
+/// What changing `old` into `new` does; `None` when they are the same level.
+pub(crate) fn direction(old: Level, new: Level) -> Option<Direction> {
+    let ((so, po), (sn, pn)) = (strength(old), strength(new));
+    if old == new {
+        None
+    } else if po != 0 && pn != 0 && po != pn {
+        Some(Direction::Reverses)
+    } else if sn > so {
+        Some(Direction::Strengthens)
+    } else {
+        Some(Direction::Weakens)
+    }
+}
+
+/// One side of a change: a text, or a list (the tests).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Value {
+    /// A text, a level, an actor, a state, an id.
+    Text(String),
+    /// A list (the conformance tests).
+    List(Vec<String>),
+}
+
+/// A piece of a word diff.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct Words {
+    /// `equal`, `delete` (only in the old text) or `insert` (only in the new).
+    pub(crate) op: &'static str,
+    /// The words, with the whitespace between them.
+    pub(crate) text: String,
+}
+
+/// One change to one clause.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Change {
+    /// The clause's id (the new id of a renamed clause).
+    pub(crate) id: String,
+    /// What happened.
+    pub(crate) kind: Kind,
+    /// The chapter it is in (the new version's chapter, unless removed).
+    pub(crate) chapter: String,
+    /// Before (`null` for an added clause).
+    pub(crate) old: Option<Value>,
+    /// After (`null` for a removed clause).
+    pub(crate) new: Option<Value>,
+    /// `level`: stronger, weaker, reversed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) direction: Option<Direction>,
+    /// `added`, `removed`: the clause's level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) level: Option<Level>,
+    /// `reworded`: the word diff of old and new text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) words: Option<Vec<Words>>,
+    /// `translation`: the language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) lang: Option<String>,
+}
+
+impl Change {
+    fn new(kind: Kind, clause: &Clause, old: Option<Value>, new: Option<Value>) -> Self {
+        Change {
+            id: clause.id.clone(),
+            kind,
+            chapter: clause.chapter.clone(),
+            old,
+            new,
+            direction: None,
+            level: None,
+            words: None,
+            lang: None,
+        }
+    }
+}
+
+/// Lines of informative text changed in one chapter of one language (blank lines not counted).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct Prose {
+    /// The language.
+    pub(crate) lang: String,
+    /// The chapter.
+    pub(crate) chapter: String,
+    /// Lines only in the new version.
+    pub(crate) added: usize,
+    /// Lines only in the old version.
+    pub(crate) removed: usize,
+}
+
+/// Everything that changed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Diff {
+    /// Clause changes: the new version's clauses in document order, then the removed ones in the
+    /// old version's order.
+    pub(crate) changes: Vec<Change>,
+    /// Prose changes per language and chapter, in chapter order.
+    pub(crate) prose: Vec<Prose>,
+}
+
+fn text(s: &str) -> Option<Value> {
+    Some(Value::Text(s.to_owned()))
+}
+
+/// Same words, whatever the whitespace between them (the rule of translation stamps).
+fn same_words(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
+}
+
+/// Compare two versions of the contract.
+pub(crate) fn compare(old: &Spec, new: &Spec) -> Diff {
+    let removed: Vec<&Clause> = old
+        .clauses
+        .iter()
+        .filter(|c| new.clause(&c.id).is_none())
+        .collect();
+    // A removed and an added clause with the same words is a rename; each pairs once, in order.
+    let mut renamed_from: BTreeMap<&str, &Clause> = BTreeMap::new();
+    let mut taken: BTreeSet<&str> = BTreeSet::new();
+    for c in new.clauses.iter().filter(|c| old.clause(&c.id).is_none()) {
+        if let Some(o) = removed
+            .iter()
+            .find(|o| !taken.contains(o.id.as_str()) && same_words(&o.text, &c.text))
+        {
+            taken.insert(o.id.as_str());
+            renamed_from.insert(c.id.as_str(), o);
+        }
+    }
+
+    let mut changes = Vec::new();
+    for (index, c) in new.clauses.iter().enumerate() {
+        let before = match old.by_id.get(&c.id) {
+            Some(&i) => Some((i, &old.clauses[i])),
+            None => renamed_from
+                .get(c.id.as_str())
+                .map(|o| (old.by_id[&o.id], *o)),
+        };
+        match before {
+            None => changes.push(Change {
+                level: Some(c.level),
+                ..Change::new(Kind::Added, c, None, text(&c.text))
+            }),
+            Some((old_index, o)) => {
+                if o.id != c.id {
+                    changes.push(Change::new(Kind::Renamed, c, text(&o.id), text(&c.id)));
+                }
+                clause_changes(o, c, &mut changes);
+                for tr in &new.translations {
+                    let was = old
+                        .translations
+                        .iter()
+                        .find(|t| t.lang == tr.lang)
+                        .map(|t| t.state(old_index, o));
+                    translation_change(tr, index, c, was, &mut changes);
+                }
+                continue;
+            }
+        }
+        for tr in &new.translations {
+            translation_change(tr, index, c, None, &mut changes);
+        }
+    }
+    for o in removed.iter().filter(|o| !taken.contains(o.id.as_str())) {
+        changes.push(Change {
+            level: Some(o.level),
+            ..Change::new(Kind::Removed, o, text(&o.text), None)
+        });
+    }
+    Diff {
+        changes,
+        prose: prose(old, new),
+    }
+}
+
+/// The changes of a clause present in both versions (`o` old, `c` new).
+fn clause_changes(o: &Clause, c: &Clause, changes: &mut Vec<Change>) {
+    if !same_words(&o.text, &c.text) {
+        changes.push(Change {
+            words: Some(word_diff(&o.text, &c.text)),
+            ..Change::new(Kind::Reworded, c, text(&o.text), text(&c.text))
+        });
+    }
+    if let Some(d) = direction(o.level, c.level) {
+        changes.push(Change {
+            direction: Some(d),
+            ..Change::new(
+                Kind::Level,
+                c,
+                text(o.level.as_str()),
+                text(c.level.as_str()),
+            )
+        });
+    }
+    if o.actor != c.actor {
+        changes.push(Change::new(
+            Kind::Actor,
+            c,
+            text(o.actor.as_str()),
+            text(c.actor.as_str()),
+        ));
+    }
+    if o.verify != c.verify || o.reason != c.reason {
+        let shown = |cl: &Clause| match &cl.reason {
+            Some(r) => format!("{} ({r})", cl.verify),
+            None => cl.verify.as_str().to_owned(),
+        };
+        changes.push(Change::new(
+            Kind::Verify,
+            c,
+            text(&shown(o)),
+            text(&shown(c)),
+        ));
+    }
+    if o.upstream_tests != c.upstream_tests {
+        changes.push(Change::new(
+            Kind::Tests,
+            c,
+            Some(Value::List(o.upstream_tests.clone())),
+            Some(Value::List(c.upstream_tests.clone())),
+        ));
+    }
+}
+
+/// A translation that the new version leaves stale or missing, when it was not already so.
+fn translation_change(
+    tr: &Translation,
+    index: usize,
+    c: &Clause,
+    was: Option<TranslationState>,
+    changes: &mut Vec<Change>,
+) {
+    let now = tr.state(index, c);
+    if now != TranslationState::Current && was != Some(now) {
+        changes.push(Change {
+            lang: Some(tr.lang.clone()),
+            ..Change::new(
+                Kind::Translation,
+                c,
+                was.map(|s| Value::Text(s.as_str().to_owned())),
+                text(now.as_str()),
+            )
+        });
+    }
+}
+
+/// The word diff of two texts (whitespace runs count as one space, so re-wrapping is no change).
+pub(crate) fn word_diff(old: &str, new: &str) -> Vec<Words> {
+    let old = old.split_whitespace().collect::<Vec<_>>().join(" ");
+    let new = new.split_whitespace().collect::<Vec<_>>().join(" ");
+    let diff = TextDiff::from_words(old.as_str(), new.as_str());
+    let mut out: Vec<Words> = Vec::new();
+    for change in diff.iter_all_changes() {
+        let op = match change.tag() {
+            ChangeTag::Equal => "equal",
+            ChangeTag::Delete => "delete",
+            ChangeTag::Insert => "insert",
+        };
+        match out.last_mut() {
+            Some(last) if last.op == op => last.text.push_str(change.value()),
+            _ => out.push(Words {
+                op,
+                text: change.value().to_owned(),
+            }),
+        }
+    }
+    out
+}
+
+/// The prose of each chapter of each language, compared line by line.
+fn prose(old: &Spec, new: &Spec) -> Vec<Prose> {
+    let mut out = Vec::new();
+    let langs = new.contract.languages.iter();
+    for lang in langs {
+        let mut chapters: Vec<&String> = new.contract.chapters.iter().collect();
+        chapters.extend(
+            old.contract
+                .chapters
+                .iter()
+                .filter(|c| !new.contract.chapters.contains(c)),
+        );
+        for chapter in chapters {
+            let (a, b) = (
+                chapter_prose(old, lang, chapter),
+                chapter_prose(new, lang, chapter),
+            );
+            if a == b {
+                continue;
+            }
+            let diff = TextDiff::from_lines(a.as_str(), b.as_str());
+            let (mut added, mut removed) = (0, 0);
+            for ch in diff.iter_all_changes() {
+                match ch.tag() {
+                    ChangeTag::Insert => added += 1,
+                    ChangeTag::Delete => removed += 1,
+                    ChangeTag::Equal => {}
+                }
+            }
+            if added + removed > 0 {
+                out.push(Prose {
+                    lang: lang.clone(),
+                    chapter: chapter.clone(),
+                    added,
+                    removed,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The non-blank prose lines of a chapter in a language (empty when there is no such document).
+fn chapter_prose(spec: &Spec, lang: &str, chapter: &str) -> String {
+    let docs = if spec.contract.languages.first().map(String::as_str) == Some(lang) {
+        &spec.documents
+    } else {
+        match spec.translations.iter().find(|t| t.lang == lang) {
+            Some(t) => &t.documents,
+            None => return String::new(),
+        }
+    };
+    let mut out = String::new();
+    for doc in docs.iter().filter(|d| d.chapter == chapter) {
+        for block in &doc.blocks {
+            if let Block::Prose(p) = block {
+                for line in p
+                    .lines()
+                    .map(str::trim_end)
+                    .filter(|l| !l.trim().is_empty())
+                {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directions() {
+        use Level::*;
+        let d = |a, b| direction(a, b).map(Direction::as_str);
+        assert_eq!(d(Should, Must), Some("strengthens"));
+        assert_eq!(d(May, MustNot), Some("strengthens"));
+        assert_eq!(d(ShouldNot, MustNot), Some("strengthens"));
+        assert_eq!(d(Must, Should), Some("weakens"));
+        assert_eq!(d(MustNot, May), Some("weakens"));
+        assert_eq!(d(Should, ShouldNot), Some("reverses"));
+        assert_eq!(d(Must, ShouldNot), Some("reverses"));
+        assert_eq!(d(Must, Must), None);
+    }
+
+    #[test]
+    fn word_diff_ignores_rewrapping() {
+        let w = word_diff("a  b\nc d", "a b c e");
+        let ops: Vec<(&str, &str)> = w.iter().map(|w| (w.op, w.text.as_str())).collect();
+        assert_eq!(ops, [("equal", "a b c "), ("delete", "d"), ("insert", "e")]);
+    }
+}
