@@ -63,7 +63,9 @@ impl Diff {
         };
         let old_loaded = load(ctx, &old, "old");
         let new_loaded = load(ctx, &new, "new");
-        let changes = diff::compare(&old_loaded.spec, &new_loaded.spec);
+        let mut unreadable = diff::unreadable_ids(&old_loaded);
+        unreadable.extend(diff::unreadable_ids(&new_loaded));
+        let changes = diff::compare(&old_loaded.spec, &new_loaded.spec, &unreadable);
         let side = |s: &Source, l: &Loaded| Side {
             label: s.label.clone(),
             errors: l.error_count(),

@@ -43,7 +43,11 @@ pub(crate) fn read_revision(rev: &str, spec_dir: &Path) -> Result<(Tree, PathBuf
         } else {
             format!("cannot read revision `{rev}`: {e}")
         },
-        help: "name a commit git knows (HEAD, HEAD~1, a branch, a tag, a hash); `git log --oneline` lists them".into(),
+        help: if e.is_empty() {
+            "name a commit git knows (HEAD, HEAD~1, a branch, a tag, a hash); `git log --oneline` lists them".into()
+        } else {
+            "run kcontract diff inside the git repository that holds the spec, or compare two folders: kcontract diff OLD NEW".into()
+        },
     })?;
     let commit = String::from_utf8_lossy(&commit).trim().to_owned();
     let listing =

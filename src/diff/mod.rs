@@ -14,8 +14,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
+use crate::diagnostic::FileId;
 use crate::keywords::Level;
 use crate::spec::{Block, Clause, Spec, Translation, TranslationState};
+use crate::spec_source::Loaded;
 
 /// The `format` of the JSON output; changes only with an incompatible change of its shape.
 pub(crate) const FORMAT: &str = "kcontract-diff/1";
@@ -193,6 +195,9 @@ pub(crate) struct Diff {
     pub(crate) changes: Vec<Change>,
     /// Prose changes per language and chapter, in chapter order.
     pub(crate) prose: Vec<Prose>,
+    /// Ids whose clause is on one side only because its block on the other side has errors: not
+    /// compared (calling them added or removed would be wrong).
+    pub(crate) not_compared: Vec<String>,
 }
 
 fn text(s: &str) -> Option<Value> {
@@ -204,12 +209,44 @@ fn same_words(a: &str, b: &str) -> bool {
     a.split_whitespace().eq(b.split_whitespace())
 }
 
-/// Compare two versions of the contract.
-pub(crate) fn compare(old: &Spec, new: &Spec) -> Diff {
-    let removed: Vec<&Clause> = old
+/// The ids written in a spec's files (`id:` lines) that are not clauses of its `Spec`: clause
+/// blocks the loader left out because of their errors. Empty when the load had no errors.
+pub(crate) fn unreadable_ids(loaded: &Loaded) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if !loaded.has_errors() {
+        return out;
+    }
+    for i in 0..loaded.sources.len() {
+        let file = loaded.sources.get(FileId(i as u32));
+        for line in file.text.lines() {
+            if let Some(v) = line.strip_prefix("id:") {
+                let id = v.trim().trim_matches(['"', '\'']);
+                if !id.is_empty() && loaded.spec.clause(id).is_none() {
+                    out.insert(id.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Compare two versions of the contract. A clause on one side only whose id is in `unreadable`
+/// ([`unreadable_ids`] of either side) is not compared.
+pub(crate) fn compare(old: &Spec, new: &Spec, unreadable: &BTreeSet<String>) -> Diff {
+    let skipped = |c: &&Clause| unreadable.contains(&c.id);
+    let mut not_compared: Vec<String> = old
         .clauses
         .iter()
         .filter(|c| new.clause(&c.id).is_none())
+        .chain(new.clauses.iter().filter(|c| old.clause(&c.id).is_none()))
+        .filter(skipped)
+        .map(|c| c.id.clone())
+        .collect();
+    not_compared.sort();
+    let removed: Vec<&Clause> = old
+        .clauses
+        .iter()
+        .filter(|c| new.clause(&c.id).is_none() && !unreadable.contains(&c.id))
         .collect();
     // A removed and an added clause with the same words is a rename; each pairs once, in order.
     let mut renamed_from: BTreeMap<&str, &Clause> = BTreeMap::new();
@@ -226,6 +263,9 @@ pub(crate) fn compare(old: &Spec, new: &Spec) -> Diff {
 
     let mut changes = Vec::new();
     for (index, c) in new.clauses.iter().enumerate() {
+        if old.clause(&c.id).is_none() && unreadable.contains(&c.id) {
+            continue;
+        }
         let before = match old.by_id.get(&c.id) {
             Some(&i) => Some((i, &old.clauses[i])),
             None => renamed_from
@@ -266,6 +306,7 @@ pub(crate) fn compare(old: &Spec, new: &Spec) -> Diff {
     Diff {
         changes,
         prose: prose(old, new),
+        not_compared,
     }
 }
 

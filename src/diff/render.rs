@@ -26,6 +26,7 @@ struct Json<'a> {
     new: &'a Side,
     changes: &'a [Change],
     prose: &'a [Prose],
+    not_compared: &'a [String],
 }
 
 /// The JSON output, pretty-printed, with a final newline.
@@ -36,6 +37,7 @@ pub(crate) fn json(diff: &Diff, old: &Side, new: &Side) -> serde_json::Result<St
         new,
         changes: &diff.changes,
         prose: &diff.prose,
+        not_compared: &diff.not_compared,
     })?;
     s.push('\n');
     Ok(s)
@@ -122,9 +124,9 @@ fn words(w: &[Words], del: impl Fn(&str) -> String, ins: impl Fn(&str) -> String
         .collect()
 }
 
-/// A line saying a side had errors, or nothing.
-fn errors_note(old: &Side, new: &Side) -> Vec<String> {
-    [("old", old), ("new", new)]
+/// A line per side that had errors, and one naming the clauses not compared because of them.
+fn errors_note(diff: &Diff, old: &Side, new: &Side) -> Vec<String> {
+    let mut notes: Vec<String> = [("old", old), ("new", new)]
         .into_iter()
         .filter(|(_, s)| s.errors > 0)
         .map(|(which, s)| {
@@ -135,7 +137,14 @@ fn errors_note(old: &Side, new: &Side) -> Vec<String> {
                 plural(s.errors)
             )
         })
-        .collect()
+        .collect();
+    if !diff.not_compared.is_empty() {
+        notes.push(format!(
+            "not compared (a block with errors on one side): {}",
+            diff.not_compared.join(", ")
+        ));
+    }
+    notes
 }
 
 /// The terminal listing: a heading per chapter, a line per change; colour when `styled`.
@@ -166,7 +175,7 @@ pub(crate) fn terminal(diff: &Diff, old: &Side, new: &Side, styled: bool) -> Str
     };
     let mut out = String::new();
     let _ = writeln!(out, "{} → {}", old.label, new.label);
-    for note in errors_note(old, new) {
+    for note in errors_note(diff, old, new) {
         let _ = writeln!(out, "note: {note}");
     }
     if diff.changes.is_empty() {
@@ -180,14 +189,17 @@ pub(crate) fn terminal(diff: &Diff, old: &Side, new: &Side, styled: bool) -> Str
             counts(&diff.changes)
         );
     }
+    let width = diff.changes.iter().map(|c| c.id.chars().count()).max();
     for (chapter, changes) in by_chapter(&diff.changes) {
         let _ = writeln!(out, "\n{}", paint(bold, chapter));
         for c in changes {
+            let pad = width.unwrap_or(0) - c.id.chars().count();
             let _ = writeln!(
                 out,
-                "  {:<11} {}  {}",
+                "  {:<11} {}{}  {}",
                 c.kind.as_str(),
                 paint(bold, &c.id),
+                " ".repeat(pad),
                 detail(c, del, ins)
             );
         }
@@ -220,7 +232,7 @@ pub(crate) fn markdown(diff: &Diff, old: &Side, new: &Side) -> String {
         "### Contract changes: `{}` → `{}`\n",
         old.label, new.label
     );
-    for note in errors_note(old, new) {
+    for note in errors_note(diff, old, new) {
         let _ = writeln!(out, "> [!WARNING]\n> {note}\n");
     }
     if diff.changes.is_empty() {
@@ -236,7 +248,7 @@ pub(crate) fn markdown(diff: &Diff, old: &Side, new: &Side) -> String {
     }
     for (chapter, changes) in by_chapter(&diff.changes) {
         let _ = writeln!(out, "\n#### {chapter}\n");
-        let _ = writeln!(out, "| change | clause | |\n| --- | --- | --- |");
+        let _ = writeln!(out, "| change | clause | what |\n| --- | --- | --- |");
         for c in changes {
             let _ = writeln!(
                 out,
