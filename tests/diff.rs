@@ -203,7 +203,8 @@ fn git(dir: &Path, args: &[&str]) {
     );
 }
 
-/// A repository with two commits: the old fixture as `spec/`, then the new one.
+/// A repository with two commits: the old fixture as `spec/`, then the new one and a Rust test
+/// that claims `one.kept`.
 fn scratch_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     git(dir.path(), &["init", "-q"]);
@@ -212,9 +213,30 @@ fn scratch_repo() -> tempfile::TempDir {
     git(dir.path(), &["commit", "-qm", "old"]);
     std::fs::remove_dir_all(dir.path().join("spec")).unwrap();
     copy_dir(&fixtures().join("new"), &dir.path().join("spec"));
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::write(
+        dir.path().join("tests/a.rs"),
+        "/// Clause: one.kept\n#[test]\nfn keeps() {}\n",
+    )
+    .unwrap();
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-qm", "new"]);
     dir
+}
+
+/// The changes of a JSON diff, without the annotated-test change the scratch repository adds.
+fn without_new_test(json: &str) -> (serde_json::Value, serde_json::Value) {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let mut changes = v["changes"].as_array().unwrap().clone();
+    let before = changes.len();
+    changes.retain(|c| !(c["id"] == "one.kept" && c["kind"] == "tests"));
+    assert_eq!(
+        before - 1,
+        changes.len(),
+        "no tests change for one.kept in {json}"
+    );
+    (serde_json::Value::Array(changes), v["prose"].clone())
 }
 
 #[test]
@@ -231,16 +253,19 @@ fn git_revisions_read_without_a_checkout() {
         &["diff", "--git", "HEAD~1", "--format", "json"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(changes(&out), changes(&folders));
+    assert_eq!(without_new_test(&out), changes(&folders));
     assert!(out.contains("\"label\": \"HEAD~1:spec\""), "{out}");
-    // A..B, both from git; the working tree is not read (emptied here).
+    // The annotated test of the new commit, found in the working tree, is a `tests` change.
+    assert!(out.contains("\"p::a::keeps\""), "{out}");
+    // A..B, both from git; the working tree is not read (spec/en and the test emptied here).
     std::fs::remove_dir_all(repo.path().join("spec/en")).unwrap();
+    std::fs::remove_file(repo.path().join("tests/a.rs")).unwrap();
     let (code, out, err) = run_in(
         repo.path(),
         &["diff", "--git", "HEAD~1..HEAD", "--format", "json"],
     );
     assert_eq!(code, 0, "{err}");
-    assert_eq!(changes(&out), changes(&folders));
+    assert_eq!(without_new_test(&out), changes(&folders));
     // No argument: HEAD against the working tree, whose en/ is now gone (reported, exit 1).
     let (code, _, err) = run_in(repo.path(), &["diff"]);
     assert_eq!(code, 1);

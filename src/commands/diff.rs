@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::annotations;
 use crate::diagnostic::{Diagnostic, SourceMap};
 use crate::diff::render::{self, Side};
 use crate::diff::{self, Kind, git};
@@ -43,12 +44,23 @@ struct Source {
     tree: Tree,
     dir: PathBuf,
     label: String,
+    /// Where its annotated tests are: `None` for a spec folder named on the command line (the
+    /// tests are the project's, the same for both folders).
+    project: Option<Project>,
+}
+
+/// A version of the project whose Rust files are scanned for annotated tests.
+enum Project {
+    /// The working directory.
+    WorkingTree,
+    /// A git revision.
+    Revision(String),
 }
 
 impl Diff {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         let (old, new) = match (&self.old, &self.new) {
-            (Some(old), Some(new)) => (disk(old, false), disk(new, false)),
+            (Some(old), Some(new)) => (disk(old, None), disk(new, None)),
             _ => {
                 let spec = ctx.spec.as_path();
                 let range = self.git.as_deref().unwrap_or("HEAD");
@@ -57,7 +69,10 @@ impl Diff {
                         revision(ctx, or_head(a), spec)?,
                         revision(ctx, or_head(b), spec)?,
                     ),
-                    None => (revision(ctx, range, spec)?, disk(spec, true)),
+                    None => (
+                        revision(ctx, range, spec)?,
+                        disk(spec, Some(Project::WorkingTree)),
+                    ),
                 }
             }
         };
@@ -65,7 +80,19 @@ impl Diff {
         let new_loaded = load(ctx, &new, "new");
         let mut unreadable = diff::unreadable_ids(&old_loaded);
         unreadable.extend(diff::unreadable_ids(&new_loaded));
-        let changes = diff::compare(&old_loaded.spec, &new_loaded.spec, &unreadable);
+        let tests = match (
+            claims(ctx, &old, &old_loaded)?,
+            claims(ctx, &new, &new_loaded)?,
+        ) {
+            (Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        };
+        let changes = diff::compare(
+            &old_loaded.spec,
+            &new_loaded.spec,
+            &unreadable,
+            tests.as_ref().map(|(a, b)| (a, b)),
+        );
         let side = |s: &Source, l: &Loaded| Side {
             label: s.label.clone(),
             errors: l.error_count(),
@@ -120,15 +147,65 @@ fn or_head(rev: &str) -> &str {
     if rev.is_empty() { "HEAD" } else { rev }
 }
 
-fn disk(dir: &Path, working_tree: bool) -> Source {
+fn disk(dir: &Path, project: Option<Project>) -> Source {
     Source {
         tree: Tree::Disk,
         dir: dir.to_path_buf(),
-        label: if working_tree {
+        label: if project.is_some() {
             format!("{} (working tree)", dir.display())
         } else {
             dir.display().to_string()
         },
+        project,
+    }
+}
+
+/// The annotated tests of one side: the working directory scanned in place; a revision's Rust
+/// files and manifests read from git into a temporary folder (removed afterwards), scanned there.
+/// The scan's own diagnostics are `check`'s business, not the diff's.
+fn claims(ctx: &Ctx, side: &Source, loaded: &Loaded) -> Result<Option<diff::Claims>, Failure> {
+    let spec = &loaded.spec;
+    let globs = &spec.contract.tests;
+    match &side.project {
+        None => Ok(None),
+        Some(Project::WorkingTree) => Ok(Some(diff::claims(&annotations::scan(
+            spec,
+            Path::new("."),
+            globs,
+        )))),
+        Some(Project::Revision(rev)) => {
+            let files = git::project_files(rev, |p| {
+                p.extension().is_some_and(|x| x == "rs") || p.ends_with("Cargo.toml")
+            })
+            .map_err(|e| git_failure(ctx, e))?;
+            let root = std::env::temp_dir().join(format!(
+                "kcontract-diff-{}-{}",
+                std::process::id(),
+                rev.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+            ));
+            let written = files.iter().try_for_each(|(path, bytes)| {
+                let p = root.join(path);
+                std::fs::create_dir_all(p.parent().unwrap_or(&root))?;
+                std::fs::write(p, bytes)
+            });
+            let scan = written.map(|()| annotations::scan(spec, &root, globs));
+            let _ = std::fs::remove_dir_all(&root);
+            match scan {
+                Ok(scan) => Ok(Some(diff::claims(&scan))),
+                Err(e) => Err(git_failure(
+                    ctx,
+                    git::GitError {
+                        unknown_revision: false,
+                        message: format!(
+                            "cannot put the Rust files of `{rev}` in `{}` for the test scan: {e}",
+                            root.display()
+                        ),
+                        help: "check the temporary folder (TMPDIR) is writable and has space"
+                            .into(),
+                    },
+                )),
+            }
+        }
     }
 }
 
@@ -140,12 +217,19 @@ fn revision(ctx: &Ctx, rev: &str, spec: &Path) -> Result<Source, Failure> {
             tree,
             label: dir.display().to_string(),
             dir,
+            project: Some(Project::Revision(rev.to_owned())),
         }),
-        Err(e) if e.unknown_revision => Err(ctx.usage(&e.message, &e.help)),
-        Err(e) => {
-            let d = Diagnostic::error("K0801", e.message).help(e.help);
-            Err(ctx.fail(&d, &SourceMap::default(), "nothing was compared"))
-        }
+        Err(e) => Err(git_failure(ctx, e)),
+    }
+}
+
+/// Report a git failure: an unknown revision is a usage error (exit 2), anything else K0801.
+fn git_failure(ctx: &Ctx, e: git::GitError) -> Failure {
+    if e.unknown_revision {
+        ctx.usage(&e.message, &e.help)
+    } else {
+        let d = Diagnostic::error("K0801", e.message).help(e.help);
+        ctx.fail(&d, &SourceMap::default(), "nothing was compared")
     }
 }
 

@@ -30,8 +30,30 @@ pub(crate) fn read_revision(rev: &str, spec_dir: &Path) -> Result<(Tree, PathBuf
     // The folder may be missing from the working tree (deleted, or not yet created): then ask from
     // the nearest folder above it that exists, with the rest as the path.
     let (cwd, rel) = existing_ancestor(spec_dir);
+    let commit = resolve(&cwd, rev)?;
+    let files = read_files(&cwd, rev, &commit, &rel, |_| true)?;
+    let files = files
+        .into_iter()
+        .map(|(path, bytes)| (root.join(path), bytes))
+        .collect();
+    Ok((Tree::Memory(files), root))
+}
+
+/// The files of revision `rev` below the working directory that `keep` selects (by their path
+/// relative to it): the project's Rust files and manifests, for the test scan of that revision.
+pub(crate) fn project_files(
+    rev: &str,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
+    let cwd = Path::new(".");
+    let commit = resolve(cwd, rev)?;
+    read_files(cwd, rev, &commit, ".", keep)
+}
+
+/// The commit `rev` names.
+fn resolve(cwd: &Path, rev: &str) -> Result<String, GitError> {
     let commit = git(
-        &cwd,
+        cwd,
         &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")],
         None,
     )
@@ -49,12 +71,23 @@ pub(crate) fn read_revision(rev: &str, spec_dir: &Path) -> Result<(Tree, PathBuf
             "run kcontract diff inside the git repository that holds the spec, or compare two folders: kcontract diff OLD NEW".into()
         },
     })?;
-    let commit = String::from_utf8_lossy(&commit).trim().to_owned();
+    Ok(String::from_utf8_lossy(&commit).trim().to_owned())
+}
+
+/// The files below `rel` (a path from `cwd`) in `commit` that `keep` selects, keyed by their path
+/// below `rel`.
+fn read_files(
+    cwd: &Path,
+    rev: &str,
+    commit: &str,
+    rel: &str,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
     let listing =
-        git(&cwd, &["ls-tree", "-r", "-z", &commit, "--", &rel], None).map_err(|e| GitError {
+        git(cwd, &["ls-tree", "-r", "-z", commit, "--", rel], None).map_err(|e| GitError {
             unknown_revision: false,
-            message: format!("cannot list `{}` in `{rev}`: {e}", spec_dir.display()),
-            help: "check that the spec folder is inside a git repository".into(),
+            message: format!("cannot list `{rel}` in `{rev}`: {e}"),
+            help: "check that the folder is inside a git repository".into(),
         })?;
     // `<mode> <type> <object>\t<path>`; blobs only (a symbolic link or submodule is not a file).
     let mut entries: Vec<(String, PathBuf)> = Vec::new();
@@ -73,16 +106,18 @@ pub(crate) fn read_revision(rev: &str, spec_dir: &Path) -> Result<(Tree, PathBuf
         let below = if rel == "." {
             path
         } else {
-            match path.strip_prefix(&rel) {
+            match path.strip_prefix(rel) {
                 Ok(below) => below,
                 Err(_) => continue,
             }
         };
-        entries.push((oid.to_owned(), root.join(below)));
+        if keep(below) {
+            entries.push((oid.to_owned(), below.to_path_buf()));
+        }
     }
     let input: String = entries.iter().map(|(oid, _)| format!("{oid}\n")).collect();
     let blobs =
-        git(&cwd, &["cat-file", "--batch"], Some(input.into_bytes())).map_err(|e| GitError {
+        git(cwd, &["cat-file", "--batch"], Some(input.into_bytes())).map_err(|e| GitError {
             unknown_revision: false,
             message: format!("cannot read the files of `{rev}`: {e}"),
             help: "check the repository with `git fsck`".into(),
@@ -115,7 +150,7 @@ pub(crate) fn read_revision(rev: &str, spec_dir: &Path) -> Result<(Tree, PathBuf
         }
         files.insert(path, content);
     }
-    Ok((Tree::Memory(files), root))
+    Ok(files)
 }
 
 /// The nearest existing folder at or above `dir` and the path from the repository's point of view

@@ -230,9 +230,34 @@ pub(crate) fn unreadable_ids(loaded: &Loaded) -> BTreeSet<String> {
     out
 }
 
+/// The annotated tests of a version, by the clause id they claim: `binary::name` (or the name when
+/// the binary is unknown), sorted.
+pub(crate) type Claims = BTreeMap<String, BTreeSet<String>>;
+
+/// The [`Claims`] of a test scan.
+pub(crate) fn claims(scan: &crate::annotations::Scan) -> Claims {
+    let mut out = Claims::new();
+    for t in &scan.tests {
+        let name = match t.binary_id() {
+            Some(b) => format!("{b}::{}", t.path),
+            None => t.path.clone(),
+        };
+        for c in &t.claims {
+            out.entry(c.id.clone()).or_default().insert(name.clone());
+        }
+    }
+    out
+}
+
 /// Compare two versions of the contract. A clause on one side only whose id is in `unreadable`
-/// ([`unreadable_ids`] of either side) is not compared.
-pub(crate) fn compare(old: &Spec, new: &Spec, unreadable: &BTreeSet<String>) -> Diff {
+/// ([`unreadable_ids`] of either side) is not compared. `tests`: the annotated tests of each
+/// version, when both are known (they are not for two spec folders: tests live in the project).
+pub(crate) fn compare(
+    old: &Spec,
+    new: &Spec,
+    unreadable: &BTreeSet<String>,
+    tests: Option<(&Claims, &Claims)>,
+) -> Diff {
     let skipped = |c: &&Clause| unreadable.contains(&c.id);
     let mut not_compared: Vec<String> = old
         .clauses
@@ -281,7 +306,7 @@ pub(crate) fn compare(old: &Spec, new: &Spec, unreadable: &BTreeSet<String>) -> 
                 if o.id != c.id {
                     changes.push(Change::new(Kind::Renamed, c, text(&o.id), text(&c.id)));
                 }
-                clause_changes(o, c, &mut changes);
+                clause_changes(o, c, tests, &mut changes);
                 for tr in &new.translations {
                     let was = old
                         .translations
@@ -311,7 +336,12 @@ pub(crate) fn compare(old: &Spec, new: &Spec, unreadable: &BTreeSet<String>) -> 
 }
 
 /// The changes of a clause present in both versions (`o` old, `c` new).
-fn clause_changes(o: &Clause, c: &Clause, changes: &mut Vec<Change>) {
+fn clause_changes(
+    o: &Clause,
+    c: &Clause,
+    tests: Option<(&Claims, &Claims)>,
+    changes: &mut Vec<Change>,
+) {
     if !same_words(&o.text, &c.text) {
         changes.push(Change {
             words: Some(word_diff(&o.text, &c.text)),
@@ -349,12 +379,25 @@ fn clause_changes(o: &Clause, c: &Clause, changes: &mut Vec<Change>) {
             text(&shown(c)),
         ));
     }
-    if o.upstream_tests != c.upstream_tests {
+    // The upstream conformance tests, then the annotated tests of the project.
+    let listed = |cl: &Clause, claims: Option<&Claims>| {
+        let mut all = cl.upstream_tests.clone();
+        all.extend(
+            claims
+                .and_then(|m| m.get(&cl.id))
+                .into_iter()
+                .flatten()
+                .cloned(),
+        );
+        all
+    };
+    let (was, now) = (listed(o, tests.map(|t| t.0)), listed(c, tests.map(|t| t.1)));
+    if was != now {
         changes.push(Change::new(
             Kind::Tests,
             c,
-            Some(Value::List(o.upstream_tests.clone())),
-            Some(Value::List(c.upstream_tests.clone())),
+            Some(Value::List(was)),
+            Some(Value::List(now)),
         ));
     }
 }
