@@ -133,6 +133,9 @@ fn level_directions_and_renames_in_json() {
     assert_eq!(find("one.translated", "translation")["new"], "stale");
     assert_eq!(find("one.added", "translation")["new"], "missing");
     assert_eq!(v["prose"][0]["chapter"], "one");
+    // Removed, but its words are now prose: made informative; a plain removal is not.
+    assert_eq!(find("one.informative", "removed")["informative"], true);
+    assert!(find("one.removed", "removed").get("informative").is_none());
 }
 
 #[test]

@@ -156,6 +156,10 @@ pub(crate) struct Change {
     /// `translation`: the language.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) lang: Option<String>,
+    /// `removed`: its words are now in the chapter's prose (case aside: `MUST` may have become
+    /// `must`) — the statement was made informative rather than dropped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) informative: bool,
 }
 
 impl Change {
@@ -170,6 +174,7 @@ impl Change {
             level: None,
             words: None,
             lang: None,
+            informative: false,
         }
     }
 }
@@ -323,7 +328,16 @@ pub(crate) fn compare(
         }
     }
     for o in removed.iter().filter(|o| !taken.contains(o.id.as_str())) {
+        let lower = |s: &str| {
+            s.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let source = old.contract.languages.first().map_or("", String::as_str);
+        let prose = lower(&chapter_prose(new, source, &o.chapter));
         changes.push(Change {
+            informative: prose.contains(&lower(&o.text)),
             level: Some(o.level),
             ..Change::new(Kind::Removed, o, text(&o.text), None)
         });

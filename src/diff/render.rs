@@ -87,9 +87,14 @@ fn detail(c: &Change, del: impl Fn(&str) -> String, ins: impl Fn(&str) -> String
             ins(&value(&c.new))
         ),
         Kind::Removed => format!(
-            "{}: {}",
+            "{}: {}{}",
             c.level.map_or("", |l| l.as_str()),
-            del(&value(&c.old))
+            del(&value(&c.old)),
+            if c.informative {
+                " (now informative: the words are in the chapter's prose)"
+            } else {
+                ""
+            }
         ),
         Kind::Reworded => words(c.words.as_deref().unwrap_or_default(), &del, &ins),
         Kind::Level => format!(
