@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::diagnostic::{Diagnostic, SourceFile, SourceMap, Span};
-use crate::fmt::{Meaning, format_chapter};
+use crate::fmt::{Meaning, format_chapter_with_kept};
 use crate::fsutil::write_atomic;
 use crate::pipeline::{Show, Stages};
 use crate::spec_source::{self, LoadOptions, Loaded, Tree};
@@ -32,6 +32,7 @@ impl Fmt {
             .collect();
         let mut originals = BTreeMap::new();
         let mut changed: Vec<(PathBuf, String)> = Vec::new();
+        let (mut kept_sources, mut kept) = (SourceMap::default(), Vec::new());
         for path in &files {
             let text = match std::fs::read_to_string(path) {
                 Ok(t) => t,
@@ -40,11 +41,22 @@ impl Fmt {
                     return Err(ctx.fail(&d, &SourceMap::default(), "nothing was formatted"));
                 }
             };
-            let formatted = format_chapter(&text);
+            let (formatted, left) = format_chapter_with_kept(&text);
+            if !left.is_empty() {
+                let id = kept_sources.add_file(SourceFile::new(path.clone(), text.clone()));
+                kept.extend(left.into_iter().map(|range| {
+                    Diagnostic::warning("K0806", "clause block left as written")
+                        .at(Span::new(id, range), "this block is outside the YAML subset fmt rewrites")
+                        .help("fmt rewrites blocks of `key: value`, `key: >-` / `key: |` texts and `- item` lists; a comment, an escape, a flow list or odd indentation keeps the block as it is (its meaning is never touched)")
+                }));
+            }
             if formatted != text {
                 changed.push((path.clone(), formatted));
             }
             originals.insert(path.clone(), text);
+        }
+        if changed.is_empty() || !self.check {
+            ctx.report(&kept, &kept_sources)?;
         }
         if changed.is_empty() {
             return print(&format!(
@@ -55,7 +67,7 @@ impl Fmt {
         }
         same_meaning(ctx, &loaded, &originals, &changed)?;
         if self.check {
-            return not_formatted(ctx, &originals, &changed);
+            return not_formatted(ctx, &originals, &changed, kept_sources, kept);
         }
         for (path, text) in &changed {
             if let Err(e) = write_atomic(path, text.as_bytes()) {
@@ -121,14 +133,15 @@ fn same_meaning(
     }
 }
 
-/// `--check`: one K0802 per file that is not formatted, at its first line that would change.
+/// `--check`: one K0802 per file that is not formatted, at its first line that would change,
+/// reported with the warnings already found (`diags`, pointing into `sources`).
 fn not_formatted(
     ctx: &Ctx,
     originals: &BTreeMap<PathBuf, String>,
     changed: &[(PathBuf, String)],
+    mut sources: SourceMap,
+    mut diags: Vec<Diagnostic>,
 ) -> Outcome {
-    let mut sources = SourceMap::default();
-    let mut diags = Vec::new();
     for (path, formatted) in changed {
         let text = originals.get(path).cloned().unwrap_or_default();
         let line = text

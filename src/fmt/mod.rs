@@ -39,6 +39,14 @@ const ORDER: [&str; 10] = [
 
 /// A chapter file's text with its clause blocks in canonical form.
 pub fn format_chapter(src: &str) -> String {
+    format_chapter_with_kept(src).0
+}
+
+/// [`format_chapter`], and the byte ranges of the opening fence lines of the top-level clause
+/// blocks left as written (outside the YAML subset this formatter rewrites), so that the command
+/// can say so rather than skip them silently.
+pub fn format_chapter_with_kept(src: &str) -> (String, Vec<std::ops::Range<usize>>) {
+    let mut kept = Vec::new();
     let mut out = String::with_capacity(src.len() + 64);
     let mut from = 0;
     for (block, content) in clause_blocks(src) {
@@ -62,6 +70,7 @@ pub fn format_chapter(src: &str) -> String {
                 out.push_str("```\n");
             }
             None => {
+                kept.push(block.start..block.start + "```clause".len());
                 out.push_str(&src[block.clone()]);
                 if !out.ends_with('\n') {
                     out.push('\n');
@@ -77,7 +86,7 @@ pub fn format_chapter(src: &str) -> String {
         out.push('\n');
         out.push_str(tail);
     }
-    out
+    (out, kept)
 }
 
 /// Where the blank lines at the end of `s` start: just after the newline of its last line that
