@@ -26,7 +26,9 @@ mod cli;
 mod commands;
 pub mod conformance;
 pub mod diagnostic;
+mod diff;
 pub mod explain;
+pub mod fmt;
 mod fsutil;
 mod globs;
 mod i18n;
@@ -47,4 +49,4 @@ mod timings;
 
 pub use cli::run;
 pub use list::json as clause_list_json;
-pub use spec_source::{LoadOptions, Loaded, load, load_with};
+pub use spec_source::{LoadOptions, Loaded, Tree, load, load_from, load_with};

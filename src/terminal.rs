@@ -50,6 +50,8 @@ pub(crate) struct Ctx {
     /// Whether `--spec` was given (hints then name the flag's value, not the default).
     pub(crate) spec_given: bool,
     renderer: Renderer,
+    /// `--color`, for what a command prints on stdout (`stdout_styled`).
+    color: ColorChoice,
     /// What a failure means for the command's output, said after the error count (e.g. "nothing
     /// was written"); `None` for commands that never write.
     consequence: Option<String>,
@@ -74,8 +76,21 @@ impl Ctx {
             } else {
                 Renderer::plain()
             },
+            color,
             consequence: None,
             warnings: Cell::new(0),
+        }
+    }
+
+    /// Whether to colour what the command prints on stdout: `--color`, or with `auto` when
+    /// stdout is a terminal and NO_COLOR is unset (the rule of the diagnostics on stderr).
+    pub(crate) fn stdout_styled(&self) -> bool {
+        match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
         }
     }
 

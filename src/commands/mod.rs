@@ -5,7 +5,9 @@
 pub(crate) mod build;
 pub(crate) mod check;
 pub(crate) mod conformance;
+pub(crate) mod diff;
 pub(crate) mod explain;
+pub(crate) mod fmt;
 pub(crate) mod i18n;
 pub(crate) mod list;
 pub(crate) mod matrix;

@@ -1,7 +1,9 @@
 //! Reading spec files as UTF-8 source text, each problem a diagnostic: a file that is missing,
-//! unreadable or not UTF-8, and a chapter file the contract does not list.
+//! unreadable or not UTF-8, and a chapter file the contract does not list. Where the bytes come
+//! from is a [`Tree`]: the working tree, or files held in memory (a git revision read by `diff`,
+//! a formatted spec that `fmt` checks before writing it).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -9,6 +11,68 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
+
+/// Where a spec's files are read from. The loader asks only these four questions, so a spec can be
+/// loaded from anything that can answer them.
+#[derive(Clone, Debug, Default)]
+pub enum Tree {
+    /// The file system (paths relative to the working directory).
+    #[default]
+    Disk,
+    /// Files held in memory, keyed by the path diagnostics show for them (e.g. `HEAD:spec/en/a.md`
+    /// for a file of a git revision). A folder exists when a file lies below it.
+    Memory(BTreeMap<PathBuf, Vec<u8>>),
+}
+
+impl Tree {
+    /// The bytes of the file at `path`.
+    pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        match self {
+            Tree::Disk => fs::read(path),
+            Tree::Memory(files) => files.get(path).cloned().ok_or_else(|| {
+                if self.is_dir(path) {
+                    io::Error::from(io::ErrorKind::IsADirectory)
+                } else {
+                    io::Error::from(io::ErrorKind::NotFound)
+                }
+            }),
+        }
+    }
+
+    /// Is there a folder at `path`?
+    pub fn is_dir(&self, path: &Path) -> bool {
+        match self {
+            Tree::Disk => path.is_dir(),
+            Tree::Memory(files) => files
+                .range(path.to_path_buf()..)
+                .take_while(|(k, _)| k.starts_with(path))
+                .any(|(k, _)| k.as_path() != path),
+        }
+    }
+
+    /// Is there anything (file or folder) at `path`?
+    pub fn exists(&self, path: &Path) -> bool {
+        match self {
+            Tree::Disk => path.exists(),
+            Tree::Memory(files) => files.contains_key(path) || self.is_dir(path),
+        }
+    }
+
+    /// The files directly in folder `dir` (unsorted for `Disk`).
+    fn files_in(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        match self {
+            Tree::Disk => Ok(fs::read_dir(dir)?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .collect()),
+            Tree::Memory(files) => Ok(files
+                .keys()
+                .filter(|k| k.parent() == Some(dir))
+                .cloned()
+                .collect()),
+        }
+    }
+}
 
 /// Read a file as UTF-8 text into the source map, or explain why not. Invalid UTF-8 is reported
 /// at the first bad byte (line, column and byte offset); the file is still added (lossily) so the
@@ -18,7 +82,17 @@ pub(crate) fn read_source(
     sources: &mut SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<FileId> {
-    add_prepared(path, prepare(path, fs::read(path)), sources, diags)
+    read_source_in(&Tree::Disk, path, sources, diags)
+}
+
+/// [`read_source`] from `tree`.
+pub(crate) fn read_source_in(
+    tree: &Tree,
+    path: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FileId> {
+    add_prepared(path, prepare(path, tree.read(path)), sources, diags)
 }
 
 /// A file read and checked, before it is registered: reading, the UTF-8 check and the line index
@@ -96,6 +170,7 @@ pub(crate) fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
 /// whose file is missing (pointing at the contract line that lists it), unreadable or not UTF-8,
 /// then the Markdown files of the folder that the contract does not list.
 pub(super) fn read_language(
+    tree: &Tree,
     dir: &Path,
     lang: &str,
     chapters: &[String],
@@ -108,7 +183,7 @@ pub(super) fn read_language(
         .par_iter()
         .map(|c| {
             let path = lang_dir.join(format!("{c}.md"));
-            let content = fs::read(&path);
+            let content = tree.read(&path);
             (path, content)
         })
         .collect();
@@ -146,20 +221,19 @@ pub(super) fn read_language(
         };
         files.push((chapter.clone(), path, id));
     }
-    check_unlisted(&lang_dir, chapters, diags);
+    check_unlisted(tree, &lang_dir, chapters, diags);
     files
 }
 
 /// A Markdown file in the language folder that the contract does not list is a chapter nobody will
 /// see: report it (sorted, so the output is stable).
-fn check_unlisted(lang_dir: &Path, chapters: &[String], diags: &mut Vec<Diagnostic>) {
-    let Ok(entries) = fs::read_dir(lang_dir) else {
+fn check_unlisted(tree: &Tree, lang_dir: &Path, chapters: &[String], diags: &mut Vec<Diagnostic>) {
+    let Ok(entries) = tree.files_in(lang_dir) else {
         return;
     };
     let listed: BTreeSet<&str> = chapters.iter().map(String::as_str).collect();
     let mut unlisted: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
+        .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
         .filter(|p| {
             p.file_stem()

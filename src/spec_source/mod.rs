@@ -20,6 +20,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 pub(crate) use chapter::markdown_options;
+pub use files::Tree;
 pub(crate) use files::{io_error, read_source};
 pub(crate) use translation::translation_diagnostics;
 
@@ -75,7 +76,12 @@ pub fn load(dir: &Path) -> Loaded {
 
 /// Load and validate the contract in `dir`.
 pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
-    let mut out = load_structure(dir, opts);
+    load_from(&Tree::Disk, dir, opts)
+}
+
+/// Load and validate the contract in folder `dir` of `tree`.
+pub fn load_from(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
+    let mut out = load_structure(tree, dir, opts);
     if !out.has_errors() {
         let start = Instant::now();
         let extra = translation_diagnostics(&out.spec, opts.strict);
@@ -86,10 +92,10 @@ pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
 }
 
 /// Read, parse and assemble: the contract, then the source language, then each translation.
-fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
+fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
     let mut out = Loaded::default();
-    if !dir.is_dir() {
-        let what = if dir.exists() {
+    if !tree.is_dir(dir) {
+        let what = if tree.exists(dir) {
             "is not a folder"
         } else {
             "does not exist"
@@ -107,7 +113,8 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
         );
         return out;
     }
-    let Some(cid) = read_source(
+    let Some(cid) = files::read_source_in(
+        tree,
         &dir.join("contract.yaml"),
         &mut out.sources,
         &mut out.diagnostics,
@@ -122,6 +129,7 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
 
     let source_lang = contract.languages.first().cloned().unwrap_or_default();
     let parsed = read_and_parse(
+        tree,
         dir,
         &source_lang,
         &contract.chapters,
@@ -143,6 +151,7 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
     let translations = spec.contract.languages[1..].to_owned();
     for lang in translations {
         let parsed = read_and_parse(
+            tree,
             dir,
             &lang,
             &spec.contract.chapters,
@@ -165,6 +174,7 @@ type Chapter = (String, PathBuf, ParsedChapter);
 /// One language's chapter files, read and registered in contract order, then parsed (files in
 /// parallel; their diagnostics joined in contract order).
 fn read_and_parse(
+    tree: &Tree,
     dir: &Path,
     lang: &str,
     chapters: &[String],
@@ -174,6 +184,7 @@ fn read_and_parse(
 ) -> Vec<Chapter> {
     let start = Instant::now();
     let files = files::read_language(
+        tree,
         dir,
         lang,
         chapters,

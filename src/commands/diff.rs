@@ -1,0 +1,251 @@
+//! `kcontract diff`: the clause-level changes between two versions of the contract — two spec
+//! folders, or git revisions read without a checkout.
+
+use std::path::{Path, PathBuf};
+
+use crate::annotations;
+use crate::diagnostic::{Diagnostic, SourceMap};
+use crate::diff::render::{self, Side};
+use crate::diff::{self, Kind, git};
+use crate::spec_source::{self, LoadOptions, Loaded, Tree};
+use crate::terminal::{Ctx, Failure, Outcome, plural, print};
+
+/// Compare two versions of the contract clause by clause. Without arguments: the spec folder at
+/// `HEAD` against the working tree.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Diff {
+    /// The old spec folder (give NEW too).
+    #[arg(value_name = "OLD", requires = "new", conflicts_with = "git")]
+    old: Option<PathBuf>,
+    /// The new spec folder.
+    #[arg(value_name = "NEW")]
+    new: Option<PathBuf>,
+    /// Read the spec folder (--spec) from git: `REV` against the working tree, or `A..B` (an empty
+    /// side is HEAD). Default: HEAD.
+    #[arg(long, value_name = "REV|A..B")]
+    git: Option<String>,
+    /// terminal, markdown (a pull-request comment) or json (`kcontract-diff/1`).
+    #[arg(long, default_value = "terminal")]
+    format: DiffFormat,
+    /// Exit 1 when there is a change of one of these kinds (repeatable, or comma-separated).
+    #[arg(long, value_name = "KIND", value_delimiter = ',', num_args = 1..)]
+    fail_on: Vec<Kind>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum DiffFormat {
+    Terminal,
+    Markdown,
+    Json,
+}
+
+/// Where one side's files come from, and what to call it.
+struct Source {
+    tree: Tree,
+    dir: PathBuf,
+    label: String,
+    /// Where its annotated tests are: `None` for a spec folder named on the command line (the
+    /// tests are the project's, the same for both folders).
+    project: Option<Project>,
+}
+
+/// A version of the project whose Rust files are scanned for annotated tests.
+enum Project {
+    /// The working directory.
+    WorkingTree,
+    /// A git revision.
+    Revision(String),
+}
+
+impl Diff {
+    pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
+        let (old, new) = match (&self.old, &self.new) {
+            (Some(old), Some(new)) => (disk(old, None), disk(new, None)),
+            _ => {
+                let spec = ctx.spec.as_path();
+                let range = self.git.as_deref().unwrap_or("HEAD");
+                match range.split_once("..") {
+                    Some((a, b)) => (
+                        revision(ctx, or_head(a), spec)?,
+                        revision(ctx, or_head(b), spec)?,
+                    ),
+                    None => (
+                        revision(ctx, range, spec)?,
+                        disk(spec, Some(Project::WorkingTree)),
+                    ),
+                }
+            }
+        };
+        let old_loaded = load(ctx, &old, "old");
+        let new_loaded = load(ctx, &new, "new");
+        let mut unreadable = diff::unreadable_ids(&old_loaded);
+        unreadable.extend(diff::unreadable_ids(&new_loaded));
+        let tests = match (
+            claims(ctx, &old, &old_loaded)?,
+            claims(ctx, &new, &new_loaded)?,
+        ) {
+            (Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        };
+        let changes = diff::compare(
+            &old_loaded.spec,
+            &new_loaded.spec,
+            &unreadable,
+            tests.as_ref().map(|(a, b)| (a, b)),
+        );
+        let side = |s: &Source, l: &Loaded| Side {
+            label: s.label.clone(),
+            errors: l.error_count(),
+        };
+        let (old_side, new_side) = (side(&old, &old_loaded), side(&new, &new_loaded));
+        let text = match self.format {
+            DiffFormat::Terminal => {
+                render::terminal(&changes, &old_side, &new_side, ctx.stdout_styled())
+            }
+            DiffFormat::Markdown => render::markdown(&changes, &old_side, &new_side),
+            DiffFormat::Json => render::json(&changes, &old_side, &new_side).map_err(|e| {
+                eprintln!("error: the diff could not be serialised: {e}");
+                Failure::Input
+            })?,
+        };
+        print(&text)?;
+        let errors = old_side.errors + new_side.errors;
+        if errors > 0 {
+            eprintln!(
+                "error: {errors} error{} in the compared specs (above); the diff covers what parsed",
+                plural(errors)
+            );
+            return Err(Failure::Input);
+        }
+        let failing: Vec<&diff::Change> = changes
+            .changes
+            .iter()
+            .filter(|c| self.fail_on.contains(&c.kind))
+            .collect();
+        if failing.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<String> = failing
+            .iter()
+            .map(|c| format!("{} ({})", c.id, c.kind.as_str()))
+            .collect();
+        let d = Diagnostic::error(
+            "K0803",
+            format!(
+                "{} change{} of a kind named by --fail-on: {}",
+                failing.len(),
+                plural(failing.len()),
+                ids.join(", ")
+            ),
+        )
+        .help("review these changes; --fail-on makes them fail the check on purpose");
+        ctx.report(&[d], &SourceMap::default())
+    }
+}
+
+fn or_head(rev: &str) -> &str {
+    if rev.is_empty() { "HEAD" } else { rev }
+}
+
+fn disk(dir: &Path, project: Option<Project>) -> Source {
+    Source {
+        tree: Tree::Disk,
+        dir: dir.to_path_buf(),
+        label: if project.is_some() {
+            format!("{} (working tree)", dir.display())
+        } else {
+            dir.display().to_string()
+        },
+        project,
+    }
+}
+
+/// The annotated tests of one side: the working directory scanned in place; a revision's Rust
+/// files and manifests read from git into a temporary folder (removed afterwards), scanned there.
+/// The scan's own diagnostics are `check`'s business, not the diff's.
+fn claims(ctx: &Ctx, side: &Source, loaded: &Loaded) -> Result<Option<diff::Claims>, Failure> {
+    let spec = &loaded.spec;
+    let globs = &spec.contract.tests;
+    match &side.project {
+        None => Ok(None),
+        Some(Project::WorkingTree) => Ok(Some(diff::claims(&annotations::scan(
+            spec,
+            Path::new("."),
+            globs,
+        )))),
+        Some(Project::Revision(rev)) => {
+            let files = git::project_files(rev, |p| {
+                p.extension().is_some_and(|x| x == "rs") || p.ends_with("Cargo.toml")
+            })
+            .map_err(|e| git_failure(ctx, e))?;
+            let root = std::env::temp_dir().join(format!(
+                "kcontract-diff-{}-{}",
+                std::process::id(),
+                rev.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+            ));
+            let written = files.iter().try_for_each(|(path, bytes)| {
+                let p = root.join(path);
+                std::fs::create_dir_all(p.parent().unwrap_or(&root))?;
+                std::fs::write(p, bytes)
+            });
+            let scan = written.map(|()| annotations::scan(spec, &root, globs));
+            let _ = std::fs::remove_dir_all(&root);
+            match scan {
+                Ok(scan) => Ok(Some(diff::claims(&scan))),
+                Err(e) => Err(git_failure(
+                    ctx,
+                    git::GitError {
+                        unknown_revision: false,
+                        message: format!(
+                            "cannot put the Rust files of `{rev}` in `{}` for the test scan: {e}",
+                            root.display()
+                        ),
+                        help: "check the temporary folder (TMPDIR) is writable and has space"
+                            .into(),
+                    },
+                )),
+            }
+        }
+    }
+}
+
+/// The spec folder as it is in `rev`, or the failure reported (an unknown revision is a usage
+/// error, exit 2; git failing is K0801, exit 1).
+fn revision(ctx: &Ctx, rev: &str, spec: &Path) -> Result<Source, Failure> {
+    match git::read_revision(rev, spec) {
+        Ok((tree, dir)) => Ok(Source {
+            tree,
+            label: dir.display().to_string(),
+            dir,
+            project: Some(Project::Revision(rev.to_owned())),
+        }),
+        Err(e) => Err(git_failure(ctx, e)),
+    }
+}
+
+/// Report a git failure: an unknown revision is a usage error (exit 2), anything else K0801.
+fn git_failure(ctx: &Ctx, e: git::GitError) -> Failure {
+    if e.unknown_revision {
+        ctx.usage(&e.message, &e.help)
+    } else {
+        let d = Diagnostic::error("K0801", e.message).help(e.help);
+        ctx.fail(&d, &SourceMap::default(), "nothing was compared")
+    }
+}
+
+/// Load one side; print its errors (not its warnings: a stale translation is a change the diff
+/// shows itself) without stopping, so that the diff covers what parsed.
+fn load(ctx: &Ctx, side: &Source, which: &str) -> Loaded {
+    let loaded = spec_source::load_from(&side.tree, &side.dir, LoadOptions::default());
+    let errors: Vec<Diagnostic> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .cloned()
+        .collect();
+    if !errors.is_empty() {
+        eprintln!("the {which} version ({}):", side.label);
+        ctx.print_diagnostics(&errors, &loaded.sources);
+    }
+    loaded
+}

@@ -1,0 +1,449 @@
+//! `kcontract fmt`: the canonical form of clause blocks.
+//!
+//! What is canonical: fields in the documented order (`id`, `level`, `actor`, `text`, `source`,
+//! `verify`, `reason`, `implicit`, `oci`, `upstream-tests`); a value on the key's line without
+//! quotes when YAML allows it and the line fits in [`WIDTH`] characters, else folded (`>-`) into
+//! lines of at most [`WIDTH`], else double-quoted; one blank line before and after each block.
+//! Line breaks an editor chose inside a folded text are kept when every line fits (as Prettier's
+//! `proseWrap: preserve` does), and a literal text (`|`, a text holding a list) is kept as written:
+//! rewrapping prose an editor laid out by hand would make reviews noisy for nothing.
+//!
+//! Formatting never changes meaning: a block that is not in the simple YAML subset clause blocks
+//! use (`spec_source::fast_yaml`) is left exactly as it is, and the command re-reads the formatted
+//! spec and compares its [`Meaning`] with the original's before writing anything.
+
+use std::fmt::Write as _;
+
+use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
+
+use crate::spec::{Block, Spec};
+use crate::spec_source::fast_yaml::{self, Value};
+use crate::spec_source::markdown_options;
+
+/// The widest a line of a clause block may be, in characters, before a text is folded.
+pub const WIDTH: usize = 100;
+
+/// The canonical order of the fields (a source clause's and a translation's together).
+const ORDER: [&str; 10] = [
+    "id",
+    "level",
+    "actor",
+    "text",
+    "source",
+    "verify",
+    "reason",
+    "implicit",
+    "oci",
+    "upstream-tests",
+];
+
+/// A chapter file's text with its clause blocks in canonical form.
+pub fn format_chapter(src: &str) -> String {
+    format_chapter_with_kept(src).0
+}
+
+/// [`format_chapter`], and the byte ranges of the opening fence lines of the top-level clause
+/// blocks left as written (outside the YAML subset this formatter rewrites), so that the command
+/// can say so rather than skip them silently.
+pub fn format_chapter_with_kept(src: &str) -> (String, Vec<std::ops::Range<usize>>) {
+    let mut kept = Vec::new();
+    let mut out = String::with_capacity(src.len() + 64);
+    let mut from = 0;
+    for (block, content) in clause_blocks(src) {
+        // The text before the block, without blank lines at its end (its leading ones were
+        // skipped after the previous block), a blank line on each side.
+        let before = &src[from..block.start];
+        let prose = &before[..content_end(before)];
+        if !prose.is_empty() {
+            if from > 0 {
+                out.push('\n');
+            }
+            out.push_str(prose);
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        match format_block(&src[content]) {
+            Some(body) => {
+                out.push_str("```clause\n");
+                out.push_str(&body);
+                out.push_str("```\n");
+            }
+            None => {
+                kept.push(block.start..block.start + "```clause".len());
+                out.push_str(&src[block.clone()]);
+                if !out.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
+        from = block.end + blank_start(&src[block.end..]);
+    }
+    let tail = &src[from..];
+    if from == 0 {
+        out.push_str(src);
+    } else if !tail.trim().is_empty() {
+        out.push('\n');
+        out.push_str(tail);
+    }
+    (out, kept)
+}
+
+/// Where the blank lines at the end of `s` start: just after the newline of its last line that
+/// holds more than whitespace (0 when there is none). Trailing spaces of that line are kept: in
+/// an indented code block they are content.
+fn content_end(s: &str) -> usize {
+    let (mut end, mut offset) = (0, 0);
+    for line in s.split_inclusive('\n') {
+        offset += line.len();
+        if !line.trim().is_empty() {
+            end = offset;
+        }
+    }
+    end
+}
+
+/// How many bytes of blank lines `s` starts with (whole lines only).
+fn blank_start(s: &str) -> usize {
+    let mut offset = 0;
+    for line in s.split_inclusive('\n') {
+        if !line.trim().is_empty() || !line.ends_with('\n') {
+            break;
+        }
+        offset += line.len();
+    }
+    offset
+}
+
+/// The top-level ```` ```clause ```` blocks of a chapter (as pulldown-cmark, and so the loader, sees
+/// them), each as its whole range (fences included, to the end of the closing fence's line) and
+/// its content. A block whose fences are not exactly ```` ```clause ```` and ```` ``` ```` lines
+/// is not offered: its layout is left alone.
+fn clause_blocks(src: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
+        match ev {
+            Event::Start(tag) => {
+                if depth == 0
+                    && let Tag::CodeBlock(CodeBlockKind::Fenced(info)) = &tag
+                    && info.as_ref() == "clause"
+                    && let Some(r) = exact_fences(src, range.clone())
+                {
+                    out.push(r);
+                }
+                depth += 1;
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The block at `range` if its first line is ```` ```clause ```` and its last ```` ``` ````, both
+/// at the start of a line.
+fn exact_fences(
+    src: &str,
+    range: std::ops::Range<usize>,
+) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    if range.start > 0 && src.as_bytes()[range.start - 1] != b'\n' {
+        return None;
+    }
+    let text = &src[range.clone()];
+    let first_end = text.find('\n')?;
+    if &text[..first_end] != "```clause" {
+        return None;
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let last_start = body.rfind('\n')? + 1;
+    if &body[last_start..] != "```" || last_start <= first_end {
+        return None;
+    }
+    let end = range.start + body.len() + usize::from(text.ends_with('\n'));
+    Some((
+        range.start..end,
+        range.start + first_end + 1..range.start + last_start,
+    ))
+}
+
+/// A block's YAML in canonical form, or `None` to leave the block as it is (outside the subset,
+/// an unknown field, a layout this formatter does not understand).
+fn format_block(content: &str) -> Option<String> {
+    let fields = fast_yaml::parse(content, 0)?;
+    let chunks = chunks(content);
+    if chunks.len() != fields.len() {
+        return None;
+    }
+    let mut items: Vec<(usize, String)> = Vec::with_capacity(fields.len());
+    for (field, chunk) in fields.iter().zip(&chunks) {
+        let key = field.key.value.as_ref();
+        let rank = ORDER.iter().position(|k| *k == key)?;
+        if !chunk.starts_with(&format!("{key}:")) {
+            return None;
+        }
+        let text = match &field.value {
+            Value::Str(s) => scalar(key, &s.value, chunk)?,
+            Value::List(items) if items.is_empty() => return None,
+            Value::List(items) => {
+                let mut t = format!("{key}:\n");
+                for item in items {
+                    let _ = writeln!(t, "  - {}", inline(&item.value)?);
+                }
+                t
+            }
+        };
+        items.push((rank, text));
+    }
+    items.sort_by_key(|(rank, _)| *rank);
+    Some(items.into_iter().map(|(_, t)| t).collect())
+}
+
+/// The block's text cut at each line that starts a field (not indented, not blank), each piece
+/// without its trailing blank lines.
+fn chunks(content: &str) -> Vec<&str> {
+    let mut starts: Vec<usize> = Vec::new();
+    let mut offset = 0;
+    for line in content.split_inclusive('\n') {
+        if !line.starts_with(' ') && !line.trim().is_empty() {
+            starts.push(offset);
+        }
+        offset += line.len();
+    }
+    let mut out = Vec::with_capacity(starts.len());
+    for (i, &s) in starts.iter().enumerate() {
+        let e = starts.get(i + 1).copied().unwrap_or(content.len());
+        let piece = &content[s..e];
+        let piece = &piece[..content_end(piece)];
+        out.push(piece.strip_suffix('\n').unwrap_or(piece));
+    }
+    out
+}
+
+/// `key: value` (with its newline) for a scalar field; `chunk` is the field as written.
+fn scalar(key: &str, value: &str, chunk: &str) -> Option<String> {
+    let header = chunk.lines().next().unwrap_or("");
+    if value.contains('\n') {
+        // A literal text (a list inside it): kept as written.
+        return (header == format!("{key}: |")).then(|| format!("{chunk}\n"));
+    }
+    if header == format!("{key}: >-") && folded_as_is(value, chunk) {
+        return Some(format!("{chunk}\n"));
+    }
+    if plain_safe(value) && key.chars().count() + 2 + value.chars().count() <= WIDTH {
+        return Some(format!("{key}: {value}\n"));
+    }
+    let quoted = quoted(value)?;
+    if key.chars().count() + 2 + quoted.chars().count() <= WIDTH || !fold_safe(value) {
+        return Some(format!("{key}: {quoted}\n"));
+    }
+    Some(format!("{key}: >-\n{}", fold(value)))
+}
+
+/// A list item or other value that must stay on one line: plain when YAML allows, else quoted.
+fn inline(value: &str) -> Option<String> {
+    if plain_safe(value) {
+        Some(value.to_owned())
+    } else {
+        quoted(value)
+    }
+}
+
+/// A JSON string is a YAML double-quoted scalar with the same value.
+fn quoted(value: &str) -> Option<String> {
+    serde_json::to_string(value).ok()
+}
+
+/// Is the folded text `chunk` already in canonical shape: each line indented by two spaces, no
+/// blank or trailing-space lines, each line at most [`WIDTH`] but for its last word (a long link
+/// may end a line rather than stand alone), and the lines joined by spaces exactly the value?
+fn folded_as_is(value: &str, chunk: &str) -> bool {
+    let lines: Vec<&str> = chunk.lines().skip(1).collect();
+    !lines.is_empty()
+        && fold_safe(value)
+        && (!wraps(value) && lines.len() == 1 || wraps(value))
+        && lines.iter().all(|l| {
+            l.strip_prefix("  ").is_some_and(|t| {
+                !t.is_empty()
+                    && !t.starts_with(' ')
+                    && !t.ends_with(' ')
+                    && (!wraps(value)
+                        || l.rsplit_once(' ')
+                            .is_none_or(|(head, _)| head.chars().count() <= WIDTH))
+            })
+        })
+        && lines.iter().map(|l| &l[2..]).collect::<Vec<_>>().join(" ") == value
+}
+
+/// Can `value` be written as a folded scalar whose lines join back to it: words separated by
+/// single spaces, nothing else that YAML would fold or keep differently.
+fn fold_safe(value: &str) -> bool {
+    !value.is_empty()
+        && value.split(' ').all(|w| !w.is_empty())
+        && !value.chars().any(char::is_control)
+        && !value.contains('\u{feff}')
+        && !value.chars().any(|c| c != ' ' && c.is_whitespace())
+}
+
+/// Is `value` folded into lines at all? Not when it holds Chinese, Japanese or Korean: written
+/// without spaces between words, such a text could only be broken at the spaces around an
+/// embedded Latin word or link, which scatters a sentence (`SHOULD` / `NOT` on two lines); it
+/// stays on one line.
+fn wraps(value: &str) -> bool {
+    !value.chars().any(|c| {
+        matches!(c,
+            '\u{1100}'..='\u{115F}'
+            | '\u{2E80}'..='\u{A4CF}'
+            | '\u{AC00}'..='\u{D7A3}'
+            | '\u{F900}'..='\u{FAFF}'
+            | '\u{FE30}'..='\u{FE4F}'
+            | '\u{FF00}'..='\u{FF60}'
+            | '\u{FFE0}'..='\u{FFE6}'
+            | '\u{20000}'..='\u{3FFFD}')
+    })
+}
+
+/// The value folded greedily into lines of at most [`WIDTH`] characters (indent included); one
+/// line when it does not [`wrap`](wraps).
+fn fold(value: &str) -> String {
+    if !wraps(value) {
+        return format!("  {value}\n");
+    }
+    let mut out = String::new();
+    let mut line = String::from("  ");
+    for word in value.split(' ') {
+        if line.len() > 2 && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("  ");
+        }
+        if line.len() > 2 {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// Can `value` be written without quotes and read back as the same string? Exactly when the
+/// loader's own reader of plain values (`fast_yaml`, held equal to serde-saphyr by property tests)
+/// reads `key: value` back as it: one definition of what a plain scalar is.
+fn plain_safe(value: &str) -> bool {
+    if value.contains(['\n', '\r']) {
+        return false;
+    }
+    let line = format!("k: {value}\n");
+    matches!(
+        fast_yaml::parse(&line, 0).as_deref(),
+        Some([f]) if matches!(&f.value, Value::Str(s) if s.value == value)
+    ) && !value.starts_with('"')
+}
+
+/// What a spec says, without where it says it: every clause's fields, every translation, every
+/// heading and every piece of prose (without the blank lines around it), and the codes of the
+/// diagnostics. Formatting must leave it unchanged.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Meaning(Vec<String>);
+
+impl Meaning {
+    /// The meaning of `spec`, whose load reported `codes`.
+    pub fn of(spec: &Spec, codes: &[&str]) -> Self {
+        let mut out = Vec::new();
+        let c = &spec.contract;
+        out.push(format!(
+            "contract {:?} {:?} {:?} {:?}",
+            c.title, c.version, c.languages, c.chapters
+        ));
+        for cl in &spec.clauses {
+            out.push(format!(
+                "clause {} {:?} {:?} {} {:?} {} {:?} {:?} {:?} {:?} {} {:?}",
+                cl.id,
+                cl.level,
+                cl.keyword,
+                cl.actor,
+                cl.text,
+                cl.verify,
+                cl.reason,
+                cl.implicit,
+                cl.oci,
+                cl.upstream_tests,
+                cl.chapter,
+                cl.section
+            ));
+        }
+        let translated = spec.translations.iter().flat_map(|t| {
+            t.clauses
+                .iter()
+                .flatten()
+                .map(move |c| format!("translation {} {} {:?} {}", t.lang, c.id, c.text, c.source))
+        });
+        out.extend(translated);
+        let docs = spec
+            .documents
+            .iter()
+            .chain(spec.translations.iter().flat_map(|t| &t.documents));
+        for d in docs {
+            out.push(format!("document {} {} {:?}", d.lang, d.chapter, d.title));
+            for h in &d.headings {
+                out.push(format!("heading {} {:?} {}", h.level, h.title, h.anchor));
+            }
+            for b in &d.blocks {
+                out.push(match b {
+                    Block::Prose(p) => format!("prose {:?}", p.trim_matches(['\n', ' '])),
+                    Block::Clause(i) => format!("block {i}"),
+                });
+            }
+        }
+        let mut codes: Vec<&str> = codes.to_vec();
+        codes.sort_unstable();
+        out.push(format!("diagnostics {codes:?}"));
+        Meaning(out)
+    }
+
+    /// The first line where two meanings differ, for an error message.
+    pub fn first_difference(&self, other: &Meaning) -> Option<(String, String)> {
+        let n = self.0.len().max(other.0.len());
+        (0..n).find_map(|i| {
+            let (a, b) = (self.0.get(i), other.0.get(i));
+            (a != b).then(|| {
+                (
+                    a.cloned().unwrap_or_default(),
+                    b.cloned().unwrap_or_default(),
+                )
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orders_unquotes_folds_and_spaces_blocks() {
+        let src = "# T\nSome prose.\n```clause\nlevel: MUST\nid: a.b\nactor: \"platform\"\ntext: The platform MUST do a thing that is described at such a length that the line is far over the limit of a hundred characters.\nverify: manual\n```\n\n\n\nMore.\n";
+        let want = "# T\nSome prose.\n\n```clause\nid: a.b\nlevel: MUST\nactor: platform\ntext: >-\n  The platform MUST do a thing that is described at such a length that the line is far over the\n  limit of a hundred characters.\nverify: manual\n```\n\nMore.\n";
+        assert_eq!(format_chapter(src), want);
+        assert_eq!(format_chapter(want), want);
+    }
+
+    #[test]
+    fn leaves_blocks_outside_the_subset_alone() {
+        let src = "```clause\nid: a.b # a comment\nlevel: MUST\n```\n";
+        assert_eq!(format_chapter(src), src);
+        let nested = "- item\n\n  ```clause\n  level: MUST\n  id: a.b\n  ```\n";
+        assert_eq!(format_chapter(nested), nested);
+    }
+
+    #[test]
+    fn plain_only_when_safe() {
+        for v in [
+            "- x", "a: b", "a #b", "\"q\"", " x", "x ", "", "[a]", "*x", "a\nb",
+        ] {
+            assert!(!plain_safe(v), "{v:?}");
+        }
+        assert!(plain_safe("The container MUST do `x`."));
+    }
+}

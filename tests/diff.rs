@@ -1,0 +1,293 @@
+//! `kcontract diff` on fixture pairs (`tests/fixtures/diff/old` → `new`: one change of every kind,
+//! prose changes, a translation made stale and one missing), as JSON, Markdown and terminal
+//! snapshots; a side with errors; `--fail-on`; and git revisions in a scratch repository.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff")
+}
+
+/// Run `kcontract --color never ARGS` in `dir`: exit code, stdout, stderr.
+fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .args(["--color", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn shown((code, stdout, stderr): (i32, String, String)) -> String {
+    format!("exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}")
+}
+
+fn diff_fixtures(extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["diff", "old", "new"];
+    args.extend_from_slice(extra);
+    run_in(&fixtures(), &args)
+}
+
+#[test]
+fn json_lists_every_kind() {
+    let (code, out, err) = diff_fixtures(&["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "kcontract-diff/1");
+    let kinds: std::collections::BTreeSet<&str> = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    let all = [
+        "added",
+        "removed",
+        "renamed",
+        "reworded",
+        "level",
+        "actor",
+        "verify",
+        "tests",
+        "translation",
+    ];
+    assert_eq!(kinds, all.into_iter().collect());
+    for c in v["changes"].as_array().unwrap() {
+        for field in ["id", "kind", "chapter", "old", "new"] {
+            assert!(c.get(field).is_some(), "{field} missing in {c}");
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn markdown_for_a_pull_request() {
+    let (code, out, _) = diff_fixtures(&["--format", "markdown"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn terminal_listing_plain_and_coloured() {
+    let (code, out, _) = diff_fixtures(&[]);
+    assert_eq!(code, 0);
+    assert!(!out.contains('\u{1b}'), "--color never printed colour");
+    insta::assert_snapshot!(out);
+    let coloured = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(fixtures())
+        .args(["--color", "always", "diff", "old", "new"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&coloured.stdout).contains("\u{1b}["));
+    // auto: stdout is a pipe here, so no colour even without NO_COLOR.
+    let auto = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(fixtures())
+        .env_remove("NO_COLOR")
+        .args(["diff", "old", "new"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&auto.stdout).contains('\u{1b}'));
+}
+
+#[test]
+fn same_spec_has_no_changes() {
+    let (code, out, _) = run_in(&fixtures(), &["diff", "new", "new"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "new → new\nno clause changed\n");
+}
+
+#[test]
+fn level_directions_and_renames_in_json() {
+    let (_, out, _) = diff_fixtures(&["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let find = |id: &str, kind: &str| {
+        v["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id && c["kind"] == kind)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {kind} change of {id}"))
+    };
+    assert_eq!(find("one.level", "level")["direction"], "strengthens");
+    assert_eq!(find("one.reversed", "level")["direction"], "reverses");
+    let renamed = find("one.renamed-new", "renamed");
+    assert_eq!(renamed["old"], "one.renamed-old");
+    // A renamed clause is neither added nor removed.
+    assert!(
+        !v["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "one.renamed-old"
+                || (c["id"] == "one.renamed-new" && c["kind"] == "added"))
+    );
+    assert_eq!(find("one.translated", "translation")["old"], "current");
+    assert_eq!(find("one.translated", "translation")["new"], "stale");
+    assert_eq!(find("one.added", "translation")["new"], "missing");
+    assert_eq!(v["prose"][0]["chapter"], "one");
+    // Removed, but its words are now prose: made informative; a plain removal is not.
+    assert_eq!(find("one.informative", "removed")["informative"], true);
+    assert!(find("one.removed", "removed").get("informative").is_none());
+}
+
+#[test]
+fn fail_on_named_kinds() {
+    let (code, _, err) = diff_fixtures(&["--fail-on", "actor"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(err);
+    let (code, _, _) = run_in(
+        &fixtures(),
+        &["diff", "new", "new", "--fail-on", "level,removed"],
+    );
+    assert_eq!(code, 0, "nothing of those kinds: no failure");
+    let (code, _, err) = diff_fixtures(&["--fail-on", "sideways"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// A copy of the new fixture with `edit` applied to `en/one.md`.
+fn broken_copy(edit: impl Fn(&str) -> String) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("old"), &dir.path().join("old"));
+    copy_dir(&fixtures().join("new"), &dir.path().join("new"));
+    let one = dir.path().join("new/en/one.md");
+    let text = std::fs::read_to_string(&one).unwrap();
+    std::fs::write(&one, edit(&text)).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_side_with_errors_is_reported_and_the_rest_diffed() {
+    let dir = broken_copy(|t| t.replace("actor: developer", "actor: operator"));
+    let (code, out, err) = run_in(dir.path(), &["diff", "old", "new"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("error[K0110]"), "{err}");
+    // The broken clause is left out of the new side: not compared (not called removed); the
+    // others are diffed.
+    assert!(!out.contains("one.actor  "), "{out}");
+    assert!(
+        out.contains("not compared (a block with errors on one side): one.actor"),
+        "{out}"
+    );
+    assert!(out.contains("level       one.level"), "{out}");
+    insta::assert_snapshot!(shown((code, out, err)));
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let st = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+}
+
+/// A repository with two commits: the old fixture as `spec/`, then the new one and a Rust test
+/// that claims `one.kept`.
+fn scratch_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    copy_dir(&fixtures().join("old"), &dir.path().join("spec"));
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "old"]);
+    std::fs::remove_dir_all(dir.path().join("spec")).unwrap();
+    copy_dir(&fixtures().join("new"), &dir.path().join("spec"));
+    std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+    std::fs::write(
+        dir.path().join("tests/a.rs"),
+        "/// Clause: one.kept\n#[test]\nfn keeps() {}\n",
+    )
+    .unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "new"]);
+    dir
+}
+
+/// The changes of a JSON diff, without the annotated-test change the scratch repository adds.
+fn without_new_test(json: &str) -> (serde_json::Value, serde_json::Value) {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let mut changes = v["changes"].as_array().unwrap().clone();
+    let before = changes.len();
+    changes.retain(|c| !(c["id"] == "one.kept" && c["kind"] == "tests"));
+    assert_eq!(
+        before - 1,
+        changes.len(),
+        "no tests change for one.kept in {json}"
+    );
+    (serde_json::Value::Array(changes), v["prose"].clone())
+}
+
+#[test]
+fn git_revisions_read_without_a_checkout() {
+    let repo = scratch_repo();
+    let folders = diff_fixtures(&["--format", "json"]).1;
+    let changes = |json: &str| {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        (v["changes"].clone(), v["prose"].clone())
+    };
+    // HEAD~1 against the working tree (which is HEAD): the same changes as the two folders.
+    let (code, out, err) = run_in(
+        repo.path(),
+        &["diff", "--git", "HEAD~1", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(without_new_test(&out), changes(&folders));
+    assert!(out.contains("\"label\": \"HEAD~1:spec\""), "{out}");
+    // The annotated test of the new commit, found in the working tree, is a `tests` change.
+    assert!(out.contains("\"p::a::keeps\""), "{out}");
+    // A..B, both from git; the working tree is not read (spec/en and the test emptied here).
+    std::fs::remove_dir_all(repo.path().join("spec/en")).unwrap();
+    std::fs::remove_file(repo.path().join("tests/a.rs")).unwrap();
+    let (code, out, err) = run_in(
+        repo.path(),
+        &["diff", "--git", "HEAD~1..HEAD", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(without_new_test(&out), changes(&folders));
+    // No argument: HEAD against the working tree, whose en/ is now gone (reported, exit 1).
+    let (code, _, err) = run_in(repo.path(), &["diff"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("error[K0011]"), "{err}");
+    insta::assert_snapshot!(shown(run_in(
+        repo.path(),
+        &["diff", "--git", "HEAD~1..", "--format", "markdown"]
+    )));
+}
+
+#[test]
+fn git_problems() {
+    let repo = scratch_repo();
+    let (code, _, err) = run_in(repo.path(), &["diff", "--git", "no-such-rev"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`no-such-rev` is not a revision"), "{err}");
+    let plain = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("new"), &plain.path().join("spec"));
+    let (code, _, err) = run_in(plain.path(), &["diff"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(err);
+}
