@@ -193,10 +193,15 @@ pub struct Heading {
     pub level: u8,
     /// The heading's text.
     pub title: String,
-    /// GitHub-style anchor, made unique in the document with `-1`, `-2`, … suffixes.
+    /// Its id on the page: in the source language the GitHub-style anchor of its text, made unique
+    /// in the document with `-1`, `-2`, … suffixes; in a translation the id of the source heading at
+    /// the same position, so a link or the language switch lands on the same section in every
+    /// language.
     pub anchor: String,
     /// 1-based line of the heading.
     pub line: usize,
+    /// Where the heading is (the whole heading block).
+    pub span: Span,
 }
 
 /// A piece of a chapter, in source order.
@@ -223,6 +228,17 @@ pub struct Document {
     pub headings: Vec<Heading>,
     /// Prose and clauses, in source order.
     pub blocks: Vec<Block>,
+    /// Every link in the chapter's Markdown (prose and clause texts), for `check` to resolve.
+    pub links: Vec<Link>,
+}
+
+/// A link written in a chapter, as the editor wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The destination (`configuration.md#default-filesystems`, `#root`, `https://…`).
+    pub dest: String,
+    /// Where the destination is written (the clause block when it cannot be found in the file).
+    pub span: Span,
 }
 
 /// A clause in a translation: only its text. Level, actor, verification and tests are the source

@@ -8,7 +8,7 @@ use tera::value::Value;
 use super::interface::Interface;
 use super::markdown::{self, level_class, to_html, to_inline_html};
 use crate::matrix::{self, Matrix, Status};
-use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
+use crate::spec::{Block, Clause, Document, Heading, Spec, Translation, TranslationState};
 
 /// A clause as the templates see it (`c` in `clause.html`, `clause-row.html` and `matrix-row.html`).
 #[derive(Clone, Debug, Serialize)]
@@ -105,6 +105,95 @@ pub(super) fn base(
     ctx.insert("chapters", &chapters);
     ctx.insert("has_runtimes", &has_runtimes);
     ctx
+}
+
+/// A page of the site, for previous/next links: its file name (without `.html`) and title.
+#[derive(Serialize)]
+pub(super) struct PageLink<'s> {
+    pub name: &'s str,
+    pub title: &'s str,
+}
+
+/// The pages of a language in reading order: the index, the chapters, the clause index, the matrix
+/// and the runtimes page.
+pub(super) fn page_order<'s>(
+    docs: &'s [Document],
+    t: &'s Interface,
+    has_runtimes: bool,
+) -> Vec<PageLink<'s>> {
+    let text = |key: &'static str| t.text.get(key).map_or(key, String::as_str);
+    let mut order = vec![PageLink {
+        name: "index",
+        title: text("home"),
+    }];
+    order.extend(docs.iter().map(|d| PageLink {
+        name: &d.chapter,
+        title: &d.title,
+    }));
+    order.push(PageLink {
+        name: "clauses",
+        title: text("clauses"),
+    });
+    order.push(PageLink {
+        name: "matrix",
+        title: text("matrix"),
+    });
+    if has_runtimes {
+        order.push(PageLink {
+            name: "runtimes",
+            title: text("runtimes"),
+        });
+    }
+    order
+}
+
+/// Section numbers of a chapter's headings, the `chapter`th of the contract: `3` for its title,
+/// `3.1`, `3.2` for the sections under it, `3.2.1` below those. Headings align across languages,
+/// so the numbers are the same in every language.
+pub(super) fn section_numbers(chapter: usize, headings: &[Heading]) -> Vec<String> {
+    let mut counters: Vec<usize> = Vec::new();
+    headings
+        .iter()
+        .map(|h| {
+            let depth = usize::from(h.level.max(1)) - 1;
+            if depth == 0 {
+                counters.clear();
+                return chapter.to_string();
+            }
+            counters.resize(depth, 0);
+            counters[depth - 1] += 1;
+            let mut n = chapter.to_string();
+            for c in &counters {
+                n.push('.');
+                n.push_str(&c.to_string());
+            }
+            n
+        })
+        .collect()
+}
+
+/// A section in the sidebar of its chapter page (`sections` of `toc-sections.html`).
+#[derive(Serialize)]
+pub(super) struct Section<'s> {
+    id: &'s str,
+    number: &'s str,
+    title: &'s str,
+    level: u8,
+}
+
+/// The sections of a chapter (its headings below the title), with their numbers.
+pub(super) fn sections<'s>(headings: &'s [Heading], numbers: &'s [String]) -> Vec<Section<'s>> {
+    headings
+        .iter()
+        .zip(numbers)
+        .filter(|(h, _)| h.level > 1)
+        .map(|(h, n)| Section {
+            id: &h.anchor,
+            number: n,
+            title: &h.title,
+            level: h.level,
+        })
+        .collect()
 }
 
 /// The matrix page's summary: `coverage` groups, `statuses` and `results` (the rows are `rows`).

@@ -14,9 +14,13 @@ use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
 /// The embedded templates: (name, source).
-pub const TEMPLATES: [(&str, &str); 11] = [
+pub const TEMPLATES: [(&str, &str); 12] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("toc.html", include_str!("../../templates/toc.html")),
+    (
+        "toc-sections.html",
+        include_str!("../../templates/toc-sections.html"),
+    ),
     ("chapter.html", include_str!("../../templates/chapter.html")),
     ("clause.html", include_str!("../../templates/clause.html")),
     ("index.html", include_str!("../../templates/index.html")),

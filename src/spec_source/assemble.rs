@@ -42,6 +42,7 @@ pub(super) fn assemble_source(
             lang: source_lang.to_string(),
             file: path,
             headings: parsed.headings,
+            links: parsed.links,
             blocks,
         });
     }

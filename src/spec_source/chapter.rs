@@ -11,10 +11,10 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use super::clause_block::{BlockPos, ClauseFields, Schema, parse_block};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::find_keywords;
-use crate::spec::{Clause, Heading, SectionRef, TranslatedClause};
+use crate::spec::{Clause, Heading, Link, SectionRef, TranslatedClause};
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
-pub(super) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
+pub(crate) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
 
 pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES
@@ -24,6 +24,8 @@ pub(crate) fn markdown_options() -> Options {
 pub(super) struct ParsedChapter {
     pub title: Option<String>,
     pub headings: Vec<Heading>,
+    /// Every link, in prose and in clause texts.
+    pub links: Vec<Link>,
     /// Prose pieces and clauses in order; a clause with errors is left out (its diagnostics say why).
     pub pieces: Vec<Piece>,
 }
@@ -67,6 +69,7 @@ pub(super) fn parse_chapter(
     let mut prose_from = 0usize;
 
     let mut tops: Vec<(Range<usize>, Top)> = Vec::new();
+    let mut links = Vec::new();
 
     for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
         match ev {
@@ -93,6 +96,12 @@ pub(super) fn parse_chapter(
                         }
                     }
                     Tag::HtmlBlock => masked.push(range.clone()),
+                    Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
+                        links.push(Link {
+                            dest: dest_url.to_string(),
+                            span: Span::new(file_id, dest_range(src, &range, dest_url)),
+                        });
+                    }
                     Tag::Heading { level, .. } if depth == 0 => {
                         heading = Some((*level as u8, String::new()));
                     }
@@ -147,6 +156,7 @@ pub(super) fn parse_chapter(
                                     title: text,
                                     anchor,
                                     line,
+                                    span: Span::new(file_id, block.clone()),
                                 });
                             }
                             tops.push((
@@ -223,6 +233,16 @@ pub(super) fn parse_chapter(
                     fence: fence.clone(),
                 };
                 let fields = parse_block(&pos, schema, diags);
+                let within = fields.text_span.as_ref().map_or(&block, |s| &s.range);
+                for text in [&fields.text, &fields.reason, &fields.implicit]
+                    .into_iter()
+                    .flatten()
+                {
+                    links.extend(links_in(text).map(|dest| Link {
+                        span: Span::new(file_id, dest_range(src, within, &dest)),
+                        dest,
+                    }));
+                }
                 let section = section_at
                     .iter()
                     .rev()
@@ -245,8 +265,30 @@ pub(super) fn parse_chapter(
     ParsedChapter {
         title,
         headings,
+        links,
         pieces,
     }
+}
+
+/// The link destinations in a piece of Markdown (a clause's text).
+fn links_in(markdown: &str) -> impl Iterator<Item = String> + '_ {
+    Parser::new_ext(markdown, markdown_options()).filter_map(|ev| match ev {
+        Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+            Some(dest_url.to_string())
+        }
+        _ => None,
+    })
+}
+
+/// Where `dest` is written inside `within` (the link, or the clause block), for a diagnostic; the
+/// whole range when it is not written there verbatim (a reference link, an escaped character).
+fn dest_range(src: &str, within: &Range<usize>, dest: &str) -> Range<usize> {
+    src.get(within.clone())
+        .filter(|_| !dest.is_empty())
+        .and_then(|s| s.find(dest))
+        .map_or(within.clone(), |at| {
+            within.start + at..within.start + at + dest.len()
+        })
 }
 
 fn build_clause(

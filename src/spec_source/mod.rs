@@ -12,6 +12,7 @@ mod clause_block;
 mod contract;
 pub(crate) mod fast_yaml;
 mod files;
+mod links;
 mod translation;
 
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub(crate) use chapter::markdown_options;
+pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
 pub(crate) use files::{io_error, read_source};
 pub(crate) use translation::translation_diagnostics;
 
@@ -80,6 +81,7 @@ pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
         let start = Instant::now();
         let extra = translation_diagnostics(&out.spec, opts.strict);
         out.diagnostics.extend(extra);
+        out.diagnostics.extend(links::check_links(&out.spec));
         out.timings.add("validate", start.elapsed());
     }
     out

@@ -9,7 +9,7 @@ use super::assemble::duplicate;
 use super::chapter::{ParsedChapter, Piece};
 use crate::diagnostic::Diagnostic;
 use crate::keywords::levels_in;
-use crate::spec::{Block, Document, Spec, Translation, TranslationState};
+use crate::spec::{Block, Document, Heading, Spec, Translation, TranslationState};
 
 /// Load one translation: its chapters mirror the source's; each clause must translate an existing
 /// source clause, keep its level, and carry the stamp of the source text it was made from.
@@ -70,17 +70,89 @@ pub(super) fn load_translation(
                 }
             }
         }
+        let mut headings = parsed.headings;
+        if let Some(source) = spec.documents.iter().find(|d| d.chapter == chapter) {
+            align_headings(&source.headings, &mut headings, diags);
+        }
         tr.documents.push(Document {
             title: parsed.title.unwrap_or_else(|| chapter.clone()),
             chapter,
             lang: lang.to_string(),
             file,
-            headings: parsed.headings,
+            headings,
+            links: parsed.links,
             blocks,
         });
     }
     place_untranslated(spec, &mut tr);
     tr
+}
+
+/// A translated heading takes the id of the source heading at the same position, so
+/// `#default-filesystems` lands on 默认文件系统 and the language switch keeps the section. That needs
+/// the same headings, at the same levels, in the same order: the first difference is an error
+/// (K0307) and the headings from there on keep ids of their own text.
+fn align_headings(source: &[Heading], translated: &mut [Heading], diags: &mut Vec<Diagnostic>) {
+    for (i, h) in translated.iter_mut().enumerate() {
+        match source.get(i) {
+            Some(s) if s.level == h.level => h.anchor.clone_from(&s.anchor),
+            found => {
+                let (label, help) = match found {
+                    Some(s) => (
+                        format!(
+                            "a level-{} heading where the source has `{}` at level {}",
+                            h.level, s.title, s.level
+                        ),
+                        format!(
+                            "give this heading level {} (`{}`), as in the source, or add the missing heading",
+                            s.level,
+                            "#".repeat(usize::from(s.level))
+                        ),
+                    ),
+                    None => (
+                        "the source chapter has no heading here".to_string(),
+                        format!(
+                            "the source chapter has {} headings: translate each, and add none",
+                            source.len()
+                        ),
+                    ),
+                };
+                let mut d = Diagnostic::error(
+                    "K0307",
+                    format!(
+                        "heading {} of the translation does not match the source",
+                        i + 1
+                    ),
+                )
+                .at(h.span.clone(), label)
+                .help(help);
+                if let Some(s) = found {
+                    d = d.with_context(s.span.clone(), "the source heading at this position");
+                }
+                diags.push(d);
+                return;
+            }
+        }
+    }
+    if let Some(missing) = source.get(translated.len()) {
+        let d = Diagnostic::error(
+            "K0307",
+            format!("the translation lacks the heading `{}` of the source", missing.title),
+        )
+        .help("translate every heading of the source chapter, in the same order and at the same levels: headings give the sections their ids in every language");
+        diags.push(match translated.last() {
+            Some(last) => d
+                .at(last.span.clone(), "the last translated heading")
+                .with_context(
+                    missing.span.clone(),
+                    "this source heading has no translation",
+                ),
+            None => d.at(
+                missing.span.clone(),
+                "this source heading has no translation",
+            ),
+        });
+    }
 }
 
 /// A source clause with no translation still appears on the translated page (with the source text
