@@ -243,7 +243,7 @@ pub(super) fn clause<'s>(
             _ => (c.text.as_str(), "missing", Some(to_html(&c.text))),
         },
     };
-    let (text_html, plain) = markdown::to_html_and_text(text);
+    let (text_html, plain) = markdown::to_html_and_text(text, &c.chapter);
     ClauseCtx {
         id: &c.id,
         level: c.level.as_str(),

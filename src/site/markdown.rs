@@ -13,7 +13,7 @@ use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
 /// Spec Markdown as safe HTML: raw HTML escaped, only http(s), mailto, fragment and relative links,
 /// RFC 2119 keywords marked.
 pub fn to_html(markdown: &str) -> String {
-    render(markdown, None, None)
+    render(markdown, None, None, None)
 }
 
 /// A heading of a chapter as its page shows it: its id (the same in every language) and its
@@ -30,14 +30,17 @@ pub(super) fn prose_html<'h>(
     markdown: &str,
     heads: &mut dyn Iterator<Item = SectionHead<'h>>,
 ) -> String {
-    render(markdown, None, Some(heads))
+    render(markdown, None, Some(heads), None)
 }
 
 /// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
 /// breaks and the ends of paragraphs and list items as spaces, runs of whitespace as one space.
-pub(super) fn to_html_and_text(markdown: &str) -> (String, String) {
+///
+/// `chapter` is the page the text belongs to: a link to a fragment alone (`#root`) becomes
+/// `chapter.html#root`, so it lands wherever the text is shown (the clause index, the matrix).
+pub(super) fn to_html_and_text(markdown: &str, chapter: &str) -> (String, String) {
     let mut text = String::with_capacity(markdown.len());
-    let html = render(markdown, Some(&mut text), None);
+    let html = render(markdown, Some(&mut text), None, Some(chapter));
     (html, collapse_whitespace(&text))
 }
 
@@ -57,6 +60,7 @@ fn render<'h>(
     markdown: &str,
     mut plain: Option<&mut String>,
     mut heads: Option<&mut dyn Iterator<Item = SectionHead<'h>>>,
+    chapter: Option<&str>,
 ) -> String {
     let mut events = Vec::with_capacity(16);
     let mut depth = 0usize;
@@ -113,7 +117,10 @@ fn render<'h>(
                 id,
             }) => events.push(Event::Start(Tag::Link {
                 link_type,
-                dest_url: safe_url(&dest_url),
+                dest_url: match (chapter, dest_url.strip_prefix('#')) {
+                    (Some(ch), Some(frag)) => CowStr::from(format!("{ch}.html#{frag}")),
+                    _ => safe_url(&dest_url),
+                },
                 title,
                 id,
             })),

@@ -64,6 +64,7 @@ enum Job {
     Matrix(usize),
     Search(usize),
     Index(usize),
+    Print(usize),
     Runtimes(usize),
     Chapter(usize, usize),
 }
@@ -107,7 +108,7 @@ pub(super) fn render_into(
     }
     jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
     for (l, lr) in per_lang.iter().enumerate() {
-        jobs.push(Job::Index(l));
+        jobs.extend([Job::Index(l), Job::Print(l)]);
         if runtimes.is_some() {
             jobs.push(Job::Runtimes(l));
         }
@@ -161,24 +162,7 @@ pub(super) fn render_into(
             Job::Chapter(l, d) => {
                 let lr = &per_lang[l];
                 let doc = &lr.docs[d];
-                let numbers = context::section_numbers(d + 1, &doc.headings);
-                let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
-                    id: &h.anchor,
-                    number: n,
-                });
-                let mut blocks: Vec<Value> = Vec::with_capacity(doc.blocks.len());
-                for b in &doc.blocks {
-                    blocks.push(match b {
-                        Block::Prose(p) => context::block(
-                            "prose",
-                            "html",
-                            Value::safe_string(&prose_html(p, &mut heads)),
-                        ),
-                        Block::Clause(i) => {
-                            context::block("clause", "clause", lr.values[*i].clone())
-                        }
-                    });
-                }
+                let (blocks, numbers) = chapter_blocks(lr, d);
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &doc.title);
                 ctx.insert_value("blocks", Value::from(blocks));
@@ -195,6 +179,28 @@ pub(super) fn render_into(
                     &doc.chapter,
                     format!("{}/{}.html", lr.lang, doc.chapter),
                     &sections,
+                )
+            }
+            Job::Print(l) => {
+                let lr = &per_lang[l];
+                let chapters: Vec<Value> = (0..lr.docs.len())
+                    .map(|d| {
+                        let mut map = std::collections::BTreeMap::new();
+                        map.insert("name", Value::from(lr.docs[d].chapter.as_str()));
+                        map.insert("blocks", Value::from(chapter_blocks(lr, d).0));
+                        Value::from(map)
+                    })
+                    .collect();
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", &lr.t.text.get("print_short"));
+                ctx.insert_value("print_chapters", Value::from(chapters));
+                page(
+                    lr,
+                    "print.html",
+                    ctx,
+                    "print",
+                    format!("{}/print.html", lr.lang),
+                    "",
                 )
             }
             Job::Index(l) => {
@@ -292,6 +298,29 @@ pub(super) fn render_into(
         pages: pages + 1,
         parts: parts.report(),
     })
+}
+
+/// The blocks of chapter `d` of `lr` for `chapter.html` (prose rendered with its headings' ids
+/// and section numbers; clauses as their shared values), and those section numbers.
+fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>) {
+    let doc = &lr.docs[d];
+    let numbers = context::section_numbers(d + 1, &doc.headings);
+    let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
+        id: &h.anchor,
+        number: n,
+    });
+    let mut blocks: Vec<Value> = Vec::with_capacity(doc.blocks.len());
+    for b in &doc.blocks {
+        blocks.push(match b {
+            Block::Prose(p) => context::block(
+                "prose",
+                "html",
+                Value::safe_string(&prose_html(p, &mut heads)),
+            ),
+            Block::Clause(i) => context::block("clause", "clause", lr.values[*i].clone()),
+        });
+    }
+    (blocks, numbers)
 }
 
 /// A language's shared state for [`render_into`].
@@ -405,7 +434,7 @@ impl Job {
             Job::ClauseIndex(_) => Part::ClauseIndex,
             Job::Matrix(_) => Part::MatrixPage,
             Job::Search(_) => Part::SearchIndex,
-            Job::Index(_) | Job::Runtimes(_) | Job::Chapter(..) => Part::Chapters,
+            Job::Index(_) | Job::Print(_) | Job::Runtimes(_) | Job::Chapter(..) => Part::Chapters,
         }
     }
 
