@@ -52,6 +52,7 @@ pub(super) fn parse_chapter(
     file_id: FileId,
     file: &SourceFile,
     chapter: &str,
+    lang: &str,
     schema: Schema,
     diags: &mut Vec<Diagnostic>,
 ) -> ParsedChapter {
@@ -234,6 +235,11 @@ pub(super) fn parse_chapter(
                 };
                 let fields = parse_block(&pos, schema, diags);
                 let within = fields.text_span.as_ref().map_or(&block, |s| &s.range);
+                if is_chinese(lang)
+                    && let Some(text) = &fields.text
+                {
+                    check_chinese_terms(text, src, within, file_id, diags);
+                }
                 for text in [&fields.text, &fields.reason, &fields.implicit]
                     .into_iter()
                     .flatten()
@@ -267,6 +273,49 @@ pub(super) fn parse_chapter(
         headings,
         links,
         pieces,
+    }
+}
+
+/// Chinese (`zh`, `zh-CN`, `zh-Hans`, …): its clauses write RFC 2119 keywords as 必须（MUST）.
+fn is_chinese(lang: &str) -> bool {
+    lang == "zh" || lang.starts_with("zh-")
+}
+
+/// K0308: the Chinese term before each bracketed keyword says the keyword's level.
+fn check_chinese_terms(
+    text: &str,
+    src: &str,
+    within: &Range<usize>,
+    file_id: FileId,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for m in crate::keywords::chinese_mismatches(text) {
+        let written = &text[m.range.clone()];
+        let span = Span::new(file_id, dest_range(src, within, written));
+        let terms = crate::keywords::chinese_terms(m.level);
+        let keyword = if m.keyword == m.level.as_str() {
+            m.keyword.clone()
+        } else {
+            format!("{} ({})", m.keyword, m.level)
+        };
+        let (message, label) = match m.term {
+            Some((term, says)) => (
+                format!("`{term}` reads as {says}, but the keyword is {keyword}"),
+                format!("{term} means {says}"),
+            ),
+            None => (
+                format!("the keyword {keyword} has no Chinese term of the keyword table before it"),
+                "no term of the table here".to_string(),
+            ),
+        };
+        diags.push(
+            Diagnostic::error("K0308", message)
+                .at(span, label)
+                .help(format!(
+                    "write {}: the keyword table of spec/README.md gives each keyword its Chinese term, so that a reader of the Chinese sees the level the English keyword has",
+                    terms.iter().map(|t| format!("{t}（{}）", m.keyword)).collect::<Vec<_>>().join(" or "),
+                )),
+        );
     }
 }
 

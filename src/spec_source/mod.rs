@@ -193,7 +193,14 @@ fn read_and_parse(
                 Some(id) => {
                     let mut diags = Vec::new();
                     let p =
-                        chapter::parse_chapter(id, sources.get(id), &chapter, schema, &mut diags);
+                        chapter::parse_chapter(
+                            id,
+                            sources.get(id),
+                            &chapter,
+                            lang,
+                            schema,
+                            &mut diags,
+                        );
                     (Some((chapter, path, p)), diags)
                 }
                 None => (None, Vec::new()),

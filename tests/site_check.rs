@@ -1,0 +1,87 @@
+//! What `check` guarantees the site: every internal link and anchor resolves (K0118), a
+//! translation's headings match the source's so sections keep their ids (K0307), and a Chinese
+//! keyword's term says its level (K0308). Snapshots of the exact diagnostics, reviewed like code.
+
+use std::process::Command;
+
+const CONTRACT: &str = "title: T\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one, two]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n";
+
+/// `stamp` of "The platform MUST do it." (as in `error_catalog.rs`).
+const STAMP_A: &str = "87b30d4e0373";
+
+const EN_ONE: &str = "# One\n\n## Default Filesystems\n\nSee [two](two.md#later) and [fs](#default-filesystems).\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n";
+const EN_TWO: &str = "# Two\n\n## Later\n\nText.\n";
+const ZH_TWO: &str = "# 二\n\n## 稍后\n\n正文。\n";
+
+fn zh_one(body: &str) -> String {
+    format!("# 一\n\n## 默认文件系统\n\n{body}\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n")
+}
+
+/// `kcontract check` on a two-chapter bilingual spec.
+fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in [
+        ("spec/contract.yaml", CONTRACT),
+        ("spec/en/one.md", en_one),
+        ("spec/en/two.md", EN_TWO),
+        ("spec/zh/one.md", zh_one),
+        ("spec/zh/two.md", zh_two),
+    ] {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir.path())
+        .args(["--color", "never", "--spec", "spec", "check"])
+        .output()
+        .unwrap();
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code().map_or("signal".into(), |c| c.to_string()),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn links_and_anchors_that_resolve_pass() {
+    let out = check(EN_ONE, &zh_one("见[稍后](two.md#later)与[文件系统](#default-filesystems)。"), ZH_TWO);
+    assert!(out.starts_with("exit: 0\n"), "{out}");
+}
+
+#[test]
+fn k0118_links_that_would_dangle() {
+    let en = EN_ONE.replace("two.md#later", "two.md#latr").replace(
+        "[fs](#default-filesystems)",
+        "[fs](#default-filesystems) [x](three.md) [y](../README.md) [c](#one.a) [web](https://example.com/#nowhere)",
+    );
+    insta::assert_snapshot!(check(&en, &zh_one("见[文件系统](#默认文件系统)。"), ZH_TWO));
+}
+
+#[test]
+fn k0307_translated_headings_that_differ() {
+    insta::assert_snapshot!(check(
+        EN_ONE,
+        &zh_one("正文。").replace("## 默认文件系统", "### 默认文件系统"),
+        "# 二\n\n正文。\n"
+    ));
+}
+
+#[test]
+fn k0308_a_chinese_term_that_says_another_level() {
+    let zh = zh_one("正文。").replace(
+        "平台必须（MUST）这样做。",
+        "平台应当（SHALL）这样做。",
+    );
+    insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
+}
+
+#[test]
+fn k0308_a_keyword_without_its_chinese_term() {
+    let zh = zh_one("正文。").replace(
+        "平台必须（MUST）这样做。",
+        "平台必需（MUST）这样做。",
+    );
+    insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
+}
