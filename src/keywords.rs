@@ -300,7 +300,10 @@ pub fn chinese_mismatches(text: &str) -> Vec<ChineseMismatch> {
     for hit in find_keywords(text) {
         let before = &text[..hit.range.start];
         let after = &text[hit.range.end..];
-        let Some(open) = before.strip_suffix('（').or_else(|| before.strip_suffix('(')) else {
+        let Some(open) = before
+            .strip_suffix('（')
+            .or_else(|| before.strip_suffix('('))
+        else {
             continue;
         };
         if !(after.starts_with('）') || after.starts_with(')')) {
@@ -317,7 +320,10 @@ pub fn chinese_mismatches(text: &str) -> Vec<ChineseMismatch> {
         let start = term.map_or(open.len(), |(t, _)| open.len() - t.len());
         out.push(ChineseMismatch {
             range: start..close,
-            keyword: text[hit.range.clone()].split_whitespace().collect::<Vec<_>>().join(" "),
+            keyword: text[hit.range.clone()]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
             level: hit.level,
             term,
         });
@@ -340,9 +346,15 @@ mod tests {
 
     #[test]
     fn chinese_terms_agree_with_their_keywords() {
-        assert!(chinese_mismatches("容器必须（MUST）退出，不得（MUST NOT）停留，可以（MAY）重启。").is_empty());
+        assert!(
+            chinese_mismatches("容器必须（MUST）退出，不得（MUST NOT）停留，可以（MAY）重启。")
+                .is_empty()
+        );
         assert!(chinese_mismatches("不应该（SHOULD NOT）设置；不推荐（NOT RECOMMENDED）使用；推荐（RECOMMENDED）定义；可选（OPTIONAL）。").is_empty());
-        assert!(chinese_mismatches("必须（SHALL）使用；必须（REQUIRED）为；不得（SHALL NOT）").is_empty());
+        assert!(
+            chinese_mismatches("必须（SHALL）使用；必须（REQUIRED）为；不得（SHALL NOT）")
+                .is_empty()
+        );
         let m = chinese_mismatches("则应当（SHALL）使用平台特定的默认值");
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].keyword, "SHALL");
@@ -352,7 +364,10 @@ mod tests {
         let m = chinese_mismatches("它们必需（REQUIRED）为");
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].term, None);
-        assert_eq!(&"它们必需（REQUIRED）为"[m[0].range.clone()], "（REQUIRED）");
+        assert_eq!(
+            &"它们必需（REQUIRED）为"[m[0].range.clone()],
+            "（REQUIRED）"
+        );
         // 应该 before SHOULD NOT: the negation is missing.
         assert_eq!(chinese_mismatches("应该（SHOULD NOT）").len(), 1);
         // A keyword without brackets is K0304's business, not this check's.

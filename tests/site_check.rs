@@ -14,7 +14,9 @@ const EN_TWO: &str = "# Two\n\n## Later\n\nText.\n";
 const ZH_TWO: &str = "# 二\n\n## 稍后\n\n正文。\n";
 
 fn zh_one(body: &str) -> String {
-    format!("# 一\n\n## 默认文件系统\n\n{body}\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n")
+    format!(
+        "# 一\n\n## 默认文件系统\n\n{body}\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
+    )
 }
 
 /// `kcontract check` on a two-chapter bilingual spec.
@@ -46,7 +48,11 @@ fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
 
 #[test]
 fn links_and_anchors_that_resolve_pass() {
-    let out = check(EN_ONE, &zh_one("见[稍后](two.md#later)与[文件系统](#default-filesystems)。"), ZH_TWO);
+    let out = check(
+        EN_ONE,
+        &zh_one("见[稍后](two.md#later)与[文件系统](#default-filesystems)。"),
+        ZH_TWO,
+    );
     assert!(out.starts_with("exit: 0\n"), "{out}");
 }
 
@@ -70,18 +76,47 @@ fn k0307_translated_headings_that_differ() {
 
 #[test]
 fn k0308_a_chinese_term_that_says_another_level() {
-    let zh = zh_one("正文。").replace(
-        "平台必须（MUST）这样做。",
-        "平台应当（SHALL）这样做。",
-    );
+    let zh = zh_one("正文。").replace("平台必须（MUST）这样做。", "平台应当（SHALL）这样做。");
     insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
 }
 
 #[test]
 fn k0308_a_keyword_without_its_chinese_term() {
-    let zh = zh_one("正文。").replace(
-        "平台必须（MUST）这样做。",
-        "平台必需（MUST）这样做。",
+    let zh = zh_one("正文。").replace("平台必须（MUST）这样做。", "平台必需（MUST）这样做。");
+    insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
+}
+
+const EN_REASON: &str = "# One\n\n## Default Filesystems\n\n```clause\nid: one.a\nlevel: MAY\nactor: platform\ntext: The platform MAY do it.\nverify: untestable\nreason: A permission.\n```\n";
+
+fn zh_reason(reason: Option<&str>, stamp: &str) -> String {
+    let reason = reason.map_or(String::new(), |r| format!("reason: {r}\n"));
+    format!(
+        "# 一\n\n## 默认文件系统\n\n```clause\nid: one.a\ntext: 平台可以（MAY）这样做。\n{reason}source: {stamp}\n```\n"
+    )
+}
+
+#[test]
+fn a_translated_reason_is_stamped_and_goes_stale_with_the_source_reason() {
+    let stamp =
+        kcontract::spec::clause_stamp("The platform MAY do it.", Some("A permission."), None);
+    // The stamp covers the reason: the text's stamp alone is not current.
+    assert_ne!(stamp, kcontract::spec::stamp("The platform MAY do it."));
+    let ok = check(
+        EN_REASON,
+        &zh_reason(Some("这是一项许可。"), &stamp),
+        ZH_TWO,
     );
+    assert!(ok.starts_with("exit: 0\n") && !ok.contains("K0303"), "{ok}");
+    let changed = EN_REASON.replace("A permission.", "A permission, nothing to observe.");
+    let stale = check(&changed, &zh_reason(Some("这是一项许可。"), &stamp), ZH_TWO);
+    assert!(
+        stale.contains("warning[K0303]") && stale.contains("one.a"),
+        "{stale}"
+    );
+}
+
+#[test]
+fn k0309_a_translated_reason_the_source_lacks() {
+    let zh = zh_one("正文。").replace("source:", "reason: 无法测试。\nsource:");
     insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
 }

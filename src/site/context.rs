@@ -20,9 +20,16 @@ pub(crate) struct ClauseCtx<'s> {
     pub actor: &'static str,
     pub verify: &'static str,
     pub text_html: String,
-    /// Editors' notes are English-only metadata, rendered as inline Markdown.
+    /// Why untestable, in the page's language where translated (inline Markdown rendered).
     pub reason_html: Option<String>,
+    /// `reason_html` is the source language's text on a translated page.
+    pub reason_source: bool,
+    /// Why a keyword-less statement binds, as `reason_html`.
     pub implicit_html: Option<String>,
+    /// `implicit_html` is the source language's text on a translated page.
+    pub implicit_source: bool,
+    /// The text is the source language's on a translated page (the translation is missing).
+    pub text_source: bool,
     pub oci: Option<&'s str>,
     pub oci_url: Option<String>,
     pub upstream_tests: Vec<(&'s str, String)>,
@@ -99,7 +106,15 @@ pub(super) fn base(
     ctx.insert("html_lang", &own.html_lang);
     ctx.insert("other_langs", &others);
     ctx.insert("t", &own.text);
-    ctx.insert("title", &spec.contract.title);
+    ctx.insert("title", spec.contract.title_in(lang));
+    let (attribution, translated) = spec.contract.attribution_in(lang);
+    ctx.insert("attribution", attribution);
+    // The language the attribution is written in, when it is not the page's.
+    let source = spec.contract.languages.first().map_or("en", String::as_str);
+    ctx.insert(
+        "attribution_lang",
+        &(!translated && lang != source).then_some(source),
+    );
     ctx.insert("version", &spec.contract.version);
     ctx.insert("upstream", &spec.contract.upstream);
     ctx.insert("chapters", &chapters);
@@ -233,16 +248,31 @@ pub(super) fn clause<'s>(
     tr: Option<&Translation>,
     status: Status,
 ) -> ClauseCtx<'s> {
-    let (text, state, original) = match tr {
-        None => (c.text.as_str(), "current", None),
+    // A missing translation shows the source text once, marked as the source language's (the badge
+    // says it is not translated); a stale one shows the translation and the original beside it.
+    let (text, state, original, translated) = match tr {
+        None => (c.text.as_str(), "current", None, None),
         Some(t) => match t.lookup(index, c) {
-            (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None),
+            (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None, Some(x)),
             (TranslationState::Stale, Some(x)) => {
-                (x.text.as_str(), "stale", Some(to_html(&c.text)))
+                (x.text.as_str(), "stale", Some(to_html(&c.text)), Some(x))
             }
-            _ => (c.text.as_str(), "missing", Some(to_html(&c.text))),
+            _ => (c.text.as_str(), "missing", None, None),
         },
     };
+    // `reason` and `implicit` in the page's language where the translation gives them; else the
+    // source's, marked as such (`*_source`).
+    let pick = |source: Option<&'s String>, translated: Option<&Option<String>>| match (
+        source,
+        translated.and_then(Option::as_ref),
+    ) {
+        (None, _) => (None, false),
+        (Some(_), Some(t)) => (Some(to_inline_html(t)), false),
+        (Some(s), None) => (Some(to_inline_html(s)), tr.is_some()),
+    };
+    let (reason_html, reason_source) = pick(c.reason.as_ref(), translated.map(|x| &x.reason));
+    let (implicit_html, implicit_source) =
+        pick(c.implicit.as_ref(), translated.map(|x| &x.implicit));
     let (text_html, plain) = markdown::to_html_and_text(text, &c.chapter);
     ClauseCtx {
         id: &c.id,
@@ -253,8 +283,11 @@ pub(super) fn clause<'s>(
         verify: c.verify.as_str(),
         text_html,
         plain,
-        reason_html: c.reason.as_deref().map(to_inline_html),
-        implicit_html: c.implicit.as_deref().map(to_inline_html),
+        reason_html,
+        reason_source,
+        implicit_html,
+        implicit_source,
+        text_source: tr.is_some() && state == "missing",
         oci_url: c
             .oci
             .as_ref()

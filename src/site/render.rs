@@ -206,7 +206,7 @@ pub(super) fn render_into(
             Job::Index(l) => {
                 let lr = &per_lang[l];
                 let mut ctx = lr.base.clone();
-                ctx.insert("page_title", &spec.contract.title);
+                ctx.insert("page_title", spec.contract.title_in(lr.lang));
                 ctx.insert("clause_count", &lr.clauses.len());
                 page(
                     lr,

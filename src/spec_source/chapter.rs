@@ -356,7 +356,7 @@ fn build_clause(
         level,
         keyword,
         actor: f.actor?,
-        stamp: crate::spec::stamp(&text),
+        stamp: crate::spec::clause_stamp(&text, f.reason.as_deref(), f.implicit.as_deref()),
         text,
         verify: f.verify?,
         reason: f.reason,
@@ -382,6 +382,8 @@ fn build_translated(
     Some(TranslatedClause {
         id,
         text: f.text?,
+        reason: f.reason,
+        implicit: f.implicit,
         source: f.source?,
         file: file.path.clone(),
         line: file.line_col(block.start).0,

@@ -192,15 +192,14 @@ fn read_and_parse(
             |(chapter, path, id): (String, PathBuf, Option<FileId>)| match id {
                 Some(id) => {
                     let mut diags = Vec::new();
-                    let p =
-                        chapter::parse_chapter(
-                            id,
-                            sources.get(id),
-                            &chapter,
-                            lang,
-                            schema,
-                            &mut diags,
-                        );
+                    let p = chapter::parse_chapter(
+                        id,
+                        sources.get(id),
+                        &chapter,
+                        lang,
+                        schema,
+                        &mut diags,
+                    );
                     (Some((chapter, path, p)), diags)
                 }
                 None => (None, Vec::new()),

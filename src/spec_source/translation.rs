@@ -65,6 +65,18 @@ pub(super) fn load_translation(
                                 .help(format!("keep the English keyword next to the translation, e.g. 必须（{}）; a translation never changes the level", source.level)),
                         );
                     }
+                    for (field, translated, source) in [
+                        ("reason", &t.reason, &source.reason),
+                        ("implicit", &t.implicit, &source.implicit),
+                    ] {
+                        if translated.is_some() && source.is_none() {
+                            diags.push(
+                                Diagnostic::error("K0309", format!("the translation of `{}` has a `{field}` the source clause lacks", t.id))
+                                    .at(t.span.clone(), format!("the source clause has no `{field}`"))
+                                    .help(format!("remove `{field}` from the translation: it translates the source clause's `{field}`, and is shown only where the source has one")),
+                            );
+                        }
+                    }
                     blocks.push(Block::Clause(idx));
                     tr.clauses[idx] = Some(t);
                 }
