@@ -74,7 +74,6 @@
     flushWord(); flushCJK();
     return out;
   }
-  var KIND_TIER = { clause: 4, deviation: 4, heading: 3, text: 5 };
   var index = (window.KC_SEARCH || []).map(function (e, n) {
     var idToks = e.id ? tokens(e.id) : [];
     var textToks = tokens(e.text);
@@ -89,14 +88,19 @@
     for (var i = 0; i < q.length; i++) if (toks.indexOf(q[i]) < 0) return false;
     return true;
   }
-  // Rank: 0 the id is the query or ends in it; 1 every query term is a word of the id; 2 every term
-  // is a whole word of a clause's text; 3 a heading; 4 other clauses and deviations; 5 prose.
+  // Rank: 0 the id is the query or ends in it, or a heading is the query; 1 every query term is a
+  // word of the id; 2 a heading holds the query; 3 every term is a whole word of a clause's text;
+  // 4 other headings; 5 other clauses and deviations; 6 prose.
+  var KIND_TIER = { clause: 5, deviation: 5, heading: 4, text: 6 };
   function tier(d, q, raw) {
     var id = (d.e.id || "").toLowerCase(), want = raw.toLowerCase().replace(/\s+/g, "-");
+    var phrase = raw.toLowerCase().replace(/\s+/g, " "), text = d.e.text.toLowerCase();
     if (id && (id === want || id.slice(-want.length - 1) === "." + want)) return 0;
+    if (d.e.kind === "heading" && text === phrase) return 0;
     if (d.idToks.length && hasAll(d.idToks, q)) return 1;
-    if (d.e.kind === "clause" && hasAll(d.textToks, q)) return 2;
-    return KIND_TIER[d.e.kind] || 5;
+    if (d.e.kind === "heading" && text.indexOf(phrase) >= 0) return 2;
+    if (d.e.kind === "clause" && hasAll(d.textToks, q)) return 3;
+    return KIND_TIER[d.e.kind] || 6;
   }
   var LIMIT = 20;
   function search(query) {
@@ -107,7 +111,13 @@
       return true;
     }).map(function (d) { return { d: d, t: tier(d, q, query.trim()) }; });
     hits.sort(function (a, b) { return a.t - b.t || a.d.n - b.d.n; });
-    return hits.map(function (h) { return h.d; });
+    // One result per place: a section's paragraphs all lead to its heading.
+    var seen = {};
+    return hits.map(function (h) { return h.d; }).filter(function (d) {
+      if (seen[d.e.url]) return false;
+      seen[d.e.url] = true;
+      return true;
+    });
   }
   // The text around the first match, with the matched words marked (built as DOM nodes, not HTML).
   function snippet(el, text, query) {
