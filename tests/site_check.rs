@@ -120,3 +120,27 @@ fn k0309_a_translated_reason_the_source_lacks() {
     let zh = zh_one("正文。").replace("source:", "reason: 无法测试。\nsource:");
     insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
 }
+
+/// A YAML error in the source clause is reported once, where it is: its translation is not
+/// reported as translating a clause that does not exist (K0302).
+#[test]
+fn a_broken_source_clause_does_not_make_its_translation_an_orphan() {
+    for broken in [
+        // Not YAML at all.
+        EN_ONE.replace("text: The platform MUST do it.", "text: \"unterminated"),
+        // YAML, but a field is wrong.
+        EN_ONE.replace("actor: platform", "actor: nobody"),
+    ] {
+        let out = check(&broken, &zh_one("正文。"), ZH_TWO);
+        assert!(out.starts_with("exit: 1\n"), "{out}");
+        assert!(out.contains("spec/en/one.md"), "{out}");
+        assert!(!out.contains("K0302"), "{out}");
+    }
+    // A translation of an id no source block has is still reported.
+    let out = check(
+        EN_ONE,
+        &zh_one("正文。").replace("id: one.a", "id: one.zzz"),
+        ZH_TWO,
+    );
+    assert!(out.contains("error[K0302]"), "{out}");
+}

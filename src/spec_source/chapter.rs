@@ -26,6 +26,9 @@ pub(super) struct ParsedChapter {
     pub headings: Vec<Heading>,
     /// Every link, in prose and in clause texts.
     pub links: Vec<Link>,
+    /// The ids of source clause blocks left out for their errors (as far as an id can be read), so
+    /// that their translations are not reported as translating nothing.
+    pub unbuilt: Vec<String>,
     /// Prose pieces and clauses in order; a clause with errors is left out (its diagnostics say why).
     pub pieces: Vec<Piece>,
 }
@@ -71,6 +74,7 @@ pub(super) fn parse_chapter(
 
     let mut tops: Vec<(Range<usize>, Top)> = Vec::new();
     let mut links = Vec::new();
+    let mut unbuilt = Vec::new();
 
     for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
         match ev {
@@ -254,9 +258,19 @@ pub(super) fn parse_chapter(
                     .rev()
                     .find(|(off, _)| *off <= block.start)
                     .map(|(_, s)| s.clone());
+                let written_id = fields
+                    .id
+                    .as_ref()
+                    .map(|(id, _)| id.clone())
+                    .or_else(|| id_line(&src[pos_content(&block, src)]));
                 let piece = match schema {
-                    Schema::Source => build_clause(fields, chapter, section, file, file_id, &block)
-                        .map(|c| Piece::Clause(Box::new(c))),
+                    Schema::Source => {
+                        let built = build_clause(fields, chapter, section, file, file_id, &block);
+                        if built.is_none() {
+                            unbuilt.extend(written_id);
+                        }
+                        built.map(|c| Piece::Clause(Box::new(c)))
+                    }
                     Schema::Translation => build_translated(fields, file, file_id, &block)
                         .map(|c| Piece::Translated(Box::new(c))),
                 };
@@ -272,8 +286,22 @@ pub(super) fn parse_chapter(
         title,
         headings,
         links,
+        unbuilt,
         pieces,
     }
+}
+
+/// The block's text (its range in `src`, clamped).
+fn pos_content(block: &Range<usize>, src: &str) -> Range<usize> {
+    block.start.min(src.len())..block.end.min(src.len())
+}
+
+/// The value of an `id:` line in a clause block that did not parse, if there is one.
+fn id_line(block: &str) -> Option<String> {
+    block.lines().find_map(|l| {
+        let v = l.strip_prefix("id:")?.trim().trim_matches(['"', '\'']);
+        (!v.is_empty()).then(|| v.to_string())
+    })
 }
 
 /// Chinese (`zh`, `zh-CN`, `zh-Hans`, …): its clauses write RFC 2119 keywords as 必须（MUST）.

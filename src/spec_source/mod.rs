@@ -134,6 +134,7 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
     let start = Instant::now();
     let source = assemble::assemble_source(parsed, &source_lang);
     out.diagnostics.extend(source.diagnostics);
+    let unbuilt = source.unbuilt;
     let mut spec = Spec {
         documents: source.documents,
         clauses: source.clauses,
@@ -153,7 +154,8 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
             &mut out,
         );
         let start = Instant::now();
-        let tr = translation::load_translation(&lang, parsed, &spec, &mut out.diagnostics);
+        let tr =
+            translation::load_translation(&lang, parsed, &spec, &unbuilt, &mut out.diagnostics);
         spec.translations.push(tr);
         out.timings.add("assemble", start.elapsed());
     }

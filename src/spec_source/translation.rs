@@ -17,6 +17,7 @@ pub(super) fn load_translation(
     lang: &str,
     parsed: Vec<(String, PathBuf, ParsedChapter)>,
     spec: &Spec,
+    unbuilt: &std::collections::BTreeSet<String>,
     diags: &mut Vec<Diagnostic>,
 ) -> Translation {
     let mut tr = Translation {
@@ -33,6 +34,11 @@ pub(super) fn load_translation(
                 Piece::Clause(_) => {}
                 Piece::Translated(t) => {
                     let Some(&idx) = spec.by_id.get(&t.id) else {
+                        // The source clause is there but has errors (reported where it is): the
+                        // translation is not the problem.
+                        if unbuilt.contains(&t.id) {
+                            continue;
+                        }
                         diags.push(
                             Diagnostic::error("K0302", format!("`{}` translates a clause that does not exist", t.id))
                                 .at(t.span.clone(), format!("no clause `{}` in the source language", t.id))
@@ -208,6 +214,15 @@ fn place_untranslated(spec: &Spec, tr: &mut Translation) {
     }
 }
 
+/// The translation of chapter `chapter` into `lang`, beside the source chapter `source` (in the
+/// spec folder actually read: `<dir>/<source lang>/<chapter>.md` → `<dir>/<lang>/<chapter>.md`).
+fn translation_file(source: &std::path::Path, lang: &str, chapter: &str) -> PathBuf {
+    let dir = source.parent().and_then(std::path::Path::parent);
+    dir.map_or_else(PathBuf::new, PathBuf::from)
+        .join(lang)
+        .join(format!("{chapter}.md"))
+}
+
 /// Missing and stale translations: warnings by default, errors under `--strict`.
 pub(crate) fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -224,7 +239,7 @@ pub(crate) fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnost
                 (TranslationState::Missing, _) => Some(
                     make("K0301", format!("clause `{}` has no `{}` translation", c.id, tr.lang))
                         .at(c.id_span.clone(), format!("not translated into {}", tr.lang))
-                        .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to spec/{}/{}.md", c.id, c.stamp, tr.lang, c.chapter)),
+                        .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to {}", c.id, c.stamp, translation_file(&c.file, &tr.lang, &c.chapter).display())),
                 ),
                 (TranslationState::Stale, Some(t)) => Some(
                     make("K0303", format!("the `{}` translation of `{}` is stale: the source text changed", tr.lang, c.id))
