@@ -108,8 +108,9 @@ pub(super) fn load_translation(
 
 /// A translated heading takes the id of the source heading at the same position, so
 /// `#default-filesystems` lands on 默认文件系统 and the language switch keeps the section. That needs
-/// the same headings, at the same levels, in the same order: the first difference is an error
-/// (K0307) and the headings from there on keep ids of their own text.
+/// the same headings, at the same levels, in the same order: the first difference is a warning
+/// (K0307, like a missing translation) and the headings from there on keep ids of their own text
+/// (a link to one of them from the translation is then an error, K0118).
 fn align_headings(source: &[Heading], translated: &mut [Heading], diags: &mut Vec<Diagnostic>) {
     for (i, h) in translated.iter_mut().enumerate() {
         match source.get(i) {
@@ -135,7 +136,7 @@ fn align_headings(source: &[Heading], translated: &mut [Heading], diags: &mut Ve
                         ),
                     ),
                 };
-                let mut d = Diagnostic::error(
+                let mut d = Diagnostic::warning(
                     "K0307",
                     format!(
                         "heading {} of the translation does not match the source",
@@ -153,7 +154,7 @@ fn align_headings(source: &[Heading], translated: &mut [Heading], diags: &mut Ve
         }
     }
     if let Some(missing) = source.get(translated.len()) {
-        let d = Diagnostic::error(
+        let d = Diagnostic::warning(
             "K0307",
             format!("the translation lacks the heading `{}` of the source", missing.title),
         )
