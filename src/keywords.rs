@@ -450,6 +450,39 @@ mod tests {
         ) {
             proptest::prop_assert_eq!(find_keywords(&text), find_keywords_reference(&text));
         }
+
+        /// Any term of the table before any keyword: a mismatch exactly when their levels differ,
+        /// pointing at the term and the bracketed keyword, whatever text surrounds them.
+        #[test]
+        fn a_chinese_term_and_a_keyword_disagree_exactly_when_their_levels_do(
+            term in 0..CHINESE_TERMS.len(),
+            keyword in proptest::sample::select(vec!["MUST", "REQUIRED", "SHALL", "MUST NOT", "SHALL NOT", "SHOULD", "RECOMMENDED", "SHOULD NOT", "NOT RECOMMENDED", "MAY", "OPTIONAL"]),
+            before in "(容器|平台|，|`x`| |a){0,4}",
+            after in "(使用|。|（|）| ){0,4}",
+        ) {
+            let (t, _) = CHINESE_TERMS[term];
+            let text = format!("{before}{t}（{keyword}）{after}");
+            let level = Level::from_keyword(keyword).unwrap();
+            let found = chinese_mismatches(&text);
+            // A shorter term can be the end of a longer one (应该 in 不应该): the longest is read.
+            let read = CHINESE_TERMS.iter().find(|(x, _)| format!("{before}{t}").ends_with(x)).unwrap();
+            if read.1 == level {
+                proptest::prop_assert!(found.is_empty(), "{} {:?}", text, found);
+            } else {
+                proptest::prop_assert_eq!(found.len(), 1, "{}", text);
+                proptest::prop_assert_eq!(&text[found[0].range.clone()], format!("{}（{keyword}）", read.0));
+            }
+        }
+
+        /// Arbitrary mixes of terms, brackets and keywords: no panic, and every range is a slice.
+        #[test]
+        fn chinese_mismatches_never_panic(
+            text in r#"(必须|不得|应该|应当|不应该|推荐|不推荐|可以|可选|必需|（|）|\(|\)|MUST|SHALL|NOT|SHOULD|MAY|RECOMMENDED|OPTIONAL| |`|容){0,16}"#
+        ) {
+            for m in chinese_mismatches(&text) {
+                proptest::prop_assert!(text.get(m.range.clone()).is_some());
+            }
+        }
     }
 
     fn words(text: &str) -> Vec<(&str, Level)> {
