@@ -262,9 +262,117 @@ pub fn levels_in(text: &str) -> Vec<Level> {
     out
 }
 
+/// The Chinese terms of the RFC 2119 keywords (the table in `spec/README.md`): a Chinese clause
+/// writes the term followed by the English keyword in full-width brackets, 必须（MUST）. Longer
+/// terms first, so 不应该 is read before 应该.
+pub const CHINESE_TERMS: [(&str, Level); 11] = [
+    ("不推荐", Level::ShouldNot),
+    ("不应该", Level::ShouldNot),
+    ("必须", Level::Must),
+    ("不得", Level::MustNot),
+    ("不应", Level::ShouldNot),
+    ("应该", Level::Should),
+    ("应当", Level::Should),
+    ("推荐", Level::Should),
+    ("建议", Level::Should),
+    ("可以", Level::May),
+    ("可选", Level::May),
+];
+
+/// A keyword of a Chinese text whose Chinese term does not say its level: 应当（SHALL）, which a
+/// reader takes for SHOULD.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChineseMismatch {
+    /// The term and the keyword as written (`应当（SHALL）`), byte range in the text.
+    pub range: Range<usize>,
+    /// The keyword as written (`SHALL`).
+    pub keyword: String,
+    /// What the keyword means.
+    pub level: Level,
+    /// The Chinese term before it and what it means, or `None` when no term of the table is there.
+    pub term: Option<(&'static str, Level)>,
+}
+
+/// Every keyword of a Chinese text written in brackets (`（MUST）`, `(MUST)`) whose Chinese term
+/// right before the bracket is missing or means another level.
+pub fn chinese_mismatches(text: &str) -> Vec<ChineseMismatch> {
+    let mut out = Vec::new();
+    for hit in find_keywords(text) {
+        let before = &text[..hit.range.start];
+        let after = &text[hit.range.end..];
+        let Some(open) = before
+            .strip_suffix('（')
+            .or_else(|| before.strip_suffix('('))
+        else {
+            continue;
+        };
+        if !(after.starts_with('）') || after.starts_with(')')) {
+            continue;
+        }
+        let close = hit.range.end + after.chars().next().map_or(0, char::len_utf8);
+        let term = CHINESE_TERMS
+            .iter()
+            .find(|(t, _)| open.ends_with(t))
+            .copied();
+        if term.is_some_and(|(_, l)| l == hit.level) {
+            continue;
+        }
+        let start = term.map_or(open.len(), |(t, _)| open.len() - t.len());
+        out.push(ChineseMismatch {
+            range: start..close,
+            keyword: text[hit.range.clone()]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+            level: hit.level,
+            term,
+        });
+    }
+    out
+}
+
+/// The accepted Chinese terms of `level`, for a hint: `必须`, `不得`, …
+pub fn chinese_terms(level: Level) -> Vec<&'static str> {
+    CHINESE_TERMS
+        .iter()
+        .filter(|(_, l)| *l == level)
+        .map(|(t, _)| *t)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chinese_terms_agree_with_their_keywords() {
+        assert!(
+            chinese_mismatches("容器必须（MUST）退出，不得（MUST NOT）停留，可以（MAY）重启。")
+                .is_empty()
+        );
+        assert!(chinese_mismatches("不应该（SHOULD NOT）设置；不推荐（NOT RECOMMENDED）使用；推荐（RECOMMENDED）定义；可选（OPTIONAL）。").is_empty());
+        assert!(
+            chinese_mismatches("必须（SHALL）使用；必须（REQUIRED）为；不得（SHALL NOT）")
+                .is_empty()
+        );
+        let m = chinese_mismatches("则应当（SHALL）使用平台特定的默认值");
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].keyword, "SHALL");
+        assert_eq!(m[0].level, Level::Must);
+        assert_eq!(m[0].term, Some(("应当", Level::Should)));
+        assert_eq!(&"则应当（SHALL）使用"[m[0].range.clone()], "应当（SHALL）");
+        let m = chinese_mismatches("它们必需（REQUIRED）为");
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].term, None);
+        assert_eq!(
+            &"它们必需（REQUIRED）为"[m[0].range.clone()],
+            "（REQUIRED）"
+        );
+        // 应该 before SHOULD NOT: the negation is missing.
+        assert_eq!(chinese_mismatches("应该（SHOULD NOT）").len(), 1);
+        // A keyword without brackets is K0304's business, not this check's.
+        assert!(chinese_mismatches("平台 MUST 做").is_empty());
+    }
 
     /// The scanner before it learnt to skip bytes that cannot start anything: every byte went
     /// through the full match. Kept as the oracle of `skipping_scanner_equals_the_reference`.
@@ -341,6 +449,39 @@ mod tests {
             text in r#"([A-Z]{1,4}|MUST|SHALL|SHOULD|NOT|RECOMMENDED|REQUIRED|MAY|OPTIONAL|must|[a-z0-9_]{1,3}|[ \n`<>\]\[()!\-"'“”‘’]|<!--|-->|容器|必须){0,24}"#
         ) {
             proptest::prop_assert_eq!(find_keywords(&text), find_keywords_reference(&text));
+        }
+
+        /// Any term of the table before any keyword: a mismatch exactly when their levels differ,
+        /// pointing at the term and the bracketed keyword, whatever text surrounds them.
+        #[test]
+        fn a_chinese_term_and_a_keyword_disagree_exactly_when_their_levels_do(
+            term in 0..CHINESE_TERMS.len(),
+            keyword in proptest::sample::select(vec!["MUST", "REQUIRED", "SHALL", "MUST NOT", "SHALL NOT", "SHOULD", "RECOMMENDED", "SHOULD NOT", "NOT RECOMMENDED", "MAY", "OPTIONAL"]),
+            before in "(容器|平台|，|`x`| |a){0,4}",
+            after in "(使用|。|（|）| ){0,4}",
+        ) {
+            let (t, _) = CHINESE_TERMS[term];
+            let text = format!("{before}{t}（{keyword}）{after}");
+            let level = Level::from_keyword(keyword).unwrap();
+            let found = chinese_mismatches(&text);
+            // A shorter term can be the end of a longer one (应该 in 不应该): the longest is read.
+            let read = CHINESE_TERMS.iter().find(|(x, _)| format!("{before}{t}").ends_with(x)).unwrap();
+            if read.1 == level {
+                proptest::prop_assert!(found.is_empty(), "{} {:?}", text, found);
+            } else {
+                proptest::prop_assert_eq!(found.len(), 1, "{}", text);
+                proptest::prop_assert_eq!(&text[found[0].range.clone()], format!("{}（{keyword}）", read.0));
+            }
+        }
+
+        /// Arbitrary mixes of terms, brackets and keywords: no panic, and every range is a slice.
+        #[test]
+        fn chinese_mismatches_never_panic(
+            text in r#"(必须|不得|应该|应当|不应该|推荐|不推荐|可以|可选|必需|（|）|\(|\)|MUST|SHALL|NOT|SHOULD|MAY|RECOMMENDED|OPTIONAL| |`|容){0,16}"#
+        ) {
+            for m in chinese_mismatches(&text) {
+                proptest::prop_assert!(text.get(m.range.clone()).is_some());
+            }
         }
     }
 

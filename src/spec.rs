@@ -103,6 +103,36 @@ pub struct Contract {
     pub upstream: Upstream,
     /// Which files hold the tests that claim clauses (`tests:`, optional).
     pub tests: TestGlobs,
+    /// The title and attribution in each translation (`translated:`, optional), by language.
+    pub translated: BTreeMap<String, TranslatedMeta>,
+}
+
+impl Contract {
+    /// The title in `lang` (the source title when the language gives none).
+    pub fn title_in(&self, lang: &str) -> &str {
+        self.translated.get(lang).map_or(&self.title, |t| &t.title)
+    }
+    /// The attribution in `lang`, and whether it is translated (else the source language's).
+    pub fn attribution_in(&self, lang: &str) -> (&str, bool) {
+        match self
+            .translated
+            .get(lang)
+            .and_then(|t| t.attribution.as_deref())
+        {
+            Some(a) => (a, true),
+            None => (&self.upstream.attribution, false),
+        }
+    }
+}
+
+/// `translated.<lang>` in `contract.yaml`: what of the contract's own description a translation
+/// gives in its language.
+#[derive(Clone, Debug, Default)]
+pub struct TranslatedMeta {
+    /// The contract's title in that language.
+    pub title: String,
+    /// The attribution notice in that language (the source's when absent).
+    pub attribution: Option<String>,
 }
 
 /// `tests:` in `contract.yaml`: the Rust files scanned for `/// Clause:` annotations, as globs
@@ -150,8 +180,8 @@ pub struct Clause {
     pub actor: Actor,
     /// Markdown (inline, possibly a list).
     pub text: String,
-    /// `stamp(&text)`, computed once when the clause is read: translations are compared with it
-    /// several times per build.
+    /// [`clause_stamp`] of its text, reason and implicit, computed once when the clause is read:
+    /// translations are compared with it several times per build.
     pub stamp: String,
     /// How conformance is shown.
     pub verify: Verify,
@@ -193,10 +223,15 @@ pub struct Heading {
     pub level: u8,
     /// The heading's text.
     pub title: String,
-    /// GitHub-style anchor, made unique in the document with `-1`, `-2`, … suffixes.
+    /// Its id on the page: in the source language the GitHub-style anchor of its text, made unique
+    /// in the document with `-1`, `-2`, … suffixes; in a translation the id of the source heading at
+    /// the same position, so a link or the language switch lands on the same section in every
+    /// language.
     pub anchor: String,
     /// 1-based line of the heading.
     pub line: usize,
+    /// Where the heading is (the whole heading block).
+    pub span: Span,
 }
 
 /// A piece of a chapter, in source order.
@@ -223,6 +258,17 @@ pub struct Document {
     pub headings: Vec<Heading>,
     /// Prose and clauses, in source order.
     pub blocks: Vec<Block>,
+    /// Every link in the chapter's Markdown (prose and clause texts), for `check` to resolve.
+    pub links: Vec<Link>,
+}
+
+/// A link written in a chapter, as the editor wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The destination (`configuration.md#default-filesystems`, `#root`, `https://…`).
+    pub dest: String,
+    /// Where the destination is written (the clause block when it cannot be found in the file).
+    pub span: Span,
 }
 
 /// A clause in a translation: only its text. Level, actor, verification and tests are the source
@@ -233,6 +279,10 @@ pub struct TranslatedClause {
     pub id: String,
     /// The translated text (inline Markdown).
     pub text: String,
+    /// The translated `reason` (why untestable), if the translation gives one.
+    pub reason: Option<String>,
+    /// The translated `implicit` (why a keyword-less statement binds), if the translation gives one.
+    pub implicit: Option<String>,
     /// The [`stamp`] of the source text the translator worked from.
     pub source: String,
     /// The translation's file, as the user should see it.
@@ -341,6 +391,25 @@ pub fn stamp(text: &str) -> String {
         out.push(HEX[usize::from(b & 15)] as char);
     }
     out
+}
+
+/// The stamp of what a translation translates: a clause's text, and its `reason` and `implicit`
+/// when it has them (so a changed reason makes the translation stale too). A clause with neither
+/// has the [`stamp`] of its text alone.
+pub fn clause_stamp(text: &str, reason: Option<&str>, implicit: Option<&str>) -> String {
+    if reason.is_none() && implicit.is_none() {
+        return stamp(text);
+    }
+    let mut all = text.to_string();
+    for (name, value) in [("reason", reason), ("implicit", implicit)] {
+        if let Some(v) = value {
+            all.push_str(" \u{1f}");
+            all.push_str(name);
+            all.push_str(": ");
+            all.push_str(v);
+        }
+    }
+    stamp(&all)
 }
 
 /// The whole contract, validated.

@@ -175,6 +175,23 @@ impl Driver {
         }
     }
 
+    /// Resize the window so that the page's viewport is `width` CSS pixels wide.
+    fn viewport(&self, width: i64, height: i64) {
+        self.post("/window/rect", json!({ "width": width, "height": height }));
+        // The window includes no chrome in headless mode, but check rather than assume.
+        let inner = self
+            .js("return window.innerWidth")
+            .as_i64()
+            .unwrap_or(width);
+        if inner != width {
+            self.post(
+                "/window/rect",
+                json!({ "width": width + (width - inner), "height": height }),
+            );
+        }
+        assert_eq!(self.js("return window.innerWidth").as_i64(), Some(width));
+    }
+
     fn screenshot(&self, name: &str) {
         let dir = root().join("target/screenshots");
         std::fs::create_dir_all(&dir).unwrap();
@@ -218,6 +235,284 @@ impl Driver {
 
 fn file_url(p: &Path) -> String {
     format!("file://{}", p.display())
+}
+
+/// Start the browser and build a fresh site from the repository's spec into a temp folder; or fail
+/// saying what is missing. Returns the driver, axe-core's source, the temp folder and the site.
+fn setup() -> (Driver, String, tempfile::TempDir, PathBuf) {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        if !Path::new(tool).exists() {
+            missing(&format!("{tool} is not installed"));
+        }
+    }
+    let axe_path = root().join("node_modules/axe-core/axe.min.js");
+    let axe_source = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
+        missing(&format!(
+            "axe-core is not installed: cannot read {}: {e}",
+            axe_path.display()
+        ))
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(root())
+        .args(["build", "--out", site.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    (Driver::start(), axe_source, tmp, site)
+}
+
+/// The hrefs of the search results for `query`, once there are some.
+fn search(d: &Driver, query: &str) -> Vec<String> {
+    d.type_into("#q", query);
+    let v = d.wait_for(
+        "(() => { const a = [...document.querySelectorAll('#results a')]; \
+         return a.length ? a.map(x => x.getAttribute('href')) : false; })()",
+    );
+    v.as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium, chromedriver, fonts-noto-cjk, axe-core (npm ci): cargo test --features browser"
+)]
+fn site_for_readers_in_headless_chromium() {
+    let (d, axe_source, _tmp, site) = setup();
+    let mut pages: Vec<String> = Vec::new();
+    for lang in ["en", "zh"] {
+        let mut names: Vec<String> = std::fs::read_dir(site.join(lang))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".html"))
+            .collect();
+        names.sort();
+        pages.extend(names.into_iter().map(|n| format!("{lang}/{n}")));
+    }
+    assert!(pages.len() >= 20, "{pages:?}");
+
+    // 1. No page is wider than the viewport, on a desktop and on a phone; screenshots of the five
+    //    kinds of page (and the print page) at both widths.
+    let kinds = [
+        "configuration",
+        "index",
+        "clauses",
+        "matrix",
+        "runtimes",
+        "print",
+    ];
+    let mut overflow = Vec::new();
+    for (width, height) in [(1280, 800), (390, 844)] {
+        d.viewport(width, height);
+        for page in &pages {
+            d.goto(&file_url(&site.join(page)));
+            let wide = d
+                .js("return document.documentElement.scrollWidth")
+                .as_i64()
+                .unwrap();
+            if wide > width {
+                overflow.push(format!("{page} at {width} px is {wide} px wide"));
+            }
+            let (lang, name) = page.split_once('/').unwrap();
+            let name = name.trim_end_matches(".html");
+            if kinds.contains(&name) {
+                d.screenshot(&format!("{name}-{lang}-{width}"));
+            }
+        }
+    }
+    assert!(
+        overflow.is_empty(),
+        "horizontal overflow:\n{}",
+        overflow.join("\n")
+    );
+
+    // 2. On a phone: the sidebar is behind the menu button, search is the full width, the content
+    //    starts near the top, touch targets are at least 24 px.
+    d.viewport(390, 844);
+    d.goto(&file_url(&site.join("en/configuration.html")));
+    assert_eq!(
+        d.js("return getComputedStyle(document.getElementById('toc')).display"),
+        "none"
+    );
+    let main_top = d
+        .js("return document.getElementById('main').getBoundingClientRect().top")
+        .as_f64()
+        .unwrap();
+    assert!(main_top < 200.0, "content starts {main_top} px down");
+    let search_w = d
+        .js("return document.getElementById('q').getBoundingClientRect().width")
+        .as_f64()
+        .unwrap();
+    assert!(search_w > 300.0, "search is {search_w} px wide");
+    d.click("#menu");
+    d.wait_for("getComputedStyle(document.getElementById('toc')).display !== 'none'");
+    assert_eq!(
+        d.js("return document.getElementById('menu').getAttribute('aria-expanded')"),
+        "true"
+    );
+    let small = d.js(
+        "return [...document.querySelectorAll('.top a, .top button, .top input, .toc a')]\
+        .filter(e => e.offsetParent && e.getBoundingClientRect().height < 24)\
+        .map(e => e.outerHTML.slice(0, 80))",
+    );
+    assert_eq!(small, json!([]), "touch targets under 24 px");
+    d.screenshot("menu-en-390");
+
+    // 3. On a desktop: the header stays in view with search and the language switch; the sidebar
+    //    lists the page's sections with the same numbers in both languages.
+    d.viewport(1280, 800);
+    d.goto(&file_url(&site.join("en/configuration.html")));
+    d.js("window.scrollTo(0, 6000)");
+    d.wait_for("window.scrollY > 5000");
+    assert_eq!(
+        d.js("return document.querySelector('header.top').getBoundingClientRect().top"),
+        0
+    );
+    assert_eq!(
+        d.js("return document.querySelector('.toc').getBoundingClientRect().top < 200"),
+        true
+    );
+    let en_numbers = d.js(
+        "return [...document.querySelectorAll('.toc .sections .secno')].map(e => e.textContent)",
+    );
+    d.goto(&file_url(&site.join("zh/configuration.html")));
+    let zh_numbers = d.js(
+        "return [...document.querySelectorAll('.toc .sections .secno')].map(e => e.textContent)",
+    );
+    assert_eq!(en_numbers, zh_numbers);
+    assert!(en_numbers.as_array().unwrap().len() > 10, "{en_numbers}");
+    assert_eq!(
+        d.js("return document.querySelector('a[rel=next]').getAttribute('href')"),
+        "clauses.html"
+    );
+    assert_eq!(
+        d.js("return document.querySelector('a[rel=prev]').getAttribute('href')"),
+        "network-environment.html"
+    );
+
+    // 4. The language switch from a section lands on the same section.
+    d.goto(&format!(
+        "{}#default-filesystems",
+        file_url(&site.join("en/configuration.html"))
+    ));
+    d.click("#lang-switch");
+    d.wait_for("document.documentElement.lang === 'zh-CN'");
+    assert!(
+        d.url()
+            .ends_with("/zh/configuration.html#default-filesystems"),
+        "{}",
+        d.url()
+    );
+    let heading = d.js("const h = document.getElementById('default-filesystems'); \
+        return [h.textContent, h.getBoundingClientRect().top]");
+    assert!(
+        heading[0].as_str().unwrap().contains("默认文件系统"),
+        "{heading}"
+    );
+    let top = heading[1].as_f64().unwrap();
+    assert!(
+        (0.0..200.0).contains(&top),
+        "the section is in view below the header: {top}"
+    );
+
+    // 5. Search ranks: the clause whose id is the term first; the runtimes page; a section by its
+    //    Chinese title; the match marked; arrow keys; more beyond the limit; an outside click closes.
+    d.goto(&file_url(&site.join("en/index.html")));
+    let port = search(&d, "PORT");
+    assert!(port[0].ends_with("#config.env.port"), "{port:?}");
+    let runc = search(&d, "runc");
+    assert!(
+        runc.iter().any(|h| h.starts_with("runtimes.html#")),
+        "{runc:?}"
+    );
+    assert_eq!(
+        d.js("return document.querySelectorAll('#results mark').length > 0"),
+        true
+    );
+    d.goto(&file_url(&site.join("zh/index.html")));
+    let fs = search(&d, "默认文件系统");
+    assert_eq!(fs[0], "configuration.html#default-filesystems", "{fs:?}");
+    let many = search(&d, "容器");
+    assert_eq!(many.len(), 20);
+    assert!(
+        d.js("return document.querySelector('#results .more').textContent")
+            .as_str()
+            .unwrap()
+            .contains("条未显示")
+    );
+    d.click("#q");
+    d.keys(&["\u{E015}"]); // ArrowDown
+    assert_eq!(
+        d.js("return document.activeElement === document.querySelector('#results a')"),
+        true
+    );
+    d.keys(&["\u{E015}"]);
+    assert_eq!(
+        d.js("return document.activeElement === document.querySelectorAll('#results a')[1]"),
+        true
+    );
+    d.click("main h1");
+    d.wait_for("document.querySelectorAll('#results li').length === 0");
+
+    // 6. Print: details open, link targets shown.
+    d.goto(&file_url(&site.join("en/runtimes.html")));
+    d.js("window.dispatchEvent(new Event('beforeprint'))");
+    assert_eq!(
+        d.js("return document.querySelectorAll('details:not([open])').length"),
+        0
+    );
+    d.goto(&file_url(&site.join("en/configuration.html")));
+    d.post(
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": "print"}}),
+    );
+    let after = d.js(
+        "const a = [...document.querySelectorAll('main a[href^=\"http\"]')][0]; \
+        return getComputedStyle(a, '::after').content",
+    );
+    assert!(after.as_str().unwrap().contains("http"), "{after}");
+    assert_eq!(
+        d.js("return getComputedStyle(document.querySelector('header.top')).display"),
+        "none"
+    );
+    d.post(
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": ""}}),
+    );
+
+    // 7. Accessibility of the new pieces, on a phone and a desktop.
+    let mut problems = Vec::new();
+    for (width, height) in [(390, 844), (1280, 800)] {
+        d.viewport(width, height);
+        for page in [
+            "en/index.html",
+            "zh/configuration.html",
+            "zh/clauses.html",
+            "en/matrix.html",
+            "zh/print.html",
+        ] {
+            for theme in ["light", "dark"] {
+                d.goto(&file_url(&site.join(page)));
+                d.js(&format!(
+                    "document.documentElement.dataset.theme = '{theme}';"
+                ));
+                for v in d.axe(&axe_source) {
+                    problems.push(format!("{page} [{theme}, {width} px]: {v}"));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "axe-core violations:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use tera::value::Value;
 use super::interface::Interface;
 use super::markdown::{self, level_class, to_html, to_inline_html};
 use crate::matrix::{self, Matrix, Status};
-use crate::spec::{Block, Clause, Document, Spec, Translation, TranslationState};
+use crate::spec::{Block, Clause, Document, Heading, Spec, Translation, TranslationState};
 
 /// A clause as the templates see it (`c` in `clause.html`, `clause-row.html` and `matrix-row.html`).
 #[derive(Clone, Debug, Serialize)]
@@ -20,9 +20,16 @@ pub(crate) struct ClauseCtx<'s> {
     pub actor: &'static str,
     pub verify: &'static str,
     pub text_html: String,
-    /// Editors' notes are English-only metadata, rendered as inline Markdown.
+    /// Why untestable, in the page's language where translated (inline Markdown rendered).
     pub reason_html: Option<String>,
+    /// `reason_html` is the source language's text on a translated page.
+    pub reason_source: bool,
+    /// Why a keyword-less statement binds, as `reason_html`.
     pub implicit_html: Option<String>,
+    /// `implicit_html` is the source language's text on a translated page.
+    pub implicit_source: bool,
+    /// The text is the source language's on a translated page (the translation is missing).
+    pub text_source: bool,
     pub oci: Option<&'s str>,
     pub oci_url: Option<String>,
     pub upstream_tests: Vec<(&'s str, String)>,
@@ -99,12 +106,109 @@ pub(super) fn base(
     ctx.insert("html_lang", &own.html_lang);
     ctx.insert("other_langs", &others);
     ctx.insert("t", &own.text);
-    ctx.insert("title", &spec.contract.title);
+    ctx.insert("title", spec.contract.title_in(lang));
+    let (attribution, translated) = spec.contract.attribution_in(lang);
+    ctx.insert("attribution", attribution);
+    // The language the attribution is written in, when it is not the page's.
+    let source = spec.contract.languages.first().map_or("en", String::as_str);
+    ctx.insert(
+        "attribution_lang",
+        &(!translated && lang != source).then_some(source),
+    );
     ctx.insert("version", &spec.contract.version);
     ctx.insert("upstream", &spec.contract.upstream);
     ctx.insert("chapters", &chapters);
     ctx.insert("has_runtimes", &has_runtimes);
     ctx
+}
+
+/// A page of the site, for previous/next links: its file name (without `.html`) and title.
+#[derive(Serialize)]
+pub(super) struct PageLink<'s> {
+    pub name: &'s str,
+    pub title: &'s str,
+}
+
+/// The pages of a language in reading order: the index, the chapters, the clause index, the matrix
+/// and the runtimes page.
+pub(super) fn page_order<'s>(
+    docs: &'s [Document],
+    t: &'s Interface,
+    has_runtimes: bool,
+) -> Vec<PageLink<'s>> {
+    let text = |key: &'static str| t.text.get(key).map_or(key, String::as_str);
+    let mut order = vec![PageLink {
+        name: "index",
+        title: text("home"),
+    }];
+    order.extend(docs.iter().map(|d| PageLink {
+        name: &d.chapter,
+        title: &d.title,
+    }));
+    order.push(PageLink {
+        name: "clauses",
+        title: text("clauses"),
+    });
+    order.push(PageLink {
+        name: "matrix",
+        title: text("matrix"),
+    });
+    if has_runtimes {
+        order.push(PageLink {
+            name: "runtimes",
+            title: text("runtimes"),
+        });
+    }
+    order
+}
+
+/// Section numbers of a chapter's headings, the `chapter`th of the contract: `3` for its title,
+/// `3.1`, `3.2` for the sections under it, `3.2.1` below those. Headings align across languages,
+/// so the numbers are the same in every language.
+pub(super) fn section_numbers(chapter: usize, headings: &[Heading]) -> Vec<String> {
+    let mut counters: Vec<usize> = Vec::new();
+    headings
+        .iter()
+        .map(|h| {
+            let depth = usize::from(h.level.max(1)) - 1;
+            if depth == 0 {
+                counters.clear();
+                return chapter.to_string();
+            }
+            counters.resize(depth, 0);
+            counters[depth - 1] += 1;
+            let mut n = chapter.to_string();
+            for c in &counters {
+                n.push('.');
+                n.push_str(&c.to_string());
+            }
+            n
+        })
+        .collect()
+}
+
+/// A section in the sidebar of its chapter page (`sections` of `toc-sections.html`).
+#[derive(Serialize)]
+pub(super) struct Section<'s> {
+    id: &'s str,
+    number: &'s str,
+    title: &'s str,
+    level: u8,
+}
+
+/// The sections of a chapter (its headings below the title), with their numbers.
+pub(super) fn sections<'s>(headings: &'s [Heading], numbers: &'s [String]) -> Vec<Section<'s>> {
+    headings
+        .iter()
+        .zip(numbers)
+        .filter(|(h, _)| h.level > 1)
+        .map(|(h, n)| Section {
+            id: &h.anchor,
+            number: n,
+            title: &h.title,
+            level: h.level,
+        })
+        .collect()
 }
 
 /// The matrix page's summary: `coverage` groups, `statuses` and `results` (the rows are `rows`).
@@ -144,17 +248,32 @@ pub(super) fn clause<'s>(
     tr: Option<&Translation>,
     status: Status,
 ) -> ClauseCtx<'s> {
-    let (text, state, original) = match tr {
-        None => (c.text.as_str(), "current", None),
+    // A missing translation shows the source text once, marked as the source language's (the badge
+    // says it is not translated); a stale one shows the translation and the original beside it.
+    let (text, state, original, translated) = match tr {
+        None => (c.text.as_str(), "current", None, None),
         Some(t) => match t.lookup(index, c) {
-            (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None),
+            (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None, Some(x)),
             (TranslationState::Stale, Some(x)) => {
-                (x.text.as_str(), "stale", Some(to_html(&c.text)))
+                (x.text.as_str(), "stale", Some(to_html(&c.text)), Some(x))
             }
-            _ => (c.text.as_str(), "missing", Some(to_html(&c.text))),
+            _ => (c.text.as_str(), "missing", None, None),
         },
     };
-    let (text_html, plain) = markdown::to_html_and_text(text);
+    // `reason` and `implicit` in the page's language where the translation gives them; else the
+    // source's, marked as such (`*_source`).
+    let pick = |source: Option<&'s String>, translated: Option<&Option<String>>| match (
+        source,
+        translated.and_then(Option::as_ref),
+    ) {
+        (None, _) => (None, false),
+        (Some(_), Some(t)) => (Some(to_inline_html(t)), false),
+        (Some(s), None) => (Some(to_inline_html(s)), tr.is_some()),
+    };
+    let (reason_html, reason_source) = pick(c.reason.as_ref(), translated.map(|x| &x.reason));
+    let (implicit_html, implicit_source) =
+        pick(c.implicit.as_ref(), translated.map(|x| &x.implicit));
+    let (text_html, plain) = markdown::to_html_and_text(text, &c.chapter);
     ClauseCtx {
         id: &c.id,
         level: c.level.as_str(),
@@ -164,8 +283,11 @@ pub(super) fn clause<'s>(
         verify: c.verify.as_str(),
         text_html,
         plain,
-        reason_html: c.reason.as_deref().map(to_inline_html),
-        implicit_html: c.implicit.as_deref().map(to_inline_html),
+        reason_html,
+        reason_source,
+        implicit_html,
+        implicit_source,
+        text_source: tr.is_some() && state == "missing",
         oci_url: c
             .oci
             .as_ref()

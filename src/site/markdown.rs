@@ -8,19 +8,39 @@
 use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 
 use crate::keywords::{Level, find_keywords};
-use crate::spec_source::markdown_options;
+use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
 
 /// Spec Markdown as safe HTML: raw HTML escaped, only http(s), mailto, fragment and relative links,
 /// RFC 2119 keywords marked.
 pub fn to_html(markdown: &str) -> String {
-    render(markdown, None)
+    render(markdown, None, None, None)
+}
+
+/// A heading of a chapter as its page shows it: its id (the same in every language) and its
+/// section number.
+pub(super) struct SectionHead<'a> {
+    pub id: &'a str,
+    pub number: &'a str,
+}
+
+/// A chapter's prose as HTML, like [`to_html`], with each top-level heading given the next of
+/// `heads` (the chapter's headings in source order, shared by its prose pieces): its `id` and its
+/// section number.
+pub(super) fn prose_html<'h>(
+    markdown: &str,
+    heads: &mut dyn Iterator<Item = SectionHead<'h>>,
+) -> String {
+    render(markdown, None, Some(heads), None)
 }
 
 /// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
 /// breaks and the ends of paragraphs and list items as spaces, runs of whitespace as one space.
-pub(super) fn to_html_and_text(markdown: &str) -> (String, String) {
+///
+/// `chapter` is the page the text belongs to: a link to a fragment alone (`#root`) becomes
+/// `chapter.html#root`, so it lands wherever the text is shown (the clause index, the matrix).
+pub(super) fn to_html_and_text(markdown: &str, chapter: &str) -> (String, String) {
     let mut text = String::with_capacity(markdown.len());
-    let html = render(markdown, Some(&mut text));
+    let html = render(markdown, Some(&mut text), None, Some(chapter));
     (html, collapse_whitespace(&text))
 }
 
@@ -36,9 +56,20 @@ fn collapse_whitespace(text: &str) -> String {
     out
 }
 
-fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
+fn render<'h>(
+    markdown: &str,
+    mut plain: Option<&mut String>,
+    mut heads: Option<&mut dyn Iterator<Item = SectionHead<'h>>>,
+    chapter: Option<&str>,
+) -> String {
     let mut events = Vec::with_capacity(16);
+    let mut depth = 0usize;
     for ev in Parser::new_ext(markdown, markdown_options()) {
+        match &ev {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
         if let Some(out) = plain.as_deref_mut() {
             match &ev {
                 Event::Text(t) | Event::Code(t) => out.push_str(t),
@@ -49,8 +80,36 @@ fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
             }
         }
         match ev {
+            // The marker that exempts the RFC 2119 boilerplate is for `check`, not for readers.
+            Event::Html(h) if h.trim() == BOILERPLATE_MARKER => {}
             // Raw HTML is displayed, never interpreted.
             Event::Html(h) | Event::InlineHtml(h) => events.push(Event::Text(h)),
+            Event::Start(Tag::Heading {
+                level,
+                id,
+                classes,
+                attrs,
+            }) if depth == 1 => match heads.as_deref_mut().and_then(Iterator::next) {
+                Some(head) => {
+                    events.push(Event::Start(Tag::Heading {
+                        level,
+                        id: Some(CowStr::from(head.id.to_string())),
+                        classes,
+                        attrs,
+                    }));
+                    let mut number = String::with_capacity(40);
+                    number.push_str("<span class=\"secno\">");
+                    number.push_str(head.number);
+                    number.push_str("</span> ");
+                    events.push(Event::InlineHtml(number.into()));
+                }
+                None => events.push(Event::Start(Tag::Heading {
+                    level,
+                    id,
+                    classes,
+                    attrs,
+                })),
+            },
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
@@ -58,7 +117,10 @@ fn render(markdown: &str, mut plain: Option<&mut String>) -> String {
                 id,
             }) => events.push(Event::Start(Tag::Link {
                 link_type,
-                dest_url: safe_url(&dest_url),
+                dest_url: match (chapter, dest_url.strip_prefix('#')) {
+                    (Some(ch), Some(frag)) => CowStr::from(format!("{ch}.html#{frag}")),
+                    _ => safe_url(&dest_url),
+                },
                 title,
                 id,
             })),

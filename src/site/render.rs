@@ -16,7 +16,7 @@ use tera::value::Value;
 
 use super::context::{self, ClauseCtx};
 use super::interface::Interface;
-use super::markdown::to_html;
+use super::markdown::{SectionHead, prose_html};
 use super::templates::{ASSETS, Templates, template_error};
 use super::{files, runtimes_page, search};
 use crate::diagnostic::Diagnostic;
@@ -50,6 +50,8 @@ struct Lang<'s> {
     values: Vec<Value>,
     /// `values` as one template array (shared, not copied, by the pages that list every clause).
     all: Value,
+    /// The pages in reading order, for previous/next.
+    order: Vec<context::PageLink<'s>>,
 }
 
 /// One file to render; the list of them is run in parallel, largest first.
@@ -62,6 +64,7 @@ enum Job {
     Matrix(usize),
     Search(usize),
     Index(usize),
+    Print(usize),
     Runtimes(usize),
     Chapter(usize, usize),
 }
@@ -105,7 +108,7 @@ pub(super) fn render_into(
     }
     jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
     for (l, lr) in per_lang.iter().enumerate() {
-        jobs.push(Job::Index(l));
+        jobs.extend([Job::Index(l), Job::Print(l)]);
         if runtimes.is_some() {
             jobs.push(Job::Runtimes(l));
         }
@@ -115,18 +118,37 @@ pub(super) fn render_into(
 
     // Render `template` as the page `name` of `lr`, with `ctx` (the base context and the page's own
     // values); the sidebar and `page` are added here.
-    let page = |lr: &Lang, template: &str, mut ctx: Context, name: &str, rel: String| {
-        ctx.insert("page", name);
-        let toc = match lr.toc_links.get(name) {
-            Some(&end) => [&lr.toc[..end], " aria-current=\"page\"", &lr.toc[end..]].concat(),
-            None => lr.toc.clone(),
+    // On a chapter page, `sections` (the sidebar's list of its sections) goes right after its link.
+    let page =
+        |lr: &Lang, template: &str, mut ctx: Context, name: &str, rel: String, sections: &str| {
+            ctx.insert("page", name);
+            let at = lr.order.iter().position(|p| p.name == name);
+            let prev = at
+                .and_then(|i| i.checked_sub(1))
+                .and_then(|i| lr.order.get(i));
+            let next = at.and_then(|i| lr.order.get(i + 1));
+            ctx.insert("prev", &prev);
+            ctx.insert("next", &next);
+            let toc = match lr.toc_links.get(name) {
+                Some(&end) => {
+                    let close = lr.toc[end..].find("</a>").map_or(end, |i| end + i + 4);
+                    [
+                        &lr.toc[..end],
+                        " aria-current=\"page\"",
+                        &lr.toc[end..close],
+                        sections,
+                        &lr.toc[close..],
+                    ]
+                    .concat()
+                }
+                None => lr.toc.clone(),
+            };
+            ctx.insert_value("toc", Value::safe_string(&toc));
+            let mut html = Vec::with_capacity(toc.len() + 16384);
+            tera.render_to(template, &ctx, &mut html)
+                .map_err(|e| template_error(&e))?;
+            put(rel, html)
         };
-        ctx.insert_value("toc", Value::safe_string(&toc));
-        let mut html = Vec::with_capacity(toc.len() + 16384);
-        tera.render_to(template, &ctx, &mut html)
-            .map_err(|e| template_error(&e))?;
-        put(rel, html)
-    };
     let run = |job: &Job| -> Result<(), Diagnostic> {
         match *job {
             Job::ClausesJson => put("clauses.json".into(), files::clauses_json(spec)?),
@@ -140,33 +162,51 @@ pub(super) fn render_into(
             Job::Chapter(l, d) => {
                 let lr = &per_lang[l];
                 let doc = &lr.docs[d];
-                let blocks: Vec<Value> = doc
-                    .blocks
-                    .iter()
-                    .map(|b| match b {
-                        Block::Prose(p) => {
-                            context::block("prose", "html", Value::safe_string(&to_html(p)))
-                        }
-                        Block::Clause(i) => {
-                            context::block("clause", "clause", lr.values[*i].clone())
-                        }
-                    })
-                    .collect();
+                let (blocks, numbers) = chapter_blocks(lr, d);
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &doc.title);
                 ctx.insert_value("blocks", Value::from(blocks));
+                let mut side = Context::new();
+                side.insert("sections", &context::sections(&doc.headings, &numbers));
+                side.insert("t", &lr.t.text);
+                let sections = tera
+                    .render("toc-sections.html", &side)
+                    .map_err(|e| template_error(&e))?;
                 page(
                     lr,
                     "chapter.html",
                     ctx,
                     &doc.chapter,
                     format!("{}/{}.html", lr.lang, doc.chapter),
+                    &sections,
+                )
+            }
+            Job::Print(l) => {
+                let lr = &per_lang[l];
+                let chapters: Vec<Value> = (0..lr.docs.len())
+                    .map(|d| {
+                        let mut map = std::collections::BTreeMap::new();
+                        map.insert("name", Value::from(lr.docs[d].chapter.as_str()));
+                        map.insert("blocks", Value::from(chapter_blocks(lr, d).0));
+                        Value::from(map)
+                    })
+                    .collect();
+                let mut ctx = lr.base.clone();
+                ctx.insert("page_title", &lr.t.text.get("print_short"));
+                ctx.insert_value("print_chapters", Value::from(chapters));
+                page(
+                    lr,
+                    "print.html",
+                    ctx,
+                    "print",
+                    format!("{}/print.html", lr.lang),
+                    "",
                 )
             }
             Job::Index(l) => {
                 let lr = &per_lang[l];
                 let mut ctx = lr.base.clone();
-                ctx.insert("page_title", &spec.contract.title);
+                ctx.insert("page_title", spec.contract.title_in(lr.lang));
                 ctx.insert("clause_count", &lr.clauses.len());
                 page(
                     lr,
@@ -174,6 +214,7 @@ pub(super) fn render_into(
                     ctx,
                     "index",
                     format!("{}/index.html", lr.lang),
+                    "",
                 )
             }
             Job::ClauseIndex(l) => {
@@ -187,6 +228,7 @@ pub(super) fn render_into(
                     ctx,
                     "clauses",
                     format!("{}/clauses.html", lr.lang),
+                    "",
                 )
             }
             Job::Matrix(l) => {
@@ -202,11 +244,16 @@ pub(super) fn render_into(
                     ctx,
                     "matrix",
                     format!("{}/matrix.html", lr.lang),
+                    "",
                 )
             }
             Job::Search(l) => {
                 let lr = &per_lang[l];
-                let index = search::index_script(spec, &lr.clauses)?;
+                let rt = runtimes.map(|rt| {
+                    let title = lr.t.text.get("runtimes").map_or("runtimes", String::as_str);
+                    (rt, title)
+                });
+                let index = search::index_script(spec, lr.docs, &lr.clauses, lr.lang, rt)?;
                 put(format!("assets/search-{}.js", lr.lang), index)
             }
             Job::Runtimes(l) => match runtimes {
@@ -221,6 +268,7 @@ pub(super) fn render_into(
                         ctx,
                         "runtimes",
                         format!("{}/runtimes.html", lr.lang),
+                        "",
                     )
                 }
                 None => Ok(()),
@@ -252,6 +300,29 @@ pub(super) fn render_into(
     })
 }
 
+/// The blocks of chapter `d` of `lr` for `chapter.html` (prose rendered with its headings' ids
+/// and section numbers; clauses as their shared values), and those section numbers.
+fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>) {
+    let doc = &lr.docs[d];
+    let numbers = context::section_numbers(d + 1, &doc.headings);
+    let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
+        id: &h.anchor,
+        number: n,
+    });
+    let mut blocks: Vec<Value> = Vec::with_capacity(doc.blocks.len());
+    for b in &doc.blocks {
+        blocks.push(match b {
+            Block::Prose(p) => context::block(
+                "prose",
+                "html",
+                Value::safe_string(&prose_html(p, &mut heads)),
+            ),
+            Block::Clause(i) => context::block("clause", "clause", lr.values[*i].clone()),
+        });
+    }
+    (blocks, numbers)
+}
+
 /// A language's shared state for [`render_into`].
 fn lang_state<'s>(
     m: &'s Matrix,
@@ -264,6 +335,7 @@ fn lang_state<'s>(
     let spec = m.spec;
     let (docs, tr) = context::documents(spec, lang);
     let base = context::base(spec, lang, docs, t, interfaces, has_runtimes);
+    let order = context::page_order(docs, t, has_runtimes);
     let toc = tpl
         .tera
         .render("toc.html", &base)
@@ -286,6 +358,7 @@ fn lang_state<'s>(
         clauses,
         all: Value::from(values.as_slice()),
         values,
+        order,
     })
 }
 
@@ -361,7 +434,7 @@ impl Job {
             Job::ClauseIndex(_) => Part::ClauseIndex,
             Job::Matrix(_) => Part::MatrixPage,
             Job::Search(_) => Part::SearchIndex,
-            Job::Index(_) | Job::Runtimes(_) | Job::Chapter(..) => Part::Chapters,
+            Job::Index(_) | Job::Print(_) | Job::Runtimes(_) | Job::Chapter(..) => Part::Chapters,
         }
     }
 

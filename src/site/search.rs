@@ -3,44 +3,191 @@
 //! `site.js`, the same way for the index and the query: ASCII words, and overlapping character
 //! bigrams for CJK text (Chinese has no spaces; bigrams find "容器" inside "容器进程").
 
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::Serialize;
 
 use super::context::ClauseCtx;
 use crate::diagnostic::Diagnostic;
-use crate::spec::Spec;
+use crate::runtimes::Catalogue;
+use crate::spec::{Block, Document, Spec};
+use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
 
-/// One clause in the index.
+/// One entry of the index: a clause, a heading, a paragraph of prose or a runtime deviation, in
+/// the page's language. `kind` orders the results (site.js ranks clause ids and exact terms first,
+/// then headings, then text).
 #[derive(Serialize)]
 struct Entry<'a> {
-    id: &'a str,
-    url: Url<'a>,
-    level: &'static str,
+    kind: &'static str,
+    /// The clause or deviation id (`None` for headings and prose).
+    id: Option<&'a str>,
+    /// The page and fragment, relative to the language's folder.
+    url: String,
+    /// The clause's level (`None` for the rest).
+    level: Option<&'static str>,
+    /// The title of the page it is on, in the page's language.
+    page: &'a str,
+    /// The heading it sits under, in the page's language.
     section: Option<&'a str>,
-    text: &'a str,
+    /// The text searched and shown.
+    text: String,
 }
 
-/// `chapter.html#id`, written straight into the JSON string.
-struct Url<'a>(&'a str, &'a str);
-
-impl Serialize for Url<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&format_args!("{}.html#{}", self.0, self.1))
+/// The index of one language: its chapters' clauses, headings and prose paragraphs, in reading
+/// order, then the runtime deviations (`clauses` are the language's clause contexts, in the order
+/// of `spec.clauses`; `runtimes_title` the runtimes page's title, when there is one).
+pub(super) fn index_script(
+    spec: &Spec,
+    docs: &[Document],
+    clauses: &[ClauseCtx],
+    lang: &str,
+    runtimes: Option<(&Catalogue, &str)>,
+) -> Result<Vec<u8>, Diagnostic> {
+    let mut entries: Vec<Entry> = Vec::with_capacity(clauses.len() * 2);
+    for doc in docs {
+        let url = |frag: &str| format!("{}.html#{}", doc.chapter, frag);
+        let mut heading = 0usize;
+        let mut section: Option<(&str, &str)> = None; // (title, anchor)
+        for block in &doc.blocks {
+            match block {
+                Block::Clause(i) => {
+                    let (c, ctx) = (&spec.clauses[*i], &clauses[*i]);
+                    entries.push(Entry {
+                        kind: "clause",
+                        id: Some(&c.id),
+                        url: url(&c.id),
+                        level: Some(c.level.as_str()),
+                        page: &doc.title,
+                        section: section.map(|s| s.0),
+                        text: ctx.plain.clone(),
+                    });
+                }
+                Block::Prose(p) => {
+                    for piece in prose_pieces(p) {
+                        match piece {
+                            Piece::Heading => {
+                                if let Some(h) = doc.headings.get(heading) {
+                                    section = Some((&h.title, &h.anchor));
+                                    entries.push(Entry {
+                                        kind: "heading",
+                                        id: None,
+                                        url: url(&h.anchor),
+                                        level: None,
+                                        page: &doc.title,
+                                        section: None,
+                                        text: h.title.clone(),
+                                    });
+                                }
+                                heading += 1;
+                            }
+                            Piece::Text(text) => entries.push(Entry {
+                                kind: "text",
+                                id: None,
+                                url: match section {
+                                    Some((_, anchor)) => url(anchor),
+                                    None => format!("{}.html", doc.chapter),
+                                },
+                                level: None,
+                                page: &doc.title,
+                                section: section.map(|s| s.0),
+                                text,
+                            }),
+                        }
+                    }
+                }
+            }
+        }
     }
+    if let Some((rt, title)) = runtimes {
+        let zh = lang == "zh";
+        for d in &rt.deviations {
+            let (t, summary) = if zh {
+                (&d.title_zh, &d.summary_zh)
+            } else {
+                (&d.title, &d.summary)
+            };
+            entries.push(Entry {
+                kind: "deviation",
+                id: Some(&d.id),
+                url: format!("runtimes.html#{}", d.id),
+                level: None,
+                page: title,
+                section: None,
+                text: format!("{} {}", plain(t), plain(summary)),
+            });
+        }
+    }
+    const START: &[u8] = b"window.KC_SEARCH = ";
+    let mut out: Vec<u8> =
+        Vec::with_capacity(entries.iter().map(|e| e.text.len() + 160).sum::<usize>() + 32);
+    out.extend_from_slice(START);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
+    entries
+        .serialize(&mut ser)
+        .map_err(|e| super::files::json_error("the search index", &e))?;
+    out.extend_from_slice(b";\n");
+    Ok(out)
 }
 
-/// The entries, each made as it is written (no list of them all).
-struct Entries<'a>(&'a Spec, &'a [ClauseCtx<'a>]);
+/// A piece of a chapter's prose for the index.
+enum Piece {
+    /// A top-level heading (the next of the document's headings).
+    Heading,
+    /// A paragraph, list item or table cell's words.
+    Text(String),
+}
 
-impl Serialize for Entries<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.clauses.iter().zip(self.1).map(|(c, ctx)| Entry {
-            id: &c.id,
-            url: Url(&c.chapter, &c.id),
-            level: c.level.as_str(),
-            section: c.section.as_ref().map(|s| s.title.as_str()),
-            text: &ctx.plain,
-        }))
+/// The headings and paragraphs of a prose piece, in order, as plain text.
+fn prose_pieces(markdown: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut text = String::new();
+    let mut in_heading = false;
+    for ev in Parser::new_ext(markdown, markdown_options()) {
+        match ev {
+            Event::Start(Tag::Heading { .. }) if depth == 0 => {
+                depth += 1;
+                in_heading = true;
+                out.push(Piece::Heading);
+            }
+            Event::Start(_) => depth += 1,
+            Event::End(end) => {
+                depth = depth.saturating_sub(1);
+                if matches!(end, TagEnd::Heading(_)) && depth == 0 {
+                    in_heading = false;
+                } else if depth == 0 {
+                    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    if !words.is_empty() {
+                        out.push(Piece::Text(words));
+                    }
+                }
+                if depth == 0 {
+                    text.clear();
+                }
+            }
+            Event::Html(h) if h.trim() == BOILERPLATE_MARKER => {}
+            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t)
+                if !in_heading =>
+            {
+                text.push_str(&t);
+            }
+            Event::SoftBreak | Event::HardBreak => text.push(' '),
+            _ => {}
+        }
     }
+    out
+}
+
+/// Inline Markdown as plain words.
+fn plain(markdown: &str) -> String {
+    let mut out = String::new();
+    for ev in Parser::new_ext(markdown, markdown_options()) {
+        match ev {
+            Event::Text(t) | Event::Code(t) => out.push_str(&t),
+            Event::SoftBreak | Event::HardBreak | Event::End(_) => out.push(' '),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Compact JSON in which `<` (only ever inside strings) is written `\u003c`, so a `</script>` in
@@ -61,21 +208,6 @@ impl serde_json::ser::Formatter for ScriptSafe {
         }
         w.write_all(rest.as_bytes())
     }
-}
-
-/// The index of one language: each clause's id, page, level, section and plain text (`clauses`
-/// are the language's clause contexts, in the order of `spec.clauses`).
-pub(super) fn index_script(spec: &Spec, clauses: &[ClauseCtx]) -> Result<Vec<u8>, Diagnostic> {
-    const START: &[u8] = b"window.KC_SEARCH = ";
-    let mut out: Vec<u8> =
-        Vec::with_capacity(clauses.iter().map(|c| c.plain.len() + 160).sum::<usize>() + 32);
-    out.extend_from_slice(START);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
-    Entries(spec, clauses)
-        .serialize(&mut ser)
-        .map_err(|e| super::files::json_error("the search index", &e))?;
-    out.extend_from_slice(b";\n");
-    Ok(out)
 }
 
 #[cfg(test)]

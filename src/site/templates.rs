@@ -14,10 +14,15 @@ use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
 /// The embedded templates: (name, source).
-pub const TEMPLATES: [(&str, &str); 11] = [
+pub const TEMPLATES: [(&str, &str); 13] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("toc.html", include_str!("../../templates/toc.html")),
+    (
+        "toc-sections.html",
+        include_str!("../../templates/toc-sections.html"),
+    ),
     ("chapter.html", include_str!("../../templates/chapter.html")),
+    ("print.html", include_str!("../../templates/print.html")),
     ("clause.html", include_str!("../../templates/clause.html")),
     ("index.html", include_str!("../../templates/index.html")),
     ("clauses.html", include_str!("../../templates/clauses.html")),

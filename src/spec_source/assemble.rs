@@ -15,6 +15,8 @@ pub(super) struct SourceSpec {
     pub(super) clauses: Vec<Clause>,
     pub(super) by_id: BTreeMap<String, usize>,
     pub(super) diagnostics: Vec<Diagnostic>,
+    /// Ids of clause blocks left out for their errors (already reported).
+    pub(super) unbuilt: std::collections::BTreeSet<String>,
 }
 
 /// `parsed`: each readable chapter file in contract order, with its chapter name and path.
@@ -24,7 +26,9 @@ pub(super) fn assemble_source(
 ) -> SourceSpec {
     let mut clauses = Vec::new();
     let mut documents = Vec::with_capacity(parsed.len());
+    let mut unbuilt = std::collections::BTreeSet::new();
     for (chapter, path, parsed) in parsed {
+        unbuilt.extend(parsed.unbuilt);
         let mut blocks = Vec::with_capacity(parsed.pieces.len());
         for piece in parsed.pieces {
             match piece {
@@ -42,6 +46,7 @@ pub(super) fn assemble_source(
             lang: source_lang.to_string(),
             file: path,
             headings: parsed.headings,
+            links: parsed.links,
             blocks,
         });
     }
@@ -52,6 +57,7 @@ pub(super) fn assemble_source(
         clauses,
         by_id,
         diagnostics,
+        unbuilt,
     }
 }
 

@@ -11,10 +11,10 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use super::clause_block::{BlockPos, ClauseFields, Schema, parse_block};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::find_keywords;
-use crate::spec::{Clause, Heading, SectionRef, TranslatedClause};
+use crate::spec::{Clause, Heading, Link, SectionRef, TranslatedClause};
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
-pub(super) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
+pub(crate) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
 
 pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES
@@ -24,6 +24,11 @@ pub(crate) fn markdown_options() -> Options {
 pub(super) struct ParsedChapter {
     pub title: Option<String>,
     pub headings: Vec<Heading>,
+    /// Every link, in prose and in clause texts.
+    pub links: Vec<Link>,
+    /// The ids of source clause blocks left out for their errors (as far as an id can be read), so
+    /// that their translations are not reported as translating nothing.
+    pub unbuilt: Vec<String>,
     /// Prose pieces and clauses in order; a clause with errors is left out (its diagnostics say why).
     pub pieces: Vec<Piece>,
 }
@@ -50,6 +55,7 @@ pub(super) fn parse_chapter(
     file_id: FileId,
     file: &SourceFile,
     chapter: &str,
+    lang: &str,
     schema: Schema,
     diags: &mut Vec<Diagnostic>,
 ) -> ParsedChapter {
@@ -67,6 +73,8 @@ pub(super) fn parse_chapter(
     let mut prose_from = 0usize;
 
     let mut tops: Vec<(Range<usize>, Top)> = Vec::new();
+    let mut links = Vec::new();
+    let mut unbuilt = Vec::new();
 
     for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
         match ev {
@@ -93,6 +101,12 @@ pub(super) fn parse_chapter(
                         }
                     }
                     Tag::HtmlBlock => masked.push(range.clone()),
+                    Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
+                        links.push(Link {
+                            dest: dest_url.to_string(),
+                            span: Span::new(file_id, dest_range(src, &range, dest_url)),
+                        });
+                    }
                     Tag::Heading { level, .. } if depth == 0 => {
                         heading = Some((*level as u8, String::new()));
                     }
@@ -147,6 +161,7 @@ pub(super) fn parse_chapter(
                                     title: text,
                                     anchor,
                                     line,
+                                    span: Span::new(file_id, block.clone()),
                                 });
                             }
                             tops.push((
@@ -223,14 +238,39 @@ pub(super) fn parse_chapter(
                     fence: fence.clone(),
                 };
                 let fields = parse_block(&pos, schema, diags);
+                let within = fields.text_span.as_ref().map_or(&block, |s| &s.range);
+                if is_chinese(lang)
+                    && let Some(text) = &fields.text
+                {
+                    check_chinese_terms(text, src, within, file_id, diags);
+                }
+                for text in [&fields.text, &fields.reason, &fields.implicit]
+                    .into_iter()
+                    .flatten()
+                {
+                    links.extend(links_in(text).map(|dest| Link {
+                        span: Span::new(file_id, dest_range(src, within, &dest)),
+                        dest,
+                    }));
+                }
                 let section = section_at
                     .iter()
                     .rev()
                     .find(|(off, _)| *off <= block.start)
                     .map(|(_, s)| s.clone());
+                let written_id = fields
+                    .id
+                    .as_ref()
+                    .map(|(id, _)| id.clone())
+                    .or_else(|| id_line(&src[pos_content(&block, src)]));
                 let piece = match schema {
-                    Schema::Source => build_clause(fields, chapter, section, file, file_id, &block)
-                        .map(|c| Piece::Clause(Box::new(c))),
+                    Schema::Source => {
+                        let built = build_clause(fields, chapter, section, file, file_id, &block);
+                        if built.is_none() {
+                            unbuilt.extend(written_id);
+                        }
+                        built.map(|c| Piece::Clause(Box::new(c)))
+                    }
                     Schema::Translation => build_translated(fields, file, file_id, &block)
                         .map(|c| Piece::Translated(Box::new(c))),
                 };
@@ -245,8 +285,87 @@ pub(super) fn parse_chapter(
     ParsedChapter {
         title,
         headings,
+        links,
+        unbuilt,
         pieces,
     }
+}
+
+/// The block's text (its range in `src`, clamped).
+fn pos_content(block: &Range<usize>, src: &str) -> Range<usize> {
+    block.start.min(src.len())..block.end.min(src.len())
+}
+
+/// The value of an `id:` line in a clause block that did not parse, if there is one.
+fn id_line(block: &str) -> Option<String> {
+    block.lines().find_map(|l| {
+        let v = l.strip_prefix("id:")?.trim().trim_matches(['"', '\'']);
+        (!v.is_empty()).then(|| v.to_string())
+    })
+}
+
+/// Chinese (`zh`, `zh-CN`, `zh-Hans`, …): its clauses write RFC 2119 keywords as 必须（MUST）.
+fn is_chinese(lang: &str) -> bool {
+    lang == "zh" || lang.starts_with("zh-")
+}
+
+/// K0308: the Chinese term before each bracketed keyword says the keyword's level.
+fn check_chinese_terms(
+    text: &str,
+    src: &str,
+    within: &Range<usize>,
+    file_id: FileId,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for m in crate::keywords::chinese_mismatches(text) {
+        let written = &text[m.range.clone()];
+        let span = Span::new(file_id, dest_range(src, within, written));
+        let terms = crate::keywords::chinese_terms(m.level);
+        let keyword = if m.keyword == m.level.as_str() {
+            m.keyword.clone()
+        } else {
+            format!("{} ({})", m.keyword, m.level)
+        };
+        let (message, label) = match m.term {
+            Some((term, says)) => (
+                format!("`{term}` reads as {says}, but the keyword is {keyword}"),
+                format!("{term} means {says}"),
+            ),
+            None => (
+                format!("the keyword {keyword} has no Chinese term of the keyword table before it"),
+                "no term of the table here".to_string(),
+            ),
+        };
+        diags.push(
+            Diagnostic::error("K0308", message)
+                .at(span, label)
+                .help(format!(
+                    "write {}: the keyword table of spec/README.md gives each keyword its Chinese term, so that a reader of the Chinese sees the level the English keyword has",
+                    terms.iter().map(|t| format!("{t}（{}）", m.keyword)).collect::<Vec<_>>().join(" or "),
+                )),
+        );
+    }
+}
+
+/// The link destinations in a piece of Markdown (a clause's text).
+fn links_in(markdown: &str) -> impl Iterator<Item = String> + '_ {
+    Parser::new_ext(markdown, markdown_options()).filter_map(|ev| match ev {
+        Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+            Some(dest_url.to_string())
+        }
+        _ => None,
+    })
+}
+
+/// Where `dest` is written inside `within` (the link, or the clause block), for a diagnostic; the
+/// whole range when it is not written there verbatim (a reference link, an escaped character).
+fn dest_range(src: &str, within: &Range<usize>, dest: &str) -> Range<usize> {
+    src.get(within.clone())
+        .filter(|_| !dest.is_empty())
+        .and_then(|s| s.find(dest))
+        .map_or(within.clone(), |at| {
+            within.start + at..within.start + at + dest.len()
+        })
 }
 
 fn build_clause(
@@ -265,7 +384,7 @@ fn build_clause(
         level,
         keyword,
         actor: f.actor?,
-        stamp: crate::spec::stamp(&text),
+        stamp: crate::spec::clause_stamp(&text, f.reason.as_deref(), f.implicit.as_deref()),
         text,
         verify: f.verify?,
         reason: f.reason,
@@ -291,6 +410,8 @@ fn build_translated(
     Some(TranslatedClause {
         id,
         text: f.text?,
+        reason: f.reason,
+        implicit: f.implicit,
         source: f.source?,
         file: file.path.clone(),
         line: file.line_col(block.start).0,

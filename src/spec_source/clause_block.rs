@@ -28,7 +28,9 @@ pub(super) const FIELDS: [&str; 9] = [
 ];
 const REQUIRED: [&str; 5] = ["id", "level", "actor", "text", "verify"];
 /// A translated clause carries only these: everything else is inherited from the source clause.
-pub(super) const TRANSLATION_FIELDS: [&str; 3] = ["id", "text", "source"];
+/// `reason` and `implicit` translate the source's, when it has them.
+pub(super) const TRANSLATION_FIELDS: [&str; 5] = ["id", "text", "source", "reason", "implicit"];
+const TRANSLATION_REQUIRED: [&str; 3] = ["id", "text", "source"];
 
 /// Which kind of chapter a block is in: the source language, or a translation of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +49,7 @@ impl Schema {
     fn required(self) -> &'static [&'static str] {
         match self {
             Schema::Source => &REQUIRED,
-            Schema::Translation => &TRANSLATION_FIELDS,
+            Schema::Translation => &TRANSLATION_REQUIRED,
         }
     }
 }
@@ -304,7 +306,7 @@ pub(super) fn parse_block_with(
                 let mut d = Diagnostic::error("K0102", format!("unknown field `{k}`"))
                     .at(span_of(key), "not a clause field");
                 d = d.help(match (schema, suggest(k, allowed)) {
-                    (Schema::Translation, _) if FIELDS.contains(&k) => format!(
+                    (Schema::Translation, _) if FIELDS.contains(&k) && !allowed.contains(&k) => format!(
                         "a translated clause has only {}; `{k}` is inherited from the source-language clause",
                         allowed.join(", ")
                     ),

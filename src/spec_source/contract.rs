@@ -1,12 +1,12 @@
 //! `contract.yaml`: the title, languages, chapter order, upstream attribution and test globs.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
-use crate::spec::{Contract, TestGlobs, Upstream};
+use crate::spec::{Contract, TestGlobs, TranslatedMeta, Upstream};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -18,6 +18,17 @@ struct RawContract {
     upstream: RawUpstream,
     #[serde(default)]
     tests: Option<RawTests>,
+    #[serde(default)]
+    translated: BTreeMap<String, RawTranslated>,
+}
+
+/// `translated: {zh: {title, attribution}}`: the contract's title and attribution in a translation.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTranslated {
+    title: Spanned<String>,
+    #[serde(default)]
+    attribution: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -67,7 +78,7 @@ pub(super) fn parse_contract(
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(
-                "contract.yaml has exactly: title, version, languages (list), chapters (list), upstream {title, url, license, attribution}, and optionally tests {include, exclude}; see spec/README.md",
+                "contract.yaml has exactly: title, version, languages (list), chapters (list), upstream {title, url, license, attribution}, and optionally tests {include, exclude} and translated {<lang>: {title, attribution}}; see spec/README.md",
             ));
             return None;
         }
@@ -133,6 +144,19 @@ pub(super) fn parse_contract(
         }
         tests.exclude = t.exclude.iter().map(|g| g.value.clone()).collect();
     }
+    for (lang, t) in &raw.translated {
+        if !raw.languages.iter().skip(1).any(|l| &l.value == lang) {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "K0010",
+                    format!("`translated` names `{}`, which is not a translation of the contract", lang.escape_debug()),
+                )
+                .at(span_of(&t.title.referenced), "the title of a language not listed")
+                .help("`translated` gives the title and attribution of each language after the first in `languages`"),
+            );
+        }
+    }
     if !ok {
         return None;
     }
@@ -154,6 +178,17 @@ pub(super) fn parse_contract(
                 attribution: raw.upstream.attribution,
             },
             tests,
+            translated: raw
+                .translated
+                .into_iter()
+                .map(|(lang, t)| {
+                    let meta = TranslatedMeta {
+                        title: t.title.value,
+                        attribution: t.attribution,
+                    };
+                    (lang, meta)
+                })
+                .collect(),
         },
         spans,
     ))

@@ -12,6 +12,7 @@ mod clause_block;
 mod contract;
 pub(crate) mod fast_yaml;
 mod files;
+mod links;
 mod translation;
 
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub(crate) use chapter::markdown_options;
+pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
 pub use files::Tree;
 pub(crate) use files::{io_error, read_source};
 pub(crate) use translation::translation_diagnostics;
@@ -86,6 +87,7 @@ pub fn load_from(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
         let start = Instant::now();
         let extra = translation_diagnostics(&out.spec, opts.strict);
         out.diagnostics.extend(extra);
+        out.diagnostics.extend(links::check_links(&out.spec));
         out.timings.add("validate", start.elapsed());
     }
     out
@@ -140,6 +142,7 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
     let start = Instant::now();
     let source = assemble::assemble_source(parsed, &source_lang);
     out.diagnostics.extend(source.diagnostics);
+    let unbuilt = source.unbuilt;
     let mut spec = Spec {
         documents: source.documents,
         clauses: source.clauses,
@@ -160,7 +163,8 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
             &mut out,
         );
         let start = Instant::now();
-        let tr = translation::load_translation(&lang, parsed, &spec, &mut out.diagnostics);
+        let tr =
+            translation::load_translation(&lang, parsed, &spec, &unbuilt, &mut out.diagnostics);
         spec.translations.push(tr);
         out.timings.add("assemble", start.elapsed());
     }
@@ -201,8 +205,14 @@ fn read_and_parse(
             |(chapter, path, id): (String, PathBuf, Option<FileId>)| match id {
                 Some(id) => {
                     let mut diags = Vec::new();
-                    let p =
-                        chapter::parse_chapter(id, sources.get(id), &chapter, schema, &mut diags);
+                    let p = chapter::parse_chapter(
+                        id,
+                        sources.get(id),
+                        &chapter,
+                        lang,
+                        schema,
+                        &mut diags,
+                    );
                     (Some((chapter, path, p)), diags)
                 }
                 None => (None, Vec::new()),

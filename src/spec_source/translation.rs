@@ -9,7 +9,7 @@ use super::assemble::duplicate;
 use super::chapter::{ParsedChapter, Piece};
 use crate::diagnostic::Diagnostic;
 use crate::keywords::levels_in;
-use crate::spec::{Block, Document, Spec, Translation, TranslationState};
+use crate::spec::{Block, Document, Heading, Spec, Translation, TranslationState};
 
 /// Load one translation: its chapters mirror the source's; each clause must translate an existing
 /// source clause, keep its level, and carry the stamp of the source text it was made from.
@@ -17,6 +17,7 @@ pub(super) fn load_translation(
     lang: &str,
     parsed: Vec<(String, PathBuf, ParsedChapter)>,
     spec: &Spec,
+    unbuilt: &std::collections::BTreeSet<String>,
     diags: &mut Vec<Diagnostic>,
 ) -> Translation {
     let mut tr = Translation {
@@ -33,6 +34,11 @@ pub(super) fn load_translation(
                 Piece::Clause(_) => {}
                 Piece::Translated(t) => {
                     let Some(&idx) = spec.by_id.get(&t.id) else {
+                        // The source clause is there but has errors (reported where it is): the
+                        // translation is not the problem.
+                        if unbuilt.contains(&t.id) {
+                            continue;
+                        }
                         diags.push(
                             Diagnostic::error("K0302", format!("`{}` translates a clause that does not exist", t.id))
                                 .at(t.span.clone(), format!("no clause `{}` in the source language", t.id))
@@ -65,22 +71,107 @@ pub(super) fn load_translation(
                                 .help(format!("keep the English keyword next to the translation, e.g. 必须（{}）; a translation never changes the level", source.level)),
                         );
                     }
+                    for (field, translated, source) in [
+                        ("reason", &t.reason, &source.reason),
+                        ("implicit", &t.implicit, &source.implicit),
+                    ] {
+                        if translated.is_some() && source.is_none() {
+                            diags.push(
+                                Diagnostic::error("K0309", format!("the translation of `{}` has a `{field}` the source clause lacks", t.id))
+                                    .at(t.span.clone(), format!("the source clause has no `{field}`"))
+                                    .help(format!("remove `{field}` from the translation: it translates the source clause's `{field}`, and is shown only where the source has one")),
+                            );
+                        }
+                    }
                     blocks.push(Block::Clause(idx));
                     tr.clauses[idx] = Some(t);
                 }
             }
+        }
+        let mut headings = parsed.headings;
+        if let Some(source) = spec.documents.iter().find(|d| d.chapter == chapter) {
+            align_headings(&source.headings, &mut headings, diags);
         }
         tr.documents.push(Document {
             title: parsed.title.unwrap_or_else(|| chapter.clone()),
             chapter,
             lang: lang.to_string(),
             file,
-            headings: parsed.headings,
+            headings,
+            links: parsed.links,
             blocks,
         });
     }
     place_untranslated(spec, &mut tr);
     tr
+}
+
+/// A translated heading takes the id of the source heading at the same position, so
+/// `#default-filesystems` lands on 默认文件系统 and the language switch keeps the section. That needs
+/// the same headings, at the same levels, in the same order: the first difference is a warning
+/// (K0307, like a missing translation) and the headings from there on keep ids of their own text
+/// (a link to one of them from the translation is then an error, K0118).
+fn align_headings(source: &[Heading], translated: &mut [Heading], diags: &mut Vec<Diagnostic>) {
+    for (i, h) in translated.iter_mut().enumerate() {
+        match source.get(i) {
+            Some(s) if s.level == h.level => h.anchor.clone_from(&s.anchor),
+            found => {
+                let (label, help) = match found {
+                    Some(s) => (
+                        format!(
+                            "a level-{} heading where the source has `{}` at level {}",
+                            h.level, s.title, s.level
+                        ),
+                        format!(
+                            "give this heading level {} (`{}`), as in the source, or add the missing heading",
+                            s.level,
+                            "#".repeat(usize::from(s.level))
+                        ),
+                    ),
+                    None => (
+                        "the source chapter has no heading here".to_string(),
+                        format!(
+                            "the source chapter has {} headings: translate each, and add none",
+                            source.len()
+                        ),
+                    ),
+                };
+                let mut d = Diagnostic::warning(
+                    "K0307",
+                    format!(
+                        "heading {} of the translation does not match the source",
+                        i + 1
+                    ),
+                )
+                .at(h.span.clone(), label)
+                .help(help);
+                if let Some(s) = found {
+                    d = d.with_context(s.span.clone(), "the source heading at this position");
+                }
+                diags.push(d);
+                return;
+            }
+        }
+    }
+    if let Some(missing) = source.get(translated.len()) {
+        let d = Diagnostic::warning(
+            "K0307",
+            format!("the translation lacks the heading `{}` of the source", missing.title),
+        )
+        .help("translate every heading of the source chapter, in the same order and at the same levels: headings give the sections their ids in every language");
+        diags.push(match translated.last() {
+            Some(last) => d
+                .at(last.span.clone(), "the last translated heading")
+                .with_context(
+                    missing.span.clone(),
+                    "this source heading has no translation",
+                ),
+            None => d.at(
+                missing.span.clone(),
+                "this source heading has no translation",
+            ),
+        });
+    }
 }
 
 /// A source clause with no translation still appears on the translated page (with the source text
@@ -124,6 +215,15 @@ fn place_untranslated(spec: &Spec, tr: &mut Translation) {
     }
 }
 
+/// The translation of chapter `chapter` into `lang`, beside the source chapter `source` (in the
+/// spec folder actually read: `<dir>/<source lang>/<chapter>.md` → `<dir>/<lang>/<chapter>.md`).
+fn translation_file(source: &std::path::Path, lang: &str, chapter: &str) -> PathBuf {
+    let dir = source.parent().and_then(std::path::Path::parent);
+    dir.map_or_else(PathBuf::new, PathBuf::from)
+        .join(lang)
+        .join(format!("{chapter}.md"))
+}
+
 /// Missing and stale translations: warnings by default, errors under `--strict`.
 pub(crate) fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -140,7 +240,7 @@ pub(crate) fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnost
                 (TranslationState::Missing, _) => Some(
                     make("K0301", format!("clause `{}` has no `{}` translation", c.id, tr.lang))
                         .at(c.id_span.clone(), format!("not translated into {}", tr.lang))
-                        .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to spec/{}/{}.md", c.id, c.stamp, tr.lang, c.chapter)),
+                        .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to {}", c.id, c.stamp, translation_file(&c.file, &tr.lang, &c.chapter).display())),
                 ),
                 (TranslationState::Stale, Some(t)) => Some(
                     make("K0303", format!("the `{}` translation of `{}` is stale: the source text changed", tr.lang, c.id))

@@ -74,40 +74,128 @@
     flushWord(); flushCJK();
     return out;
   }
-  var index = (window.KC_SEARCH || []).map(function (e) {
-    return { e: e, toks: tokens(e.id + " " + e.text + " " + (e.section || "")) };
+  var index = (window.KC_SEARCH || []).map(function (e, n) {
+    var idToks = e.id ? tokens(e.id) : [];
+    var textToks = tokens(e.text);
+    return { e: e, n: n, idToks: idToks, textToks: textToks,
+      toks: idToks.concat(textToks, e.section ? tokens(e.section) : [], e.kind === "deviation" ? tokens(e.page) : []) };
   });
-  function matches(doc, q) {
-    for (var i = 0; i < doc.toks.length; i++) if (doc.toks[i].indexOf(q) === 0) return true;
+  function hasPrefix(toks, q) {
+    for (var i = 0; i < toks.length; i++) if (toks[i].indexOf(q) === 0) return true;
     return false;
   }
+  function hasAll(toks, q) {
+    for (var i = 0; i < q.length; i++) if (toks.indexOf(q[i]) < 0) return false;
+    return true;
+  }
+  // Rank: 0 the id is the query or ends in it, or a heading is the query; 1 every query term is a
+  // word of the id; 2 a heading holds the query; 3 every term is a whole word of a clause's text;
+  // 4 other headings; 5 other clauses and deviations; 6 prose.
+  var KIND_TIER = { clause: 5, deviation: 5, heading: 4, text: 6 };
+  function tier(d, q, raw) {
+    var id = (d.e.id || "").toLowerCase(), want = raw.toLowerCase().replace(/\s+/g, "-");
+    var phrase = raw.toLowerCase().replace(/\s+/g, " "), text = d.e.text.toLowerCase();
+    if (id && (id === want || id.slice(-want.length - 1) === "." + want)) return 0;
+    if (d.e.kind === "heading" && text === phrase) return 0;
+    if (d.idToks.length && hasAll(d.idToks, q)) return 1;
+    if (d.e.kind === "heading" && text.indexOf(phrase) >= 0) return 2;
+    if (d.e.kind === "clause" && hasAll(d.textToks, q)) return 3;
+    return KIND_TIER[d.e.kind] || 6;
+  }
+  var LIMIT = 20;
   function search(query) {
     var q = tokens(query);
     if (!q.length) return [];
-    return index.filter(function (d) {
-      for (var i = 0; i < q.length; i++) if (!matches(d, q[i])) return false;
+    var hits = index.filter(function (d) {
+      for (var i = 0; i < q.length; i++) if (!hasPrefix(d.toks, q[i])) return false;
       return true;
-    }).slice(0, 30);
+    }).map(function (d) { return { d: d, t: tier(d, q, query.trim()) }; });
+    hits.sort(function (a, b) { return a.t - b.t || a.d.n - b.d.n; });
+    // One result per place: a section's paragraphs all lead to its heading.
+    var seen = {};
+    return hits.map(function (h) { return h.d; }).filter(function (d) {
+      if (seen[d.e.url]) return false;
+      seen[d.e.url] = true;
+      return true;
+    });
+  }
+  // The text around the first match, with the matched words marked (built as DOM nodes, not HTML).
+  function snippet(el, text, query) {
+    var words = query.trim().split(/\s+/).filter(Boolean), lower = text.toLowerCase(), at = -1, len = 0;
+    for (var i = 0; i < words.length; i++) {
+      var k = lower.indexOf(words[i].toLowerCase());
+      if (k >= 0 && (at < 0 || k < at)) { at = k; len = words[i].length; }
+    }
+    var start = at > 60 ? at - 50 : 0, end = Math.min(text.length, start + 160);
+    if (start > 0) el.appendChild(document.createTextNode("…"));
+    if (at >= 0) {
+      el.appendChild(document.createTextNode(text.slice(start, at)));
+      var m = document.createElement("mark"); m.textContent = text.slice(at, at + len); el.appendChild(m);
+      el.appendChild(document.createTextNode(text.slice(at + len, end)));
+    } else {
+      el.appendChild(document.createTextNode(text.slice(start, end)));
+    }
+    if (end < text.length) el.appendChild(document.createTextNode("…"));
   }
   var input = document.getElementById("q"), list = document.getElementById("results");
+  var form = input && input.form;
+  function close() { if (list) list.innerHTML = ""; }
+  function links() { return list ? list.querySelectorAll("a") : []; }
   if (input && list) {
     input.addEventListener("input", function () {
       var hits = search(input.value);
       list.innerHTML = "";
       if (!hits.length && input.value.trim()) {
-        var li0 = document.createElement("li"); li0.textContent = list.getAttribute("data-empty"); list.appendChild(li0); return;
+        var li0 = document.createElement("li"); li0.className = "more"; li0.textContent = list.getAttribute("data-empty"); list.appendChild(li0); return;
       }
-      hits.forEach(function (d) {
+      hits.slice(0, LIMIT).forEach(function (d) {
         var li = document.createElement("li"), a = document.createElement("a"), sm = document.createElement("small");
         a.href = d.e.url;
-        a.textContent = d.e.text.length > 140 ? d.e.text.slice(0, 139) + "…" : d.e.text;
-        sm.textContent = d.e.id + " · " + d.e.level;
+        snippet(a, d.e.text, input.value);
+        var where = [d.e.id, d.e.level, d.e.page, d.e.section].filter(Boolean);
+        sm.textContent = where.join(" · ");
         a.appendChild(sm); li.appendChild(a); list.appendChild(li);
       });
+      if (hits.length > LIMIT) {
+        var more = document.createElement("li"); more.className = "more";
+        more.textContent = (hits.length - LIMIT) + " " + list.getAttribute("data-more");
+        list.appendChild(more);
+      }
     });
-    input.addEventListener("keydown", function (ev) {
-      if (ev.key === "Enter") { var first = list.querySelector("a"); if (first) first.click(); }
-      if (ev.key === "Escape") { input.value = ""; list.innerHTML = ""; }
+    function move(ev, step) {
+      var as = links(), i = Array.prototype.indexOf.call(as, document.activeElement);
+      if (!as.length) return;
+      ev.preventDefault();
+      var j = i + step;
+      if (j < 0) { input.focus(); return; }
+      as[Math.min(j, as.length - 1)].focus();
+    }
+    form.addEventListener("keydown", function (ev) {
+      if (ev.key === "ArrowDown") move(ev, 1);
+      else if (ev.key === "ArrowUp") move(ev, -1);
+      else if (ev.key === "Escape") { close(); input.focus(); }
+      else if (ev.key === "Enter" && ev.target === input) { var first = list.querySelector("a"); if (first) first.click(); }
+    });
+    document.addEventListener("click", function (ev) { if (!form.contains(ev.target)) close(); });
+    list.addEventListener("click", function (ev) { if (ev.target.closest && ev.target.closest("a")) close(); });
+  }
+
+  // The sidebar on narrow screens: hidden behind the menu button.
+  var menu = document.getElementById("menu"), toc = document.getElementById("toc");
+  if (menu && toc) {
+    menu.addEventListener("click", function () {
+      var open = toc.classList.toggle("open");
+      menu.setAttribute("aria-expanded", open ? "true" : "false");
     });
   }
+
+  // Printing shows every collapsed detail (traces, originals), and closes again afterwards.
+  var reopened = [];
+  window.addEventListener("beforeprint", function () {
+    var ds = document.querySelectorAll("details:not([open])");
+    for (var i = 0; i < ds.length; i++) { ds[i].open = true; reopened.push(ds[i]); }
+  });
+  window.addEventListener("afterprint", function () {
+    while (reopened.length) reopened.pop().open = false;
+  });
 })();

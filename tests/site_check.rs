@@ -1,0 +1,146 @@
+//! What `check` guarantees the site: every internal link and anchor resolves (K0118), a
+//! translation's headings match the source's so sections keep their ids (K0307), and a Chinese
+//! keyword's term says its level (K0308). Snapshots of the exact diagnostics, reviewed like code.
+
+use std::process::Command;
+
+const CONTRACT: &str = "title: T\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one, two]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n";
+
+/// `stamp` of "The platform MUST do it." (as in `error_catalog.rs`).
+const STAMP_A: &str = "87b30d4e0373";
+
+const EN_ONE: &str = "# One\n\n## Default Filesystems\n\nSee [two](two.md#later) and [fs](#default-filesystems).\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n";
+const EN_TWO: &str = "# Two\n\n## Later\n\nText.\n";
+const ZH_TWO: &str = "# 二\n\n## 稍后\n\n正文。\n";
+
+fn zh_one(body: &str) -> String {
+    format!(
+        "# 一\n\n## 默认文件系统\n\n{body}\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
+    )
+}
+
+/// `kcontract check` on a two-chapter bilingual spec.
+fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in [
+        ("spec/contract.yaml", CONTRACT),
+        ("spec/en/one.md", en_one),
+        ("spec/en/two.md", EN_TWO),
+        ("spec/zh/one.md", zh_one),
+        ("spec/zh/two.md", zh_two),
+    ] {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir.path())
+        .args(["--color", "never", "--spec", "spec", "check"])
+        .output()
+        .unwrap();
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code().map_or("signal".into(), |c| c.to_string()),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn links_and_anchors_that_resolve_pass() {
+    let out = check(
+        EN_ONE,
+        &zh_one("见[稍后](two.md#later)与[文件系统](#default-filesystems)。"),
+        ZH_TWO,
+    );
+    assert!(out.starts_with("exit: 0\n"), "{out}");
+}
+
+#[test]
+fn k0118_links_that_would_dangle() {
+    let en = EN_ONE.replace("two.md#later", "two.md#latr").replace(
+        "[fs](#default-filesystems)",
+        "[fs](#default-filesystems) [x](three.md) [y](../README.md) [c](#one.a) [web](https://example.com/#nowhere)",
+    );
+    insta::assert_snapshot!(check(&en, &zh_one("见[文件系统](#默认文件系统)。"), ZH_TWO));
+}
+
+#[test]
+fn k0307_translated_headings_that_differ() {
+    insta::assert_snapshot!(check(
+        EN_ONE,
+        &zh_one("正文。").replace("## 默认文件系统", "### 默认文件系统"),
+        "# 二\n\n正文。\n"
+    ));
+}
+
+#[test]
+fn k0308_a_chinese_term_that_says_another_level() {
+    let zh = zh_one("正文。").replace("平台必须（MUST）这样做。", "平台应当（SHALL）这样做。");
+    insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
+}
+
+#[test]
+fn k0308_a_keyword_without_its_chinese_term() {
+    let zh = zh_one("正文。").replace("平台必须（MUST）这样做。", "平台必需（MUST）这样做。");
+    insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
+}
+
+const EN_REASON: &str = "# One\n\n## Default Filesystems\n\n```clause\nid: one.a\nlevel: MAY\nactor: platform\ntext: The platform MAY do it.\nverify: untestable\nreason: A permission.\n```\n";
+
+fn zh_reason(reason: Option<&str>, stamp: &str) -> String {
+    let reason = reason.map_or(String::new(), |r| format!("reason: {r}\n"));
+    format!(
+        "# 一\n\n## 默认文件系统\n\n```clause\nid: one.a\ntext: 平台可以（MAY）这样做。\n{reason}source: {stamp}\n```\n"
+    )
+}
+
+#[test]
+fn a_translated_reason_is_stamped_and_goes_stale_with_the_source_reason() {
+    let stamp =
+        kcontract::spec::clause_stamp("The platform MAY do it.", Some("A permission."), None);
+    // The stamp covers the reason: the text's stamp alone is not current.
+    assert_ne!(stamp, kcontract::spec::stamp("The platform MAY do it."));
+    let ok = check(
+        EN_REASON,
+        &zh_reason(Some("这是一项许可。"), &stamp),
+        ZH_TWO,
+    );
+    assert!(ok.starts_with("exit: 0\n") && !ok.contains("K0303"), "{ok}");
+    let changed = EN_REASON.replace("A permission.", "A permission, nothing to observe.");
+    let stale = check(&changed, &zh_reason(Some("这是一项许可。"), &stamp), ZH_TWO);
+    assert!(
+        stale.contains("warning[K0303]") && stale.contains("one.a"),
+        "{stale}"
+    );
+}
+
+#[test]
+fn k0309_a_translated_reason_the_source_lacks() {
+    let zh = zh_one("正文。").replace("source:", "reason: 无法测试。\nsource:");
+    insta::assert_snapshot!(check(EN_ONE, &zh, ZH_TWO));
+}
+
+/// A YAML error in the source clause is reported once, where it is: its translation is not
+/// reported as translating a clause that does not exist (K0302).
+#[test]
+fn a_broken_source_clause_does_not_make_its_translation_an_orphan() {
+    for broken in [
+        // Not YAML at all.
+        EN_ONE.replace("text: The platform MUST do it.", "text: \"unterminated"),
+        // YAML, but a field is wrong.
+        EN_ONE.replace("actor: platform", "actor: nobody"),
+    ] {
+        let out = check(&broken, &zh_one("正文。"), ZH_TWO);
+        assert!(out.starts_with("exit: 1\n"), "{out}");
+        assert!(out.contains("spec/en/one.md"), "{out}");
+        assert!(!out.contains("K0302"), "{out}");
+    }
+    // A translation of an id no source block has is still reported.
+    let out = check(
+        EN_ONE,
+        &zh_one("正文。").replace("id: one.a", "id: one.zzz"),
+        ZH_TWO,
+    );
+    assert!(out.contains("error[K0302]"), "{out}");
+}
