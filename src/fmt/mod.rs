@@ -1,7 +1,8 @@
 //! `kcontract fmt`: the canonical form of clause blocks.
 //!
-//! What is canonical: fields in the documented order (`id`, `level`, `actor`, `text`, `source`,
-//! `verify`, `reason`, `implicit`, `oci`, `upstream-tests`); a value on the key's line without
+//! What is canonical: fields in the documented order (`id`, `level`, `actor`, `text`, `verify`,
+//! `reason`, `implicit`, `oci`, `upstream-tests`, then a translation's `source` stamp, last because it
+//! seals the fields above it); a value on the key's line without
 //! quotes when YAML allows it and the line fits in [`WIDTH`] characters, else folded (`>-`) into
 //! lines of at most [`WIDTH`], else double-quoted; one blank line before and after each block.
 //! Line breaks an editor chose inside a folded text are kept when every line fits (as Prettier's
@@ -29,12 +30,12 @@ const ORDER: [&str; 10] = [
     "level",
     "actor",
     "text",
-    "source",
     "verify",
     "reason",
     "implicit",
     "oci",
     "upstream-tests",
+    "source",
 ];
 
 /// A chapter file's text with its clause blocks in canonical form.
@@ -377,7 +378,12 @@ impl Meaning {
             t.clauses
                 .iter()
                 .flatten()
-                .map(move |c| format!("translation {} {} {:?} {}", t.lang, c.id, c.text, c.source))
+                .map(move |c| {
+                    format!(
+                        "translation {} {} {:?} {:?} {:?} {}",
+                        t.lang, c.id, c.text, c.reason, c.implicit, c.source
+                    )
+                })
         });
         out.extend(translated);
         let docs = spec
