@@ -14,7 +14,7 @@ use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
 /// The embedded templates: (name, source).
-pub const TEMPLATES: [(&str, &str); 11] = [
+pub const TEMPLATES: [(&str, &str); 12] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("toc.html", include_str!("../../templates/toc.html")),
     ("chapter.html", include_str!("../../templates/chapter.html")),
@@ -37,6 +37,10 @@ pub const TEMPLATES: [(&str, &str); 11] = [
     (
         "redirect.html",
         include_str!("../../templates/redirect.html"),
+    ),
+    (
+        "serve/reload.html",
+        include_str!("../../templates/serve/reload.html"),
     ),
 ];
 
@@ -86,6 +90,15 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
         tera,
         interfaces: Interfaces::load(dir)?,
     })
+}
+
+impl Templates {
+    /// Render every page for `kcontract serve`: sets `serve` for all templates, so `base.html`
+    /// includes `serve/reload.html` (live reload, the build-error overlay). A plain build never
+    /// sets it.
+    pub fn serving(&mut self) {
+        self.tera.global_context().insert("serve", &true);
+    }
 }
 
 /// HTML-escape `s` exactly as tera's default escaper does (`&`, `<`, `>`, `"`, `'`), handing the
