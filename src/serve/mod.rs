@@ -5,8 +5,9 @@
 //! from memory and pushes events to the pages), the watcher (`watch.rs`, which turns file-system
 //! events into "rebuild now"), and the loop here, which rebuilds (`rebuild.rs`) and tells the server
 //! what changed. The site is held in memory, never written: serving cannot overwrite the committed
-//! `site/`, and stopping at any moment (Ctrl-C) leaves no half-written output behind. The only file
-//! a rebuild writes is the test scan's cache, which is written atomically.
+//! `site/`, and there is no output to leave half-written. Ctrl-C (or SIGTERM, SIGHUP) is a message
+//! the loop reads between rebuilds, so a rebuild under way finishes first (the only file one writes
+//! is the test scan's cache, written atomically); serve then says so and exits 0.
 
 mod http;
 mod rebuild;
@@ -69,8 +70,7 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
     if opts.open {
         open_browser(&url);
     }
-    loop {
-        let changed = watcher.next_change();
+    while let Some(changed) = watcher.next_change() {
         let start = Instant::now();
         match rebuild::build(ctx, opts) {
             Ok(built) => {
@@ -91,6 +91,8 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
             }
         }
     }
+    eprintln!("serve stopped");
+    Ok(())
 }
 
 /// Open `url` in the default browser, as mdBook's and Zola's `--open` do: a failure is reported,

@@ -4,7 +4,7 @@
 //! waits until the events have been quiet for [`QUIET`].
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
@@ -20,11 +20,18 @@ const QUIET: Duration = Duration::from_millis(10);
 /// A rebuild starts at the latest this long after the first event, even if events keep coming.
 const MOST: Duration = Duration::from_millis(200);
 
+/// What the rebuild loop waits for.
+enum Message {
+    File(notify::Result<notify::Event>),
+    /// Ctrl-C (SIGINT), SIGTERM or SIGHUP: stop after the rebuild under way, if any.
+    Stop,
+}
+
 /// The file-system watch of one `serve`.
 pub(super) struct Watcher {
     /// Kept for its watches: dropping it ends them.
     _watcher: RecommendedWatcher,
-    events: Receiver<notify::Result<notify::Event>>,
+    events: Receiver<Message>,
     /// The working directory: the root of the test globs.
     root: PathBuf,
     spec: PathBuf,
@@ -48,7 +55,18 @@ impl Watcher {
         };
         let root = std::env::current_dir().map_err(|e| fail(Path::new("."), &e))?;
         let (tx, events) = channel();
-        let mut watcher = notify::recommended_watcher(tx).map_err(|e| fail(&root, &e))?;
+        let stop: Sender<Message> = tx.clone();
+        // Replacing the default (which ends the process at once, also mid-rebuild) by a message
+        // the loop reads between rebuilds. If it cannot be installed, the default stays.
+        if let Err(e) = ctrlc::set_handler(move || {
+            let _ = stop.send(Message::Stop);
+        }) {
+            eprintln!("warning: Ctrl-C will end serve without a goodbye: {e}");
+        }
+        let mut watcher = notify::recommended_watcher(move |r| {
+            let _ = tx.send(Message::File(r));
+        })
+        .map_err(|e| fail(&root, &e))?;
         let spec = root.join(&ctx.spec);
         watcher
             .watch(&spec, RecursiveMode::Recursive)
@@ -116,31 +134,28 @@ impl Watcher {
     }
 
     /// Wait for a change that needs a rebuild, then for the burst of events to end. Returns the
-    /// first file changed.
-    pub(super) fn next_change(&self) -> String {
+    /// first file changed, or `None` when serve is to stop.
+    pub(super) fn next_change(&self) -> Option<String> {
         let first = loop {
             match self.events.recv() {
-                Ok(Ok(ev)) => {
+                Ok(Message::File(Ok(ev))) => {
                     if let Some(p) = self.relevant(&ev) {
                         break p;
                     }
                 }
-                Ok(Err(e)) => eprintln!("warning: watching the files: {e}"),
-                // The watcher lives as long as `self`, so the channel cannot close; wait for ever.
-                Err(_) => loop {
-                    std::thread::park();
-                },
+                Ok(Message::File(Err(e))) => eprintln!("warning: watching the files: {e}"),
+                Ok(Message::Stop) | Err(_) => return None,
             }
         };
         let start = Instant::now();
         while start.elapsed() < MOST {
             match self.events.recv_timeout(QUIET) {
-                Ok(_) => {}
+                Ok(Message::File(_)) => {}
+                Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return None,
                 Err(RecvTimeoutError::Timeout) => break,
-                Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        first
+        Some(first)
     }
 
     /// The path of a file `ev` changed that the site is built from, if any.
