@@ -1,5 +1,5 @@
 //! The HTTP side of `kcontract serve`: a small HTTP/1.1 server on std's `TcpListener` (GET and HEAD
-//! of the site held in memory, one thread per connection, `Connection: close`) and the event stream
+//! of the site held in memory, with ETags; one thread per connection, `Connection: close`) and the event stream
 //! the pages listen to (server-sent events at [`EVENTS`]). std suffices: the server answers a local
 //! browser with files it already holds, and the event stream is a response that is never finished,
 //! which a request/response library would have to be worked around for.
@@ -149,7 +149,8 @@ fn handle(mut stream: TcpStream, shared: &Shared) {
         respond(
             &mut stream,
             "405 Method Not Allowed",
-            "text/plain",
+            "text/plain; charset=utf-8",
+            None,
             b"GET or HEAD only\n",
             false,
         );
@@ -167,19 +168,51 @@ fn handle(mut stream: TcpStream, shared: &Shared) {
     };
     let site = Arc::clone(&shared.site.read().unwrap_or_else(PoisonError::into_inner));
     let head_only = method == "HEAD";
-    match site.get(&rel) {
-        Some(bytes) => respond(&mut stream, "200 OK", content_type(&rel), bytes, head_only),
-        None => {
-            let body = format!("not found: /{rel}\n");
-            respond(
-                &mut stream,
-                "404 Not Found",
-                "text/plain; charset=utf-8",
-                body.as_bytes(),
-                head_only,
-            )
-        }
+    let Some(bytes) = site.get(&rel) else {
+        let body = format!("not found: /{rel}\n");
+        let ctype = "text/plain; charset=utf-8";
+        respond(
+            &mut stream,
+            "404 Not Found",
+            ctype,
+            None,
+            body.as_bytes(),
+            head_only,
+        );
+        return;
+    };
+    // Revalidated on every load, answered 304 when unchanged: an unchanged search index (3 MB at
+    // ×100) is then neither sent again nor compiled again by the browser.
+    let etag = format!("\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(bytes));
+    if if_none_match(&head).is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag)) {
+        respond(
+            &mut stream,
+            "304 Not Modified",
+            content_type(&rel),
+            Some(&etag),
+            b"",
+            true,
+        );
+    } else {
+        respond(
+            &mut stream,
+            "200 OK",
+            content_type(&rel),
+            Some(&etag),
+            bytes,
+            head_only,
+        );
     }
+}
+
+/// The `If-None-Match` header's value, if any.
+fn if_none_match(head: &str) -> Option<&str> {
+    head.lines().skip(1).find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("if-none-match")
+            .then_some(value.trim())
+    })
 }
 
 /// The request head, up to the blank line; `None` when the client sends something else.
@@ -196,11 +229,23 @@ fn read_head(stream: &mut TcpStream) -> Option<String> {
     String::from_utf8(buf).ok()
 }
 
-fn respond(stream: &mut TcpStream, status: &str, ctype: &str, body: &[u8], head_only: bool) {
+fn respond(
+    stream: &mut TcpStream,
+    status: &str,
+    ctype: &str,
+    etag: Option<&str>,
+    body: &[u8],
+    head_only: bool,
+) {
+    let etag = etag.map(|e| format!("ETag: {e}\r\n")).unwrap_or_default();
+    let length = if status.starts_with("304") {
+        String::new()
+    } else {
+        format!("Content-Length: {}\r\n", body.len())
+    };
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-store\r\nConnection: close\r\n\r\n",
-        body.len()
+        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{length}{etag}\
+         Cache-Control: no-cache\r\nConnection: close\r\n\r\n"
     );
     let _ = stream.write_all(head.as_bytes());
     if !head_only {

@@ -105,6 +105,12 @@ impl Driver {
 
     /// Poll a JS expression every `every` until it is truthy (fail after `within`).
     pub(crate) fn wait_for(&self, expr: &str, every: Duration, within: Duration) -> Value {
+        self.poll(expr, every, within)
+            .unwrap_or_else(|| panic!("timed out waiting for: {expr}"))
+    }
+
+    /// [`Self::wait_for`], `None` when `within` has passed.
+    pub(crate) fn poll(&self, expr: &str, every: Duration, within: Duration) -> Option<Value> {
         let deadline = Instant::now() + within;
         loop {
             // A page being replaced by its reload can fail a script: that is "not yet".
@@ -121,9 +127,11 @@ impl Driver {
             .map(|v| v["value"].clone())
             .unwrap_or(Value::Null);
             if v.as_bool() != Some(false) && !v.is_null() && v.get("error").is_none() {
-                return v;
+                return Some(v);
             }
-            assert!(Instant::now() < deadline, "timed out waiting for: {expr}");
+            if Instant::now() >= deadline {
+                return None;
+            }
             std::thread::sleep(every);
         }
     }
