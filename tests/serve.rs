@@ -5,6 +5,8 @@
 //! diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
 //! the project; a port in use is K0801. With `--features browser`: a page open in headless
 //! Chromium reloads by itself after an edit, and shows the overlay while the spec is broken.
+//! Mutants that fail them: every file announced as changed, no `fixed` event, no
+//! `location.reload()` in `templates/serve/reload.html`.
 
 mod common;
 
