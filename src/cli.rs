@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 
 use crate::commands::{
     build::Build, check::Check, conformance::Conformance, diff::Diff, explain::Explain, fmt::Fmt,
-    i18n::I18n, list::List, matrix::Matrix, model::Model, scaffold::Scaffold,
+    i18n::I18n, list::List, matrix::Matrix, model::Model, scaffold::Scaffold, serve::Serve,
 };
 use crate::terminal::{ColorChoice, Ctx, exit_code};
 
@@ -47,6 +47,7 @@ enum Command {
     Scaffold(Scaffold),
     Diff(Diff),
     Fmt(Fmt),
+    Serve(Serve),
 }
 
 /// Run the command line of this process; the exit code is 0 when all went well, 1 for problems
@@ -66,5 +67,6 @@ pub fn run() -> ExitCode {
         Command::Scaffold(c) => c.run(&ctx),
         Command::Diff(c) => c.run(&ctx),
         Command::Fmt(c) => c.run(&ctx),
+        Command::Serve(c) => c.run(&ctx),
     })
 }

@@ -58,6 +58,12 @@ impl GlobMatcher {
         }
     }
 
+    /// The literal leading folders of the include globs (`""` for a glob starting with a
+    /// wildcard): the folders `files` walks, and `kcontract serve` watches.
+    pub(crate) fn bases(&self) -> &[PathBuf] {
+        &self.bases
+    }
+
     /// Excludes win over includes.
     pub(crate) fn matches(&self, rel: &str) -> bool {
         self.include.is_match(rel) && !self.exclude.is_match(rel)

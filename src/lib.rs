@@ -40,6 +40,7 @@ mod pipeline;
 pub mod results;
 pub mod runtimes;
 pub mod scaffold;
+mod serve;
 pub mod site;
 pub mod spec;
 mod spec_source;

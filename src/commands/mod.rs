@@ -13,3 +13,4 @@ pub(crate) mod list;
 pub(crate) mod matrix;
 pub(crate) mod model;
 pub(crate) mod scaffold;
+pub(crate) mod serve;

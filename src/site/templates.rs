@@ -14,7 +14,7 @@ use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
 /// The embedded templates: (name, source).
-pub const TEMPLATES: [(&str, &str); 13] = [
+pub const TEMPLATES: [(&str, &str); 14] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("toc.html", include_str!("../../templates/toc.html")),
     (
@@ -42,6 +42,10 @@ pub const TEMPLATES: [(&str, &str); 13] = [
     (
         "redirect.html",
         include_str!("../../templates/redirect.html"),
+    ),
+    (
+        "serve/reload.html",
+        include_str!("../../templates/serve/reload.html"),
     ),
 ];
 
@@ -91,6 +95,15 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
         tera,
         interfaces: Interfaces::load(dir)?,
     })
+}
+
+impl Templates {
+    /// Render every page for `kcontract serve`: sets `serve` for all templates, so `base.html`
+    /// includes `serve/reload.html` (live reload, the build-error overlay). A plain build never
+    /// sets it.
+    pub fn serving(&mut self) {
+        self.tera.global_context().insert("serve", &true);
+    }
 }
 
 /// HTML-escape `s` exactly as tera's default escaper does (`&`, `<`, `>`, `"`, `'`), handing the

@@ -7,3 +7,4 @@
 pub(crate) mod cli;
 pub(crate) mod model;
 pub(crate) mod runtimes;
+pub(crate) mod webdriver;

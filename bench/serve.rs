@@ -1,0 +1,312 @@
+//! The `kcontract serve` benchmark: `cargo run --release --example serve-bench -- [--copies 1,100]
+//! [--runs 21]`, after `cargo run --release --example bench` has generated `target/bench/xN`.
+//!
+//! For each N, `kcontract serve` (the release binary) on the ×N spec and `mdbook serve` on the same
+//! English text (a copy of `target/bench/xN/mdbook`), with its default watcher (`poll`) and with
+//! `--watcher native`, each with its chapter page open in its own headless Chromium.
+//! One sample: a one-clause edit is saved (a marker appended to the first `SIGTERM` clause of
+//! `runtime-and-lifecycle-1`), and the time runs from just before the write to the end of
+//! DOMContentLoaded of the page that reloaded by itself and shows the marker. The end is the page's
+//! own clock (`performance.timeOrigin` + the navigation entry), so polling the page from here adds
+//! nothing to the figure. The servers take turns sample by sample, each round in another order; the figure is the median.
+//! serve's own "rebuilt in N ms" lines give the share of the rebuild. Nothing is asserted.
+
+#[path = "../tests/common/webdriver.rs"]
+#[allow(dead_code)]
+mod webdriver;
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use webdriver::Driver;
+
+const CHAPTER: &str = "runtime-and-lifecycle-1";
+const SENTENCE: &str = "The container is sent a `SIGTERM` signal";
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One server with its page open, and the file its edits go to.
+struct Server {
+    name: &'static str,
+    _child: Killed,
+    driver: Driver,
+    file: PathBuf,
+    original: String,
+    samples: Vec<f64>,
+    /// The share of each sample before the page started reloading (the rest is the reload).
+    until_reload: Vec<f64>,
+    /// The page this server's edits show on.
+    page: String,
+    /// Samples whose edit never showed (the page is then opened again by hand).
+    misses: usize,
+}
+
+impl Server {
+    /// One sample; `false` when the page did not show the edit within 20 s (counted as a miss).
+    fn sample(&mut self, i: usize) -> bool {
+        let marker = format!("kcedit{i}");
+        let edited = self
+            .original
+            .replacen(SENTENCE, &format!("{SENTENCE} {marker}"), 1);
+        let t0 = now_ms();
+        fs::write(&self.file, edited).unwrap();
+        let v = self.driver.poll(
+            &format!(
+                "(function () {{ if (!document.body || !document.body.textContent.includes('{marker}')) return false; \
+                 var n = performance.getEntriesByType('navigation')[0]; \
+                 if (!n || !n.domContentLoadedEventEnd) return false; \
+                 return [performance.timeOrigin, n.domContentLoadedEventEnd]; }})()"
+            ),
+            Duration::from_millis(5),
+            Duration::from_secs(20),
+        );
+        let Some(v) = v else {
+            self.misses += 1;
+            self.driver.goto(&self.page);
+            return false;
+        };
+        let (origin, dcl) = (v[0].as_f64().unwrap(), v[1].as_f64().unwrap());
+        let ms = origin + dcl - t0;
+        self.samples.push(ms);
+        self.until_reload.push(origin - t0);
+        true
+    }
+}
+
+/// The file as generated: without a marker an interrupted run left behind.
+fn unmarked(file: &Path) -> String {
+    let mut text = fs::read_to_string(file).unwrap();
+    while let Some(i) = text.find(" kcedit") {
+        let end = text[i + 7..]
+            .find(|c: char| !c.is_ascii_digit())
+            .map_or(text.len(), |e| i + 7 + e);
+        text.replace_range(i..end, "");
+    }
+    text
+}
+
+/// Copy a folder (the generated mdBook book: files and folders only).
+fn copy(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap().flatten() {
+        if e.path().is_dir() {
+            copy(&e.path(), &to.join(e.file_name()));
+        } else {
+            fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn now_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+fn wait_http(url: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while ureq::get(url).call().is_err() {
+        assert!(Instant::now() < deadline, "{url} did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn kcontract(dir: &Path, stderr: &Path) -> (Killed, String) {
+    let bin = std::env::current_dir()
+        .unwrap()
+        .join("target/release/kcontract");
+    let mut child = Command::new(bin)
+        .current_dir(dir)
+        .args(["--color", "never", "serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(fs::File::create(stderr).unwrap())
+        .spawn()
+        .expect("target/release/kcontract (cargo build --release)");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    (Killed(child), url)
+}
+
+fn main() {
+    let mut copies = vec![1, 100];
+    let mut runs = 21;
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let v = it.next().unwrap_or_default();
+        match a.as_str() {
+            "--copies" => copies = v.split(',').filter_map(|s| s.parse().ok()).collect(),
+            "--runs" => runs = v.parse().unwrap_or(21),
+            _ => {
+                eprintln!("usage: serve-bench [--copies 1,100] [--runs 21]");
+                std::process::exit(2);
+            }
+        }
+    }
+    println!(
+        "runs per figure: {runs}; the servers take turns sample by sample, each round in another order"
+    );
+    for n in copies {
+        let dir = PathBuf::from(format!("target/bench/x{n}"));
+        assert!(
+            dir.join("spec/contract.yaml").exists(),
+            "{} missing: run `cargo run --release --example bench -- --copies {n} --runs 1` first",
+            dir.display()
+        );
+        let log = dir.join("serve-stderr.txt");
+        let (kc, url) = kcontract(&dir, &log);
+        let kc_file = dir.join(format!("spec/en/{CHAPTER}.md"));
+        let mut servers = vec![Server {
+            name: "kcontract serve (en+zh)",
+            _child: kc,
+            driver: Driver::start(),
+            original: unmarked(&kc_file),
+            file: kc_file,
+            samples: Vec::new(),
+            until_reload: Vec::new(),
+            page: format!("{url}en/{CHAPTER}.html"),
+            misses: 0,
+        }];
+        servers[0].driver.goto(&servers[0].page);
+        // mdBook's watcher skips what git ignores, and target/ is ignored here: its book is
+        // served from a copy outside the repository.
+        let mut mdbook_pages = None;
+        if Command::new("mdbook").arg("--version").output().is_ok() {
+            for (name, watcher) in [
+                ("mdbook serve (en)", "poll"),
+                ("mdbook serve --watcher native", "native"),
+            ] {
+                // A copy each: both would otherwise rebuild on every edit.
+                let book =
+                    std::env::temp_dir().join(format!("kcontract-serve-bench-x{n}-{watcher}"));
+                let _ = fs::remove_dir_all(&book);
+                copy(&dir.join("mdbook"), &book);
+                let port = free_port();
+                let child = Command::new("mdbook")
+                    .current_dir(&book)
+                    .args(["serve", "-n", "127.0.0.1", "-p", &port.to_string()])
+                    .args(["--watcher", watcher])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                let murl = format!("http://127.0.0.1:{port}/");
+                wait_http(&murl);
+                let file = book.join(format!("src/{CHAPTER}.md"));
+                let s = Server {
+                    name,
+                    _child: Killed(child),
+                    driver: Driver::start(),
+                    original: unmarked(&file),
+                    file,
+                    samples: Vec::new(),
+                    until_reload: Vec::new(),
+                    page: format!("{murl}{CHAPTER}.html"),
+                    misses: 0,
+                };
+                s.driver.goto(&s.page);
+                servers.push(s);
+                mdbook_pages = Some(murl);
+            }
+        }
+        let _ = mdbook_pages;
+        // Let the pages connect to their servers' event stream or websocket.
+        std::thread::sleep(Duration::from_secs(2));
+        // Warm-up (untimed figure): the first rebuild of each.
+        for s in &mut servers {
+            s.sample(1_000_000);
+            s.samples.clear();
+            s.until_reload.clear();
+            s.misses = 0;
+            std::thread::sleep(Duration::from_millis(800));
+        }
+        for i in 0..runs {
+            // Each round in another order: first, second, … rotate.
+            let len = servers.len();
+            for k in 0..len {
+                let s = &mut servers[(i + k) % len];
+                s.sample(i);
+                // Let the reloaded page reconnect to its server before the next edit.
+                std::thread::sleep(Duration::from_millis(600));
+            }
+        }
+        for s in &servers {
+            fs::write(&s.file, &s.original).unwrap();
+        }
+        println!(
+            "\n## ×{n}: save of a one-clause edit → reloaded page shows it (headless Chromium)"
+        );
+        for s in &servers {
+            let min = s.samples.iter().cloned().fold(f64::MAX, f64::min);
+            let max = s.samples.iter().cloned().fold(0.0, f64::max);
+            println!(
+                "  {:<30} median {:>8.1} ms  [{:.1}–{:.1}]; until the reload starts {:.1} ms; {} missed",
+                s.name,
+                median(&s.samples),
+                min,
+                max,
+                median(&s.until_reload),
+                s.misses
+            );
+        }
+        let rebuilds: Vec<f64> = fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.strip_prefix("rebuilt in "))
+            .filter_map(|l| l.split(' ').next()?.parse().ok())
+            .collect();
+        if rebuilds.len() > 1 {
+            // The first is the warm-up; the last restores the file.
+            let timed = &rebuilds[1..rebuilds.len().min(runs + 1)];
+            println!(
+                "  of which kcontract's rebuild (its own log) median {:.1} ms over {} rebuilds",
+                median(timed),
+                timed.len()
+            );
+        }
+        for other in &servers[1..] {
+            println!(
+                "  ratio kcontract / {}: {:.3}",
+                other.name,
+                median(&servers[0].samples) / median(&other.samples)
+            );
+        }
+    }
+}

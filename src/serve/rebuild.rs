@@ -1,0 +1,119 @@
+//! One rebuild of the site into memory: the stages of `kcontract build` (spec, runtimes catalogue
+//! and test scan, matrix), then every page rendered with `serve` set. Diagnostics go to the
+//! terminal as `build` prints them, and, when there is an error, also come back as plain text for
+//! the overlay on the open pages.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use annotate_snippets::Renderer;
+
+use super::{Options, Site};
+use crate::annotations::{self, CacheChoice};
+use crate::diagnostic::{Diagnostic, SourceMap, render_all};
+use crate::spec::TestGlobs;
+use crate::spec_source::{self, LoadOptions};
+use crate::terminal::Ctx;
+use crate::{matrix, runtimes, site};
+
+/// A good rebuild.
+pub(super) struct Built {
+    pub(super) site: Site,
+    /// The spec's `tests:` globs: which files the watcher follows.
+    pub(super) tests: TestGlobs,
+}
+
+/// Build the site into memory. `Err` holds the diagnostics as plain text (already printed).
+pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
+    let mut shown = Shown::new(ctx);
+    let loaded = spec_source::load_with(
+        &ctx.spec,
+        LoadOptions {
+            strict: opts.strict,
+            named: ctx.spec_given,
+        },
+    );
+    shown.stage(&loaded.diagnostics, &loaded.sources)?;
+    let spec = &loaded.spec;
+    let root = Path::new(".");
+    let cache = CacheChoice::for_root(root);
+    let spec_dir = &ctx.spec;
+    let (catalogue, scan) = rayon::join(
+        || runtimes::load(spec_dir),
+        || annotations::scan_with(spec, root, &spec.contract.tests, &cache),
+    );
+    shown.stage(&catalogue.diagnostics, &catalogue.sources)?;
+    shown.stage(&scan.diagnostics, &scan.sources)?;
+    let m = matrix::compute(spec, &scan.tests, None);
+    let rendered = site::templates(opts.templates.as_deref()).and_then(|mut tpl| {
+        tpl.serving();
+        site::render(&m, catalogue.catalogue.as_ref(), &tpl)
+    });
+    match rendered {
+        Ok(files) => Ok(Built {
+            site: files
+                .into_iter()
+                .map(|(rel, bytes)| (rel, Arc::from(bytes)))
+                .collect::<BTreeMap<_, _>>(),
+            tests: spec.contract.tests.clone(),
+        }),
+        Err(d) => Err(shown.fail(&d)),
+    }
+}
+
+/// The diagnostics of one rebuild: printed stage by stage like `build` prints them, and kept as
+/// plain text for the overlay.
+struct Shown<'c> {
+    ctx: &'c Ctx,
+    errors: usize,
+    warnings: usize,
+}
+
+impl<'c> Shown<'c> {
+    fn new(ctx: &'c Ctx) -> Self {
+        Shown {
+            ctx,
+            errors: 0,
+            warnings: 0,
+        }
+    }
+
+    /// Print one stage's diagnostics; stop the rebuild (with the overlay's text) at an error.
+    fn stage(&mut self, diags: &[Diagnostic], sources: &SourceMap) -> Result<(), String> {
+        self.ctx.print_diagnostics(diags, sources);
+        let errors = diags.iter().filter(|d| d.is_error()).count();
+        self.errors += errors;
+        self.warnings += diags.len() - errors;
+        if errors == 0 {
+            return Ok(());
+        }
+        // Only the errors: they are why the page is stale; warnings stay in the terminal.
+        let errs: Vec<Diagnostic> = diags.iter().filter(|d| d.is_error()).cloned().collect();
+        Err(self.text(&errs, sources))
+    }
+
+    /// A diagnostic without a source file (a template, the output): print it, and the overlay text.
+    fn fail(&mut self, d: &Diagnostic) -> String {
+        let none = SourceMap::default();
+        self.ctx.print_diagnostics(std::slice::from_ref(d), &none);
+        self.errors += 1;
+        self.text(std::slice::from_ref(d), &none)
+    }
+
+    fn text(&self, errs: &[Diagnostic], sources: &SourceMap) -> String {
+        let summary = format!(
+            "error: {} error{} and {} warning{} found; still serving the last good site\n",
+            self.errors,
+            if self.errors == 1 { "" } else { "s" },
+            self.warnings,
+            if self.warnings == 1 { "" } else { "s" },
+        );
+        eprint!("{summary}");
+        format!(
+            "kcontract serve: the rebuild failed; this page is the last good build. Fix the \
+             problems below and save: the page reloads.\n\n{}\n{summary}",
+            render_all(errs, sources, &Renderer::plain())
+        )
+    }
+}

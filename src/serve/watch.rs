@@ -1,0 +1,195 @@
+//! What `kcontract serve` watches, and when that means a rebuild: the spec folder, the templates
+//! folder (`--templates`), and the files the `tests:` globs select. notify (inotify on Linux) reports
+//! the events; editors save in bursts (a temporary file, a rename, a second write), so a rebuild
+//! waits until the events have been quiet for [`QUIET`].
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::{Duration, Instant};
+
+use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
+
+use super::Options;
+use crate::diagnostic::Diagnostic;
+use crate::globs::GlobMatcher;
+use crate::spec::TestGlobs;
+use crate::terminal::Ctx;
+
+/// How long the events must be quiet before a rebuild starts.
+const QUIET: Duration = Duration::from_millis(10);
+/// A rebuild starts at the latest this long after the first event, even if events keep coming.
+const MOST: Duration = Duration::from_millis(200);
+
+/// What the rebuild loop waits for.
+enum Message {
+    File(notify::Result<notify::Event>),
+    /// Ctrl-C (SIGINT), SIGTERM or SIGHUP: stop after the rebuild under way, if any.
+    Stop,
+}
+
+/// The file-system watch of one `serve`.
+pub(super) struct Watcher {
+    /// Kept for its watches: dropping it ends them.
+    _watcher: RecommendedWatcher,
+    events: Receiver<Message>,
+    /// The working directory: the root of the test globs.
+    root: PathBuf,
+    spec: PathBuf,
+    templates: Option<PathBuf>,
+    tests: GlobMatcher,
+    /// The folders watched for tests, to say what is watched.
+    test_dirs: Vec<PathBuf>,
+}
+
+impl Watcher {
+    /// Watch the spec folder, the templates folder and the test files of `tests`.
+    pub(super) fn start(
+        ctx: &Ctx,
+        opts: &Options,
+        tests: &TestGlobs,
+    ) -> Result<Watcher, Diagnostic> {
+        let fail = |what: &Path, e: &dyn std::fmt::Display| {
+            Diagnostic::error("K0902", format!("cannot watch `{}`: {e}", what.display())).help(
+                "on Linux, raise fs.inotify.max_user_watches, or make the watched folders smaller",
+            )
+        };
+        let root = std::env::current_dir().map_err(|e| fail(Path::new("."), &e))?;
+        let (tx, events) = channel();
+        let stop: Sender<Message> = tx.clone();
+        // Replacing the default (which ends the process at once, also mid-rebuild) by a message
+        // the loop reads between rebuilds. If it cannot be installed, the default stays.
+        if let Err(e) = ctrlc::set_handler(move || {
+            let _ = stop.send(Message::Stop);
+        }) {
+            eprintln!("warning: Ctrl-C will end serve without a goodbye: {e}");
+        }
+        let mut watcher = notify::recommended_watcher(move |r| {
+            let _ = tx.send(Message::File(r));
+        })
+        .map_err(|e| fail(&root, &e))?;
+        let spec = root.join(&ctx.spec);
+        watcher
+            .watch(&spec, RecursiveMode::Recursive)
+            .map_err(|e| fail(&ctx.spec, &e))?;
+        let templates = opts.templates.as_ref().map(|t| root.join(t));
+        if let Some(t) = &templates {
+            watcher
+                .watch(t, RecursiveMode::Recursive)
+                .map_err(|e| fail(t, &e))?;
+        }
+        let matcher = GlobMatcher::new(&tests.include, &tests.exclude);
+        let mut test_dirs = Vec::new();
+        for base in matcher.bases() {
+            let dir = root.join(base);
+            if !dir.is_dir() {
+                continue;
+            }
+            if base.as_os_str().is_empty() {
+                // A glob that starts with a wildcard: the root itself, but not `target/` or hidden
+                // folders (a build writes thousands of files there).
+                watcher
+                    .watch(&dir, RecursiveMode::NonRecursive)
+                    .map_err(|e| fail(&dir, &e))?;
+                let entries = std::fs::read_dir(&dir).map_err(|e| fail(&dir, &e))?;
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if e.path().is_dir() && !ignored(&name) && name != "target" {
+                        watcher
+                            .watch(&e.path(), RecursiveMode::Recursive)
+                            .map_err(|err| fail(&e.path(), &err))?;
+                    }
+                }
+            } else {
+                watcher
+                    .watch(&dir, RecursiveMode::Recursive)
+                    .map_err(|e| fail(&dir, &e))?;
+            }
+            test_dirs.push(base.clone());
+        }
+        Ok(Watcher {
+            _watcher: watcher,
+            events,
+            root,
+            spec,
+            templates,
+            tests: matcher,
+            test_dirs,
+        })
+    }
+
+    /// The folders watched, for the terminal.
+    pub(super) fn describe(&self) -> String {
+        let mut parts = vec![self.rel(&self.spec)];
+        if let Some(t) = &self.templates {
+            parts.push(self.rel(t));
+        }
+        for d in &self.test_dirs {
+            let d = d.display().to_string();
+            parts.push(format!(
+                "{} (tests)",
+                if d.is_empty() { ".".into() } else { d }
+            ));
+        }
+        parts.join(", ")
+    }
+
+    /// Wait for a change that needs a rebuild, then for the burst of events to end. Returns the
+    /// first file changed, or `None` when serve is to stop.
+    pub(super) fn next_change(&self) -> Option<String> {
+        let first = loop {
+            match self.events.recv() {
+                Ok(Message::File(Ok(ev))) => {
+                    if let Some(p) = self.relevant(&ev) {
+                        break p;
+                    }
+                }
+                Ok(Message::File(Err(e))) => eprintln!("warning: watching the files: {e}"),
+                Ok(Message::Stop) | Err(_) => return None,
+            }
+        };
+        let start = Instant::now();
+        while start.elapsed() < MOST {
+            match self.events.recv_timeout(QUIET) {
+                Ok(Message::File(_)) => {}
+                Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return None,
+                Err(RecvTimeoutError::Timeout) => break,
+            }
+        }
+        Some(first)
+    }
+
+    /// The path of a file `ev` changed that the site is built from, if any.
+    fn relevant(&self, ev: &notify::Event) -> Option<String> {
+        if matches!(ev.kind, EventKind::Access(_) | EventKind::Other) {
+            return None;
+        }
+        ev.paths.iter().find_map(|p| {
+            let name = p.file_name()?.to_string_lossy();
+            if ignored(&name) {
+                return None;
+            }
+            let from_spec = p.starts_with(&self.spec);
+            let from_templates = self.templates.as_ref().is_some_and(|t| p.starts_with(t));
+            let rel = p.strip_prefix(&self.root).ok()?;
+            let rel_slash = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            let test = !rel_slash.starts_with("target/") && self.tests.matches(&rel_slash);
+            (from_spec || from_templates || test).then_some(rel_slash)
+        })
+    }
+
+    fn rel(&self, p: &Path) -> String {
+        p.strip_prefix(&self.root)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    }
+}
+
+/// Editors' temporary and backup files (`.x.swp`, `x~`, vim's `4913`), and hidden folders.
+fn ignored(name: &str) -> bool {
+    name.starts_with('.') || name.ends_with('~') || name == "4913"
+}
