@@ -51,6 +51,7 @@ pub(super) fn parse_chapter(
     file: &SourceFile,
     chapter: &str,
     schema: Schema,
+    contract: &crate::spec::Contract,
     diags: &mut Vec<Diagnostic>,
 ) -> ParsedChapter {
     let src = file.text.as_str();
@@ -221,6 +222,7 @@ pub(super) fn parse_chapter(
                     file,
                     content,
                     fence: fence.clone(),
+                    contract,
                 };
                 let fields = parse_block(&pos, schema, diags);
                 let section = section_at
@@ -272,6 +274,7 @@ fn build_clause(
         implicit: f.implicit,
         oci: f.oci,
         upstream_tests: f.upstream_tests,
+        review: f.review.zip(f.review_span),
         chapter: chapter.to_string(),
         section,
         file: file.path.clone(),

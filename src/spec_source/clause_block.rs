@@ -12,10 +12,10 @@ use serde_saphyr::Spanned;
 use super::fast_yaml::{self, Scalar};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::{Level, find_keywords};
-use crate::spec::{Actor, Verify, check_id};
+use crate::spec::{Actor, Contract, Verify, check_id};
 
 /// Every field a clause may have, in the documented order.
-pub(super) const FIELDS: [&str; 9] = [
+pub(super) const FIELDS: [&str; 10] = [
     "id",
     "level",
     "actor",
@@ -25,6 +25,7 @@ pub(super) const FIELDS: [&str; 9] = [
     "implicit",
     "oci",
     "upstream-tests",
+    "review",
 ];
 const REQUIRED: [&str; 5] = ["id", "level", "actor", "text", "verify"];
 /// A translated clause carries only these: everything else is inherited from the source clause.
@@ -103,6 +104,8 @@ pub(super) struct ClauseFields {
     pub implicit: Option<String>,
     pub oci: Option<String>,
     pub upstream_tests: Vec<String>,
+    pub review: Option<String>,
+    pub review_span: Option<Span>,
     /// Translations only: the stamp of the source text this translates.
     pub source: Option<String>,
     pub text_span: Option<Span>,
@@ -117,6 +120,8 @@ pub(super) struct BlockPos<'a> {
     pub content: Range<usize>,
     /// The opening fence line, for problems that have no better place.
     pub fence: Range<usize>,
+    /// The contract: its actors and verify kinds are the names a clause may use.
+    pub contract: &'a Contract,
 }
 
 impl BlockPos<'_> {
@@ -345,15 +350,18 @@ pub(super) fn parse_block_with(
                         .help(level_hint(v)),
                 ),
             },
-            "actor" => match Actor::parse(v) {
+            "actor" => match pos.contract.actor(v) {
                 Some(a) => out.actor = Some(a),
                 None => diags.push(
                     Diagnostic::error("K0110", format!("unknown actor `{}`", v.escape_debug()))
                         .at(span, "not one of the actors")
-                        .help("actor is one of: platform (operator, platform provider, runtime), developer (deploys through the Knative API), container (the running code); see spec/README.md"),
+                        .help(format!(
+                            "actor is one of: {} (the `actors` of contract.yaml); see spec/README.md",
+                            names(pos.contract.actor_list().map(Actor::as_str))
+                        )),
                 ),
             },
-            "verify" => match Verify::parse(v) {
+            "verify" => match pos.contract.verify_kind(v) {
                 Some(x) => {
                     out.verify = Some(x);
                     verify_span = Some(span);
@@ -361,9 +369,16 @@ pub(super) fn parse_block_with(
                 None => diags.push(
                     Diagnostic::error("K0111", format!("unknown verify value `{}`", v.escape_debug()))
                         .at(span, "not a verification method")
-                        .help("verify is one of: model, conformance, manual, untestable (untestable needs `reason:`)"),
+                        .help(format!(
+                            "verify is one of: {} (the `verify` of contract.yaml; untestable needs `reason:`)",
+                            names(pos.contract.verify_list().map(Verify::as_str))
+                        )),
                 ),
             },
+            "review" if !v.is_empty() => {
+                out.review = Some(v.to_string());
+                out.review_span = Some(span);
+            }
             "text" => {
                 let mut text = std::mem::take(&mut s.value).into_owned();
                 text.truncate(text.trim_end().len());
@@ -408,7 +423,7 @@ pub(super) fn parse_block_with(
         }
     }
 
-    if out.verify == Some(Verify::Untestable)
+    if out.verify.is_some_and(Verify::is_untestable)
         && out.reason.is_none()
         && let Some(span) = verify_span
     {
@@ -545,6 +560,33 @@ fn is_test_path(v: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '.'))
 }
 
+/// Clauses that still carry a `review:` note (written by `import` where a person must decide):
+/// warnings, errors under `--strict`.
+pub(super) fn review_diagnostics(spec: &crate::spec::Spec, strict: bool) -> Vec<Diagnostic> {
+    spec.clauses
+        .iter()
+        .filter_map(|c| {
+            let (note, span) = c.review.as_ref()?;
+            let msg = format!("clause `{}` needs review: {note}", c.id);
+            let d = if strict {
+                Diagnostic::error("K0118", msg)
+            } else {
+                Diagnostic::warning("K0118", msg)
+            };
+            Some(
+                d.at(span.clone(), "a person has to decide this")
+                    .with_context(c.id_span.clone(), "the clause")
+                    .help("check the clause (split a sentence holding two levels, correct `actor`), then delete the `review:` line"),
+            )
+        })
+        .collect()
+}
+
+/// `a, b, c`.
+fn names<'n>(names: impl Iterator<Item = &'n str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
+}
+
 /// The closest known field name, for typos (`verfy` → `verify`).
 fn suggest(unknown: &str, fields: &[&'static str]) -> Option<&'static str> {
     crate::suggest::closest(unknown, fields.iter().copied(), |f| 2.max(f.len() / 3))
@@ -566,6 +608,7 @@ mod tests {
             file,
             content: 10..text.len() - 4,
             fence: 0..9,
+            contract: &crate::spec::Contract::default(),
         };
         let render = |d: &[Diagnostic]| {
             crate::diagnostic::render_all(d, &sources, &annotate_snippets::Renderer::plain())

@@ -1,12 +1,16 @@
-//! `contract.yaml`: the title, languages, chapter order, upstream attribution and test globs.
+//! `contract.yaml`: the title, languages, chapter order, upstream attribution, test globs, and the
+//! vocabulary (actors, verify kinds, link bases of `oci:` and `upstream-tests:`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
-use crate::spec::{Contract, TestGlobs, Upstream};
+use crate::spec::{
+    Actor, Contract, DEFAULT_ACTORS, DEFAULT_VERIFY, Labelled, LinkBase, Links, TestGlobs, Upstream,
+    Verify,
+};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -15,9 +19,65 @@ struct RawContract {
     version: Spanned<String>,
     languages: Vec<Spanned<String>>,
     chapters: Vec<Spanned<String>>,
-    upstream: RawUpstream,
+    #[serde(default)]
+    upstream: Option<RawUpstream>,
     #[serde(default)]
     tests: Option<RawTests>,
+    #[serde(default)]
+    actors: Option<Vec<RawWord>>,
+    #[serde(default)]
+    verify: Option<Vec<RawWord>>,
+    #[serde(default)]
+    links: Option<RawLinks>,
+}
+
+/// A word of the vocabulary: a bare name (`- platform`) or a name with labels per language
+/// (`- {name: platform, label: {en: platform, zh: 平台}}`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawWord {
+    Name(Spanned<String>),
+    Labelled(RawLabelled),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLabelled {
+    name: Spanned<String>,
+    #[serde(default)]
+    label: BTreeMap<String, String>,
+}
+
+impl RawWord {
+    fn name(&self) -> &Spanned<String> {
+        match self {
+            RawWord::Name(n) => n,
+            RawWord::Labelled(l) => &l.name,
+        }
+    }
+    fn labels(&self) -> BTreeMap<String, String> {
+        match self {
+            RawWord::Name(_) => BTreeMap::new(),
+            RawWord::Labelled(l) => l.label.clone(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLinks {
+    #[serde(default)]
+    oci: Option<RawLink>,
+    #[serde(default, rename = "upstream-tests")]
+    upstream_tests: Option<RawLink>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLink {
+    base: String,
+    #[serde(default)]
+    label: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -67,7 +127,7 @@ pub(super) fn parse_contract(
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(
-                "contract.yaml has exactly: title, version, languages (list), chapters (list), upstream {title, url, license, attribution}, and optionally tests {include, exclude}; see spec/README.md",
+                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, license, attribution}, tests {include, exclude}, actors (list), verify (list), links {oci, upstream-tests} ({base, label}); see spec/README.md",
             ));
             return None;
         }
@@ -133,9 +193,19 @@ pub(super) fn parse_contract(
         }
         tests.exclude = t.exclude.iter().map(|g| g.value.clone()).collect();
     }
+    let actors = words(raw.actors.as_deref(), &DEFAULT_ACTORS, "actors", &span_of, &file.path, diags, &mut ok);
+    let mut verify = words(raw.verify.as_deref(), &DEFAULT_VERIFY, "verify", &span_of, &file.path, diags, &mut ok);
+    if !verify.iter().any(|v| v.0 == Verify::UNTESTABLE.as_str()) {
+        // `untestable` is always a kind: a clause no observation can decide must be sayable.
+        verify.push((Verify::UNTESTABLE.as_str().to_string(), BTreeMap::new()));
+    }
     if !ok {
         return None;
     }
+    let links = raw.links.map_or_else(Links::default, |l| Links {
+        oci: l.oci.map(link),
+        upstream_tests: l.upstream_tests.map(link),
+    });
     let spans = raw
         .chapters
         .iter()
@@ -147,16 +217,92 @@ pub(super) fn parse_contract(
             version: raw.version.value,
             languages: raw.languages.into_iter().map(|l| l.value).collect(),
             chapters: raw.chapters.into_iter().map(|c| c.value).collect(),
-            upstream: Upstream {
-                title: raw.upstream.title,
-                url: raw.upstream.url,
-                license: raw.upstream.license,
-                attribution: raw.upstream.attribution,
-            },
+            upstream: raw.upstream.map(|u| Upstream {
+                title: u.title,
+                url: u.url,
+                license: u.license,
+                attribution: u.attribution,
+            }),
+            actors: actors
+                .into_iter()
+                .map(|(name, labels)| Labelled {
+                    value: Actor::new(&name),
+                    labels,
+                })
+                .collect(),
+            verify: verify
+                .into_iter()
+                .map(|(name, labels)| Labelled {
+                    value: Verify::new(&name),
+                    labels,
+                })
+                .collect(),
+            links,
             tests,
         },
         spans,
     ))
+}
+
+fn link(l: RawLink) -> LinkBase {
+    LinkBase {
+        base: l.base,
+        labels: l.label,
+    }
+}
+
+/// The names and labels of `actors:` or `verify:` (the defaults when absent), each name checked
+/// (a lowercase word, listed once; at least one).
+fn words(
+    raw: Option<&[RawWord]>,
+    defaults: &[&str],
+    field: &str,
+    span_of: &dyn Fn(&serde_saphyr::Location) -> Span,
+    path: &std::path::Path,
+    diags: &mut Vec<Diagnostic>,
+    ok: &mut bool,
+) -> Vec<(String, BTreeMap<String, String>)> {
+    let Some(raw) = raw else {
+        return defaults
+            .iter()
+            .map(|d| (d.to_string(), BTreeMap::new()))
+            .collect();
+    };
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for w in raw {
+        let name = w.name();
+        let span = span_of(&name.referenced);
+        if !is_chapter_name(&name.value) {
+            *ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "K0014",
+                    format!("`{}` is not a valid name in `{field}`", name.value.escape_debug()),
+                )
+                .at(span, "not a lowercase word")
+                .help(format!("names in `{field}` are written in clauses: use lowercase a-z, 0-9 and `-` (e.g. `platform`); give the site's wording as `label`")),
+            );
+        } else if !seen.insert(name.value.clone()) {
+            *ok = false;
+            diags.push(
+                Diagnostic::error("K0014", format!("`{}` is listed twice in `{field}`", name.value))
+                    .at(span, "listed again here")
+                    .help(format!("each name appears once in `{field}`")),
+            );
+        } else {
+            out.push((name.value.clone(), w.labels()));
+        }
+    }
+    if raw.is_empty() {
+        *ok = false;
+        diags.push(
+            Diagnostic::error("K0014", format!("`{field}` is empty"))
+                .in_file(path)
+                .help(format!("list at least one name in `{field}`, or leave the field out for the defaults: {}", defaults.join(", "))),
+        );
+    }
+    out
 }
 
 pub(super) fn is_chapter_name(s: &str) -> bool {

@@ -80,6 +80,8 @@ pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
         let start = Instant::now();
         let extra = translation_diagnostics(&out.spec, opts.strict);
         out.diagnostics.extend(extra);
+        let reviews = clause_block::review_diagnostics(&out.spec, opts.strict);
+        out.diagnostics.extend(reviews);
         out.timings.add("validate", start.elapsed());
     }
     out
@@ -127,6 +129,7 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
         &contract.chapters,
         &chapter_spans,
         Schema::Source,
+        &contract,
         &mut out,
     );
     let start = Instant::now();
@@ -148,6 +151,7 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
             &spec.contract.chapters,
             &chapter_spans,
             Schema::Translation,
+            &spec.contract,
             &mut out,
         );
         let start = Instant::now();
@@ -170,6 +174,7 @@ fn read_and_parse(
     chapters: &[String],
     chapter_spans: &[crate::diagnostic::Span],
     schema: Schema,
+    contract: &crate::spec::Contract,
     out: &mut Loaded,
 ) -> Vec<Chapter> {
     let start = Instant::now();
@@ -190,8 +195,14 @@ fn read_and_parse(
             |(chapter, path, id): (String, PathBuf, Option<FileId>)| match id {
                 Some(id) => {
                     let mut diags = Vec::new();
-                    let p =
-                        chapter::parse_chapter(id, sources.get(id), &chapter, schema, &mut diags);
+                    let p = chapter::parse_chapter(
+                        id,
+                        sources.get(id),
+                        &chapter,
+                        schema,
+                        contract,
+                        &mut diags,
+                    );
                     (Some((chapter, path, p)), diags)
                 }
                 None => (None, Vec::new()),
