@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    build::Build, check::Check, conformance::Conformance, explain::Explain, i18n::I18n, list::List,
+    build::Build, check::Check, conformance::Conformance, explain::Explain, i18n::I18n, import::Import, init::Init, list::List,
     matrix::Matrix, model::Model, scaffold::Scaffold,
 };
 use crate::terminal::{ColorChoice, Ctx, exit_code};
@@ -45,6 +45,8 @@ enum Command {
     Build(Build),
     Matrix(Matrix),
     Scaffold(Scaffold),
+    Import(Import),
+    Init(Init),
 }
 
 /// Run the command line of this process; the exit code is 0 when all went well, 1 for problems
@@ -62,5 +64,7 @@ pub fn run() -> ExitCode {
         Command::Build(c) => c.run(&ctx),
         Command::Matrix(c) => c.run(&ctx),
         Command::Scaffold(c) => c.run(&ctx),
+        Command::Import(c) => c.run(&ctx),
+        Command::Init(c) => c.run(&ctx),
     })
 }

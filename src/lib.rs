@@ -30,6 +30,8 @@ pub mod explain;
 mod fsutil;
 mod globs;
 mod i18n;
+pub mod import;
+mod init;
 pub mod keywords;
 mod list;
 pub mod matrix;

@@ -7,6 +7,8 @@ pub(crate) mod check;
 pub(crate) mod conformance;
 pub(crate) mod explain;
 pub(crate) mod i18n;
+pub(crate) mod import;
+pub(crate) mod init;
 pub(crate) mod list;
 pub(crate) mod matrix;
 pub(crate) mod model;

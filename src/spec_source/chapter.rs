@@ -14,7 +14,7 @@ use crate::keywords::find_keywords;
 use crate::spec::{Clause, Heading, SectionRef, TranslatedClause};
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
-pub(super) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
+pub(crate) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
 
 pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES

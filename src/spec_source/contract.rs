@@ -305,7 +305,7 @@ fn words(
     out
 }
 
-pub(super) fn is_chapter_name(s: &str) -> bool {
+pub(crate) fn is_chapter_name(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('-')
         && s.chars()

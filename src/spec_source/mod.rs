@@ -19,7 +19,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub(crate) use chapter::markdown_options;
+pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
+pub(crate) use contract::is_chapter_name as is_language_tag;
 pub(crate) use files::{io_error, read_source};
 pub(crate) use translation::translation_diagnostics;
 
