@@ -117,6 +117,8 @@ pub struct LinkBase {
     pub base: String,
     /// Language → label.
     pub labels: BTreeMap<String, String>,
+    /// What every value must end with (`_test.go` for Knative's Go tests), if anything.
+    pub suffix: Option<String>,
 }
 
 impl LinkBase {

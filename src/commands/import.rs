@@ -107,8 +107,10 @@ pub(crate) fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), 
                     let _ = if p.is_dir() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
                 }
             })
-        } else {
+        } else if root.exists() {
             fs::remove_dir_all(root)
+        } else {
+            Ok(())
         };
         let after = match cleanup {
             Ok(()) => "nothing was left behind",

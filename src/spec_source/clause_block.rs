@@ -291,15 +291,25 @@ pub(super) fn parse_block_with(
             FieldValue::Str(s) => s,
             FieldValue::List(items) => {
                 out.upstream_tests = items.iter().map(|i| i.value.to_string()).collect();
+                let suffix = pos
+                    .contract
+                    .links
+                    .upstream_tests
+                    .as_ref()
+                    .and_then(|l| l.suffix.as_deref());
                 for item in items {
-                    if !is_test_path(&item.value) {
+                    if !is_test_path(&item.value, suffix) {
+                        let rule = match suffix {
+                            Some(s) => format!("relative paths ending in `{s}` (`links.upstream-tests.suffix` of contract.yaml)"),
+                            None => "relative paths".to_string(),
+                        };
                         diags.push(
                             Diagnostic::error(
                                 "K0117",
-                                format!("`{}` is not a Go test file path", item.value),
+                                format!("`{}` is not an upstream test path", item.value),
                             )
                             .at(span_of(item), "expected a path like this")
-                            .help("`upstream-tests` lists Knative conformance tests as paths in knative/serving, e.g. `test/conformance/runtime/envvars_test.go`"),
+                            .help(format!("`upstream-tests` lists the upstream's tests as {rule}: a-z, 0-9, `/`, `_`, `-`, `.`, no `..`, e.g. `test/conformance/runtime/envvars_test.go`")),
                         );
                     }
                 }
@@ -557,8 +567,9 @@ fn is_oci_ref(v: &str) -> bool {
     file.strip_suffix(".md").is_some_and(name_ok) && (anchor.is_empty() || name_ok(anchor))
 }
 
-fn is_test_path(v: &str) -> bool {
-    v.ends_with("_test.go")
+fn is_test_path(v: &str, suffix: Option<&str>) -> bool {
+    suffix.is_none_or(|s| v.ends_with(s))
+        && !v.is_empty()
         && !v.starts_with('/')
         && !v.contains("..")
         && v.chars()

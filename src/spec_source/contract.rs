@@ -24,9 +24,9 @@ struct RawContract {
     #[serde(default)]
     tests: Option<RawTests>,
     #[serde(default)]
-    actors: Option<Vec<RawWord>>,
+    actors: Option<Spanned<Vec<Spanned<RawWord>>>>,
     #[serde(default)]
-    verify: Option<Vec<RawWord>>,
+    verify: Option<Spanned<Vec<Spanned<RawWord>>>>,
     #[serde(default)]
     links: Option<RawLinks>,
 }
@@ -36,20 +36,20 @@ struct RawContract {
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum RawWord {
-    Name(Spanned<String>),
+    Name(String),
     Labelled(RawLabelled),
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawLabelled {
-    name: Spanned<String>,
+    name: String,
     #[serde(default)]
     label: BTreeMap<String, String>,
 }
 
 impl RawWord {
-    fn name(&self) -> &Spanned<String> {
+    fn name(&self) -> &String {
         match self {
             RawWord::Name(n) => n,
             RawWord::Labelled(l) => &l.name,
@@ -76,6 +76,8 @@ struct RawLinks {
 #[serde(deny_unknown_fields)]
 struct RawLink {
     base: String,
+    #[serde(default)]
+    suffix: Option<String>,
     #[serde(default)]
     label: BTreeMap<String, String>,
 }
@@ -193,8 +195,8 @@ pub(super) fn parse_contract(
         }
         tests.exclude = t.exclude.iter().map(|g| g.value.clone()).collect();
     }
-    let actors = words(raw.actors.as_deref(), &DEFAULT_ACTORS, "actors", &span_of, &file.path, diags, &mut ok);
-    let mut verify = words(raw.verify.as_deref(), &DEFAULT_VERIFY, "verify", &span_of, &file.path, diags, &mut ok);
+    let actors = words(raw.actors.as_ref(), &DEFAULT_ACTORS, "actors", &span_of, diags, &mut ok);
+    let mut verify = words(raw.verify.as_ref(), &DEFAULT_VERIFY, "verify", &span_of, diags, &mut ok);
     if !verify.iter().any(|v| v.0 == Verify::UNTESTABLE.as_str()) {
         // `untestable` is always a kind: a clause no observation can decide must be sayable.
         verify.push((Verify::UNTESTABLE.as_str().to_string(), BTreeMap::new()));
@@ -248,17 +250,17 @@ fn link(l: RawLink) -> LinkBase {
     LinkBase {
         base: l.base,
         labels: l.label,
+        suffix: l.suffix,
     }
 }
 
 /// The names and labels of `actors:` or `verify:` (the defaults when absent), each name checked
 /// (a lowercase word, listed once; at least one).
 fn words(
-    raw: Option<&[RawWord]>,
+    raw: Option<&Spanned<Vec<Spanned<RawWord>>>>,
     defaults: &[&str],
     field: &str,
     span_of: &dyn Fn(&serde_saphyr::Location) -> Span,
-    path: &std::path::Path,
     diags: &mut Vec<Diagnostic>,
     ok: &mut bool,
 ) -> Vec<(String, BTreeMap<String, String>)> {
@@ -270,35 +272,34 @@ fn words(
     };
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
-    for w in raw {
-        let name = w.name();
-        let span = span_of(&name.referenced);
-        if !is_chapter_name(&name.value) {
+    for w in &raw.value {
+        let (name, span) = (w.value.name(), span_of(&w.referenced));
+        if !is_chapter_name(name) {
             *ok = false;
             diags.push(
                 Diagnostic::error(
                     "K0014",
-                    format!("`{}` is not a valid name in `{field}`", name.value.escape_debug()),
+                    format!("`{}` is not a valid name in `{field}`", name.escape_debug()),
                 )
                 .at(span, "not a lowercase word")
                 .help(format!("names in `{field}` are written in clauses: use lowercase a-z, 0-9 and `-` (e.g. `platform`); give the site's wording as `label`")),
             );
-        } else if !seen.insert(name.value.clone()) {
+        } else if !seen.insert(name.clone()) {
             *ok = false;
             diags.push(
-                Diagnostic::error("K0014", format!("`{}` is listed twice in `{field}`", name.value))
+                Diagnostic::error("K0014", format!("`{}` is listed twice in `{field}`", name))
                     .at(span, "listed again here")
                     .help(format!("each name appears once in `{field}`")),
             );
         } else {
-            out.push((name.value.clone(), w.labels()));
+            out.push((name.clone(), w.value.labels()));
         }
     }
-    if raw.is_empty() {
+    if raw.value.is_empty() {
         *ok = false;
         diags.push(
             Diagnostic::error("K0014", format!("`{field}` is empty"))
-                .in_file(path)
+                .at(span_of(&raw.referenced), "no name listed")
                 .help(format!("list at least one name in `{field}`, or leave the field out for the defaults: {}", defaults.join(", "))),
         );
     }
