@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::commands::{
-    build::Build, check::Check, conformance::Conformance, explain::Explain, i18n::I18n, import::Import, init::Init, list::List,
-    matrix::Matrix, model::Model, scaffold::Scaffold,
+    build::Build, check::Check, conformance::Conformance, explain::Explain, i18n::I18n,
+    import::Import, init::Init, list::List, matrix::Matrix, model::Model, scaffold::Scaffold,
 };
 use crate::terminal::{ColorChoice, Ctx, exit_code};
 

@@ -578,6 +578,31 @@ pub struct Requirement {
     pub status: Status,
 }
 
+impl Requirement {
+    /// An actor or verify kind of the selector that `contract` does not have, and what it has
+    /// (such a selector would select nothing, and the gate pass by default).
+    pub fn unknown_name(&self, contract: &crate::spec::Contract) -> Option<(String, String)> {
+        let list = |names: Vec<&str>| names.join(", ");
+        self.terms.iter().find_map(|t| match t {
+            Term::Actor(a) if contract.actor(a.as_str()).is_none() => Some((
+                format!("actor:{a}"),
+                format!(
+                    "the actors are {}",
+                    list(contract.actor_list().map(Actor::as_str).collect())
+                ),
+            )),
+            Term::Verify(v) if contract.verify_kind(v.as_str()).is_none() => Some((
+                format!("verify:{v}"),
+                format!(
+                    "the verify kinds are {}",
+                    list(contract.verify_list().map(Verify::as_str).collect())
+                ),
+            )),
+            _ => None,
+        })
+    }
+}
+
 impl FromStr for Requirement {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -619,7 +644,7 @@ impl FromStr for Requirement {
             terms.push(term.ok_or_else(|| {
                 format!(
                     "`{t}` is not a selector: use a level (MUST, MUST NOT, SHOULD, SHOULD NOT, MAY), \
-                     actor:platform|developer|container, verify:model|conformance|manual|untestable, \
+                     actor:NAME, verify:NAME (the contract's actors and verify kinds), \
                      chapter:NAME or *; join terms with `,`"
                 )
             })?);
@@ -671,19 +696,26 @@ mod tests {
         let r: Requirement = "MUST NOT,actor:platform=implemented".parse().unwrap();
         assert_eq!(
             r.terms,
-            [Term::Level(Level::MustNot), Term::Actor(Actor::new("platform"))]
+            [
+                Term::Level(Level::MustNot),
+                Term::Actor(Actor::new("platform"))
+            ]
         );
         for s in ["must-not=stub", "level:MUST_NOT=stub", "SHALL NOT=stub"] {
             let r: Requirement = s.parse().unwrap();
             assert_eq!(r.terms, [Term::Level(Level::MustNot)], "{s}");
         }
         assert_eq!("*=stub".parse::<Requirement>().unwrap().terms, [Term::All]);
+        // Names are the contract's: checked against it before the gate runs.
+        let robot: Requirement = "actor:robot=stub".parse().unwrap();
+        let contract = crate::spec::Contract::default();
+        assert_eq!(robot.unknown_name(&contract).unwrap().0, "actor:robot");
+        assert_eq!(r.unknown_name(&contract), None);
         for bad in [
             "MUST",
             "MUST=waived",
             "MUST=failing",
             "MUST=done",
-            "actor:robot=stub",
             "verify:model,=stub",
             "=stub",
             "chapter:=stub",

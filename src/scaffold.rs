@@ -348,11 +348,7 @@ pub fn merge_file(
             anchors.push((first, f.range.clone()));
         }
         match untouched_stub(existing, &syntax, f) {
-            Some(id)
-                if spec
-                    .clause(&id)
-                    .is_some_and(|c| !c.verify.is_untestable()) =>
-            {
+            Some(id) if spec.clause(&id).is_some_and(|c| !c.verify.is_untestable()) => {
                 let c = spec.clause(&id).expect("checked above");
                 edits.push((f.range.clone(), render_stub(c, &f.name)));
                 report.refreshed.push(id);

@@ -25,7 +25,10 @@ fn import(upstream: &str) -> (tempfile::TempDir, String) {
     let src = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{} is needed for this test: {e}", path.display()));
     let dir = tempfile::tempdir().unwrap();
-    let (code, out, err) = kcontract(dir.path(), &["import", path.to_str().unwrap(), "--out", "spec"]);
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &["import", path.to_str().unwrap(), "--out", "spec"],
+    );
     assert_eq!(code, 0, "import failed:\n{out}\n{err}");
     assert!(out.contains("imported "), "{out}");
     (dir, src)
@@ -34,7 +37,10 @@ fn import(upstream: &str) -> (tempfile::TempDir, String) {
 fn check_and_count(upstream: &str) {
     let (dir, src) = import(upstream);
     let (code, out, err) = kcontract(dir.path(), &["check"]);
-    assert_eq!(code, 0, "check of the imported {upstream} failed:\n{out}\n{err}");
+    assert_eq!(
+        code, 0,
+        "check of the imported {upstream} failed:\n{out}\n{err}"
+    );
     // What needs a person is a warning now, and an error under --strict.
     let reviews = err.matches("warning[K0118]").count();
     assert!(reviews > 0, "{err}");
@@ -48,15 +54,26 @@ fn check_and_count(upstream: &str) {
     for c in &loaded.spec.clauses {
         let found = levels(&c.text);
         assert!(!found.is_empty(), "clause {} has no keyword", c.id);
-        assert!(found.contains_key(&c.level), "clause {}: level {} not in its text", c.id, c.level);
+        assert!(
+            found.contains_key(&c.level),
+            "clause {}: level {} not in its text",
+            c.id,
+            c.level
+        );
         for (l, n) in found {
             *in_clauses.entry(l).or_insert(0) += n;
         }
     }
     let source = levels(&src);
     let total: usize = source.values().sum();
-    assert!(total > 40, "{upstream}: only {total} keywords found in the source");
-    assert_eq!(in_clauses, source, "{upstream}: keywords per level, in clauses vs in the source");
+    assert!(
+        total > 40,
+        "{upstream}: only {total} keywords found in the source"
+    );
+    assert_eq!(
+        in_clauses, source,
+        "{upstream}: keywords per level, in clauses vs in the source"
+    );
 }
 
 #[test]
@@ -88,8 +105,14 @@ fn import_never_overwrites_and_reports_a_missing_file() {
     std::fs::write(dir.path().join("in.md"), "# T\n\n## A\n\nIt MUST work.\n").unwrap();
     let (code, _, err) = kcontract(dir.path(), &["import", "in.md", "--out", "spec"]);
     assert_eq!(code, 1);
-    assert!(err.contains("error[K0802]") && err.contains("is not empty"), "{err}");
-    assert_eq!(std::fs::read_to_string(dir.path().join("spec/keep.md")).unwrap(), "mine");
+    assert!(
+        err.contains("error[K0802]") && err.contains("is not empty"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("spec/keep.md")).unwrap(),
+        "mine"
+    );
     let (code, _, err) = kcontract(dir.path(), &["import", "missing.md", "--out", "new"]);
     assert_eq!(code, 1);
     assert!(err.contains("error[K0801]"), "{err}");

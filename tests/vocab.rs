@@ -39,18 +39,26 @@ fn a_contract_with_its_own_vocabulary_and_three_languages_builds() {
         std::fs::read_to_string(dir.path().join(format!("site/{lang}/lifecycle.html"))).unwrap()
     };
     let (en, zh, fr) = (page("en"), page("zh"), page("fr"));
-    assert!(en.contains(">OCI runtime</span>") && en.contains(">runtime harness</span>"), "{en}");
+    assert!(
+        en.contains(">OCI runtime</span>") && en.contains(">runtime harness</span>"),
+        "{en}"
+    );
     assert!(zh.contains(">运行时</span>") && zh.contains(">调用者</span>"));
     assert!(fr.contains(">runtime OCI</span>") && fr.contains(">banc d&#39;essai</span>"));
     // A word without a label in a language shows its name.
     assert!(fr.contains(">untestable</span>"));
-    assert!(en.contains("https://github.com/opencontainers/runtime-spec/blob/v1.3.0/runtime.md#kill"));
+    assert!(
+        en.contains("https://github.com/opencontainers/runtime-spec/blob/v1.3.0/runtime.md#kill")
+    );
     assert!(en.contains("runtime-tools validation:</strong> <a href=\"https://example.org/oci-tests/validation/create.go\">"));
     assert!(zh.contains("runtime-tools 验证"));
     // No upstream: no attribution in the footer, and no Knative wording anywhere.
     assert!(!en.contains("Knative"));
     let matrix = std::fs::read_to_string(dir.path().join("site/en/matrix.html")).unwrap();
-    assert!(matrix.contains("<option value=\"caller\">caller</option>"), "{matrix}");
+    assert!(
+        matrix.contains("<option value=\"caller\">caller</option>"),
+        "{matrix}"
+    );
     assert!(!matrix.contains("value=\"platform\""));
 }
 
@@ -110,7 +118,10 @@ fn k0801_k0802_k0803_import_and_init_failures() {
     all += &shown(dir.path(), &["init", "full"]);
     all += &shown(dir.path(), &["import", "in.md", "--out", "in.md/spec"]);
     insta::assert_snapshot!(all);
-    assert_eq!(std::fs::read_to_string(dir.path().join("full/x")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("full/x")).unwrap(),
+        "mine"
+    );
     assert!(!dir.path().join("new").exists());
 }
 
@@ -129,8 +140,17 @@ fn init_then_check_and_build() {
     assert!(c.join("site/index.html").is_file());
     assert!(c.join("README.md").is_file());
 
-    let (code, out, err) =
-        kcontract(dir.path(), &["init", "three", "--languages", "en,zh,fr", "--title", "Three"]);
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &[
+            "init",
+            "three",
+            "--languages",
+            "en,zh,fr",
+            "--title",
+            "Three",
+        ],
+    );
     assert_eq!(code, 0, "{out}{err}");
     let three = dir.path().join("three");
     let (code, out, err) = kcontract(&three, &["check", "--strict"]);
@@ -142,5 +162,8 @@ fn init_then_check_and_build() {
     // An empty folder is fine; a bad language is a usage error.
     std::fs::create_dir(dir.path().join("empty")).unwrap();
     assert_eq!(kcontract(dir.path(), &["init", "empty"]).0, 0);
-    assert_eq!(kcontract(dir.path(), &["init", "x", "--languages", "EN"]).0, 2);
+    assert_eq!(
+        kcontract(dir.path(), &["init", "x", "--languages", "EN"]).0,
+        2
+    );
 }

@@ -37,9 +37,12 @@ impl Import {
             },
             Err(e) => {
                 return fail(
-                    Diagnostic::error("K0801", format!("`{}` cannot be read: {e}", self.file.display()))
-                        .in_file(&self.file)
-                        .help("check the path of the Markdown file to import"),
+                    Diagnostic::error(
+                        "K0801",
+                        format!("`{}` cannot be read: {e}", self.file.display()),
+                    )
+                    .in_file(&self.file)
+                    .help("check the path of the Markdown file to import"),
                 );
             }
         };
@@ -55,7 +58,10 @@ impl Import {
             |n| n.to_string_lossy().into_owned(),
         );
         let imported = crate::import::import(&src, &origin, &Contract::default());
-        let mut files = vec![(self.out.join("contract.yaml"), imported.contract_yaml.clone())];
+        let mut files = vec![(
+            self.out.join("contract.yaml"),
+            imported.contract_yaml.clone(),
+        )];
         for (name, text) in &imported.chapters {
             files.push((self.out.join("en").join(format!("{name}.md")), text.clone()));
         }
@@ -104,7 +110,11 @@ pub(crate) fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), 
             fs::read_dir(root).map(|entries| {
                 for e in entries.flatten() {
                     let p = e.path();
-                    let _ = if p.is_dir() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
+                    let _ = if p.is_dir() {
+                        fs::remove_dir_all(&p)
+                    } else {
+                        fs::remove_file(&p)
+                    };
                 }
             })
         } else if root.exists() {
@@ -116,8 +126,11 @@ pub(crate) fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), 
             Ok(()) => "nothing was left behind",
             Err(_) => "some files could not be removed again",
         };
-        Diagnostic::error("K0803", format!("`{}` cannot be written: {e}", path.display()))
-            .in_file(path)
-            .help(format!("check that the folder is writable; {after}"))
+        Diagnostic::error(
+            "K0803",
+            format!("`{}` cannot be written: {e}", path.display()),
+        )
+        .in_file(path)
+        .help(format!("check that the folder is writable; {after}"))
     })
 }

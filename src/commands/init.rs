@@ -37,7 +37,10 @@ impl Init {
         }
         let mut seen = std::collections::BTreeSet::new();
         if let Some(dup) = self.languages.iter().find(|l| !seen.insert(*l)) {
-            return Err(ctx.usage(&format!("`{dup}` is given twice"), "list each language once, the source first"));
+            return Err(ctx.usage(
+                &format!("`{dup}` is given twice"),
+                "list each language once, the source first",
+            ));
         }
         if let Some(why) = super::import::not_empty(&self.dir) {
             return fail(

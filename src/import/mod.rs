@@ -64,10 +64,18 @@ fn blocks(src: &str) -> Vec<Block> {
                         Tag::List(_) => Kind::List(Vec::new()),
                         _ => Kind::Other,
                     };
-                    current = Some(Block { range: range.clone(), kind });
+                    current = Some(Block {
+                        range: range.clone(),
+                        kind,
+                    });
                 } else if depth == 1
-                    && let (Tag::Item, Some(Block { kind: Kind::List(items), .. })) =
-                        (&tag, current.as_mut())
+                    && let (
+                        Tag::Item,
+                        Some(Block {
+                            kind: Kind::List(items),
+                            ..
+                        }),
+                    ) = (&tag, current.as_mut())
                 {
                     items.push(range.clone());
                 }
@@ -82,7 +90,10 @@ fn blocks(src: &str) -> Vec<Block> {
                 }
             }
             // Leaf blocks at the top (a rule, an HTML block's text outside a tag pair).
-            _ if depth == 0 => out.push(Block { range, kind: Kind::Other }),
+            _ if depth == 0 => out.push(Block {
+                range,
+                kind: Kind::Other,
+            }),
             _ => {}
         }
     }
@@ -148,7 +159,10 @@ impl Writer<'_> {
                 levels.push(h.level);
             }
         }
-        let keyword = text[first.range.clone()].split_whitespace().collect::<Vec<_>>().join(" ");
+        let keyword = text[first.range.clone()]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         let (actor, sure) = text::guess_actor(self.contract, &text, first.range.start);
         let mut review = Vec::new();
         if levels.len() > 1 {
@@ -160,7 +174,9 @@ impl Writer<'_> {
             ));
         }
         if !sure {
-            review.push(format!("actor `{actor}` is a guess: the subject names no single actor"));
+            review.push(format!(
+                "actor `{actor}` is a guess: the subject names no single actor"
+            ));
         }
         let id = self.id(&text);
         self.clauses += 1;
@@ -171,7 +187,8 @@ impl Writer<'_> {
         if !review.is_empty() {
             self.reviews += 1;
             let note = review.join("; ");
-            let quoted = serde_json::to_string(&note).unwrap_or_else(|_| "\"check this clause\"".into());
+            let quoted =
+                serde_json::to_string(&note).unwrap_or_else(|_| "\"check this clause\"".into());
             block.push_str(&format!("review: {quoted}\n"));
         }
         block.push_str("text: |-\n");
@@ -190,14 +207,22 @@ impl Writer<'_> {
 
     /// A unique id: `<section>.<key words>`, `-2`, `-3`, … when taken.
     fn id(&mut self, text: &str) -> String {
-        let section = if self.section.is_empty() { "clause".to_string() } else { self.section.clone() };
+        let section = if self.section.is_empty() {
+            "clause".to_string()
+        } else {
+            self.section.clone()
+        };
         let mut words = text::key_words(text);
         if words.is_empty() {
             words = "requirement".into();
         }
         let base = format!("{section}.{}", text::slug(&words, 90 - section.len()));
         let base = base.trim_end_matches(['.', '-']).to_string();
-        let base = if base.ends_with('.') || !base.contains('.') { format!("{section}.requirement") } else { base };
+        let base = if base.ends_with('.') || !base.contains('.') {
+            format!("{section}.requirement")
+        } else {
+            base
+        };
         let mut id = base.clone();
         let mut n = 2;
         while !self.ids.insert(id.clone()) {
@@ -317,8 +342,18 @@ pub fn import(src: &str, origin: &str, contract: &Contract) -> Imported {
         .collect();
     let top = headings.iter().copied().min().unwrap_or(1);
     // One heading at the top level, first: the document's title; its subsections are chapters.
-    let titled = headings.first() == Some(&top) && headings.iter().filter(|l| **l == top).count() == 1;
-    let chapter_level = if titled { headings.iter().copied().filter(|l| *l > top).min().unwrap_or(top + 1) } else { top };
+    let titled =
+        headings.first() == Some(&top) && headings.iter().filter(|l| **l == top).count() == 1;
+    let chapter_level = if titled {
+        headings
+            .iter()
+            .copied()
+            .filter(|l| *l > top)
+            .min()
+            .unwrap_or(top + 1)
+    } else {
+        top
+    };
     let mut title = String::new();
     // `manual` (a person checks it) when the vocabulary has it: nothing is known yet about how an
     // imported clause can be tested.
@@ -360,7 +395,10 @@ pub fn import(src: &str, origin: &str, contract: &Contract) -> Imported {
                     name = format!("{base}-{n}");
                     n += 1;
                 }
-                chapters.push(Chapter { name, out: String::new() });
+                chapters.push(Chapter {
+                    name,
+                    out: String::new(),
+                });
             }
             let shifted = shift_heading(s, level, chapter_level);
             let out = chapters.last_mut().map_or(&mut intro, |c| &mut c.out);
@@ -371,7 +409,13 @@ pub fn import(src: &str, origin: &str, contract: &Contract) -> Imported {
         match &b.kind {
             Kind::Paragraph => w.paragraph(out, s),
             Kind::List(items) => w.list(out, s, items, b.range.start),
-            _ if find_keywords(s).is_empty() || s.trim_start().starts_with("```") || s.trim_start().starts_with("~~~") || s.starts_with("    ") => push_block(out, s),
+            _ if find_keywords(s).is_empty()
+                || s.trim_start().starts_with("```")
+                || s.trim_start().starts_with("~~~")
+                || s.starts_with("    ") =>
+            {
+                push_block(out, s)
+            }
             _ => w.clause(out, s),
         }
     }
@@ -383,10 +427,19 @@ pub fn import(src: &str, origin: &str, contract: &Contract) -> Imported {
         while names.contains(&name) {
             name.push_str("-0");
         }
-        chapters.insert(0, Chapter { name, out: format!("# {title}\n\n{intro}") });
+        chapters.insert(
+            0,
+            Chapter {
+                name,
+                out: format!("# {title}\n\n{intro}"),
+            },
+        );
     }
     if chapters.is_empty() {
-        chapters.push(Chapter { name: "main".into(), out: format!("# {title}") });
+        chapters.push(Chapter {
+            name: "main".into(),
+            out: format!("# {title}"),
+        });
     }
     let chapter_names: Vec<String> = chapters.iter().map(|c| c.name.clone()).collect();
     let contract_yaml = contract_yaml(&title, origin, &chapter_names);

@@ -23,10 +23,12 @@ pub(super) fn sentences(src: &str) -> Vec<std::ops::Range<usize>> {
             }
             if code == 0 {
                 // Open only if a closing run exists, as CommonMark does.
-                let closes = src[i + run..].match_indices(&"`".repeat(run)).any(|(j, _)| {
-                    let k = i + run + j;
-                    (k + run >= b.len() || b[k + run] != b'`') && (k == 0 || b[k - 1] != b'`')
-                });
+                let closes = src[i + run..]
+                    .match_indices(&"`".repeat(run))
+                    .any(|(j, _)| {
+                        let k = i + run + j;
+                        (k + run >= b.len() || b[k + run] != b'`') && (k == 0 || b[k - 1] != b'`')
+                    });
                 if closes {
                     code = run;
                 }
@@ -42,7 +44,9 @@ pub(super) fn sentences(src: &str) -> Vec<std::ops::Range<usize>> {
                 b']' | b')' => depth = depth.saturating_sub(1),
                 b'.' | b'?' | b'!' if depth == 0 => {
                     let next = b.get(i + 1).copied();
-                    if next.is_some_and(|n| n.is_ascii_whitespace()) && !abbreviation(&src[start..=i]) {
+                    if next.is_some_and(|n| n.is_ascii_whitespace())
+                        && !abbreviation(&src[start..=i])
+                    {
                         let mut end = i + 1;
                         while end < b.len() && b[end].is_ascii_whitespace() {
                             end += 1;
@@ -68,7 +72,10 @@ pub(super) fn sentences(src: &str) -> Vec<std::ops::Range<usize>> {
 
 /// Does `s` end with an abbreviation whose dot does not end a sentence?
 fn abbreviation(s: &str) -> bool {
-    let last = s.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or("");
+    let last = s
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("");
     matches!(
         last.to_ascii_lowercase().as_str(),
         "e.g." | "i.e." | "etc." | "vs." | "cf." | "mr." | "dr." | "no." | "approx."
@@ -164,10 +171,44 @@ fn strip_link_targets(text: &str) -> String {
 const ACTOR_WORDS: [(&str, &[&str]); 3] = [
     (
         "platform",
-        &["platform", "runtime", "runtimes", "operator", "operators", "provider", "knative", "implementation", "implementations", "system", "serving"],
+        &[
+            "platform",
+            "runtime",
+            "runtimes",
+            "operator",
+            "operators",
+            "provider",
+            "knative",
+            "implementation",
+            "implementations",
+            "system",
+            "serving",
+        ],
     ),
-    ("developer", &["developer", "developers", "user", "users", "author", "authors"]),
-    ("container", &["container", "containers", "application", "applications", "process", "code", "app", "apps"]),
+    (
+        "developer",
+        &[
+            "developer",
+            "developers",
+            "user",
+            "users",
+            "author",
+            "authors",
+        ],
+    ),
+    (
+        "container",
+        &[
+            "container",
+            "containers",
+            "application",
+            "applications",
+            "process",
+            "code",
+            "app",
+            "apps",
+        ],
+    ),
 ];
 
 /// The actor a sentence binds, guessed from the words before its first keyword (its subject), and
@@ -184,9 +225,9 @@ pub(super) fn guess_actor(contract: &Contract, text: &str, first_keyword: usize)
         .map(|a| a.as_str())
         .filter(|name| {
             let named = ACTOR_WORDS.iter().find(|(n, _)| n == name);
-            words.iter().any(|w| {
-                w == name || named.is_some_and(|(_, list)| list.contains(w))
-            })
+            words
+                .iter()
+                .any(|w| w == name || named.is_some_and(|(_, list)| list.contains(w)))
         })
         .collect();
     match found.as_slice() {
@@ -213,7 +254,11 @@ mod tests {
     fn sentences_split_outside_code_links_and_abbreviations() {
         assert_eq!(
             split("One MUST. Two, e.g. this, MAY.\nThree `a. b` [x. y](u.v) too."),
-            ["One MUST. ", "Two, e.g. this, MAY.\n", "Three `a. b` [x. y](u.v) too."]
+            [
+                "One MUST. ",
+                "Two, e.g. this, MAY.\n",
+                "Three `a. b` [x. y](u.v) too."
+            ]
         );
         assert_eq!(split("No end"), ["No end"]);
         let s = "A. B.  ";
@@ -222,7 +267,10 @@ mod tests {
 
     #[test]
     fn slugs_and_key_words() {
-        assert_eq!(slug("<a name=\"x\" />Scope of a Container", 40), "a-name-x-scope-of-a-container");
+        assert_eq!(
+            slug("<a name=\"x\" />Scope of a Container", 40),
+            "a-name-x-scope-of-a-container"
+        );
         assert_eq!(slug("Protocols and Ports", 10), "protocols");
         assert_eq!(slug("中文", 10), "");
         assert_eq!(
@@ -234,8 +282,14 @@ mod tests {
     #[test]
     fn actors_from_the_subject() {
         let c = Contract::default();
-        assert_eq!(guess_actor(&c, "The runtime MUST x", 12), ("platform".into(), true));
-        assert_eq!(guess_actor(&c, "Developers MAY x", 11), ("developer".into(), true));
+        assert_eq!(
+            guess_actor(&c, "The runtime MUST x", 12),
+            ("platform".into(), true)
+        );
+        assert_eq!(
+            guess_actor(&c, "Developers MAY x", 11),
+            ("developer".into(), true)
+        );
         assert_eq!(guess_actor(&c, "It MUST", 3), ("platform".into(), false));
         assert_eq!(
             guess_actor(&c, "The container's runtime MUST", 24),

@@ -118,11 +118,21 @@ pub(super) fn base(
     ctx.insert("verify_kinds", &verify);
     ctx.insert(
         "actor_label",
-        &labels(c.actors.iter().map(|a| (a.value.as_str(), a.label(lang))).collect()),
+        &labels(
+            c.actors
+                .iter()
+                .map(|a| (a.value.as_str(), a.label(lang)))
+                .collect(),
+        ),
     );
     ctx.insert(
         "verify_label",
-        &labels(c.verify.iter().map(|v| (v.value.as_str(), v.label(lang))).collect()),
+        &labels(
+            c.verify
+                .iter()
+                .map(|v| (v.value.as_str(), v.label(lang)))
+                .collect(),
+        ),
     );
     let link_label = |l: Option<&crate::spec::LinkBase>, key: &str| {
         l.and_then(|l| l.labels.get(lang))
@@ -163,7 +173,12 @@ pub(super) fn matrix_summary(m: &Matrix, t: &Interface, lang: &str, ctx: &mut Co
         .map(|g| group(g, g.group.clone()))
         .collect();
     let actor_label = |name: &str| {
-        let a = m.spec.contract.actors.iter().find(|a| a.value.as_str() == name);
+        let a = m
+            .spec
+            .contract
+            .actors
+            .iter()
+            .find(|a| a.value.as_str() == name);
         a.and_then(|a| a.label(lang)).unwrap_or(name).to_string()
     };
     groups.extend(
@@ -209,7 +224,10 @@ pub(super) fn clause<'s>(
         plain,
         reason_html: c.reason.as_deref().map(to_inline_html),
         implicit_html: c.implicit.as_deref().map(to_inline_html),
-        oci_url: c.oci.as_ref().and_then(|o| Some(links.oci.as_ref()?.url(o))),
+        oci_url: c
+            .oci
+            .as_ref()
+            .and_then(|o| Some(links.oci.as_ref()?.url(o))),
         oci: c.oci.as_deref(),
         upstream_tests: c
             .upstream_tests

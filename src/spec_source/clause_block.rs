@@ -300,7 +300,9 @@ pub(super) fn parse_block_with(
                 for item in items {
                     if !is_test_path(&item.value, suffix) {
                         let rule = match suffix {
-                            Some(s) => format!("relative paths ending in `{s}` (`links.upstream-tests.suffix` of contract.yaml)"),
+                            Some(s) => format!(
+                                "relative paths ending in `{s}` (`links.upstream-tests.suffix` of contract.yaml)"
+                            ),
                             None => "relative paths".to_string(),
                         };
                         diags.push(

@@ -8,8 +8,8 @@ use serde_saphyr::Spanned;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use crate::spec::{
-    Actor, Contract, DEFAULT_ACTORS, DEFAULT_VERIFY, Labelled, LinkBase, Links, TestGlobs, Upstream,
-    Verify,
+    Actor, Contract, DEFAULT_ACTORS, DEFAULT_VERIFY, Labelled, LinkBase, Links, TestGlobs,
+    Upstream, Verify,
 };
 
 #[derive(Deserialize)]
@@ -129,7 +129,7 @@ pub(super) fn parse_contract(
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(
-                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, license, attribution}, tests {include, exclude}, actors (list), verify (list), links {oci, upstream-tests} ({base, label}); see spec/README.md",
+                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, license, attribution}, tests {include, exclude}, actors (list), verify (list), links {oci, upstream-tests} (each {base, suffix, label}); see spec/README.md",
             ));
             return None;
         }
@@ -195,8 +195,22 @@ pub(super) fn parse_contract(
         }
         tests.exclude = t.exclude.iter().map(|g| g.value.clone()).collect();
     }
-    let actors = words(raw.actors.as_ref(), &DEFAULT_ACTORS, "actors", &span_of, diags, &mut ok);
-    let mut verify = words(raw.verify.as_ref(), &DEFAULT_VERIFY, "verify", &span_of, diags, &mut ok);
+    let actors = words(
+        raw.actors.as_ref(),
+        &DEFAULT_ACTORS,
+        "actors",
+        &span_of,
+        diags,
+        &mut ok,
+    );
+    let mut verify = words(
+        raw.verify.as_ref(),
+        &DEFAULT_VERIFY,
+        "verify",
+        &span_of,
+        diags,
+        &mut ok,
+    );
     if !verify.iter().any(|v| v.0 == Verify::UNTESTABLE.as_str()) {
         // `untestable` is always a kind: a clause no observation can decide must be sayable.
         verify.push((Verify::UNTESTABLE.as_str().to_string(), BTreeMap::new()));
