@@ -484,3 +484,92 @@ fn contract_yaml(title: &str, origin: &str, chapters: &[String]) -> String {
     ));
     y
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Keyword count per level.
+    fn levels(text: &str) -> std::collections::BTreeMap<crate::keywords::Level, usize> {
+        let mut m = std::collections::BTreeMap::new();
+        for h in find_keywords(text) {
+            *m.entry(h.level).or_insert(0) += 1;
+        }
+        m
+    }
+
+    /// A sentence: a few words, sometimes a keyword, code span or link, and an end.
+    fn sentence() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            Just("the".to_string()),
+            Just("runtime".to_string()),
+            Just("container".to_string()),
+            Just("MUST".to_string()),
+            Just("SHOULD NOT".to_string()),
+            Just("MAY".to_string()),
+            Just("`a. MUST b`".to_string()),
+            Just("[x. y](u.md#z)".to_string()),
+            Just("e.g.".to_string()),
+            "[a-z]{1,8}",
+        ];
+        (
+            prop::collection::vec(word, 1..8),
+            prop_oneof![Just("."), Just("!"), Just("")],
+        )
+            .prop_map(|(w, end)| format!("{}{end}", w.join(" ")))
+    }
+
+    /// A document: headings, paragraphs of sentences, lists.
+    fn document() -> impl Strategy<Value = String> {
+        let block = prop_oneof![
+            "[A-Z][a-z]{2,8}".prop_map(|t| format!("## {t}")),
+            prop::collection::vec(sentence(), 1..4).prop_map(|s| s.join(" ")),
+            prop::collection::vec(sentence(), 1..4).prop_map(|s| s
+                .iter()
+                .map(|i| format!("- {i}"))
+                .collect::<Vec<_>>()
+                .join("\n")),
+        ];
+        prop::collection::vec(block, 1..8).prop_map(|b| format!("# Title\n\n{}\n", b.join("\n\n")))
+    }
+
+    proptest! {
+        /// Sentences cover the paragraph exactly, in order.
+        #[test]
+        fn sentences_cover_the_text(s in prop::collection::vec(sentence(), 0..6)) {
+            let text = s.join(" ");
+            let pieces: String = text::sentences(&text).into_iter().map(|r| &text[r]).collect();
+            prop_assert_eq!(pieces, text);
+        }
+
+        /// Every keyword of the source lands in a clause, at its level; the prose holds none; the
+        /// result loads without errors.
+        #[test]
+        fn every_keyword_lands_in_a_clause(doc in document()) {
+            let imported = import(&doc, "doc.md", &Contract::default());
+            let dir = tempfile::tempdir().unwrap();
+            let spec = dir.path().join("spec");
+            std::fs::create_dir_all(spec.join("en")).unwrap();
+            std::fs::write(spec.join("contract.yaml"), &imported.contract_yaml).unwrap();
+            for (name, text) in &imported.chapters {
+                std::fs::write(spec.join("en").join(format!("{name}.md")), text).unwrap();
+            }
+            let loaded = crate::spec_source::load(&spec);
+            let errors: Vec<String> = loaded
+                .diagnostics
+                .iter()
+                .filter(|d| d.is_error())
+                .map(|d| format!("{d:?}"))
+                .collect();
+            prop_assert!(errors.is_empty(), "{doc}\n{errors:?}");
+            let mut in_clauses = std::collections::BTreeMap::new();
+            for c in &loaded.spec.clauses {
+                for (l, n) in levels(&c.text) {
+                    *in_clauses.entry(l).or_insert(0) += n;
+                }
+            }
+            prop_assert_eq!(in_clauses, levels(&doc), "{}", doc);
+        }
+    }
+}
