@@ -42,11 +42,11 @@ fn check_and_count(upstream: &str) {
         "check of the imported {upstream} failed:\n{out}\n{err}"
     );
     // What needs a person is a warning now, and an error under --strict.
-    let reviews = err.matches("warning[K0118]").count();
+    let reviews = err.matches("warning[K0119]").count();
     assert!(reviews > 0, "{err}");
     let (strict, _, err) = kcontract(dir.path(), &["check", "--strict"]);
     assert_eq!(strict, 1);
-    assert_eq!(err.matches("error[K0118]").count(), reviews);
+    assert_eq!(err.matches("error[K0119]").count(), reviews);
 
     let loaded = kcontract::load(&dir.path().join("spec"));
     assert!(!loaded.has_errors());
@@ -106,7 +106,7 @@ fn import_never_overwrites_and_reports_a_missing_file() {
     let (code, _, err) = kcontract(dir.path(), &["import", "in.md", "--out", "spec"]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("error[K0802]") && err.contains("is not empty"),
+        err.contains("error[K1002]") && err.contains("is not empty"),
         "{err}"
     );
     assert_eq!(
@@ -115,7 +115,7 @@ fn import_never_overwrites_and_reports_a_missing_file() {
     );
     let (code, _, err) = kcontract(dir.path(), &["import", "missing.md", "--out", "new"]);
     assert_eq!(code, 1);
-    assert!(err.contains("error[K0801]"), "{err}");
+    assert!(err.contains("error[K1001]"), "{err}");
     assert!(!dir.path().join("new").exists());
 }
 

@@ -92,7 +92,7 @@ fn k0110_k0111_names_from_the_contract() {
 
 /// A `review:` note: a warning, an error under --strict; it allows two levels meanwhile.
 #[test]
-fn k0118_review_note() {
+fn k0119_review_note() {
     let dir = folder(&[
         (
             "spec/contract.yaml",
@@ -106,12 +106,12 @@ fn k0118_review_note() {
     insta::assert_snapshot!(shown(dir.path(), &["check", "--strict"]));
     let (code, _, err) = kcontract(dir.path(), &["check"]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("warning[K0118]"));
+    assert!(err.contains("warning[K0119]"));
     assert!(!err.contains("K0106"));
 }
 
 #[test]
-fn k0801_k0802_k0803_import_and_init_failures() {
+fn k1001_k1002_k1003_import_and_init_failures() {
     let dir = folder(&[("in.md", "# T\n\nIt MUST.\n"), ("full/x", "mine")]);
     let mut all = shown(dir.path(), &["import", "nothing.md", "--out", "new"]);
     all += &shown(dir.path(), &["import", "in.md", "--out", "full"]);

@@ -29,7 +29,7 @@ impl Import {
                 Ok(s) => s,
                 Err(_) => {
                     return fail(
-                        Diagnostic::error("K0801", format!("`{}` is not UTF-8 text", self.file.display()))
+                        Diagnostic::error("K1001", format!("`{}` is not UTF-8 text", self.file.display()))
                             .in_file(&self.file)
                             .help("import reads Markdown in UTF-8; convert the file first (e.g. with iconv)"),
                     );
@@ -38,7 +38,7 @@ impl Import {
             Err(e) => {
                 return fail(
                     Diagnostic::error(
-                        "K0801",
+                        "K1001",
                         format!("`{}` cannot be read: {e}", self.file.display()),
                     )
                     .in_file(&self.file)
@@ -48,7 +48,7 @@ impl Import {
         };
         if let Some(why) = not_empty(&self.out) {
             return fail(
-                Diagnostic::error("K0802", format!("the output folder `{}` {why}", self.out.display()))
+                Diagnostic::error("K1002", format!("the output folder `{}` {why}", self.out.display()))
                     .in_file(&self.out)
                     .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one"),
             );
@@ -127,7 +127,7 @@ pub(crate) fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), 
             Err(_) => "some files could not be removed again",
         };
         Diagnostic::error(
-            "K0803",
+            "K1003",
             format!("`{}` cannot be written: {e}", path.display()),
         )
         .in_file(path)

@@ -44,7 +44,7 @@ impl Init {
         }
         if let Some(why) = super::import::not_empty(&self.dir) {
             return fail(
-                Diagnostic::error("K0802", format!("the output folder `{}` {why}", self.dir.display()))
+                Diagnostic::error("K1002", format!("the output folder `{}` {why}", self.dir.display()))
                     .in_file(&self.dir)
                     .help("init writes a new contract and never overwrites files: give it a folder that does not exist yet, or an empty one"),
             );

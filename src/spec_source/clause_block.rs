@@ -502,7 +502,7 @@ fn check_text_keywords(
         }
     }
     // A clause with a `review:` note (from `import`) may still hold two levels: the note says so,
-    // and `check` reports it (K0118) until a person has split the clause.
+    // and `check` reports it (K0119) until a person has split the clause.
     if levels.len() > 1 && out.review.is_some() {
         return;
     }
@@ -587,9 +587,9 @@ pub(super) fn review_diagnostics(spec: &crate::spec::Spec, strict: bool) -> Vec<
             let (note, span) = c.review.as_ref()?;
             let msg = format!("clause `{}` needs review: {note}", c.id);
             let d = if strict {
-                Diagnostic::error("K0118", msg)
+                Diagnostic::error("K0119", msg)
             } else {
-                Diagnostic::warning("K0118", msg)
+                Diagnostic::warning("K0119", msg)
             };
             Some(
                 d.at(span.clone(), "a person has to decide this")
