@@ -9,7 +9,8 @@ use clap::{Parser, Subcommand};
 
 use crate::commands::{
     build::Build, check::Check, conformance::Conformance, diff::Diff, explain::Explain, fmt::Fmt,
-    i18n::I18n, list::List, matrix::Matrix, model::Model, scaffold::Scaffold, serve::Serve,
+    i18n::I18n, import::Import, init::Init, list::List, matrix::Matrix, model::Model,
+    scaffold::Scaffold, serve::Serve,
 };
 use crate::terminal::{ColorChoice, Ctx, exit_code};
 
@@ -48,6 +49,8 @@ enum Command {
     Diff(Diff),
     Fmt(Fmt),
     Serve(Serve),
+    Import(Import),
+    Init(Init),
 }
 
 /// Run the command line of this process; the exit code is 0 when all went well, 1 for problems
@@ -68,5 +71,7 @@ pub fn run() -> ExitCode {
         Command::Diff(c) => c.run(&ctx),
         Command::Fmt(c) => c.run(&ctx),
         Command::Serve(c) => c.run(&ctx),
+        Command::Import(c) => c.run(&ctx),
+        Command::Init(c) => c.run(&ctx),
     })
 }

@@ -32,6 +32,8 @@ pub mod fmt;
 mod fsutil;
 mod globs;
 mod i18n;
+pub mod import;
+mod init;
 pub mod keywords;
 mod list;
 pub mod matrix;

@@ -185,9 +185,9 @@ pub(crate) fn summary(spec: &Spec, dir: &Path) -> String {
         out,
         "  actor   {}",
         join(
-            Actor::ALL
-                .iter()
-                .map(|a| format!("{a} {}", actors.get(a).unwrap_or(&0)))
+            spec.contract
+                .actor_list()
+                .map(|a| format!("{a} {}", actors.get(&a).unwrap_or(&0)))
                 .collect()
         )
     );
@@ -195,9 +195,9 @@ pub(crate) fn summary(spec: &Spec, dir: &Path) -> String {
         out,
         "  verify  {}",
         join(
-            Verify::ALL
-                .iter()
-                .map(|v| format!("{v} {}", verify.get(v).unwrap_or(&0)))
+            spec.contract
+                .verify_list()
+                .map(|v| format!("{v} {}", verify.get(&v).unwrap_or(&0)))
                 .collect()
         )
     );

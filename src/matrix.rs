@@ -181,7 +181,7 @@ pub fn compute<'a>(spec: &'a Spec, tests: &'a [TestFn], results: Option<&Results
                 })
                 .collect();
             let real: Vec<&TestView> = views.iter().filter(|v| !v.stub).collect();
-            let status = if c.verify == Verify::Untestable {
+            let status = if c.verify.is_untestable() {
                 Status::Waived
             } else if !real.is_empty() {
                 let outcomes: Vec<Outcome> = real.iter().filter_map(|v| v.outcome).collect();
@@ -312,7 +312,7 @@ pub struct Summary {
     pub total: Coverage,
     /// One entry per level, in [`Level::ALL`] order.
     pub by_level: Vec<Coverage>,
-    /// One entry per actor, in [`Actor::ALL`] order.
+    /// One entry per actor of the contract, in its order.
     pub by_actor: Vec<Coverage>,
 }
 
@@ -330,12 +330,11 @@ impl Matrix<'_> {
                     )
                 })
                 .collect(),
-            by_actor: Actor::ALL
-                .iter()
+            by_actor: (self.spec.contract.actor_list())
                 .map(|a| {
                     Coverage::of(
                         a.to_string(),
-                        self.rows.iter().filter(|r| r.clause.actor == *a),
+                        self.rows.iter().filter(|r| r.clause.actor == a),
                     )
                 })
                 .collect(),
@@ -579,6 +578,31 @@ pub struct Requirement {
     pub status: Status,
 }
 
+impl Requirement {
+    /// An actor or verify kind of the selector that `contract` does not have, and what it has
+    /// (such a selector would select nothing, and the gate pass by default).
+    pub fn unknown_name(&self, contract: &crate::spec::Contract) -> Option<(String, String)> {
+        let list = |names: Vec<&str>| names.join(", ");
+        self.terms.iter().find_map(|t| match t {
+            Term::Actor(a) if contract.actor(a.as_str()).is_none() => Some((
+                format!("actor:{a}"),
+                format!(
+                    "the actors are {}",
+                    list(contract.actor_list().map(Actor::as_str).collect())
+                ),
+            )),
+            Term::Verify(v) if contract.verify_kind(v.as_str()).is_none() => Some((
+                format!("verify:{v}"),
+                format!(
+                    "the verify kinds are {}",
+                    list(contract.verify_list().map(Verify::as_str).collect())
+                ),
+            )),
+            _ => None,
+        })
+    }
+}
+
 impl FromStr for Requirement {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -612,15 +636,15 @@ impl FromStr for Requirement {
             let term = match key {
                 None if value == "*" || value == "all" => Some(Term::All),
                 None | Some("level") => level(value).map(Term::Level),
-                Some("actor") => Actor::parse(value).map(Term::Actor),
-                Some("verify") => Verify::parse(value).map(Term::Verify),
+                Some("actor") if !value.is_empty() => Some(Term::Actor(Actor::new(value))),
+                Some("verify") if !value.is_empty() => Some(Term::Verify(Verify::new(value))),
                 Some("chapter") if !value.is_empty() => Some(Term::Chapter(value.to_string())),
                 _ => None,
             };
             terms.push(term.ok_or_else(|| {
                 format!(
                     "`{t}` is not a selector: use a level (MUST, MUST NOT, SHOULD, SHOULD NOT, MAY), \
-                     actor:platform|developer|container, verify:model|conformance|manual|untestable, \
+                     actor:NAME, verify:NAME (the contract's actors and verify kinds), \
                      chapter:NAME or *; join terms with `,`"
                 )
             })?);
@@ -667,24 +691,31 @@ mod tests {
     #[test]
     fn requirement_syntax() {
         let r: Requirement = "verify:model=passing".parse().unwrap();
-        assert_eq!(r.terms, [Term::Verify(Verify::Model)]);
+        assert_eq!(r.terms, [Term::Verify(Verify::new("model"))]);
         assert_eq!(r.status, Status::Passing);
         let r: Requirement = "MUST NOT,actor:platform=implemented".parse().unwrap();
         assert_eq!(
             r.terms,
-            [Term::Level(Level::MustNot), Term::Actor(Actor::Platform)]
+            [
+                Term::Level(Level::MustNot),
+                Term::Actor(Actor::new("platform"))
+            ]
         );
         for s in ["must-not=stub", "level:MUST_NOT=stub", "SHALL NOT=stub"] {
             let r: Requirement = s.parse().unwrap();
             assert_eq!(r.terms, [Term::Level(Level::MustNot)], "{s}");
         }
         assert_eq!("*=stub".parse::<Requirement>().unwrap().terms, [Term::All]);
+        // Names are the contract's: checked against it before the gate runs.
+        let robot: Requirement = "actor:robot=stub".parse().unwrap();
+        let contract = crate::spec::Contract::default();
+        assert_eq!(robot.unknown_name(&contract).unwrap().0, "actor:robot");
+        assert_eq!(r.unknown_name(&contract), None);
         for bad in [
             "MUST",
             "MUST=waived",
             "MUST=failing",
             "MUST=done",
-            "actor:robot=stub",
             "verify:model,=stub",
             "=stub",
             "chapter:=stub",

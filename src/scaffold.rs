@@ -44,7 +44,7 @@ use std::ops::Range;
 use crate::annotations::{
     AttrKind, FileSyntax, FnItem, LexFailure, STUB_IGNORE_PREFIX, parse_source,
 };
-use crate::spec::{Clause, Spec, Verify};
+use crate::spec::{Clause, Spec};
 
 /// Line width of generated doc comments (rustfmt's default `max_width`).
 const WIDTH: usize = 100;
@@ -328,7 +328,7 @@ pub fn merge_file(
         for id in &claims {
             let why = match spec.clause(id) {
                 None => Some(OrphanWhy::Removed),
-                Some(c) if c.verify == Verify::Untestable => Some(OrphanWhy::Untestable),
+                Some(c) if c.verify.is_untestable() => Some(OrphanWhy::Untestable),
                 Some(_) => None,
             };
             if let Some(why) = why {
@@ -348,11 +348,7 @@ pub fn merge_file(
             anchors.push((first, f.range.clone()));
         }
         match untouched_stub(existing, &syntax, f) {
-            Some(id)
-                if spec
-                    .clause(&id)
-                    .is_some_and(|c| c.verify != Verify::Untestable) =>
-            {
+            Some(id) if spec.clause(&id).is_some_and(|c| !c.verify.is_untestable()) => {
                 let c = spec.clause(&id).expect("checked above");
                 edits.push((f.range.clone(), render_stub(c, &f.name)));
                 report.refreshed.push(id);
@@ -481,7 +477,7 @@ pub fn plan(
     }
     let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, c) in spec.clauses.iter().enumerate() {
-        if c.verify == Verify::Untestable || claimed.contains(&c.id) {
+        if c.verify.is_untestable() || claimed.contains(&c.id) {
             continue;
         }
         if real_tests.contains(&c.id) {

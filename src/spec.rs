@@ -10,32 +10,37 @@ use serde::Serialize;
 use crate::diagnostic::Span;
 pub use crate::keywords::Level;
 
-/// Who a clause binds. A closed vocabulary, documented in `spec/README.md`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Actor {
-    /// The operator or platform provider and everything it runs (environment, runtime, ingress).
-    Platform,
-    /// Who writes and deploys the service (and their tooling), through the Knative API.
-    Developer,
-    /// The developer's running code inside the container.
-    Container,
+/// The names of the contract's vocabulary (actors, verify kinds), interned: a name is stored once
+/// per process, so [`Actor`] and [`Verify`] stay `Copy` and compare as strings, while the list of
+/// names is the contract's (`actors:` and `verify:` in `contract.yaml`), not the tool's.
+fn intern(name: &str) -> &'static str {
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+    static NAMES: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = names.get(name) {
+        return n;
+    }
+    let n: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(n);
+    n
 }
 
+/// Who a clause binds: one of the contract's `actors` (the Knative contract's are `platform`,
+/// `developer` and `container`, the defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Actor(&'static str);
+
 impl Actor {
-    /// Every actor, in display order.
-    pub const ALL: [Actor; 3] = [Actor::Platform, Actor::Developer, Actor::Container];
-    /// The lowercase name written in `actor:` (`platform`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Actor::Platform => "platform",
-            Actor::Developer => "developer",
-            Actor::Container => "container",
-        }
+    /// The actor named `name` (any name; whether the contract knows it is [`Contract::actor`]'s
+    /// question).
+    pub fn new(name: &str) -> Self {
+        Actor(intern(name))
     }
-    /// The actor named `s` as written in `actor:`, or `None`.
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    /// The name written in `actor:` (`platform`).
+    pub fn as_str(self) -> &'static str {
+        self.0
     }
 }
 
@@ -45,40 +50,32 @@ impl fmt::Display for Actor {
     }
 }
 
-/// How conformance to a clause is shown.
+/// How conformance to a clause is shown: one of the contract's `verify` kinds (the Knative
+/// contract's are `model`, `conformance`, `manual` and `untestable`, the defaults).
+/// [`Verify::UNTESTABLE`] is always a kind and keeps its meaning: the clause needs a `reason` and
+/// is not counted as needing a test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verify {
-    /// Property tests against the reference OCI lifecycle model in `src/model/`.
-    Model,
-    /// A test against a running platform, e.g. Knative's conformance suite.
-    Conformance,
-    /// A reviewer checks documentation or configuration.
-    Manual,
-    /// Cannot be checked; the clause gives a `reason`.
-    Untestable,
-}
+#[serde(transparent)]
+pub struct Verify(&'static str);
 
 impl Verify {
-    /// Every way, in display order.
-    pub const ALL: [Verify; 4] = [
-        Verify::Model,
-        Verify::Conformance,
-        Verify::Manual,
-        Verify::Untestable,
-    ];
-    /// The lowercase name written in `verify:` (`model`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verify::Model => "model",
-            Verify::Conformance => "conformance",
-            Verify::Manual => "manual",
-            Verify::Untestable => "untestable",
+    /// `untestable`: cannot be checked; the clause gives a `reason`.
+    pub const UNTESTABLE: Verify = Verify("untestable");
+    /// The kind named `name` (any name; whether the contract knows it is [`Contract::verify_kind`]'s
+    /// question).
+    pub fn new(name: &str) -> Self {
+        if name == Self::UNTESTABLE.0 {
+            return Self::UNTESTABLE;
         }
+        Verify(intern(name))
     }
-    /// The way named `s` as written in `verify:`, or `None`.
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    /// The name written in `verify:` (`model`).
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+    /// Is this `untestable` (no test expected)?
+    pub fn is_untestable(self) -> bool {
+        self == Self::UNTESTABLE
     }
 }
 
@@ -88,8 +85,61 @@ impl fmt::Display for Verify {
     }
 }
 
+/// A word of the vocabulary and its label on the site in each language (a language without a
+/// label shows the name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Labelled<T> {
+    /// The word, as written in clauses.
+    pub value: T,
+    /// Language → label.
+    pub labels: BTreeMap<String, String>,
+}
+
+impl<T> Labelled<T> {
+    /// Unlabelled.
+    pub fn plain(value: T) -> Self {
+        Self {
+            value,
+            labels: BTreeMap::new(),
+        }
+    }
+    /// The label in `lang`, if the contract gives one.
+    pub fn label(&self, lang: &str) -> Option<&str> {
+        self.labels.get(lang).map(String::as_str)
+    }
+}
+
+/// Where a reference in a clause points on the web: the base URL a value is appended to, and the
+/// label shown before the links (per language; without one the site's interface text is used).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkBase {
+    /// Prefix of every link (`https://github.com/opencontainers/runtime-spec/blob/v1.0.1/`).
+    pub base: String,
+    /// Language → label.
+    pub labels: BTreeMap<String, String>,
+    /// What every value must end with (`_test.go` for Knative's Go tests), if anything.
+    pub suffix: Option<String>,
+}
+
+impl LinkBase {
+    /// The link of `value` (`base` + `value`).
+    pub fn url(&self, value: &str) -> String {
+        format!("{}{value}", self.base)
+    }
+}
+
+/// `links:` in `contract.yaml`: the link bases of `oci:` and `upstream-tests:`. Without one, the
+/// values are shown without links.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Links {
+    /// Base of `oci:` references (`<file>.md#<anchor>`).
+    pub oci: Option<LinkBase>,
+    /// Base of `upstream-tests:` paths.
+    pub upstream_tests: Option<LinkBase>,
+}
+
 /// `spec/contract.yaml`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Contract {
     /// The contract's title, shown on the site.
     pub title: String,
@@ -99,8 +149,16 @@ pub struct Contract {
     pub languages: Vec<String>,
     /// Chapter order: each name is a file `<lang>/<name>.md`.
     pub chapters: Vec<String>,
-    /// The text the contract was converted from, and its attribution.
-    pub upstream: Upstream,
+    /// The text the contract was converted from, and its attribution (optional: a new contract
+    /// has none).
+    pub upstream: Option<Upstream>,
+    /// `actors:`, in display order (default: the Knative contract's).
+    pub actors: Vec<Labelled<Actor>>,
+    /// `verify:`, in display order, `untestable` always among them (default: the Knative
+    /// contract's).
+    pub verify: Vec<Labelled<Verify>>,
+    /// `links:`, the link bases of `oci:` and `upstream-tests:`.
+    pub links: Links,
     /// Which files hold the tests that claim clauses (`tests:`, optional).
     pub tests: TestGlobs,
     /// The title and attribution in each translation (`translated:`, optional), by language.
@@ -112,15 +170,19 @@ impl Contract {
     pub fn title_in(&self, lang: &str) -> &str {
         self.translated.get(lang).map_or(&self.title, |t| &t.title)
     }
-    /// The attribution in `lang`, and whether it is translated (else the source language's).
-    pub fn attribution_in(&self, lang: &str) -> (&str, bool) {
+    /// The attribution in `lang`, and whether it is translated (else the source language's); none
+    /// for a contract without `upstream:` that gives no translated one either.
+    pub fn attribution_in(&self, lang: &str) -> Option<(&str, bool)> {
         match self
             .translated
             .get(lang)
             .and_then(|t| t.attribution.as_deref())
         {
-            Some(a) => (a, true),
-            None => (&self.upstream.attribution, false),
+            Some(a) => Some((a, true)),
+            None => self
+                .upstream
+                .as_ref()
+                .map(|u| (u.attribution.as_str(), false)),
         }
     }
 }
@@ -133,6 +195,57 @@ pub struct TranslatedMeta {
     pub title: String,
     /// The attribution notice in that language (the source's when absent).
     pub attribution: Option<String>,
+}
+
+impl Default for Contract {
+    fn default() -> Self {
+        Self {
+            title: String::new(),
+            version: String::new(),
+            languages: Vec::new(),
+            chapters: Vec::new(),
+            upstream: None,
+            actors: DEFAULT_ACTORS
+                .map(|a| Labelled::plain(Actor::new(a)))
+                .to_vec(),
+            verify: DEFAULT_VERIFY
+                .map(|v| Labelled::plain(Verify::new(v)))
+                .to_vec(),
+            links: Links::default(),
+            tests: TestGlobs::default(),
+            translated: BTreeMap::new(),
+        }
+    }
+}
+
+/// The actors of a contract that does not list its own: the Knative contract's.
+pub const DEFAULT_ACTORS: [&str; 3] = ["platform", "developer", "container"];
+/// The verify kinds of a contract that does not list its own: the Knative contract's.
+pub const DEFAULT_VERIFY: [&str; 4] = ["model", "conformance", "manual", "untestable"];
+
+impl Contract {
+    /// The actor named `name`, if the contract has it.
+    pub fn actor(&self, name: &str) -> Option<Actor> {
+        self.actors
+            .iter()
+            .map(|a| a.value)
+            .find(|a| a.as_str() == name)
+    }
+    /// The verify kind named `name`, if the contract has it.
+    pub fn verify_kind(&self, name: &str) -> Option<Verify> {
+        self.verify
+            .iter()
+            .map(|v| v.value)
+            .find(|v| v.as_str() == name)
+    }
+    /// Every actor, in display order.
+    pub fn actor_list(&self) -> impl Iterator<Item = Actor> + '_ {
+        self.actors.iter().map(|a| a.value)
+    }
+    /// Every verify kind, in display order.
+    pub fn verify_list(&self) -> impl Iterator<Item = Verify> + '_ {
+        self.verify.iter().map(|v| v.value)
+    }
 }
 
 /// `tests:` in `contract.yaml`: the Rust files scanned for `/// Clause:` annotations, as globs
@@ -191,8 +304,12 @@ pub struct Clause {
     pub implicit: Option<String>,
     /// Where the OCI runtime spec says the related thing: `<file>.md#<anchor>`.
     pub oci: Option<String>,
-    /// `upstream-tests`: Knative conformance tests for this clause, as paths in knative/serving.
+    /// `upstream-tests`: the upstream's tests of this clause, as paths (linked with
+    /// `links.upstream-tests` of `contract.yaml`; for Knative, Go tests in knative/serving).
     pub upstream_tests: Vec<String>,
+    /// `review`: what a person still has to decide about this clause (written by `import`);
+    /// `check` warns while it is there, `check --strict` fails.
+    pub review: Option<(String, Span)>,
     /// Chapter name (file stem) and the heading the clause sits under.
     pub chapter: String,
     /// The heading the clause sits under (`None` before the first heading).

@@ -121,7 +121,7 @@ case!(
 );
 case!(
     k0117_bad_upstream_test,
-    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: conformance\nupstream-tests:\n  - test/conformance/runtime/envvars.go\n```\n"
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: conformance\nupstream-tests:\n  - ../conformance/runtime/envvars_test.go\n```\n"
 );
 case!(
     k0201_keyword_in_prose,

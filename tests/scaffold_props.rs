@@ -89,17 +89,18 @@ fn spec(gens: &[ClauseGen], b: bool) -> Spec {
             id: id(n),
             level: Level::Must,
             keyword: "MUST".into(),
-            actor: Actor::Platform,
+            actor: Actor::new("platform"),
             text: text(n, if b { g.text_b } else { g.text_a }),
             stamp: kcontract::spec::stamp(&text(n, if b { g.text_b } else { g.text_a })),
             verify: if untestable {
-                Verify::Untestable
+                Verify::UNTESTABLE
             } else {
-                Verify::Conformance
+                Verify::new("conformance")
             },
             reason: untestable.then(|| "cannot".to_string()),
             implicit: None,
             oci: None,
+            review: None,
             upstream_tests: if n % 4 == 0 {
                 vec![format!("test/conformance/x{n}_test.go")]
             } else {
@@ -312,7 +313,7 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
     let claimed: BTreeSet<&String> = after.values().flatten().collect();
     let claimed_before: BTreeSet<&String> = before.values().flatten().collect();
     for c in &b.clauses {
-        let testable = c.verify != Verify::Untestable;
+        let testable = c.verify != Verify::UNTESTABLE;
         if testable && !real.contains(&c.id) {
             assert!(claimed.contains(&c.id), "no test for new clause {}", c.id);
         }
@@ -332,7 +333,7 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         for cid in claims {
             let why = match b.clause(cid) {
                 None => Some(OrphanWhy::Removed),
-                Some(c) if c.verify == Verify::Untestable => Some(OrphanWhy::Untestable),
+                Some(c) if c.verify == Verify::UNTESTABLE => Some(OrphanWhy::Untestable),
                 _ => None,
             };
             if let Some(why) = why {
@@ -352,7 +353,7 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         let syn = parse_source(text).unwrap();
         for f in syn.fns.iter().filter(|f| f.is_stub()) {
             let cid = syn.claims_of(f).next().unwrap().id.clone();
-            if let Some(c) = b.clause(&cid).filter(|c| c.verify != Verify::Untestable) {
+            if let Some(c) = b.clause(&cid).filter(|c| c.verify != Verify::UNTESTABLE) {
                 let untouched = kcontract::scaffold::untouched_stub(text, &syn, f).is_some();
                 if untouched {
                     assert!(

@@ -433,7 +433,7 @@ fn an_overridden_clause_template_is_used_for_every_clause_in_every_language() {
     std::fs::create_dir_all(&tpl).unwrap();
     std::fs::write(
         tpl.join("clause.html"),
-        "<div class=\"mine\" id=\"{{ c.id }}\">{{ t[c.actor] }}: {{ c.text_html | safe }}</div>\n",
+        "<div class=\"mine\" id=\"{{ c.id }}\">{{ actor_label[c.actor] }}: {{ c.text_html | safe }}</div>\n",
     )
     .unwrap();
     std::fs::write(

@@ -35,6 +35,13 @@ impl Matrix {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         let mut stages = Stages::new(ctx);
         let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+        if let Some((term, known)) = self
+            .require
+            .iter()
+            .find_map(|q| q.unknown_name(&loaded.spec.contract))
+        {
+            return Err(ctx.usage(&format!("`{term}` names nothing in this contract"), &known));
+        }
         let scan = stages.tests(&loaded.spec, Path::new("."))?;
         let results = stages.results(&self.results)?;
         let m = stages.matrix(&loaded.spec, &scan, results.as_ref())?;

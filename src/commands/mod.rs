@@ -9,6 +9,8 @@ pub(crate) mod diff;
 pub(crate) mod explain;
 pub(crate) mod fmt;
 pub(crate) mod i18n;
+pub(crate) mod import;
+pub(crate) mod init;
 pub(crate) mod list;
 pub(crate) mod matrix;
 pub(crate) mod model;

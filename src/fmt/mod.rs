@@ -375,15 +375,12 @@ impl Meaning {
             ));
         }
         let translated = spec.translations.iter().flat_map(|t| {
-            t.clauses
-                .iter()
-                .flatten()
-                .map(move |c| {
-                    format!(
-                        "translation {} {} {:?} {:?} {:?} {}",
-                        t.lang, c.id, c.text, c.reason, c.implicit, c.source
-                    )
-                })
+            t.clauses.iter().flatten().map(move |c| {
+                format!(
+                    "translation {} {} {:?} {:?} {:?} {}",
+                    t.lang, c.id, c.text, c.reason, c.implicit, c.source
+                )
+            })
         });
         out.extend(translated);
         let docs = spec

@@ -8,7 +8,7 @@ use tera::value::Value;
 use super::interface::Interface;
 use super::markdown::{self, level_class, to_html, to_inline_html};
 use crate::matrix::{self, Matrix, Status};
-use crate::spec::{Block, Clause, Document, Heading, Spec, Translation, TranslationState};
+use crate::spec::{Block, Clause, Document, Heading, Links, Spec, Translation, TranslationState};
 
 /// A clause as the templates see it (`c` in `clause.html`, `clause-row.html` and `matrix-row.html`).
 #[derive(Clone, Debug, Serialize)]
@@ -32,7 +32,8 @@ pub(crate) struct ClauseCtx<'s> {
     pub text_source: bool,
     pub oci: Option<&'s str>,
     pub oci_url: Option<String>,
-    pub upstream_tests: Vec<(&'s str, String)>,
+    /// Each upstream test and its link (none without `links.upstream-tests` in contract.yaml).
+    pub upstream_tests: Vec<(&'s str, Option<String>)>,
     pub chapter: &'s str,
     /// `current`, `stale` or `missing` (always `current` in the source language).
     pub state: &'static str,
@@ -107,8 +108,9 @@ pub(super) fn base(
     ctx.insert("other_langs", &others);
     ctx.insert("t", &own.text);
     ctx.insert("title", spec.contract.title_in(lang));
-    let (attribution, translated) = spec.contract.attribution_in(lang);
-    ctx.insert("attribution", attribution);
+    let attribution = spec.contract.attribution_in(lang);
+    let translated = attribution.is_none_or(|(_, translated)| translated);
+    ctx.insert("attribution", &attribution.map(|(text, _)| text));
     // The language the attribution is written in, when it is not the page's.
     let source = spec.contract.languages.first().map_or("en", String::as_str);
     ctx.insert(
@@ -117,6 +119,48 @@ pub(super) fn base(
     );
     ctx.insert("version", &spec.contract.version);
     ctx.insert("upstream", &spec.contract.upstream);
+    // The vocabulary's words and labels come from contract.yaml (a word without a label in this
+    // language shows its name); the links' labels too, else the interface text's.
+    let c = &spec.contract;
+    let labels = |words: Vec<(&str, Option<&str>)>| {
+        words
+            .into_iter()
+            .map(|(name, label)| (name.to_string(), label.unwrap_or(name).to_string()))
+            .collect::<std::collections::BTreeMap<String, String>>()
+    };
+    let actors: Vec<&str> = c.actor_list().map(|a| a.as_str()).collect();
+    let verify: Vec<&str> = c.verify_list().map(|v| v.as_str()).collect();
+    ctx.insert("actors", &actors);
+    ctx.insert("verify_kinds", &verify);
+    ctx.insert(
+        "actor_label",
+        &labels(
+            c.actors
+                .iter()
+                .map(|a| (a.value.as_str(), a.label(lang)))
+                .collect(),
+        ),
+    );
+    ctx.insert(
+        "verify_label",
+        &labels(
+            c.verify
+                .iter()
+                .map(|v| (v.value.as_str(), v.label(lang)))
+                .collect(),
+        ),
+    );
+    let link_label = |l: Option<&crate::spec::LinkBase>, key: &str| {
+        l.and_then(|l| l.labels.get(lang))
+            .or_else(|| own.text.get(key))
+            .cloned()
+            .unwrap_or_else(|| key.to_string())
+    };
+    ctx.insert("oci_label", &link_label(c.links.oci.as_ref(), "oci"));
+    ctx.insert(
+        "upstream_tests_label",
+        &link_label(c.links.upstream_tests.as_ref(), "upstream_tests"),
+    );
     ctx.insert("chapters", &chapters);
     ctx.insert("has_runtimes", &has_runtimes);
     ctx
@@ -212,7 +256,7 @@ pub(super) fn sections<'s>(headings: &'s [Heading], numbers: &'s [String]) -> Ve
 }
 
 /// The matrix page's summary: `coverage` groups, `statuses` and `results` (the rows are `rows`).
-pub(super) fn matrix_summary(m: &Matrix, t: &Interface, ctx: &mut Context) {
+pub(super) fn matrix_summary(m: &Matrix, t: &Interface, lang: &str, ctx: &mut Context) {
     #[derive(Serialize)]
     struct Group {
         label: String,
@@ -233,7 +277,21 @@ pub(super) fn matrix_summary(m: &Matrix, t: &Interface, ctx: &mut Context) {
         .iter()
         .map(|g| group(g, g.group.clone()))
         .collect();
-    groups.extend(summary.by_actor.iter().map(|g| group(g, text(&g.group))));
+    let actor_label = |name: &str| {
+        let a = m
+            .spec
+            .contract
+            .actors
+            .iter()
+            .find(|a| a.value.as_str() == name);
+        a.and_then(|a| a.label(lang)).unwrap_or(name).to_string()
+    };
+    groups.extend(
+        summary
+            .by_actor
+            .iter()
+            .map(|g| group(g, actor_label(&g.group))),
+    );
     groups.push(group(&summary.total, text("total")));
     ctx.insert("statuses", &Status::ALL.map(Status::as_str));
     ctx.insert("coverage", &groups);
@@ -247,6 +305,7 @@ pub(super) fn clause<'s>(
     c: &'s Clause,
     tr: Option<&Translation>,
     status: Status,
+    links: &Links,
 ) -> ClauseCtx<'s> {
     // A missing translation shows the source text once, marked as the source language's (the badge
     // says it is not translated); a stale one shows the translation and the original beside it.
@@ -291,17 +350,12 @@ pub(super) fn clause<'s>(
         oci_url: c
             .oci
             .as_ref()
-            .map(|o| format!("https://github.com/opencontainers/runtime-spec/blob/v1.0.1/{o}")),
+            .and_then(|o| Some(links.oci.as_ref()?.url(o))),
         oci: c.oci.as_deref(),
         upstream_tests: c
             .upstream_tests
             .iter()
-            .map(|p| {
-                (
-                    p.as_str(),
-                    format!("https://github.com/knative/serving/blob/main/{p}"),
-                )
-            })
+            .map(|p| (p.as_str(), links.upstream_tests.as_ref().map(|l| l.url(p))))
             .collect(),
         chapter: &c.chapter,
         state,

@@ -114,3 +114,11 @@ pub fn build(
         timings,
     })
 }
+
+/// The English interface text file made the start of `lang`'s (for `kcontract init`): its values
+/// are to be translated.
+pub(crate) fn interface_template(lang: &str) -> String {
+    include_str!("../../templates/i18n/en.yaml")
+        .replacen("name: \"English\"", &format!("name: \"{lang}\""), 1)
+        .replacen("html_lang: \"en\"", &format!("html_lang: \"{lang}\""), 1)
+}

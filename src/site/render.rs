@@ -235,7 +235,7 @@ pub(super) fn render_into(
                 let lr = &per_lang[l];
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &lr.t.text.get("matrix"));
-                context::matrix_summary(m, lr.t, &mut ctx);
+                context::matrix_summary(m, lr.t, lr.lang, &mut ctx);
                 ctx.insert_value("clauses", lr.all.clone());
                 ctx.insert_value("tests_by_clause", tests.clone());
                 page(
@@ -345,7 +345,7 @@ fn lang_state<'s>(
         .par_iter()
         .zip(&m.rows)
         .enumerate()
-        .map(|(i, (c, r))| context::clause(i, c, tr, r.status))
+        .map(|(i, (c, r))| context::clause(i, c, tr, r.status, &spec.contract.links))
         .collect();
     let values: Vec<Value> = clauses.par_iter().map(Value::from_serializable).collect();
     Ok(Lang {

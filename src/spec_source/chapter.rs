@@ -57,6 +57,7 @@ pub(super) fn parse_chapter(
     chapter: &str,
     lang: &str,
     schema: Schema,
+    contract: &crate::spec::Contract,
     diags: &mut Vec<Diagnostic>,
 ) -> ParsedChapter {
     let src = file.text.as_str();
@@ -236,6 +237,7 @@ pub(super) fn parse_chapter(
                     file,
                     content,
                     fence: fence.clone(),
+                    contract,
                 };
                 let fields = parse_block(&pos, schema, diags);
                 let within = fields.text_span.as_ref().map_or(&block, |s| &s.range);
@@ -391,6 +393,7 @@ fn build_clause(
         implicit: f.implicit,
         oci: f.oci,
         upstream_tests: f.upstream_tests,
+        review: f.review.zip(f.review_span),
         chapter: chapter.to_string(),
         section,
         file: file.path.clone(),

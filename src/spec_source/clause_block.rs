@@ -12,10 +12,10 @@ use serde_saphyr::Spanned;
 use super::fast_yaml::{self, Scalar};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::{Level, find_keywords};
-use crate::spec::{Actor, Verify, check_id};
+use crate::spec::{Actor, Contract, Verify, check_id};
 
 /// Every field a clause may have, in the documented order.
-pub(super) const FIELDS: [&str; 9] = [
+pub(super) const FIELDS: [&str; 10] = [
     "id",
     "level",
     "actor",
@@ -25,6 +25,7 @@ pub(super) const FIELDS: [&str; 9] = [
     "implicit",
     "oci",
     "upstream-tests",
+    "review",
 ];
 const REQUIRED: [&str; 5] = ["id", "level", "actor", "text", "verify"];
 /// A translated clause carries only these: everything else is inherited from the source clause.
@@ -105,6 +106,8 @@ pub(super) struct ClauseFields {
     pub implicit: Option<String>,
     pub oci: Option<String>,
     pub upstream_tests: Vec<String>,
+    pub review: Option<String>,
+    pub review_span: Option<Span>,
     /// Translations only: the stamp of the source text this translates.
     pub source: Option<String>,
     pub text_span: Option<Span>,
@@ -119,6 +122,8 @@ pub(super) struct BlockPos<'a> {
     pub content: Range<usize>,
     /// The opening fence line, for problems that have no better place.
     pub fence: Range<usize>,
+    /// The contract: its actors and verify kinds are the names a clause may use.
+    pub contract: &'a Contract,
 }
 
 impl BlockPos<'_> {
@@ -288,15 +293,27 @@ pub(super) fn parse_block_with(
             FieldValue::Str(s) => s,
             FieldValue::List(items) => {
                 out.upstream_tests = items.iter().map(|i| i.value.to_string()).collect();
+                let suffix = pos
+                    .contract
+                    .links
+                    .upstream_tests
+                    .as_ref()
+                    .and_then(|l| l.suffix.as_deref());
                 for item in items {
-                    if !is_test_path(&item.value) {
+                    if !is_test_path(&item.value, suffix) {
+                        let rule = match suffix {
+                            Some(s) => format!(
+                                "relative paths ending in `{s}` (`links.upstream-tests.suffix` of contract.yaml)"
+                            ),
+                            None => "relative paths".to_string(),
+                        };
                         diags.push(
                             Diagnostic::error(
                                 "K0117",
-                                format!("`{}` is not a Go test file path", item.value),
+                                format!("`{}` is not an upstream test path", item.value),
                             )
                             .at(span_of(item), "expected a path like this")
-                            .help("`upstream-tests` lists Knative conformance tests as paths in knative/serving, e.g. `test/conformance/runtime/envvars_test.go`"),
+                            .help(format!("`upstream-tests` lists the upstream's tests as {rule}: a-z, 0-9, `/`, `_`, `-`, `.`, no `..`, e.g. `test/conformance/runtime/envvars_test.go`")),
                         );
                     }
                 }
@@ -347,15 +364,18 @@ pub(super) fn parse_block_with(
                         .help(level_hint(v)),
                 ),
             },
-            "actor" => match Actor::parse(v) {
+            "actor" => match pos.contract.actor(v) {
                 Some(a) => out.actor = Some(a),
                 None => diags.push(
                     Diagnostic::error("K0110", format!("unknown actor `{}`", v.escape_debug()))
                         .at(span, "not one of the actors")
-                        .help("actor is one of: platform (operator, platform provider, runtime), developer (deploys through the Knative API), container (the running code); see spec/README.md"),
+                        .help(format!(
+                            "actor is one of: {} (the `actors` of contract.yaml); see spec/README.md",
+                            names(pos.contract.actor_list().map(Actor::as_str))
+                        )),
                 ),
             },
-            "verify" => match Verify::parse(v) {
+            "verify" => match pos.contract.verify_kind(v) {
                 Some(x) => {
                     out.verify = Some(x);
                     verify_span = Some(span);
@@ -363,9 +383,16 @@ pub(super) fn parse_block_with(
                 None => diags.push(
                     Diagnostic::error("K0111", format!("unknown verify value `{}`", v.escape_debug()))
                         .at(span, "not a verification method")
-                        .help("verify is one of: model, conformance, manual, untestable (untestable needs `reason:`)"),
+                        .help(format!(
+                            "verify is one of: {} (the `verify` of contract.yaml; untestable needs `reason:`)",
+                            names(pos.contract.verify_list().map(Verify::as_str))
+                        )),
                 ),
             },
+            "review" if !v.is_empty() => {
+                out.review = Some(v.to_string());
+                out.review_span = Some(span);
+            }
             "text" => {
                 let mut text = std::mem::take(&mut s.value).into_owned();
                 text.truncate(text.trim_end().len());
@@ -410,7 +437,7 @@ pub(super) fn parse_block_with(
         }
     }
 
-    if out.verify == Some(Verify::Untestable)
+    if out.verify.is_some_and(Verify::is_untestable)
         && out.reason.is_none()
         && let Some(span) = verify_span
     {
@@ -476,6 +503,11 @@ fn check_text_keywords(
             levels.push((h.level, i));
         }
     }
+    // A clause with a `review:` note (from `import`) may still hold two levels: the note says so,
+    // and `check` reports it (K0119) until a person has split the clause.
+    if levels.len() > 1 && out.review.is_some() {
+        return;
+    }
     if levels.len() > 1 {
         let (l0, i0) = levels[0];
         let (l1, i1) = levels[1];
@@ -539,12 +571,40 @@ fn is_oci_ref(v: &str) -> bool {
     file.strip_suffix(".md").is_some_and(name_ok) && (anchor.is_empty() || name_ok(anchor))
 }
 
-fn is_test_path(v: &str) -> bool {
-    v.ends_with("_test.go")
+fn is_test_path(v: &str, suffix: Option<&str>) -> bool {
+    suffix.is_none_or(|s| v.ends_with(s))
+        && !v.is_empty()
         && !v.starts_with('/')
         && !v.contains("..")
         && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '.'))
+}
+
+/// Clauses that still carry a `review:` note (written by `import` where a person must decide):
+/// warnings, errors under `--strict`.
+pub(super) fn review_diagnostics(spec: &crate::spec::Spec, strict: bool) -> Vec<Diagnostic> {
+    spec.clauses
+        .iter()
+        .filter_map(|c| {
+            let (note, span) = c.review.as_ref()?;
+            let msg = format!("clause `{}` needs review: {note}", c.id);
+            let d = if strict {
+                Diagnostic::error("K0119", msg)
+            } else {
+                Diagnostic::warning("K0119", msg)
+            };
+            Some(
+                d.at(span.clone(), "a person has to decide this")
+                    .with_context(c.id_span.clone(), "the clause")
+                    .help("check the clause (split a sentence holding two levels, correct `actor`), then delete the `review:` line"),
+            )
+        })
+        .collect()
+}
+
+/// `a, b, c`.
+fn names<'n>(names: impl Iterator<Item = &'n str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
 }
 
 /// The closest known field name, for typos (`verfy` → `verify`).
@@ -568,6 +628,7 @@ mod tests {
             file,
             content: 10..text.len() - 4,
             fence: 0..9,
+            contract: &crate::spec::Contract::default(),
         };
         let render = |d: &[Diagnostic]| {
             crate::diagnostic::render_all(d, &sources, &annotate_snippets::Renderer::plain())

@@ -1,4 +1,5 @@
-//! `contract.yaml`: the title, languages, chapter order, upstream attribution and test globs.
+//! `contract.yaml`: the title, languages, chapter order, upstream attribution, test globs, and the
+//! vocabulary (actors, verify kinds, link bases of `oci:` and `upstream-tests:`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -6,7 +7,10 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
-use crate::spec::{Contract, TestGlobs, TranslatedMeta, Upstream};
+use crate::spec::{
+    Actor, Contract, DEFAULT_ACTORS, DEFAULT_VERIFY, Labelled, LinkBase, Links, TestGlobs,
+    TranslatedMeta, Upstream, Verify,
+};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -15,11 +19,18 @@ struct RawContract {
     version: Spanned<String>,
     languages: Vec<Spanned<String>>,
     chapters: Vec<Spanned<String>>,
-    upstream: RawUpstream,
+    #[serde(default)]
+    upstream: Option<RawUpstream>,
     #[serde(default)]
     tests: Option<RawTests>,
     #[serde(default)]
     translated: BTreeMap<String, RawTranslated>,
+    #[serde(default)]
+    actors: Option<Spanned<Vec<Spanned<RawWord>>>>,
+    #[serde(default)]
+    verify: Option<Spanned<Vec<Spanned<RawWord>>>>,
+    #[serde(default)]
+    links: Option<RawLinks>,
 }
 
 /// `translated: {zh: {title, attribution}}`: the contract's title and attribution in a translation.
@@ -29,6 +40,57 @@ struct RawTranslated {
     title: Spanned<String>,
     #[serde(default)]
     attribution: Option<String>,
+}
+
+/// A word of the vocabulary: a bare name (`- platform`) or a name with labels per language
+/// (`- {name: platform, label: {en: platform, zh: 平台}}`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawWord {
+    Name(String),
+    Labelled(RawLabelled),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLabelled {
+    name: String,
+    #[serde(default)]
+    label: BTreeMap<String, String>,
+}
+
+impl RawWord {
+    fn name(&self) -> &String {
+        match self {
+            RawWord::Name(n) => n,
+            RawWord::Labelled(l) => &l.name,
+        }
+    }
+    fn labels(&self) -> BTreeMap<String, String> {
+        match self {
+            RawWord::Name(_) => BTreeMap::new(),
+            RawWord::Labelled(l) => l.label.clone(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLinks {
+    #[serde(default)]
+    oci: Option<RawLink>,
+    #[serde(default, rename = "upstream-tests")]
+    upstream_tests: Option<RawLink>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLink {
+    base: String,
+    #[serde(default)]
+    suffix: Option<String>,
+    #[serde(default)]
+    label: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -78,7 +140,7 @@ pub(super) fn parse_contract(
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(
-                "contract.yaml has exactly: title, version, languages (list), chapters (list), upstream {title, url, license, attribution}, and optionally tests {include, exclude} and translated {<lang>: {title, attribution}}; see spec/README.md",
+                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, actors (list), verify (list), links {oci, upstream-tests} (each {base, suffix, label}); see spec/README.md",
             ));
             return None;
         }
@@ -157,9 +219,33 @@ pub(super) fn parse_contract(
             );
         }
     }
+    let actors = words(
+        raw.actors.as_ref(),
+        &DEFAULT_ACTORS,
+        "actors",
+        &span_of,
+        diags,
+        &mut ok,
+    );
+    let mut verify = words(
+        raw.verify.as_ref(),
+        &DEFAULT_VERIFY,
+        "verify",
+        &span_of,
+        diags,
+        &mut ok,
+    );
+    if !verify.iter().any(|v| v.0 == Verify::UNTESTABLE.as_str()) {
+        // `untestable` is always a kind: a clause no observation can decide must be sayable.
+        verify.push((Verify::UNTESTABLE.as_str().to_string(), BTreeMap::new()));
+    }
     if !ok {
         return None;
     }
+    let links = raw.links.map_or_else(Links::default, |l| Links {
+        oci: l.oci.map(link),
+        upstream_tests: l.upstream_tests.map(link),
+    });
     let spans = raw
         .chapters
         .iter()
@@ -171,12 +257,27 @@ pub(super) fn parse_contract(
             version: raw.version.value,
             languages: raw.languages.into_iter().map(|l| l.value).collect(),
             chapters: raw.chapters.into_iter().map(|c| c.value).collect(),
-            upstream: Upstream {
-                title: raw.upstream.title,
-                url: raw.upstream.url,
-                license: raw.upstream.license,
-                attribution: raw.upstream.attribution,
-            },
+            upstream: raw.upstream.map(|u| Upstream {
+                title: u.title,
+                url: u.url,
+                license: u.license,
+                attribution: u.attribution,
+            }),
+            actors: actors
+                .into_iter()
+                .map(|(name, labels)| Labelled {
+                    value: Actor::new(&name),
+                    labels,
+                })
+                .collect(),
+            verify: verify
+                .into_iter()
+                .map(|(name, labels)| Labelled {
+                    value: Verify::new(&name),
+                    labels,
+                })
+                .collect(),
+            links,
             tests,
             translated: raw
                 .translated
@@ -194,7 +295,67 @@ pub(super) fn parse_contract(
     ))
 }
 
-pub(super) fn is_chapter_name(s: &str) -> bool {
+fn link(l: RawLink) -> LinkBase {
+    LinkBase {
+        base: l.base,
+        labels: l.label,
+        suffix: l.suffix,
+    }
+}
+
+/// The names and labels of `actors:` or `verify:` (the defaults when absent), each name checked
+/// (a lowercase word, listed once; at least one).
+fn words(
+    raw: Option<&Spanned<Vec<Spanned<RawWord>>>>,
+    defaults: &[&str],
+    field: &str,
+    span_of: &dyn Fn(&serde_saphyr::Location) -> Span,
+    diags: &mut Vec<Diagnostic>,
+    ok: &mut bool,
+) -> Vec<(String, BTreeMap<String, String>)> {
+    let Some(raw) = raw else {
+        return defaults
+            .iter()
+            .map(|d| (d.to_string(), BTreeMap::new()))
+            .collect();
+    };
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for w in &raw.value {
+        let (name, span) = (w.value.name(), span_of(&w.referenced));
+        if !is_chapter_name(name) {
+            *ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "K0014",
+                    format!("`{}` is not a valid name in `{field}`", name.escape_debug()),
+                )
+                .at(span, "not a lowercase word")
+                .help(format!("names in `{field}` are written in clauses: use lowercase a-z, 0-9 and `-` (e.g. `platform`); give the site's wording as `label`")),
+            );
+        } else if !seen.insert(name.clone()) {
+            *ok = false;
+            diags.push(
+                Diagnostic::error("K0014", format!("`{}` is listed twice in `{field}`", name))
+                    .at(span, "listed again here")
+                    .help(format!("each name appears once in `{field}`")),
+            );
+        } else {
+            out.push((name.clone(), w.value.labels()));
+        }
+    }
+    if raw.value.is_empty() {
+        *ok = false;
+        diags.push(
+            Diagnostic::error("K0014", format!("`{field}` is empty"))
+                .at(span_of(&raw.referenced), "no name listed")
+                .help(format!("list at least one name in `{field}`, or leave the field out for the defaults: {}", defaults.join(", "))),
+        );
+    }
+    out
+}
+
+pub(crate) fn is_chapter_name(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('-')
         && s.chars()

@@ -21,6 +21,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
+pub(crate) use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
 pub(crate) use files::{io_error, read_source};
 pub(crate) use translation::translation_diagnostics;
@@ -88,6 +89,8 @@ pub fn load_from(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
         let extra = translation_diagnostics(&out.spec, opts.strict);
         out.diagnostics.extend(extra);
         out.diagnostics.extend(links::check_links(&out.spec));
+        let reviews = clause_block::review_diagnostics(&out.spec, opts.strict);
+        out.diagnostics.extend(reviews);
         out.timings.add("validate", start.elapsed());
     }
     out
@@ -137,6 +140,7 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
         &contract.chapters,
         &chapter_spans,
         Schema::Source,
+        &contract,
         &mut out,
     );
     let start = Instant::now();
@@ -160,6 +164,7 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
             &spec.contract.chapters,
             &chapter_spans,
             Schema::Translation,
+            &spec.contract,
             &mut out,
         );
         let start = Instant::now();
@@ -184,6 +189,7 @@ fn read_and_parse(
     chapters: &[String],
     chapter_spans: &[crate::diagnostic::Span],
     schema: Schema,
+    contract: &crate::spec::Contract,
     out: &mut Loaded,
 ) -> Vec<Chapter> {
     let start = Instant::now();
@@ -211,6 +217,7 @@ fn read_and_parse(
                         &chapter,
                         lang,
                         schema,
+                        contract,
                         &mut diags,
                     );
                     (Some((chapter, path, p)), diags)

@@ -1,0 +1,67 @@
+//! `kcontract init DIR`: a new contract, ready for `check` and `build`.
+
+use std::path::PathBuf;
+
+use crate::diagnostic::Diagnostic;
+use crate::terminal::{Ctx, Failure, Outcome, print};
+
+/// Start a new contract in DIR: spec/contract.yaml with its own vocabulary, one chapter per
+/// language, and a short guide (README.md).
+#[derive(clap::Args, Debug)]
+pub(crate) struct Init {
+    /// The folder to create (must not exist, or be empty).
+    dir: PathBuf,
+    /// The contract's title.
+    #[arg(long, default_value = "A new contract")]
+    title: String,
+    /// The languages, comma-separated; the first is the source.
+    #[arg(long, value_delimiter = ',', default_value = "en")]
+    languages: Vec<String>,
+}
+
+impl Init {
+    pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
+        let fail = |d: Diagnostic| {
+            ctx.print_diagnostics(&[d], &Default::default());
+            Err(Failure::Input)
+        };
+        if let Some(bad) = self
+            .languages
+            .iter()
+            .find(|l| !crate::spec_source::is_language_tag(l))
+        {
+            return Err(ctx.usage(
+                &format!("`{bad}` is not a language tag"),
+                "languages are lowercase tags used as folder names, e.g. --languages en,zh",
+            ));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(dup) = self.languages.iter().find(|l| !seen.insert(*l)) {
+            return Err(ctx.usage(
+                &format!("`{dup}` is given twice"),
+                "list each language once, the source first",
+            ));
+        }
+        if let Some(why) = super::import::not_empty(&self.dir) {
+            return fail(
+                Diagnostic::error("K1002", format!("the output folder `{}` {why}", self.dir.display()))
+                    .in_file(&self.dir)
+                    .help("init writes a new contract and never overwrites files: give it a folder that does not exist yet, or an empty one"),
+            );
+        }
+        let files: Vec<(PathBuf, String)> = crate::init::files(&self.title, &self.languages)
+            .into_iter()
+            .map(|(p, t)| (self.dir.join(p), t))
+            .collect();
+        if let Err(d) = super::import::write_all(&self.dir, &files) {
+            return fail(d);
+        }
+        print(&format!(
+            "created {} ({} file(s)): spec/contract.yaml, {} chapter file(s), README.md\nnext: cd {} && kcontract check && kcontract build\n",
+            self.dir.display(),
+            files.len(),
+            self.languages.len(),
+            self.dir.display(),
+        ))
+    }
+}

@@ -1,0 +1,575 @@
+//! `kcontract import`: plain RFC 2119 Markdown into a spec folder. Chapters are the top-level
+//! sections; every sentence (or list item, table, quote) holding a keyword becomes a clause, with
+//! its level from the keyword, an id from its section and key words, and a guessed actor; the rest
+//! stays prose, verbatim. What a person has to decide (two levels in one clause, an actor the
+//! subject does not name) is a `review:` note, which `check` reports until it is removed.
+//!
+//! Pure: [`import`] turns a text into files; the command writes them.
+
+mod text;
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
+
+use crate::keywords::find_keywords;
+use crate::spec::Contract;
+use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
+
+/// A spec folder made from one Markdown text.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The contract's title (the text's first heading).
+    pub title: String,
+    /// `contract.yaml`.
+    pub contract_yaml: String,
+    /// Each chapter: its name and the text of `en/<name>.md`, in order.
+    pub chapters: Vec<(String, String)>,
+    /// How many clauses, and how many of them carry a `review:` note.
+    pub clauses: usize,
+    /// Clauses with a `review:` note.
+    pub reviews: usize,
+    /// RFC 2119 boilerplate paragraphs recognised (and marked).
+    pub boilerplate: usize,
+}
+
+/// A top-level block of the source: its range, and what it is.
+struct Block {
+    range: Range<usize>,
+    kind: Kind,
+}
+
+enum Kind {
+    Heading(u8),
+    Paragraph,
+    /// A list, with the range of each of its items.
+    List(Vec<Range<usize>>),
+    /// Anything else (code, table, quote, HTML, rule): kept whole.
+    Other,
+}
+
+/// The top-level blocks of `src`.
+fn blocks(src: &str) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut current: Option<Block> = None;
+    for (event, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
+        match event {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    let kind = match tag {
+                        Tag::Heading { level, .. } => Kind::Heading(heading_level(level)),
+                        Tag::Paragraph => Kind::Paragraph,
+                        Tag::List(_) => Kind::List(Vec::new()),
+                        _ => Kind::Other,
+                    };
+                    current = Some(Block {
+                        range: range.clone(),
+                        kind,
+                    });
+                } else if depth == 1
+                    && let (
+                        Tag::Item,
+                        Some(Block {
+                            kind: Kind::List(items),
+                            ..
+                        }),
+                    ) = (&tag, current.as_mut())
+                {
+                    items.push(range.clone());
+                }
+                depth += 1;
+            }
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0
+                    && let Some(b) = current.take()
+                {
+                    out.push(b);
+                }
+            }
+            // Leaf blocks at the top (a rule, an HTML block's text outside a tag pair).
+            _ if depth == 0 => out.push(Block {
+                range,
+                kind: Kind::Other,
+            }),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn heading_level(l: HeadingLevel) -> u8 {
+    match l {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+/// The text of a heading's source line(s): `#`s, closing `#`s and HTML tags left out.
+fn heading_text(src: &str) -> String {
+    let line = src.lines().next().unwrap_or("").trim();
+    let line = line.trim_start_matches('#').trim_end_matches('#').trim();
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in line.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_string()
+}
+
+/// One chapter being written.
+struct Chapter {
+    name: String,
+    out: String,
+}
+
+/// State shared by the whole import.
+struct Writer<'c> {
+    contract: &'c Contract,
+    verify: String,
+    ids: BTreeSet<String>,
+    section: String,
+    clauses: usize,
+    reviews: usize,
+    boilerplate: usize,
+}
+
+impl Writer<'_> {
+    /// Append the clause made of `text` (holding at least one keyword) to `out`.
+    fn clause(&mut self, out: &mut String, text: &str) {
+        let text = dedent(text.trim_end());
+        let hits = find_keywords(&text);
+        let Some(first) = hits.first() else {
+            return push_block(out, &text);
+        };
+        let mut levels = Vec::new();
+        for h in &hits {
+            if !levels.contains(&h.level) {
+                levels.push(h.level);
+            }
+        }
+        let keyword = text[first.range.clone()]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (actor, sure) = text::guess_actor(self.contract, &text, first.range.start);
+        let mut review = Vec::new();
+        if levels.len() > 1 {
+            let names: Vec<&str> = levels.iter().map(|l| l.as_str()).collect();
+            review.push(format!(
+                "holds {} levels ({}): split it into one clause per level",
+                levels.len(),
+                names.join(", ")
+            ));
+        }
+        if !sure {
+            review.push(format!(
+                "actor `{actor}` is a guess: the subject names no single actor"
+            ));
+        }
+        let id = self.id(&text);
+        self.clauses += 1;
+        let mut block = format!(
+            "```clause\nid: {id}\nlevel: {keyword}\nactor: {actor}\nverify: {}\n",
+            self.verify
+        );
+        if !review.is_empty() {
+            self.reviews += 1;
+            let note = review.join("; ");
+            let quoted =
+                serde_json::to_string(&note).unwrap_or_else(|_| "\"check this clause\"".into());
+            block.push_str(&format!("review: {quoted}\n"));
+        }
+        block.push_str("text: |-\n");
+        for line in text.lines() {
+            if line.trim().is_empty() {
+                block.push('\n');
+            } else {
+                block.push_str("    ");
+                block.push_str(line);
+                block.push('\n');
+            }
+        }
+        block.push_str("```");
+        push_block(out, &block);
+    }
+
+    /// A unique id: `<section>.<key words>`, `-2`, `-3`, … when taken.
+    fn id(&mut self, text: &str) -> String {
+        let section = if self.section.is_empty() {
+            "clause".to_string()
+        } else {
+            self.section.clone()
+        };
+        let mut words = text::key_words(text);
+        if words.is_empty() {
+            words = "requirement".into();
+        }
+        let base = format!("{section}.{}", text::slug(&words, 90 - section.len()));
+        let base = base.trim_end_matches(['.', '-']).to_string();
+        let base = if base.ends_with('.') || !base.contains('.') {
+            format!("{section}.requirement")
+        } else {
+            base
+        };
+        let mut id = base.clone();
+        let mut n = 2;
+        while !self.ids.insert(id.clone()) {
+            id = format!("{base}-{n}");
+            n += 1;
+        }
+        id
+    }
+
+    /// A paragraph: keyword-free runs of sentences stay prose, each sentence with a keyword is a
+    /// clause. The RFC 2119 boilerplate is prose with its marker.
+    fn paragraph(&mut self, out: &mut String, src: &str) {
+        let lower = src.to_ascii_lowercase();
+        if lower.contains("rfc 2119") && lower.contains("key words") {
+            self.boilerplate += 1;
+            return push_block(out, &format!("{BOILERPLATE_MARKER}\n{src}"));
+        }
+        if find_keywords(src).is_empty() {
+            return push_block(out, src);
+        }
+        let mut prose = String::new();
+        for r in text::sentences(src) {
+            let s = &src[r];
+            if find_keywords(s).is_empty() {
+                prose.push_str(s);
+            } else {
+                if !prose.trim().is_empty() {
+                    push_block(out, prose.trim_end());
+                }
+                prose.clear();
+                self.clause(out, s);
+            }
+        }
+        if !prose.trim().is_empty() {
+            push_block(out, prose.trim_end());
+        }
+    }
+
+    /// A list: items without a keyword stay a prose list, each item with one is a clause (its
+    /// content without the marker).
+    fn list(&mut self, out: &mut String, src: &str, items: &[Range<usize>], base: usize) {
+        if find_keywords(src).is_empty() {
+            return push_block(out, src);
+        }
+        let mut prose = String::new();
+        for r in items {
+            let item = &src[r.start - base..r.end - base];
+            if find_keywords(item).is_empty() {
+                prose.push_str(item.trim_end());
+                prose.push('\n');
+            } else {
+                if !prose.is_empty() {
+                    push_block(out, prose.trim_end());
+                    prose.clear();
+                }
+                self.clause(out, strip_marker(item));
+            }
+        }
+        if !prose.is_empty() {
+            push_block(out, prose.trim_end());
+        }
+    }
+}
+
+/// An item's text without its list marker (`- `, `* `, `1. `).
+fn strip_marker(item: &str) -> &str {
+    let t = item.trim_start();
+    let rest = t
+        .strip_prefix(['-', '*', '+'])
+        .or_else(|| {
+            let digits = t.chars().take_while(char::is_ascii_digit).count();
+            (digits > 0)
+                .then(|| t[digits..].strip_prefix(['.', ')']))
+                .flatten()
+        })
+        .unwrap_or(t);
+    rest.trim_start_matches([' ', '\t'])
+}
+
+/// `text` with its lines' common indentation (after the first line) removed.
+fn dedent(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("").trim_start();
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = first.to_string();
+    for l in rest {
+        out.push('\n');
+        out.push_str(l.get(indent..).unwrap_or(l.trim_start()));
+    }
+    out
+}
+
+/// Append a Markdown block, separated from the previous one by a blank line.
+fn push_block(out: &mut String, block: &str) {
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    out.push_str(block.trim_end_matches('\n'));
+}
+
+/// Import `src` (Markdown; `origin` names it in `contract.yaml`) with the vocabulary of `contract`
+/// (its actors are guessed among; the first verify kind that is not `untestable` is given).
+pub fn import(src: &str, origin: &str, contract: &Contract) -> Imported {
+    let blocks = blocks(src);
+    let headings: Vec<u8> = blocks
+        .iter()
+        .filter_map(|b| match b.kind {
+            Kind::Heading(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    let top = headings.iter().copied().min().unwrap_or(1);
+    // One heading at the top level, first: the document's title; its subsections are chapters.
+    let titled =
+        headings.first() == Some(&top) && headings.iter().filter(|l| **l == top).count() == 1;
+    let chapter_level = if titled {
+        headings
+            .iter()
+            .copied()
+            .filter(|l| *l > top)
+            .min()
+            .unwrap_or(top + 1)
+    } else {
+        top
+    };
+    let mut title = String::new();
+    // `manual` (a person checks it) when the vocabulary has it: nothing is known yet about how an
+    // imported clause can be tested.
+    let verify = contract
+        .verify_list()
+        .find(|v| v.as_str() == "manual")
+        .or_else(|| contract.verify_list().find(|v| !v.is_untestable()))
+        .map_or("untestable", |v| v.as_str())
+        .to_string();
+    let mut w = Writer {
+        contract,
+        verify,
+        ids: BTreeSet::new(),
+        section: String::new(),
+        clauses: 0,
+        reviews: 0,
+        boilerplate: 0,
+    };
+    let mut chapters: Vec<Chapter> = Vec::new();
+    let mut names = BTreeSet::new();
+    let mut intro = String::new();
+    for b in &blocks {
+        let s = &src[b.range.clone()];
+        if let Kind::Heading(level) = b.kind {
+            let text = heading_text(s);
+            if titled && level == top && title.is_empty() {
+                title = text;
+                continue;
+            }
+            w.section = text::slug(&text, 40);
+            if level <= chapter_level {
+                let mut name = text::slug(&text, 40);
+                if name.is_empty() {
+                    name = "chapter".into();
+                }
+                let base = name.clone();
+                let mut n = 2;
+                while !names.insert(name.clone()) {
+                    name = format!("{base}-{n}");
+                    n += 1;
+                }
+                chapters.push(Chapter {
+                    name,
+                    out: String::new(),
+                });
+            }
+            let shifted = shift_heading(s, level, chapter_level);
+            let out = chapters.last_mut().map_or(&mut intro, |c| &mut c.out);
+            push_block(out, &shifted);
+            continue;
+        }
+        let out = chapters.last_mut().map_or(&mut intro, |c| &mut c.out);
+        match &b.kind {
+            Kind::Paragraph => w.paragraph(out, s),
+            Kind::List(items) => w.list(out, s, items, b.range.start),
+            _ if find_keywords(s).is_empty()
+                || s.trim_start().starts_with("```")
+                || s.trim_start().starts_with("~~~")
+                || s.starts_with("    ") =>
+            {
+                push_block(out, s)
+            }
+            _ => w.clause(out, s),
+        }
+    }
+    if title.is_empty() {
+        title = origin.to_string();
+    }
+    if !intro.trim().is_empty() {
+        let mut name = "introduction".to_string();
+        while names.contains(&name) {
+            name.push_str("-0");
+        }
+        chapters.insert(
+            0,
+            Chapter {
+                name,
+                out: format!("# {title}\n\n{intro}"),
+            },
+        );
+    }
+    if chapters.is_empty() {
+        chapters.push(Chapter {
+            name: "main".into(),
+            out: format!("# {title}"),
+        });
+    }
+    let chapter_names: Vec<String> = chapters.iter().map(|c| c.name.clone()).collect();
+    let contract_yaml = contract_yaml(&title, origin, &chapter_names);
+    Imported {
+        title,
+        contract_yaml,
+        chapters: chapters
+            .into_iter()
+            .map(|c| (c.name, format!("{}\n", c.out.trim_end())))
+            .collect(),
+        clauses: w.clauses,
+        reviews: w.reviews,
+        boilerplate: w.boilerplate,
+    }
+}
+
+/// A heading at `level` moved so that chapter headings are level 1 (ATX headings only).
+fn shift_heading(s: &str, level: u8, chapter_level: u8) -> String {
+    let new = level.saturating_sub(chapter_level.saturating_sub(1)).max(1);
+    let t = s.trim_start();
+    if !t.starts_with('#') {
+        return s.to_string();
+    }
+    let hashes = t.chars().take_while(|c| *c == '#').count();
+    format!("{}{}", "#".repeat(usize::from(new)), &t[hashes..])
+}
+
+/// The `contract.yaml` of an import: title, one language, the chapters, and the upstream left
+/// for the editor to fill in.
+fn contract_yaml(title: &str, origin: &str, chapters: &[String]) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    let mut y = format!(
+        "# Made by `kcontract import {origin}`. Check every clause carrying `review:`, then delete that line.\ntitle: {}\nversion: 0.1.0\nlanguages: [en]\nchapters:\n",
+        q(title)
+    );
+    for c in chapters {
+        y.push_str(&format!("  - {c}\n"));
+    }
+    y.push_str(&format!(
+        "# Optional: where the text came from, shown on the site.\n# upstream:\n#   title: {}\n#   url: https://…\n#   license: …\n#   attribution: …\n",
+        q(title)
+    ));
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Keyword count per level.
+    fn levels(text: &str) -> std::collections::BTreeMap<crate::keywords::Level, usize> {
+        let mut m = std::collections::BTreeMap::new();
+        for h in find_keywords(text) {
+            *m.entry(h.level).or_insert(0) += 1;
+        }
+        m
+    }
+
+    /// A sentence: a few words, sometimes a keyword, code span or link, and an end.
+    fn sentence() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            Just("the".to_string()),
+            Just("runtime".to_string()),
+            Just("container".to_string()),
+            Just("MUST".to_string()),
+            Just("SHOULD NOT".to_string()),
+            Just("MAY".to_string()),
+            Just("`a. MUST b`".to_string()),
+            Just("[x. y](u.md#z)".to_string()),
+            Just("e.g.".to_string()),
+            "[a-z]{1,8}",
+        ];
+        (
+            prop::collection::vec(word, 1..8),
+            prop_oneof![Just("."), Just("!"), Just("")],
+        )
+            .prop_map(|(w, end)| format!("{}{end}", w.join(" ")))
+    }
+
+    /// A document: headings, paragraphs of sentences, lists.
+    fn document() -> impl Strategy<Value = String> {
+        let block = prop_oneof![
+            "[A-Z][a-z]{2,8}".prop_map(|t| format!("## {t}")),
+            prop::collection::vec(sentence(), 1..4).prop_map(|s| s.join(" ")),
+            prop::collection::vec(sentence(), 1..4).prop_map(|s| s
+                .iter()
+                .map(|i| format!("- {i}"))
+                .collect::<Vec<_>>()
+                .join("\n")),
+        ];
+        prop::collection::vec(block, 1..8).prop_map(|b| format!("# Title\n\n{}\n", b.join("\n\n")))
+    }
+
+    proptest! {
+        /// Sentences cover the paragraph exactly, in order.
+        #[test]
+        fn sentences_cover_the_text(s in prop::collection::vec(sentence(), 0..6)) {
+            let text = s.join(" ");
+            let pieces: String = text::sentences(&text).into_iter().map(|r| &text[r]).collect();
+            prop_assert_eq!(pieces, text);
+        }
+
+        /// Every keyword of the source lands in a clause, at its level; the prose holds none; the
+        /// result loads without errors.
+        #[test]
+        fn every_keyword_lands_in_a_clause(doc in document()) {
+            let imported = import(&doc, "doc.md", &Contract::default());
+            let dir = tempfile::tempdir().unwrap();
+            let spec = dir.path().join("spec");
+            std::fs::create_dir_all(spec.join("en")).unwrap();
+            std::fs::write(spec.join("contract.yaml"), &imported.contract_yaml).unwrap();
+            for (name, text) in &imported.chapters {
+                std::fs::write(spec.join("en").join(format!("{name}.md")), text).unwrap();
+            }
+            let loaded = crate::spec_source::load(&spec);
+            let errors: Vec<String> = loaded
+                .diagnostics
+                .iter()
+                .filter(|d| d.is_error())
+                .map(|d| format!("{d:?}"))
+                .collect();
+            prop_assert!(errors.is_empty(), "{doc}\n{errors:?}");
+            let mut in_clauses = std::collections::BTreeMap::new();
+            for c in &loaded.spec.clauses {
+                for (l, n) in levels(&c.text) {
+                    *in_clauses.entry(l).or_insert(0) += n;
+                }
+            }
+            prop_assert_eq!(in_clauses, levels(&doc), "{}", doc);
+        }
+    }
+}
