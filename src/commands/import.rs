@@ -16,6 +16,11 @@ pub(crate) struct Import {
     /// The spec folder to create (must not exist, or be empty).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Where the source's relative links to other files point: the URL of the folder the file
+    /// lives in upstream (e.g. https://github.com/opencontainers/runtime-spec/blob/v1.3.0/).
+    /// Without it such links keep only their words (each is reported).
+    #[arg(long, value_name = "URL")]
+    link_base: Option<String>,
 }
 
 impl Import {
@@ -57,7 +62,12 @@ impl Import {
             || self.file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        let imported = crate::import::import(&src, &origin, &Contract::default());
+        let imported = crate::import::import(
+            &src,
+            &origin,
+            &Contract::default(),
+            self.link_base.as_deref(),
+        );
         let mut files = vec![(
             self.out.join("contract.yaml"),
             imported.contract_yaml.clone(),
@@ -77,7 +87,36 @@ impl Import {
             imported.boilerplate,
             self.out.display(),
             self.out.display(),
-        ))
+        ))?;
+        if imported.links_rewritten > 0 {
+            eprintln!(
+                "note: {} relative link(s) now point into the new chapters or under --link-base",
+                imported.links_rewritten
+            );
+        }
+        if !imported.links_dropped.is_empty() {
+            // Each target once, in the order of the text.
+            let mut targets: Vec<&str> = Vec::new();
+            for t in &imported.links_dropped {
+                if !targets.contains(&t.as_str()) {
+                    targets.push(t);
+                }
+            }
+            let shown = &targets[..targets.len().min(5)];
+            let more = targets.len() - shown.len();
+            eprintln!(
+                "note: {} link(s) kept only their words, their targets being outside the new spec: {}{}\n  \
+                 = help: pass --link-base URL (the folder the source lives in upstream) to keep links to other files as links",
+                imported.links_dropped.len(),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} other target(s)")
+                } else {
+                    String::new()
+                },
+            );
+        }
+        Ok(())
     }
 }
 

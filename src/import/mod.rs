@@ -6,16 +6,18 @@
 //!
 //! Pure: [`import`] turns a text into files; the command writes them.
 
+mod links;
 mod text;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 
 use crate::keywords::find_keywords;
 use crate::spec::Contract;
-use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
+use crate::spec_source::{BOILERPLATE_MARKER, LoadOptions, Tree, load_from, markdown_options};
 
 /// A spec folder made from one Markdown text.
 #[derive(Debug, Clone)]
@@ -32,6 +34,12 @@ pub struct Imported {
     pub reviews: usize,
     /// RFC 2119 boilerplate paragraphs recognised (and marked).
     pub boilerplate: usize,
+    /// Links to a section of the source, now to the chapter holding it, and links to other files
+    /// now under the link base.
+    pub links_rewritten: usize,
+    /// The targets of links kept as their words only (another file and no link base, or a
+    /// section no chapter has): the command reports them.
+    pub links_dropped: Vec<String>,
 }
 
 /// A top-level block of the source: its range, and what it is.
@@ -331,7 +339,53 @@ fn push_block(out: &mut String, block: &str) {
 
 /// Import `src` (Markdown; `origin` names it in `contract.yaml`) with the vocabulary of `contract`
 /// (its actors are guessed among; the first verify kind that is not `untestable` is given).
-pub fn import(src: &str, origin: &str, contract: &Contract) -> Imported {
+pub fn import(src: &str, origin: &str, contract: &Contract, link_base: Option<&str>) -> Imported {
+    let first = import_text(src, origin, contract);
+    // Where each heading of the source went: the chapters the loader reads, in memory, give the ids
+    // `check` resolves links against (one definition of a heading's id).
+    let mut files: BTreeMap<PathBuf, Vec<u8>> = first
+        .chapters
+        .iter()
+        .map(|(name, text)| {
+            (
+                PathBuf::from(format!("spec/en/{name}.md")),
+                text.clone().into_bytes(),
+            )
+        })
+        .collect();
+    files.insert(
+        "spec/contract.yaml".into(),
+        first.contract_yaml.clone().into_bytes(),
+    );
+    let loaded = load_from(
+        &Tree::Memory(files),
+        Path::new("spec"),
+        LoadOptions::default(),
+    );
+    let anchors: BTreeMap<String, String> = loaded
+        .spec
+        .documents
+        .iter()
+        .flat_map(|d| {
+            d.headings
+                .iter()
+                .map(|h| (h.anchor.clone(), d.chapter.clone()))
+        })
+        .collect();
+    let links = links::rewrite(src, &anchors, link_base);
+    let rewritten = links.to_chapters + links.to_base;
+    if rewritten == 0 && links.to_text.is_empty() {
+        return first;
+    }
+    // Only link targets changed: the chapters, headings and clauses come out the same.
+    let mut again = import_text(&links.text, origin, contract);
+    again.links_rewritten = rewritten;
+    again.links_dropped = links.to_text;
+    again
+}
+
+/// One pass of [`import`], the links left as they are.
+fn import_text(src: &str, origin: &str, contract: &Contract) -> Imported {
     let blocks = blocks(src);
     let headings: Vec<u8> = blocks
         .iter()
@@ -453,6 +507,8 @@ pub fn import(src: &str, origin: &str, contract: &Contract) -> Imported {
         clauses: w.clauses,
         reviews: w.reviews,
         boilerplate: w.boilerplate,
+        links_rewritten: 0,
+        links_dropped: Vec::new(),
     }
 }
 
@@ -547,7 +603,7 @@ mod tests {
         /// result loads without errors.
         #[test]
         fn every_keyword_lands_in_a_clause(doc in document()) {
-            let imported = import(&doc, "doc.md", &Contract::default());
+            let imported = import(&doc, "doc.md", &Contract::default(), None);
             let dir = tempfile::tempdir().unwrap();
             let spec = dir.path().join("spec");
             std::fs::create_dir_all(spec.join("en")).unwrap();
