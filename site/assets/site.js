@@ -74,12 +74,31 @@
     flushWord(); flushCJK();
     return out;
   }
-  var index = (window.KC_SEARCH || []).map(function (e, n) {
-    var idToks = e.id ? tokens(e.id) : [];
-    var textToks = tokens(e.text);
-    return { e: e, n: n, idToks: idToks, textToks: textToks,
-      toks: idToks.concat(textToks, e.section ? tokens(e.section) : [], e.kind === "deviation" ? tokens(e.page) : []) };
-  });
+  // The index (assets/search-<lang>.js, which sets window.KC_SEARCH) is loaded when the search
+  // box is first used, not with every page: on a large contract it is megabytes that every page
+  // load would otherwise parse first. A script element works from file://, where fetch does not.
+  var index = null, waiting = [];
+  function buildIndex() {
+    index = (window.KC_SEARCH || []).map(function (e, n) {
+      var idToks = e.id ? tokens(e.id) : [];
+      var textToks = tokens(e.text);
+      return { e: e, n: n, idToks: idToks, textToks: textToks,
+        toks: idToks.concat(textToks, e.section ? tokens(e.section) : [], e.kind === "deviation" ? tokens(e.page) : []) };
+    });
+  }
+  function withIndex(then) {
+    if (index) { then(); return; }
+    waiting.push(then);
+    if (waiting.length > 1) return;
+    var script = document.createElement("script");
+    script.src = input.getAttribute("data-index");
+    script.onload = script.onerror = function () {
+      buildIndex();
+      var ready = waiting; waiting = [];
+      ready.forEach(function (f) { f(); });
+    };
+    document.head.appendChild(script);
+  }
   function hasPrefix(toks, q) {
     for (var i = 0; i < toks.length; i++) if (toks[i].indexOf(q) === 0) return true;
     return false;
@@ -142,7 +161,9 @@
   function close() { if (list) list.innerHTML = ""; }
   function links() { return list ? list.querySelectorAll("a") : []; }
   if (input && list) {
-    input.addEventListener("input", function () {
+    input.addEventListener("focus", function () { withIndex(function () {}); });
+    input.addEventListener("input", function () { withIndex(showResults); });
+    function showResults() {
       var hits = search(input.value);
       list.innerHTML = "";
       if (!hits.length && input.value.trim()) {
@@ -161,7 +182,7 @@
         more.textContent = (hits.length - LIMIT) + " " + list.getAttribute("data-more");
         list.appendChild(more);
       }
-    });
+    }
     function move(ev, step) {
       var as = links(), i = Array.prototype.indexOf.call(as, document.activeElement);
       if (!as.length) return;
