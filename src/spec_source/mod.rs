@@ -137,7 +137,6 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
         tree,
         dir,
         &source_lang,
-        &contract.chapters,
         &chapter_spans,
         Schema::Source,
         &contract,
@@ -161,7 +160,6 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
             tree,
             dir,
             &lang,
-            &spec.contract.chapters,
             &chapter_spans,
             Schema::Translation,
             &spec.contract,
@@ -180,13 +178,12 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
 /// A chapter file parsed: its chapter name, its path, what it holds.
 type Chapter = (String, PathBuf, ParsedChapter);
 
-/// One language's chapter files, read and registered in contract order, then parsed (files in
-/// parallel; their diagnostics joined in contract order).
+/// One language's chapter files (the contract's `chapters`), read and registered in contract
+/// order, then parsed (files in parallel; their diagnostics joined in contract order).
 fn read_and_parse(
     tree: &Tree,
     dir: &Path,
     lang: &str,
-    chapters: &[String],
     chapter_spans: &[crate::diagnostic::Span],
     schema: Schema,
     contract: &crate::spec::Contract,
@@ -197,7 +194,7 @@ fn read_and_parse(
         tree,
         dir,
         lang,
-        chapters,
+        &contract.chapters,
         chapter_spans,
         &mut out.sources,
         &mut out.diagnostics,
