@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 
 use crate::commands::{
     build::Build, check::Check, conformance::Conformance, explain::Explain, i18n::I18n, list::List,
-    matrix::Matrix, model::Model, scaffold::Scaffold,
+    matrix::Matrix, model::Model, review::Review, scaffold::Scaffold,
 };
 use crate::terminal::{ColorChoice, Ctx, exit_code};
 
@@ -45,6 +45,7 @@ enum Command {
     Build(Build),
     Matrix(Matrix),
     Scaffold(Scaffold),
+    Review(Review),
 }
 
 /// Run the command line of this process; the exit code is 0 when all went well, 1 for problems
@@ -62,5 +63,6 @@ pub fn run() -> ExitCode {
         Command::Build(c) => c.run(&ctx),
         Command::Matrix(c) => c.run(&ctx),
         Command::Scaffold(c) => c.run(&ctx),
+        Command::Review(c) => c.run(&ctx),
     })
 }

@@ -353,7 +353,7 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         for f in syn.fns.iter().filter(|f| f.is_stub()) {
             let cid = syn.claims_of(f).next().unwrap().id.clone();
             if let Some(c) = b.clause(&cid).filter(|c| c.verify != Verify::Untestable) {
-                let untouched = kcontract::scaffold::untouched_stub(text, &syn, f).is_some();
+                let untouched = kcontract::scaffold::untouched_stub(text, &syn, f, &b).is_some();
                 if untouched {
                     assert!(
                         text.contains(&render_stub(c, &f.name)),

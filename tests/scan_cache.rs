@@ -28,7 +28,8 @@ fn result(s: &Scan) -> String {
 }
 
 fn scan(spec: &Spec, root: &Path, cache: &CacheChoice) -> Scan {
-    scan_with(spec, root, &spec.contract.tests, cache)
+    let (_, globs) = kcontract::annotations::rooted(Path::new("spec"), &spec.contract.tests);
+    scan_with(spec, root, &globs, cache)
 }
 
 fn counts(s: &Scan) -> (usize, usize, Option<String>, CacheOutcome) {

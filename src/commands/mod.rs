@@ -10,4 +10,5 @@ pub(crate) mod i18n;
 pub(crate) mod list;
 pub(crate) mod matrix;
 pub(crate) mod model;
+pub(crate) mod review;
 pub(crate) mod scaffold;

@@ -70,8 +70,15 @@ impl Scaffold {
 /// Plan the files, then write them (or, with `check`, say which would change).
 fn write(ctx: &Ctx, spec: &Spec, target: &ScaffoldTarget, check: bool) -> Outcome {
     // Which clauses a real test already claims (problems in those files are `check`'s business).
-    let cache = annotations::CacheChoice::for_root(&target.root);
-    let scan = annotations::scan_with(spec, &target.root, &spec.contract.tests, &cache);
+    // The project's tests as `check` finds them (globs relative to contract.yaml's folder), or, for
+    // a standalone crate, that crate's Cargo layout.
+    let (root, globs) = if target.crate_name.is_some() {
+        (target.root.clone(), annotations::cargo_layout())
+    } else {
+        annotations::rooted(&ctx.spec, &spec.contract.tests)
+    };
+    let cache = annotations::CacheChoice::for_root(&root);
+    let scan = annotations::scan_with(spec, &root, &globs, &cache);
     let real: BTreeSet<String> = scan
         .tests
         .iter()
