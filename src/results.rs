@@ -265,9 +265,15 @@ pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnosti
                     parts.push(t.to_string());
                 }
             }
-            parts.retain(|p| !p.trim().is_empty());
-            parts.dedup();
-            capped(&parts.join("\n"))
+            // The failure's text and system-err usually repeat each other: keep each text once.
+            let mut kept: Vec<&str> = Vec::new();
+            for p in &parts {
+                let p = p.trim();
+                if !p.is_empty() && !kept.contains(&p) {
+                    kept.push(p);
+                }
+            }
+            capped(&kept.join("\n"))
         } else {
             None
         };
