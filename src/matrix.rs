@@ -570,7 +570,7 @@ pub fn table(m: &Matrix) -> String {
     }
     out.push_str(&columns(
         &cov,
-        &(1..=Status::ALL.len() + 2).collect::<Vec<_>>(),
+        &(1..=Status::ALL.len() + 1).collect::<Vec<_>>(),
     ));
     if m.results.is_empty() {
         out.push_str("no results given: real tests show as implemented (pass --results FILE)\n");
@@ -787,6 +787,7 @@ mod tests {
                 Status::Stub,
                 Status::Implemented,
                 Status::Passing,
+                Status::Suspect,
                 Status::External,
                 Status::Waived
             ]

@@ -171,7 +171,10 @@ fn add_review(spec: &Spec, scan: &mut Scan, at: &TestsAt, globs: &TestGlobs, roo
         &scan.tests,
         at.strict,
     ));
-    if scan.tests.is_empty() {
+    // Only for globs set in contract.yaml (or `--tests-root`): a contract without tests of its
+    // own (the defaults, nothing there) is not warned about.
+    let configured = at.root.is_some() || spec.contract.tests != TestGlobs::default();
+    if scan.tests.is_empty() && configured {
         let list = |v: &[String]| {
             v.iter()
                 .map(|g| format!("`{g}`"))
