@@ -276,3 +276,44 @@ fn failure_messages_reach_the_matrix() {
     );
     assert!(out.contains("this test fails on purpose"), "{out}");
 }
+
+/// `scaffold --check` shows what would change as a unified diff; a note typed into an unwritten
+/// stub's doc comment survives regeneration (the stub is then the author's, kept byte for byte).
+#[test]
+fn scaffold_check_prints_a_diff_and_typed_notes_survive() {
+    let tmp = fixture();
+    let dir = tmp.path();
+    let scaffold = ["scaffold", "--crate", "stubs", "--out", "stubs"];
+    let (code, _, err) = kcontract(dir, &scaffold);
+    assert_eq!(code, 0, "{err}");
+    let one = dir.join("stubs/tests/contract/one.rs");
+    let text = std::fs::read_to_string(&one).unwrap();
+    let noted = text.replace(
+        "/// The platform MUST pass this check too, but its test fails.\n",
+        "/// The platform MUST pass this check too, but its test fails.\n/// NOTE: ask the platform team which check.\n",
+    );
+    assert_ne!(noted, text);
+    std::fs::write(&one, &noted).unwrap();
+    let md = dir.join("spec/en/one.md");
+    let spec = std::fs::read_to_string(&md).unwrap();
+    let changed = spec
+        .replace("MUST pass this check.", "MUST pass this stricter check.")
+        .replace("this check too,", "this stricter check too,");
+    assert_ne!(changed, spec);
+    std::fs::write(&md, changed).unwrap();
+    let check: Vec<&str> = scaffold.iter().copied().chain(["--check"]).collect();
+    let (code, _, err) = kcontract(dir, &check);
+    assert_eq!(code, 1, "{err}");
+    insta::assert_snapshot!("scaffold_check_diff", scrub(&err, dir));
+    let (code, _, err) = kcontract(dir, &scaffold);
+    assert_eq!(code, 0, "{err}");
+    let after = std::fs::read_to_string(&one).unwrap();
+    assert!(
+        after.contains("/// NOTE: ask the platform team which check.\n"),
+        "{after}"
+    );
+    assert!(
+        after.contains("/// The platform MUST pass this stricter check."),
+        "{after}"
+    );
+}

@@ -200,6 +200,19 @@ fn write(ctx: &Ctx, spec: &Spec, target: &ScaffoldTarget, check: bool) -> Outcom
             })
             .collect();
         ctx.print_diagnostics(&diags, &sources);
+        // What would change, as a unified diff (a missing file is all additions).
+        for (p, new) in &writes {
+            let rel = p.strip_prefix(&target.dir).ok().and_then(|r| r.to_str());
+            let old = rel.and_then(|r| existing.get(r)).map_or("", String::as_str);
+            let name = p.display().to_string();
+            let diff = similar::TextDiff::from_lines(old, new.as_str());
+            eprint!(
+                "{}",
+                diff.unified_diff()
+                    .context_radius(3)
+                    .header(&format!("a/{name}"), &format!("b/{name}"))
+            );
+        }
         eprintln!(
             "error: {} file{} would change",
             diags.len(),
