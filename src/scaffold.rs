@@ -636,6 +636,31 @@ pub fn crate_manifest(spec: &Spec, name: &str) -> String {
     )
 }
 
+/// `.config/nextest.toml` of a standalone test crate (written only when missing): the `ci` profile
+/// whose JUnit report `kcontract matrix --results` reads.
+pub const CRATE_NEXTEST: &str = "# cargo-nextest configuration, written once by `kcontract scaffold --crate`. The `ci` profile runs\n# every test even after a failure and writes a JUnit report to target/nextest/ci/junit.xml, which\n# `kcontract matrix --results` reads.\n[profile.ci]\nfail-fast = false\n\n[profile.ci.junit]\npath = \"junit.xml\"\n";
+
+/// `README.md` of a standalone test crate (written only when missing): the three commands of the
+/// workflow, with the paths of this crate.
+pub fn crate_readme(spec: &Spec, name: &str, spec_dir: &str) -> String {
+    format!(
+        "# {name}\n\n\
+         Tests for the {title} {version}, scaffolded by `kcontract`. Each file in `tests/contract/` is\n\
+         a chapter; each test claims its clause with a `/// Clause: <id> @ <stamp>` line. Write a test's\n\
+         body and remove its `#[ignore]` line; regenerating keeps your work.\n\n\
+         ```sh\n\
+         # 1. generate (again, after the contract changed: new clauses get stubs, nothing is lost)\n\
+         kcontract --spec {spec_dir} scaffold --crate {name} --out .\n\
+         # 2. run the tests, with a JUnit report (the `ci` profile of .config/nextest.toml)\n\
+         cargo nextest run --profile ci\n\
+         # 3. the traceability matrix from the results; exit 1 unless every MUST clause passes\n\
+         kcontract --spec {spec_dir} matrix --tests-root . --results target/nextest/ci/junit.xml --require MUST=passing\n\
+         ```\n",
+        title = spec.contract.title,
+        version = spec.contract.version,
+    )
+}
+
 /// `src/lib.rs` of a standalone test crate (written only when missing).
 pub const CRATE_LIB: &str = "//! Helpers shared by the contract tests in `tests/contract/` (a client for the platform\n//! under test, fixtures, …). `kcontract scaffold` wrote this file once and never touches it again.\n";
 

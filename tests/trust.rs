@@ -286,6 +286,17 @@ fn scaffold_check_prints_a_diff_and_typed_notes_survive() {
     let scaffold = ["scaffold", "--crate", "stubs", "--out", "stubs"];
     let (code, _, err) = kcontract(dir, &scaffold);
     assert_eq!(code, 0, "{err}");
+    // A crate ready for CI: the nextest `ci` profile and a README of the three commands.
+    let nextest = std::fs::read_to_string(dir.join("stubs/.config/nextest.toml")).unwrap();
+    assert!(nextest.contains("[profile.ci.junit]"), "{nextest}");
+    let readme = std::fs::read_to_string(dir.join("stubs/README.md")).unwrap();
+    for cmd in [
+        "scaffold --crate stubs --out .",
+        "cargo nextest run --profile ci",
+        "matrix --tests-root . --results target/nextest/ci/junit.xml",
+    ] {
+        assert!(readme.contains(cmd), "{cmd}: {readme}");
+    }
     let one = dir.join("stubs/tests/contract/one.rs");
     let text = std::fs::read_to_string(&one).unwrap();
     let noted = text.replace(

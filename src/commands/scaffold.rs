@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::annotations::{self, TestKind};
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
@@ -64,6 +64,27 @@ impl Scaffold {
         let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::All)?;
         let target = ScaffoldTarget::new(self.out, self.crate_name);
         write(ctx, &loaded.spec, &target, self.check)
+    }
+}
+
+/// The spec folder as the crate's README should name it: relative to the crate when both paths
+/// are relative and the crate is inside the working directory, else absolute.
+fn spec_from(spec: &Path, root: &Path) -> String {
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (s, r) = (abs(spec), abs(root));
+    let mut up = PathBuf::new();
+    let mut base = r.as_path();
+    loop {
+        if let Ok(rest) = s.strip_prefix(base) {
+            return up.join(rest).display().to_string();
+        }
+        match base.parent() {
+            Some(p) => {
+                up.push("..");
+                base = p;
+            }
+            None => return s.display().to_string(),
+        }
     }
 }
 
@@ -157,6 +178,11 @@ fn write(ctx: &Ctx, spec: &Spec, target: &ScaffoldTarget, check: bool) -> Outcom
         for (rel, text) in [
             ("Cargo.toml", scaffold::crate_manifest(spec, name)),
             ("src/lib.rs", scaffold::CRATE_LIB.to_string()),
+            (".config/nextest.toml", scaffold::CRATE_NEXTEST.to_string()),
+            (
+                "README.md",
+                scaffold::crate_readme(spec, name, &spec_from(&ctx.spec, &target.root)),
+            ),
         ] {
             let p = target.root.join(rel);
             if !p.exists() {
