@@ -328,3 +328,34 @@ fn scaffold_check_prints_a_diff_and_typed_notes_survive() {
         "{after}"
     );
 }
+
+/// `model replay` marks where the OCI spec leaves the outcome to the runtime: `kill a SIGFOO` (a
+/// signal Linux does not have) and `create ".."`; signals by number and `SIGRTMIN+n` are accepted
+/// and, being real signals, are not marked.
+#[test]
+fn model_replay_marks_unspecified_outcomes() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("t.json"),
+        r#"{"oci_version": "1.0.1", "steps": [
+            {"op": "create", "id": "a"},
+            {"op": "kill", "id": "a", "signal": "SIGFOO"},
+            {"op": "kill", "id": "a", "signal": "SIGRTMIN+2"},
+            {"op": "kill", "id": "a", "signal": "10"},
+            {"op": "create", "id": ".."}
+        ]}"#,
+    )
+    .unwrap();
+    let (code, out, err) = kcontract(tmp.path(), &["model", "replay", "t.json"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<Value> = out.lines().map(json).collect();
+    let unspecified: Vec<bool> = lines
+        .iter()
+        .map(|l| l.get("unspecified").is_some_and(Value::is_string))
+        .collect();
+    assert_eq!(unspecified, [false, true, false, false, true], "{out}");
+    assert!(lines[1]["unspecified"].as_str().unwrap().contains("SIGFOO"));
+    assert!(lines[4]["unspecified"].as_str().unwrap().contains("`..`"));
+    // The model's choice stays beside it.
+    assert_eq!(lines[1]["ok"], true);
+}
