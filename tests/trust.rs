@@ -359,3 +359,33 @@ fn model_replay_marks_unspecified_outcomes() {
     // The model's choice stays beside it.
     assert_eq!(lines[1]["ok"], true);
 }
+
+/// A YAML error in a source clause is reported once: its translation is not also reported as
+/// translating a clause that does not exist (K0302, a cascade).
+#[test]
+fn a_broken_source_clause_does_not_cascade_into_its_translation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "spec/contract.yaml",
+            "title: T\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n",
+        ),
+        (
+            "spec/en/one.md",
+            "# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: [The platform MUST do it.\nverify: manual\n```\n",
+        ),
+        (
+            "spec/zh/one.md",
+            "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: 87b30d4e0373\n```\n",
+        ),
+    ];
+    for (rel, text) in files {
+        let p = tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("spec/en/one.md"), "the source's error: {err}");
+    assert!(!err.contains("K0302"), "{err}");
+}

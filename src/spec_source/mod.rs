@@ -140,6 +140,9 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
         contract,
     };
     out.timings.add("assemble", start.elapsed());
+    // A clause of the source language that failed to parse is not in `by_id`; its translations are
+    // then not reported as translating a clause that does not exist (K0302, a cascade).
+    let source_broken = out.has_errors();
     let translations = spec.contract.languages[1..].to_owned();
     for lang in translations {
         let parsed = read_and_parse(
@@ -151,7 +154,13 @@ fn load_structure(dir: &Path, opts: LoadOptions) -> Loaded {
             &mut out,
         );
         let start = Instant::now();
-        let tr = translation::load_translation(&lang, parsed, &spec, &mut out.diagnostics);
+        let tr = translation::load_translation(
+            &lang,
+            parsed,
+            &spec,
+            source_broken,
+            &mut out.diagnostics,
+        );
         spec.translations.push(tr);
         out.timings.add("assemble", start.elapsed());
     }

@@ -17,6 +17,7 @@ pub(super) fn load_translation(
     lang: &str,
     parsed: Vec<(String, PathBuf, ParsedChapter)>,
     spec: &Spec,
+    source_broken: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Translation {
     let mut tr = Translation {
@@ -33,6 +34,11 @@ pub(super) fn load_translation(
                 Piece::Clause(_) => {}
                 Piece::Translated(t) => {
                     let Some(&idx) = spec.by_id.get(&t.id) else {
+                        // With errors in the source language, its clause may be one that did not
+                        // parse: that error is reported, and this would only be its echo.
+                        if source_broken {
+                            continue;
+                        }
                         diags.push(
                             Diagnostic::error("K0302", format!("`{}` translates a clause that does not exist", t.id))
                                 .at(t.span.clone(), format!("no clause `{}` in the source language", t.id))
