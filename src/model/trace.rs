@@ -375,7 +375,7 @@ impl<'de> Visitor<'de> for StepSeed<'_> {
                     let v: String = map.next_value()?;
                     signal = Some(Signal::parse(&v).ok_or_else(|| {
                         de::Error::custom(format!(
-                            "invalid signal `{v}`: expected a name such as SIGTERM, SIGKILL, SIGUSR1 or SIGRTMIN+2, or a number from 1 to 64"
+                            "invalid signal `{v}`: expected a name such as SIGTERM, SIGKILL or SIGUSR1"
                         ))
                     })?);
                 }
