@@ -115,8 +115,9 @@ impl ReplayLine {
 fn unspecified(r: &StepResult) -> Option<String> {
     let mut why = Vec::new();
     if let Some(id) = &r.id {
-        let portable = !id.is_empty()
-            && id
+        // An empty id is decided by the spec (create MUST fail without one).
+        let portable = id.is_empty()
+            || id
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'+'));
         if id == "." || id == ".." || !portable || id.len() > 255 {
