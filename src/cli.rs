@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use crate::commands::{
     build::Build, check::Check, conformance::Conformance, diff::Diff, explain::Explain, fmt::Fmt,
     i18n::I18n, import::Import, init::Init, list::List, matrix::Matrix, model::Model,
-    scaffold::Scaffold, serve::Serve,
+    review::Review, scaffold::Scaffold, serve::Serve,
 };
 use crate::terminal::{ColorChoice, Ctx, exit_code};
 
@@ -51,6 +51,7 @@ enum Command {
     Serve(Serve),
     Import(Import),
     Init(Init),
+    Review(Review),
 }
 
 /// Run the command line of this process; the exit code is 0 when all went well, 1 for problems
@@ -73,5 +74,6 @@ pub fn run() -> ExitCode {
         Command::Serve(c) => c.run(&ctx),
         Command::Import(c) => c.run(&ctx),
         Command::Init(c) => c.run(&ctx),
+        Command::Review(c) => c.run(&ctx),
     })
 }

@@ -101,9 +101,141 @@ impl GlobMatcher {
     }
 }
 
+/// Where a scan walks and the globs it matches there, after [`rebase`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Rooted {
+    /// The folder walked; `.` when it is the working directory.
+    pub(crate) root: PathBuf,
+    /// The include globs, relative to `root`.
+    pub(crate) include: Vec<String>,
+    /// The exclude globs, relative to `root`.
+    pub(crate) exclude: Vec<String>,
+}
+
+/// Globs written relative to `base` (the folder of `contract.yaml`), turned into globs relative
+/// to one folder that all of them lie under, so that a scan finds the same files from any working
+/// directory. `../tests/**/*.rs` from `spec/` walks `tests/` of the folder above; a glob that goes
+/// up fewer levels than another is prefixed with the names of the folders it stays in (read from
+/// the real path of `base`, escaped so that they match literally).
+pub(crate) fn rebase(base: &Path, include: &[String], exclude: &[String]) -> Rooted {
+    let ups = |p: &str| {
+        let mut n = 0;
+        let mut rest = p;
+        while let Some(r) = rest.strip_prefix("../") {
+            n += 1;
+            rest = r.trim_start_matches("./");
+        }
+        (n, rest.trim_start_matches("./").to_string())
+    };
+    let up = include
+        .iter()
+        .chain(exclude)
+        .map(|p| ups(p).0)
+        .max()
+        .unwrap_or(0);
+    // The names of `base`'s last `up` folders, outermost first (only needed when a glob goes up
+    // fewer levels than `up`).
+    let real = std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf());
+    let names: Vec<String> = real
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(n) => Some(escape(&n.to_string_lossy())),
+            _ => None,
+        })
+        .collect();
+    let prefix = |k: usize| -> String {
+        let keep = up - k;
+        let from = names.len().saturating_sub(keep);
+        names[from..].iter().map(|n| format!("{n}/")).collect()
+    };
+    let map = |pats: &[String]| -> Vec<String> {
+        pats.iter()
+            .map(|p| {
+                let (k, rest) = ups(p);
+                format!("{}{rest}", prefix(k))
+            })
+            .collect()
+    };
+    let mut root = PathBuf::new();
+    for c in base.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            c => root.push(c),
+        }
+    }
+    for _ in 0..up {
+        let last_is_normal = matches!(
+            root.components().next_back(),
+            Some(std::path::Component::Normal(_))
+        );
+        if last_is_normal {
+            root.pop();
+        } else {
+            root.push("..");
+        }
+    }
+    if root.as_os_str().is_empty() {
+        root.push(".");
+    }
+    Rooted {
+        root,
+        include: map(include),
+        exclude: map(exclude),
+    }
+}
+
+/// A folder name as a glob that matches it literally.
+fn escape(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s
+}
+
+/// `rel` (a path a scan of `root` found) as a path usable from the working directory.
+pub(crate) fn under(root: &Path, rel: &str) -> PathBuf {
+    if root == Path::new(".") {
+        PathBuf::from(rel)
+    } else {
+        root.join(rel)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Globs relative to the spec folder become globs relative to the folder they all lie in.
+    #[test]
+    fn rebase_walks_from_the_common_folder() {
+        let r = rebase(
+            Path::new("spec"),
+            &["../tests/**/*.rs".into(), "../src/**/*.rs".into()],
+            &["../tests/fixtures/**".into()],
+        );
+        assert_eq!(r.root, Path::new("."));
+        assert_eq!(r.include, ["tests/**/*.rs", "src/**/*.rs"]);
+        assert_eq!(r.exclude, ["tests/fixtures/**"]);
+        let r = rebase(Path::new("a/b/spec"), &["../t/*.rs".into()], &[]);
+        assert_eq!(r.root, Path::new("a/b"));
+        let r = rebase(Path::new("/x/spec"), &["t/*.rs".into()], &[]);
+        assert_eq!(
+            (r.root.as_path(), r.include[0].as_str()),
+            (Path::new("/x/spec"), "t/*.rs")
+        );
+        let r = rebase(Path::new("../spec"), &["../../t/*.rs".into()], &[]);
+        assert_eq!(r.root, Path::new("../.."));
+        // A glob staying below `base` while another goes up keeps `base`'s name.
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().join("sp[e]c");
+        std::fs::create_dir(&base).unwrap();
+        let r = rebase(&base, &["../t/*.rs".into(), "own/*.rs".into()], &[]);
+        assert_eq!(r.include, ["t/*.rs", "sp\\[e\\]c/own/*.rs"]);
+    }
 
     /// What the walk enters and what it leaves out: hidden folders, the root's `target/`, excluded
     /// paths; a `target` folder deeper down is an ordinary folder.

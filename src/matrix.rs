@@ -6,6 +6,7 @@
 //! | --- | --- |
 //! | `waived` | the clause is `verify: untestable` (its `reason` says why), whatever claims it |
 //! | `failing` | results were given and a real test claiming it failed |
+//! | `suspect` | a real test claims it, reviewed against an older text of the clause (its stamp differs) |
 //! | `passing` | results were given, a real test claiming it passed and none failed |
 //! | `implemented` | a real test claims it (no results given, or none of its tests ran) |
 //! | `external` | no real test here, but the clause lists upstream Knative conformance tests |
@@ -44,6 +45,10 @@ pub enum Status {
     Untested,
     /// Only generated stubs (`#[ignore = "not yet written: …"]`, body `todo!()`) claim the clause.
     Stub,
+    /// A real test claims the clause, but its `Clause: <id> @ <stamp>` line records an older text
+    /// of the clause: the clause changed since the test was reviewed (`kcontract review`). Meets
+    /// `stub` and nothing above it, whatever the results say.
+    Suspect,
     /// No real test here, but upstream Knative conformance tests are listed (`upstream-tests`).
     External,
     /// A real test claims the clause; the given results say nothing about it.
@@ -56,12 +61,13 @@ pub enum Status {
 
 impl Status {
     /// Display order (the list), used for summaries and columns.
-    pub const ALL: [Status; 7] = [
+    pub const ALL: [Status; 8] = [
         Status::Untested,
         Status::Stub,
         Status::Implemented,
         Status::Passing,
         Status::Failing,
+        Status::Suspect,
         Status::External,
         Status::Waived,
     ];
@@ -74,6 +80,7 @@ impl Status {
             Status::Implemented => "implemented",
             Status::Passing => "passing",
             Status::Failing => "failing",
+            Status::Suspect => "suspect",
             Status::External => "external",
             Status::Waived => "waived",
         }
@@ -103,6 +110,13 @@ pub struct TestView {
     pub ignored: bool,
     /// From the results, or null (no results given, or the test is not in them).
     pub outcome: Option<Outcome>,
+    /// Why it failed, from the results (JUnit `<failure message>` and its text, system-out;
+    /// libtest's captured output), or null.
+    pub message: Option<String>,
+    /// The clause's stamp recorded on the test's `Clause:` line, or null (no stamp).
+    pub stamp: Option<String>,
+    /// A real test whose recorded stamp is not the clause's current one (see `Status::Suspect`).
+    pub suspect: bool,
 }
 
 impl TestView {
@@ -146,6 +160,10 @@ pub fn compute<'a>(spec: &'a Spec, tests: &'a [TestFn], results: Option<&Results
         let r = results?;
         r.outcome(t.package.as_deref(), t.target.as_ref()?, &t.path)
     };
+    let message_of = |t: &TestFn| {
+        let r = results?;
+        r.message(t.package.as_deref(), t.target.as_ref()?, &t.path)
+    };
     if results.is_some() {
         not_run = tests
             .iter()
@@ -170,14 +188,20 @@ pub fn compute<'a>(spec: &'a Spec, tests: &'a [TestFn], results: Option<&Results
             let claiming: &[&TestFn] = by_clause.get(c.id.as_str()).map_or(&[], |v| v.as_slice());
             let views: Vec<TestView> = claiming
                 .iter()
-                .map(|t| TestView {
-                    binary: t.binary_id(),
-                    name: t.path.clone(),
-                    file: t.file.clone(),
-                    line: t.line,
-                    stub: t.kind == TestKind::Stub,
-                    ignored: t.ignored,
-                    outcome: outcome_of(t),
+                .map(|t| {
+                    let claim = t.claims.iter().find(|k| k.id == c.id);
+                    TestView {
+                        binary: t.binary_id(),
+                        name: t.path.clone(),
+                        file: t.file.clone(),
+                        line: t.line,
+                        stub: t.kind == TestKind::Stub,
+                        ignored: t.ignored,
+                        outcome: outcome_of(t),
+                        message: message_of(t),
+                        stamp: claim.and_then(|k| k.stamp.clone()),
+                        suspect: t.kind == TestKind::Real && claim.is_some_and(|k| k.suspect(spec)),
+                    }
                 })
                 .collect();
             let real: Vec<&TestView> = views.iter().filter(|v| !v.stub).collect();
@@ -187,6 +211,8 @@ pub fn compute<'a>(spec: &'a Spec, tests: &'a [TestFn], results: Option<&Results
                 let outcomes: Vec<Outcome> = real.iter().filter_map(|v| v.outcome).collect();
                 if outcomes.contains(&Outcome::Failed) {
                     Status::Failing
+                } else if real.iter().any(|v| v.suspect) {
+                    Status::Suspect
                 } else if outcomes.contains(&Outcome::Passed) {
                     Status::Passing
                 } else {
@@ -230,6 +256,8 @@ pub struct StatusCounts {
     pub passing: usize,
     /// Clauses with status `failing`.
     pub failing: usize,
+    /// Clauses with status `suspect`.
+    pub suspect: usize,
     /// Clauses with status `external`.
     pub external: usize,
     /// Clauses with status `waived`.
@@ -247,6 +275,7 @@ impl StatusCounts {
             Status::Implemented => &mut self.implemented,
             Status::Passing => &mut self.passing,
             Status::Failing => &mut self.failing,
+            Status::Suspect => &mut self.suspect,
             Status::External => &mut self.external,
             Status::Waived => &mut self.waived,
         }
@@ -267,7 +296,8 @@ pub struct Coverage {
     pub clauses: usize,
     /// Clauses that are not waived.
     pub testable: usize,
-    /// Testable clauses with at least one real test here (implemented, passing or failing).
+    /// Testable clauses with at least one real test here (implemented, passing, failing or
+    /// suspect).
     pub covered: usize,
     /// The group's clauses counted per status.
     pub status: StatusCounts,
@@ -285,7 +315,7 @@ impl Coverage {
             group,
             clauses,
             testable: clauses - status.waived,
-            covered: status.implemented + status.passing + status.failing,
+            covered: status.implemented + status.passing + status.failing + status.suspect,
             status,
         }
     }
@@ -403,7 +433,7 @@ pub fn json(m: &Matrix) -> Result<String, serde_json::Error> {
 /// `; `-separated.
 pub fn csv(m: &Matrix) -> String {
     let mut out = String::from(
-        "id,level,actor,verify,chapter,status,real_tests,stubs,tests,upstream_tests,reason\r\n",
+        "id,level,actor,verify,chapter,status,real_tests,stubs,tests,upstream_tests,reason,messages\r\n",
     );
     for r in &m.rows {
         let c = r.clause;
@@ -414,6 +444,9 @@ pub fn csv(m: &Matrix) -> String {
                 let mut s = t.display();
                 if t.stub {
                     s.push_str(" [stub]");
+                }
+                if t.suspect {
+                    s.push_str(" [suspect]");
                 }
                 if let Some(o) = t.outcome {
                     let _ = write!(s, " [{}]", o.as_str());
@@ -434,12 +467,22 @@ pub fn csv(m: &Matrix) -> String {
             tests.join("; "),
             c.upstream_tests.join("; "),
             c.reason.clone().unwrap_or_default(),
+            messages(&r.tests),
         ];
         let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
         out.push_str(&line.join(","));
         out.push_str("\r\n");
     }
     out
+}
+
+/// The failure messages of a row's tests, `name: message`, one test per line.
+fn messages(tests: &[TestView]) -> String {
+    tests
+        .iter()
+        .filter_map(|t| Some(format!("{}: {}", t.display(), t.message.as_deref()?)))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn csv_field(s: &str) -> String {
@@ -524,7 +567,10 @@ pub fn table(m: &Matrix) -> String {
         r.push(g.ratio());
         cov.push(r);
     }
-    out.push_str(&columns(&cov, &(1..=8).collect::<Vec<_>>()));
+    out.push_str(&columns(
+        &cov,
+        &(1..=Status::ALL.len() + 1).collect::<Vec<_>>(),
+    ));
     if m.results.is_empty() {
         out.push_str("no results given: real tests show as implemented (pass --results FILE)\n");
     } else {
@@ -668,6 +714,41 @@ impl Requirement {
     }
 }
 
+/// A requirement whose selector picks no clause of the spec (it would check nothing), with a
+/// "did you mean" for a chapter that is not in the contract.
+pub fn selects_nothing<'q>(spec: &Spec, reqs: &'q [Requirement]) -> Vec<(&'q Requirement, String)> {
+    let mut out = Vec::new();
+    for q in reqs {
+        if spec.clauses.iter().any(|c| q.selects(c)) {
+            continue;
+        }
+        let mut hint = String::from("it selects no clause, so it would check nothing");
+        for t in &q.terms {
+            if let Term::Chapter(ch) = t
+                && !spec.contract.chapters.contains(ch)
+            {
+                let chapters = spec.contract.chapters.iter().map(String::as_str);
+                let near = spec
+                    .contract
+                    .chapters
+                    .iter()
+                    .find(|c| c.starts_with(ch.as_str()))
+                    .map(String::as_str)
+                    .or_else(|| crate::suggest::closest(ch, chapters, |c| 3.max(c.len() / 3)));
+                hint = match near {
+                    Some(n) => format!("there is no chapter `{ch}`: did you mean `chapter:{n}`?"),
+                    None => format!(
+                        "there is no chapter `{ch}`; the chapters are {}",
+                        spec.contract.chapters.join(", ")
+                    ),
+                };
+            }
+        }
+        out.push((q, hint));
+    }
+    out
+}
+
 /// The clauses that do not meet a requirement, with the requirement.
 pub fn offenders<'m, 'a>(
     m: &'m Matrix<'a>,
@@ -737,6 +818,7 @@ mod tests {
                 Status::Stub,
                 Status::Implemented,
                 Status::Passing,
+                Status::Suspect,
                 Status::External,
                 Status::Waived
             ]

@@ -20,7 +20,7 @@ use crate::diagnostic::{Diagnostic, SourceMap};
 use crate::matrix::{self, Matrix};
 use crate::results::{self, Results};
 use crate::runtimes::{self, Catalogue};
-use crate::spec::Spec;
+use crate::spec::{Spec, TestGlobs};
 use crate::spec_source::{self, LoadOptions, Loaded};
 use crate::terminal::{Ctx, Failure};
 use crate::timings::Timings;
@@ -64,17 +64,28 @@ impl<'c> Stages<'c> {
         Ok(loaded)
     }
 
-    /// The tests that claim clauses: the `tests:` globs of contract.yaml, from `root`. Unknown or
-    /// malformed clause ids are errors. Files unchanged since the last scan of `root` are not lexed
-    /// again (`annotations::CacheChoice::for_root`).
-    pub(crate) fn tests(&mut self, spec: &Spec, root: &Path) -> Result<Scan, Failure> {
+    /// The tests that claim clauses: the `tests:` globs of contract.yaml, relative to its folder
+    /// (or the Cargo layout of `--tests-root`). Unknown or malformed clause ids are errors; suspect
+    /// tests (their clause changed since they were reviewed) are warnings, errors with `strict`.
+    /// Files unchanged since the last scan are not lexed again (`annotations::CacheChoice::for_root`).
+    pub(crate) fn tests(&mut self, spec: &Spec, at: &TestsAt) -> Result<Scan, Failure> {
         let start = Instant::now();
-        let cache = annotations::CacheChoice::for_root(root);
-        let scan = annotations::scan_with(spec, root, &spec.contract.tests, &cache);
+        let (root, globs) = self.where_tests_are(spec, at);
+        let cache = annotations::CacheChoice::for_root(&root);
+        let mut scan = annotations::scan_with(spec, &root, &globs, &cache);
         self.timings.add("tests", start.elapsed());
         self.timings.note(scan.cache.to_string());
+        add_review(spec, &mut scan, at, &globs, &root);
         self.ctx.report(&scan.diagnostics, &scan.sources)?;
         Ok(scan)
+    }
+
+    /// The folder walked for tests and the globs relative to it.
+    fn where_tests_are(&self, spec: &Spec, at: &TestsAt) -> (PathBuf, TestGlobs) {
+        match &at.root {
+            Some(dir) => (dir.clone(), annotations::cargo_layout()),
+            None => annotations::rooted(&self.ctx.spec, &spec.contract.tests),
+        }
     }
 
     /// The runtimes catalogue (`runtimes/deviations.yaml` beside the chapters, when there is one) and
@@ -85,17 +96,19 @@ impl<'c> Stages<'c> {
     pub(crate) fn runtimes_and_tests(
         &mut self,
         spec: &Spec,
-        root: &Path,
+        at: &TestsAt,
     ) -> Result<(Option<Catalogue>, Scan), Failure> {
         let start = Instant::now();
-        let cache = annotations::CacheChoice::for_root(root);
+        let (root, globs) = self.where_tests_are(spec, at);
+        let cache = annotations::CacheChoice::for_root(&root);
         let spec_dir = &self.ctx.spec;
-        let (loaded, scan) = rayon::join(
+        let (loaded, mut scan) = rayon::join(
             || runtimes::load(spec_dir),
-            || annotations::scan_with(spec, root, &spec.contract.tests, &cache),
+            || annotations::scan_with(spec, &root, &globs, &cache),
         );
         self.timings.add("runtimes+tests", start.elapsed());
         self.timings.note(scan.cache.to_string());
+        add_review(spec, &mut scan, at, &globs, &root);
         self.ctx.report(&loaded.diagnostics, &loaded.sources)?;
         self.ctx.report(&scan.diagnostics, &scan.sources)?;
         Ok((loaded.catalogue, scan))
@@ -129,9 +142,99 @@ impl<'c> Stages<'c> {
         let start = Instant::now();
         let m = matrix::compute(spec, &scan.tests, results);
         self.timings.add("matrix", start.elapsed());
+        if let Some(r) = results
+            && let Some(d) = nothing_matched(r, &m)
+        {
+            self.ctx.report(&[d], &scan.sources)?;
+        }
         self.ctx.report(&not_run_warnings(&m), &scan.sources)?;
         Ok(m)
     }
+}
+
+/// Where a command looks for tests.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TestsAt {
+    /// `--tests-root DIR`: the Cargo layout of DIR (`tests/**/*.rs`, `src/**/*.rs`) instead of
+    /// the `tests:` globs of contract.yaml.
+    pub(crate) root: Option<PathBuf>,
+    /// `--strict`: suspect tests are errors, and tests without a review stamp are reported.
+    pub(crate) strict: bool,
+}
+
+/// Add the review diagnostics (suspect and, with `--strict`, unreviewed tests) and, when the
+/// globs found no annotated test at all, a warning naming them: a gate must never pass because it
+/// selected nothing.
+fn add_review(spec: &Spec, scan: &mut Scan, at: &TestsAt, globs: &TestGlobs, root: &Path) {
+    scan.diagnostics.extend(annotations::review_diagnostics(
+        spec,
+        &scan.tests,
+        at.strict,
+    ));
+    // Only for globs set in contract.yaml (or `--tests-root`): a contract without tests of its
+    // own (the defaults, nothing there) is not warned about.
+    let configured = at.root.is_some() || spec.contract.tests != TestGlobs::default();
+    if scan.tests.is_empty() && configured {
+        let list = |v: &[String]| {
+            v.iter()
+                .map(|g| format!("`{g}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut what = format!("include {}", list(&globs.include));
+        if !globs.exclude.is_empty() {
+            what.push_str(&format!(", exclude {}", list(&globs.exclude)));
+        }
+        scan.diagnostics.push(
+            Diagnostic::warning(
+                "K0516",
+                format!(
+                    "no annotated test found: {} file{} scanned in `{}` ({what})",
+                    scan.files,
+                    if scan.files == 1 { "" } else { "s" },
+                    root.display()
+                ),
+            )
+            .help(match at.root {
+                Some(_) => "`--tests-root DIR` scans DIR's `tests/**/*.rs` and `src/**/*.rs`; annotate a test with `/// Clause: <id>`",
+                None => "the `tests:` globs of contract.yaml are relative to its folder (e.g. `../tests/**/*.rs`); annotate a test with `/// Clause: <id>`, or pass `--tests-root DIR` for a crate elsewhere",
+            }),
+        );
+    }
+}
+
+/// An error when results were given and not one of their tests is an annotated test here: the
+/// results are of another project, or the tests were not found (a gate on them would check
+/// nothing). Names a few of the results' tests.
+fn nothing_matched(r: &Results, m: &Matrix) -> Option<Diagnostic> {
+    if r.is_empty() {
+        return None;
+    }
+    let any = m
+        .rows
+        .iter()
+        .any(|row| row.tests.iter().any(|t| t.outcome.is_some()));
+    if any {
+        return None;
+    }
+    let names = r.names();
+    let few: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
+    let more = names.len().saturating_sub(few.len());
+    Some(
+        Diagnostic::error(
+            "K0606",
+            format!(
+                "none of the {} test{} in the results is an annotated test here",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" }
+            ),
+        )
+        .help(format!(
+            "the results name {}{}; are they from another project, or were the annotated tests not found (see `kcontract check`)?",
+            few.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        )),
+    )
 }
 
 /// The end of a command that loaded a spec: the process exits next, and freeing the spec piece by

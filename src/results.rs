@@ -56,10 +56,37 @@ pub struct TestResult {
     pub name: String,
     /// What the run said.
     pub outcome: Outcome,
+    /// Why it failed: JUnit's `<failure message>`/`<error message>`, the element's text and the
+    /// test's `<system-out>`/`<system-err>`; libtest's `---- name stdout ----` section. Capped at
+    /// [`MESSAGE_MAX`] bytes. `None` for a test that did not fail.
+    pub message: Option<String>,
 }
 
-/// Every report of one test: (package, if known; outcome).
-type Reports = Vec<(Option<String>, Outcome)>;
+/// The most of a failure message kept (the start, cut at a character boundary, with a note).
+pub const MESSAGE_MAX: usize = 4000;
+
+/// `text` cut to [`MESSAGE_MAX`] bytes, trimmed; `None` when empty.
+fn capped(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    if t.len() <= MESSAGE_MAX {
+        return Some(t.to_string());
+    }
+    let mut end = MESSAGE_MAX;
+    while !t.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(format!(
+        "{}\n… ({} more bytes in the results file)",
+        &t[..end],
+        t.len() - end
+    ))
+}
+
+/// Every report of one test: (package, if known; outcome; failure message).
+type Reports = Vec<(Option<String>, Outcome, Option<String>)>;
 
 /// All results read, keyed by (target, name). A test reported more than once (two result files,
 /// or the same name in two packages) keeps every report; the worst outcome wins.
@@ -76,12 +103,26 @@ impl Results {
         self.by_test
             .entry((r.target, r.name))
             .or_default()
-            .push((r.package, r.outcome));
+            .push((r.package, r.outcome, r.message));
     }
 
     /// The number of reports (a test reported twice counts twice).
     pub fn len(&self) -> usize {
         self.by_test.values().map(Vec::len).sum()
+    }
+
+    /// Every test reported, as `binary name` (just the name when the package is not known),
+    /// in order.
+    pub fn names(&self) -> Vec<String> {
+        self.by_test
+            .iter()
+            .map(
+                |((t, n), reports)| match reports.first().and_then(|r| r.0.as_deref()) {
+                    Some(p) => format!("{} {n}", t.binary_id(p)),
+                    None => n.clone(),
+                },
+            )
+            .collect()
     }
 
     /// No report recorded.
@@ -94,9 +135,20 @@ impl Results {
         self.by_test
             .get(&(target.clone(), name.to_string()))?
             .iter()
-            .filter(|(p, _)| p.is_none() || package.is_none() || p.as_deref() == package)
-            .map(|(_, o)| *o)
+            .filter(|(p, _, _)| p.is_none() || package.is_none() || p.as_deref() == package)
+            .map(|(_, o, _)| *o)
             .max()
+    }
+
+    /// Why a test failed: the message of its first failed report (see [`Self::outcome`] for
+    /// which reports count), or `None`.
+    pub fn message(&self, package: Option<&str>, target: &Target, name: &str) -> Option<String> {
+        self.by_test
+            .get(&(target.clone(), name.to_string()))?
+            .iter()
+            .filter(|(p, _, _)| p.is_none() || package.is_none() || p.as_deref() == package)
+            .find(|(_, o, m)| *o == Outcome::Failed && m.is_some())
+            .and_then(|(_, _, m)| m.clone())
     }
 }
 
@@ -200,11 +252,37 @@ pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnosti
         } else {
             Outcome::Passed
         };
+        let message = if outcome == Outcome::Failed {
+            let mut parts: Vec<String> = Vec::new();
+            for c in case.children().filter(|c| c.is_element()) {
+                let tag = c.tag_name().name();
+                if matches!(tag, "failure" | "error") {
+                    parts.extend(c.attribute("message").map(str::to_string));
+                }
+                if matches!(tag, "failure" | "error" | "system-out" | "system-err")
+                    && let Some(t) = c.text()
+                {
+                    parts.push(t.to_string());
+                }
+            }
+            // The failure's text and system-err usually repeat each other: keep each text once.
+            let mut kept: Vec<&str> = Vec::new();
+            for p in &parts {
+                let p = p.trim();
+                if !p.is_empty() && !kept.contains(&p) {
+                    kept.push(p);
+                }
+            }
+            capped(&kept.join("\n"))
+        } else {
+            None
+        };
         out.push(TestResult {
             package: Some(package),
             target,
             name: name.to_string(),
             outcome,
+            message,
         });
     }
     Ok(out)
@@ -212,15 +290,30 @@ pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnosti
 
 /// libtest's plain output (see the module documentation).
 pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnostic> {
-    let mut out = Vec::new();
+    let mut out: Vec<TestResult> = Vec::new();
     let mut current: Option<Target> = None;
     let mut in_failures = false;
     let mut saw_binary = false;
+    // In the `failures:` section: the test whose `---- name stdout ----` text is being read, and
+    // the index in `out` where this binary's results start.
+    let mut section: Option<(String, String)> = None;
+    let mut binary_start = 0;
+    let flush = |section: &mut Option<(String, String)>, out: &mut Vec<TestResult>, from: usize| {
+        if let Some((name, text)) = section.take()
+            && let Some(r) = out[from..]
+                .iter_mut()
+                .find(|r| r.name == name && r.outcome == Outcome::Failed)
+        {
+            r.message = capped(&text);
+        }
+    };
     for line in text.lines() {
         let l = line.trim_end_matches('\r');
         let t = l.trim_start();
         if let Some(rest) = t.strip_prefix("Running ") {
+            flush(&mut section, &mut out, binary_start);
             current = running_target(rest);
+            binary_start = out.len();
             saw_binary = true;
             in_failures = false;
             continue;
@@ -230,14 +323,26 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
             continue;
         }
         if l == "failures:" {
+            flush(&mut section, &mut out, binary_start);
             in_failures = true;
             continue;
         }
         if l.starts_with("test result: ") {
+            flush(&mut section, &mut out, binary_start);
             in_failures = false;
             continue;
         }
         if in_failures {
+            if let Some(name) = l.strip_prefix("---- ").and_then(|r| {
+                r.strip_suffix(" stdout ----")
+                    .or(r.strip_suffix(" stderr ----"))
+            }) {
+                flush(&mut section, &mut out, binary_start);
+                section = Some((name.to_string(), String::new()));
+            } else if let Some((_, text)) = &mut section {
+                text.push_str(l);
+                text.push('\n');
+            }
             continue;
         }
         let Some(rest) = l.strip_prefix("test ") else {
@@ -258,9 +363,11 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
                 target: target.clone(),
                 name: name.trim().to_string(),
                 outcome,
+                message: None,
             });
         }
     }
+    flush(&mut section, &mut out, binary_start);
     if !saw_binary {
         let first = text.len() - text.trim_start().len();
         return Err(Diagnostic::error(
@@ -352,6 +459,8 @@ mod tests {
                 (Some("pkg"), &Target::Lib, "d", Outcome::Skipped),
             ]
         );
+        assert_eq!(r[1].message.as_deref(), Some("boom\nx"));
+        assert_eq!(r[0].message, None);
     }
 
     #[test]
@@ -363,6 +472,13 @@ mod tests {
             .map(|t| (&t.target, t.name.as_str(), t.outcome))
             .collect();
         let cli = Target::Test("cli".into());
+        assert_eq!(
+            r.iter()
+                .filter_map(|t| t.message.as_deref())
+                .collect::<Vec<_>>(),
+            ["test fake ... ok"],
+            "the failure's captured output, and only the failed test's"
+        );
         assert_eq!(
             got,
             [
@@ -398,6 +514,7 @@ mod tests {
                 target: t.clone(),
                 name: "n".into(),
                 outcome: o,
+                message: None,
             });
         }
         assert_eq!(r.outcome(Some("a"), &t, "n"), Some(Outcome::Passed));

@@ -220,7 +220,7 @@ pub fn render_stub(c: &Clause, name: &str) -> String {
     }
     doc_lines(&meta, &mut s);
     s.push_str("///\n");
-    let _ = writeln!(s, "/// Clause: {}", c.id);
+    let _ = writeln!(s, "/// Clause: {} @ {}", c.id, c.stamp);
     s.push_str("#[test]\n");
     let _ = writeln!(s, "#[ignore = \"{STUB_IGNORE_PREFIX}{}\"]", c.id);
     let _ = write!(s, "fn {name}() {{\n    todo!()\n}}");
@@ -253,7 +253,15 @@ fn main_header(spec: &Spec) -> String {
 }
 
 /// Is `f` an untouched stub (see the module documentation)? Returns its clause id.
-pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem) -> Option<String> {
+///
+/// Lossless by construction: the stub's text must be, byte for byte, what [`render_stub`] writes
+/// for *some* version of its clause — its doc comment the wrapped clause text, a blank line, the
+/// meta line (level · actor · verify · upstream), a blank line and `Clause: ID @ STAMP`, where the
+/// clause text's [`crate::spec::stamp`] is STAMP (so an added or edited doc line is detected: the
+/// stamp is over the words), and the rest `#[test]`, the ignore, `fn NAME() {` and `todo!()` laid
+/// out as generated. A stub without a stamp (written before stamps) counts only when its doc is the
+/// current clause's. Anything else is the author's, kept as it is.
+pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem, spec: &Spec) -> Option<String> {
     if !f.module.is_empty() || f.in_macro {
         return None;
     }
@@ -261,8 +269,9 @@ pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem) -> Option<Stri
         return None;
     };
     let id = reason.strip_prefix(STUB_IGNORE_PREFIX)?;
-    let claims: Vec<&str> = syntax.claims_of(f).map(|s| s.id.as_str()).collect();
-    if claims != [id]
+    let claims: Vec<&crate::annotations::Site> = syntax.claims_of(f).collect();
+    if claims.len() != 1
+        || claims[0].id != id
         || syntax
             .sites
             .iter()
@@ -270,25 +279,106 @@ pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem) -> Option<Stri
     {
         return None;
     }
-    let mut rest = String::new();
-    let mut pos = f.range.start;
+    // The exact layout: doc lines, one per line, then the generated tail.
+    let mut expected = String::new();
+    let mut lines: Vec<&str> = Vec::new();
     for a in &f.attrs {
         if let AttrKind::Doc(_) = a.kind {
             let text = src.get(a.range.clone())?;
-            if !text.starts_with("///") || text.starts_with("////") {
+            let body = text.strip_prefix("///")?;
+            if body.starts_with('/') || body.contains('\n') {
                 return None;
             }
-            rest.push_str(src.get(pos..a.range.start)?);
-            pos = a.range.end;
+            expected.push_str(text);
+            expected.push('\n');
+            lines.push(body.strip_prefix(' ').unwrap_or(body));
         }
     }
-    rest.push_str(src.get(pos..f.range.end)?);
-    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-    let expected = squeeze(&format!(
-        "#[test]#[ignore = \"{STUB_IGNORE_PREFIX}{id}\"]fn {}() {{ todo!() }}",
+    let _ = write!(
+        expected,
+        "#[test]\n#[ignore = \"{STUB_IGNORE_PREFIX}{id}\"]\nfn {}() {{\n    todo!()\n}}",
         f.name
-    ));
-    (squeeze(&rest) == expected).then(|| id.to_string())
+    );
+    if src.get(f.range.clone())? != expected {
+        return None;
+    }
+    // The doc: text, "", meta, "", `Clause: ID[ @ STAMP]`.
+    let (last, rest) = lines.split_last()?;
+    let stamp = match claims[0].stamp.as_deref() {
+        Some(st) => {
+            (*last == format!("Clause: {id} @ {st}")).then_some(())?;
+            Some(st)
+        }
+        None => {
+            (*last == format!("Clause: {id}")).then_some(())?;
+            None
+        }
+    };
+    let (blank, rest) = rest.split_last()?;
+    if !blank.is_empty() {
+        return None;
+    }
+    // The meta block is the lines after the last blank line of `rest`.
+    let split = rest.iter().rposition(|l| l.is_empty())?;
+    let (text, meta) = (&rest[..split], &rest[split + 1..]);
+    if text.is_empty() || !is_generated_meta(meta, &spec.contract) {
+        return None;
+    }
+    let words = text.join("\n");
+    // The stamp these words make as the clause's text (a clause's stamp also covers its `reason`
+    // and `implicit`, which a stub does not show: the clause's current ones are taken).
+    let clause = spec.clause(id);
+    let words_stamp = match clause {
+        Some(c) => crate::spec::clause_stamp(&words, c.reason.as_deref(), c.implicit.as_deref()),
+        None => crate::spec::stamp(&words),
+    };
+    let ok = match stamp {
+        Some(st) => words_stamp == st,
+        None => clause.is_some_and(|c| words_stamp == c.stamp),
+    };
+    ok.then(|| id.to_string())
+}
+
+/// Are these doc lines the meta block [`render_stub`] writes: `LEVEL · ACTOR · verify: V` and
+/// optionally ` · upstream: `a`, `b``, wrapped as it wraps them?
+fn is_generated_meta(lines: &[&str], contract: &crate::spec::Contract) -> bool {
+    let joined = lines.join(" ");
+    let parts: Vec<&str> = joined.split(" · ").collect();
+    let level_ok = parts.first().is_some_and(|l| {
+        crate::spec::Level::ALL
+            .iter()
+            .any(|lv| lv.to_string() == *l)
+    });
+    let actor_ok = parts.get(1).is_some_and(|a| contract.actor(a).is_some());
+    let verify_ok = parts.get(2).is_some_and(|v| {
+        v.strip_prefix("verify: ")
+            .is_some_and(|v| contract.verify_kind(v).is_some())
+    });
+    let upstream_ok = match parts.get(3) {
+        None => true,
+        Some(u) => u.strip_prefix("upstream: ").is_some_and(|u| {
+            u.split(", ").all(|t| {
+                t.len() >= 2
+                    && t.starts_with('`')
+                    && t.ends_with('`')
+                    && !t[1..t.len() - 1].contains('`')
+            })
+        }),
+    };
+    if !(level_ok && actor_ok && verify_ok && upstream_ok && parts.len() <= 4) {
+        return false;
+    }
+    let mut again = String::new();
+    doc_lines(&joined, &mut again);
+    let rendered: Vec<&str> = again
+        .lines()
+        .map(|l| {
+            l.strip_prefix("/// ")
+                .or(l.strip_prefix("///"))
+                .unwrap_or(l)
+        })
+        .collect();
+    rendered == lines
 }
 
 /// Merge one existing file with the stubs it should gain. Pure.
@@ -347,7 +437,7 @@ pub fn merge_file(
         {
             anchors.push((first, f.range.clone()));
         }
-        match untouched_stub(existing, &syntax, f) {
+        match untouched_stub(existing, &syntax, f, spec) {
             Some(id) if spec.clause(&id).is_some_and(|c| !c.verify.is_untestable()) => {
                 let c = spec.clause(&id).expect("checked above");
                 edits.push((f.range.clone(), render_stub(c, &f.name)));
@@ -542,6 +632,31 @@ pub fn crate_manifest(spec: &Spec, name: &str) -> String {
          [dependencies]\n",
         spec.contract.title.replace(['"', '\\'], ""),
         spec.contract.version.replace(['"', '\\'], "")
+    )
+}
+
+/// `.config/nextest.toml` of a standalone test crate (written only when missing): the `ci` profile
+/// whose JUnit report `kcontract matrix --results` reads.
+pub const CRATE_NEXTEST: &str = "# cargo-nextest configuration, written once by `kcontract scaffold --crate`. The `ci` profile runs\n# every test even after a failure and writes a JUnit report to target/nextest/ci/junit.xml, which\n# `kcontract matrix --results` reads.\n[profile.ci]\nfail-fast = false\n\n[profile.ci.junit]\npath = \"junit.xml\"\n";
+
+/// `README.md` of a standalone test crate (written only when missing): the three commands of the
+/// workflow, with the paths of this crate.
+pub fn crate_readme(spec: &Spec, name: &str, spec_dir: &str) -> String {
+    format!(
+        "# {name}\n\n\
+         Tests for the {title} {version}, scaffolded by `kcontract`. Each file in `tests/contract/` is\n\
+         a chapter; each test claims its clause with a `/// Clause: <id> @ <stamp>` line. Write a test's\n\
+         body and remove its `#[ignore]` line; regenerating keeps your work.\n\n\
+         ```sh\n\
+         # 1. generate (again, after the contract changed: new clauses get stubs, nothing is lost)\n\
+         kcontract --spec {spec_dir} scaffold --crate {name} --out .\n\
+         # 2. run the tests, with a JUnit report (the `ci` profile of .config/nextest.toml)\n\
+         cargo nextest run --profile ci\n\
+         # 3. the traceability matrix from the results; exit 1 unless every MUST clause passes\n\
+         kcontract --spec {spec_dir} matrix --tests-root . --results target/nextest/ci/junit.xml --require MUST=passing\n\
+         ```\n",
+        title = spec.contract.title,
+        version = spec.contract.version,
     )
 }
 

@@ -249,7 +249,8 @@ impl Contract {
 }
 
 /// `tests:` in `contract.yaml`: the Rust files scanned for `/// Clause:` annotations, as globs
-/// relative to the working directory (`/`-separated; `**` crosses folders). Excludes win.
+/// relative to the folder of `contract.yaml` (`/`-separated; `**` crosses folders; `../` goes up).
+/// Excludes win. The default: the Cargo layout of the folder above it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestGlobs {
     /// Globs of files to scan.
@@ -261,7 +262,7 @@ pub struct TestGlobs {
 impl Default for TestGlobs {
     fn default() -> Self {
         Self {
-            include: vec!["tests/**/*.rs".into(), "src/**/*.rs".into()],
+            include: vec!["../tests/**/*.rs".into(), "../src/**/*.rs".into()],
             exclude: Vec::new(),
         }
     }

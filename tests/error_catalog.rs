@@ -481,8 +481,8 @@ fn k0513_scaffold_target_not_utf8() {
 fn k0605_annotated_test_missing_from_results() {
     insta::assert_snapshot!(project(
         &[
-            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() {}\n"),
-            ("r.xml", b"<testsuites><testsuite name=\"p::t\"><testcase classname=\"p::other\" name=\"x\"/></testsuite></testsuites>\n"),
+            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() {}\n\n/// Clause: one.good\n#[test]\nfn u() {}\n"),
+            ("r.xml", b"<testsuites><testsuite name=\"p::t\"><testcase classname=\"p::t\" name=\"u\"/></testsuite></testsuites>\n"),
         ],
         &["matrix", "--format", "csv", "--results", "r.xml"],
     ));

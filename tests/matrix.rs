@@ -554,8 +554,8 @@ fn bad_globs_are_located() {
     std::fs::write(
         &p,
         text.replace(
-            "include: [\"tests/**/*.rs\", \"src/**/*.rs\"]",
-            "include: [\"tests/[*.rs\"]\n  exclude: [\"{a,b\"]",
+            "include: [\"../tests/**/*.rs\", \"../src/**/*.rs\"]",
+            "include: [\"../tests/[*.rs\"]\n  exclude: [\"{a,b\"]",
         ),
     )
     .unwrap();
@@ -581,8 +581,8 @@ fn globs_choose_the_files_scanned() {
     std::fs::write(
         &p,
         text.replace(
-            "include: [\"tests/**/*.rs\", \"src/**/*.rs\"]",
-            "include: [\"**/*.rs\"]\n  exclude: [\"tests/skip/**\"]",
+            "include: [\"../tests/**/*.rs\", \"../src/**/*.rs\"]",
+            "include: [\"../**/*.rs\"]\n  exclude: [\"../tests/skip/**\"]",
         ),
     )
     .unwrap();

@@ -229,11 +229,11 @@ fn pt_config(cases: u32) -> PtConfig {
 /// Random sequences of 1–40 steps over three containers with random hook configurations, at a
 /// random version: every invariant holds and the model agrees with the operation × status table.
 ///
-/// Clause: lifecycle.oci-compliant-default
-/// Clause: lifecycle.sigterm-on-kill
-/// Clause: lifecycle.sigkill-after-grace
-/// Clause: lifecycle.stopped-may-be-reclaimed
-/// Clause: lifecycle.process-failures-logged
+/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.sigterm-on-kill @ 68b33a918108
+/// Clause: lifecycle.sigkill-after-grace @ 2e1a8ea4607f
+/// Clause: lifecycle.stopped-may-be-reclaimed @ df9f38887532
+/// Clause: lifecycle.process-failures-logged @ e30e9b65c51d
 #[test]
 fn random_sequences_obey_every_invariant() {
     const CASES: u32 = 512;
@@ -343,9 +343,9 @@ proptest! {
     /// not shut down after a defined grace period, the container is forcibly killed via a SIGKILL
     /// signal."). A container with no live process gets no signal and an error (runtime.md §Kill).
     ///
-    /// Clause: lifecycle.sigterm-on-kill
-    /// Clause: lifecycle.sigkill-after-grace
-    /// Clause: lifecycle.oci-compliant-default
+    /// Clause: lifecycle.sigterm-on-kill @ 68b33a918108
+    /// Clause: lifecycle.sigkill-after-grace @ 2e1a8ea4607f
+    /// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
     #[test]
     fn shutdown_sends_sigterm_then_sigkill_after_grace(
         v in version(),
@@ -379,8 +379,8 @@ proptest! {
     /// "Once a container is deleted its ID MAY be used by a subsequent container."). Any other
     /// container is left exactly as it was, with an error.
     ///
-    /// Clause: lifecycle.stopped-may-be-reclaimed
-    /// Clause: lifecycle.oci-compliant-default
+    /// Clause: lifecycle.stopped-may-be-reclaimed @ df9f38887532
+    /// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
     #[test]
     fn only_stopped_containers_are_reclaimed(
         v in version(),
@@ -408,7 +408,7 @@ proptest! {
     /// a graceful exit on SIGTERM) produces none ("Failures of the developer-specified process MUST
     /// be logged to a developer-visible logging system.").
     ///
-    /// Clause: lifecycle.process-failures-logged
+    /// Clause: lifecycle.process-failures-logged @ e30e9b65c51d
     #[test]
     fn developer_process_failures_are_logged(
         v in version(),

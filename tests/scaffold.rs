@@ -240,7 +240,7 @@ fn regeneration_keeps_work_and_reports_orphans() {
     )));
     assert!(after.ends_with("\nfn helper() -> u32 {\n    1\n}\n"));
     assert!(
-        after.contains("/// Clause: one.fails\n"),
+        after.contains("/// Clause: one.fails @ "),
         "the orphan stays"
     );
     assert!(after.contains("nobody has tested, yet."), "doc refreshed");

@@ -1,5 +1,6 @@
 //! Property test for scaffold regeneration: generate stubs for a random contract, edit them at
-//! random (bodies, comments, attributes, renames) and add random code between them, change the
+//! random (bodies, comments, attributes, renames, doc lines typed anywhere in the doc comment, an
+//! attribute above it, a blank line inside it) and add random code between them, change the
 //! contract at random (clauses added, removed, reworded, made untestable, claimed by real tests
 //! elsewhere), regenerate, and check that no work was lost:
 //!
@@ -205,7 +206,9 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
     let first: Plan = plan(&a, &BTreeMap::new(), &BTreeSet::new()).unwrap();
     let mut files = first.files.clone();
 
-    // Edit the stubs: 0 none, 1 body, 2 comment in body, 3 extra attribute, 4 rename.
+    // Edit the stubs: 0 none, 1 body, 2 comment in body, 3 extra attribute, 4 rename, 5 a doc
+    // line above the doc, 6 one after the `Clause:` line, 7 one inside the clause text, 8 an
+    // attribute above the doc, 9 a blank line between the doc and `#[test]`.
     let mut kept: Vec<(String, String)> = Vec::new();
     let mut renamed: Vec<(String, String)> = Vec::new();
     let mut stub_no = 0;
@@ -230,6 +233,21 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
                     &format!("{{\n    // Started: see issue {stub_no}.\n    todo!()\n}}"),
                 ),
                 3 => region.replace("#[test]\n", "#[test]\n#[should_panic]\n"),
+                5 => format!("/// A note typed above the stub, {stub_no}.\n{region}"),
+                6 => region.replace(
+                    "#[test]\n",
+                    &format!("/// A note typed after the claim, {stub_no}.\n#[test]\n"),
+                ),
+                7 => {
+                    let nl = region.find('\n').unwrap() + 1;
+                    format!(
+                        "{}/// A note typed into the clause text, {stub_no}.\n{}",
+                        &region[..nl],
+                        &region[nl..]
+                    )
+                }
+                8 => format!("#[allow(dead_code)]\n{region}"),
+                9 => region.replace("\n#[test]\n", "\n\n#[test]\n"),
                 4 => {
                     let name = format!("{}_renamed", f.name);
                     renamed.push((file.clone(), format!("fn {name}()")));
@@ -354,7 +372,7 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         for f in syn.fns.iter().filter(|f| f.is_stub()) {
             let cid = syn.claims_of(f).next().unwrap().id.clone();
             if let Some(c) = b.clause(&cid).filter(|c| c.verify != Verify::UNTESTABLE) {
-                let untouched = kcontract::scaffold::untouched_stub(text, &syn, f).is_some();
+                let untouched = kcontract::scaffold::untouched_stub(text, &syn, f, &b).is_some();
                 if untouched {
                     assert!(
                         text.contains(&render_stub(c, &f.name)),
@@ -397,7 +415,7 @@ fn regeneration_never_loses_work() {
     let total = Cell::new(Stats::default());
     let strategy = (
         prop::collection::vec(clause_gen(), POOL),
-        prop::collection::vec(0..5u8, 1..8),
+        prop::collection::vec(0..10u8, 1..8),
         prop::collection::vec(extra(), 0..8),
     );
     let result = runner.run(&strategy, |(gens, edits, extras)| {

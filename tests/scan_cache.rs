@@ -28,7 +28,8 @@ fn result(s: &Scan) -> String {
 }
 
 fn scan(spec: &Spec, root: &Path, cache: &CacheChoice) -> Scan {
-    scan_with(spec, root, &spec.contract.tests, cache)
+    let (_, globs) = kcontract::annotations::rooted(Path::new("spec"), &spec.contract.tests);
+    scan_with(spec, root, &globs, cache)
 }
 
 fn counts(s: &Scan) -> (usize, usize, Option<String>, CacheOutcome) {
@@ -266,7 +267,7 @@ fn build_timings_report_the_cache_and_the_site_does_not_depend_on_it() {
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_kcontract"));
         c.current_dir(p.root())
             .args(["--spec", repo().join("spec").to_str().unwrap()])
-            .args(["build", "--timings", "--out", out]);
+            .args(["build", "--timings", "--tests-root", ".", "--out", out]);
         c.env_remove("KCONTRACT_NO_CACHE");
         if no_cache {
             c.env("KCONTRACT_NO_CACHE", "1");

@@ -184,7 +184,8 @@ proptest! {
         std::fs::create_dir(dir.path().join("tests")).unwrap();
         std::fs::write(dir.path().join("tests/x.rs"), &text).unwrap();
         let at = CacheChoice::At(dir.path().join("scan-cache.json"));
-        let globs = &SPEC.contract.tests;
+        let (_, globs) = kcontract::annotations::rooted(std::path::Path::new("spec"), &SPEC.contract.tests);
+        let globs = &globs;
         let plain = scan_with(&SPEC, dir.path(), globs, &CacheChoice::Off);
         scan_with(&SPEC, dir.path(), globs, &at);
         let warm = scan_with(&SPEC, dir.path(), globs, &at);

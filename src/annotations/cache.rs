@@ -32,7 +32,7 @@ use crate::fsutil::write_atomic;
 use super::syntax::{FileSyntax, LexFailure, parse_source};
 
 /// Bump when the stored shape changes (the serde types of [`FileSyntax`] and [`Entry`]).
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The scanner's own source: a change to how files are read invalidates the cache even when
 /// neither the version nor [`FORMAT`] was bumped (as during development).

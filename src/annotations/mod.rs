@@ -41,6 +41,7 @@
 mod cache;
 mod claims;
 mod items;
+mod review;
 mod scan;
 mod sites;
 mod syntax;
@@ -49,7 +50,8 @@ mod tokens;
 
 pub use cache::{CacheChoice, CacheOutcome, CacheStatus};
 pub use items::{FnItem, STUB_IGNORE_PREFIX};
-pub use scan::{Scan, scan, scan_with};
+pub use review::{Restamped, ReviewTarget, restamp, review_diagnostics};
+pub use scan::{Scan, cargo_layout, rooted, scan, scan_with};
 pub use sites::{Site, may_hold_annotation};
 pub use syntax::{FileSyntax, LexFailure, parse_source};
 pub use targets::{Target, package_name, target_of};
@@ -73,6 +75,27 @@ pub struct Claim {
     pub id: String,
     /// Where the id is, for diagnostics.
     pub span: Span,
+    /// The clause's stamp recorded on the line (`Clause: <id> @ <stamp>`), when there is one.
+    pub stamp: Option<String>,
+    /// Where the stamp is, or the empty span after the id where one is inserted.
+    pub stamp_span: Span,
+}
+
+impl Claim {
+    /// A claim whose recorded stamp is not the clause's current one: the clause's text (or
+    /// level, which is in the text) changed since a person last reviewed the test against it.
+    /// A claim without a stamp is not suspect (it was never reviewed; see [`Claim::unreviewed`]).
+    pub fn suspect(&self, spec: &crate::spec::Spec) -> bool {
+        match (&self.stamp, spec.clause(&self.id)) {
+            (Some(s), Some(c)) => *s != c.stamp,
+            _ => false,
+        }
+    }
+
+    /// A claim without a stamp: valid (older test suites), reported only with `--strict`.
+    pub fn unreviewed(&self) -> bool {
+        self.stamp.is_none()
+    }
 }
 
 /// A test function found in a scanned file.

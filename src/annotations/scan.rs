@@ -41,13 +41,35 @@ pub struct Scan {
     pub cache: CacheStatus,
 }
 
+/// Where the tests of a spec are: the folder to walk and the `tests:` globs relative to it. The
+/// globs of `contract.yaml` are relative to its folder, `spec_dir` (`../tests/**/*.rs`), so the
+/// same tests are found from any working directory.
+pub fn rooted(spec_dir: &Path, globs: &TestGlobs) -> (PathBuf, TestGlobs) {
+    let r = crate::globs::rebase(spec_dir, &globs.include, &globs.exclude);
+    (
+        r.root,
+        TestGlobs {
+            include: r.include,
+            exclude: r.exclude,
+        },
+    )
+}
+
+/// The Cargo layout of a crate: what `--tests-root DIR` scans in DIR.
+pub fn cargo_layout() -> TestGlobs {
+    TestGlobs {
+        include: vec!["tests/**/*.rs".into(), "src/**/*.rs".into()],
+        exclude: Vec::new(),
+    }
+}
+
 /// Scan the project at `root` for annotated tests, lexing every file (no cache): [`scan_with`]
 /// with [`CacheChoice::Off`].
 pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
     scan_with(spec, root, globs, &CacheChoice::Off)
 }
 
-/// Scan the project at `root` for annotated tests; report unknown and malformed ids (errors), stray
+/// Scan the project at `root` (globs relative to it; see [`rooted`]) for annotated tests; report unknown and malformed ids (errors), stray
 /// annotations and unreadable files (warnings). Only tests that claim at least one clause are
 /// returned. Files whose bytes the `cache` has seen are not lexed again (the result is the same).
 pub fn scan_with(spec: &Spec, root: &Path, globs: &TestGlobs, cache: &CacheChoice) -> Scan {
@@ -112,7 +134,7 @@ fn read(root: &Path, rel: &str, cache: &Cache) -> (Read, Option<Used>) {
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let file = SourceFile::new(PathBuf::from(rel), text);
+            let file = SourceFile::new(crate::globs::under(root, rel), text);
             return (Read::NotUtf8 { file, at }, None);
         }
     };
@@ -123,11 +145,11 @@ fn read(root: &Path, rel: &str, cache: &Cache) -> (Read, Option<Used>) {
     let read = match &entry {
         Entry::Syntax(syntax) if syntax.sites.is_empty() => Read::Nothing,
         Entry::Syntax(syntax) => Read::Tokens {
-            file: SourceFile::new(PathBuf::from(rel), text),
+            file: SourceFile::new(crate::globs::under(root, rel), text),
             syntax: syntax.clone(),
         },
         Entry::NotTokens(failure) => Read::NotTokens {
-            file: SourceFile::new(PathBuf::from(rel), text),
+            file: SourceFile::new(crate::globs::under(root, rel), text),
             failure: failure.clone(),
         },
     };
@@ -212,6 +234,8 @@ impl Scan {
                 claims.push(Claim {
                     id: s.id.clone(),
                     span: Span::new(fid, s.id_range.clone()),
+                    stamp: s.stamp.clone(),
+                    stamp_span: Span::new(fid, s.stamp_range.clone()),
                 });
             }
             if !f.is_stub()

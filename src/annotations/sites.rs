@@ -20,6 +20,13 @@ pub struct Site {
     pub id_range: Range<usize>,
     /// The whole `Clause:` marker, for diagnostics when the id is empty.
     pub marker_range: Range<usize>,
+    /// The clause's stamp recorded after ` @ ` (`Clause: config.env.port @ 3ffbcbe9a1b2`): the
+    /// clause text the test was last reviewed against. `None` for an annotation without one (an
+    /// older test suite, still valid).
+    pub stamp: Option<String>,
+    /// Byte range of `stamp` in the file; when there is none, the empty range just after the id
+    /// (where `review` and `scaffold` insert ` @ <stamp>`).
+    pub stamp_range: Range<usize>,
     /// The marker was not spelled exactly `Clause:` (e.g. `clause:`).
     pub miscased: bool,
 }
@@ -83,8 +90,13 @@ fn sites_in_doc(text: &str, src: &str, attr: Range<usize>, out: &mut Vec<Site>) 
             continue;
         }
         let marker = &t[..7];
-        let id = t[7..].trim();
-        // Locate in the source: the marker, then the id after it.
+        let rest = t[7..].trim();
+        // `<id> @ <stamp>`: the stamp is whatever follows the last `@` (ids never hold one).
+        let (id, stamp) = match rest.rsplit_once('@') {
+            Some((id, stamp)) => (id.trim(), Some(stamp.trim())),
+            None => (rest, None),
+        };
+        // Locate in the source: the marker, then the id after it, then the stamp.
         let Some(m) = slice[from..].find(marker) else {
             continue;
         };
@@ -98,13 +110,37 @@ fn sites_in_doc(text: &str, src: &str, attr: Range<usize>, out: &mut Vec<Site>) 
         } else {
             (id_off, id_off + id.len())
         };
-        from = id_end.max(after);
+        let stamp_range = match stamp {
+            Some(st) => {
+                let line_end = slice[id_end..]
+                    .find('\n')
+                    .map_or(slice.len(), |k| id_end + k);
+                match slice[id_end..line_end].find('@') {
+                    Some(at) => {
+                        let s0 = id_end + at + 1;
+                        let s0 = slice[s0..line_end]
+                            .find(|c: char| !c.is_whitespace())
+                            .map_or(s0, |k| s0 + k);
+                        if slice[s0..].starts_with(st) {
+                            s0..s0 + st.len()
+                        } else {
+                            s0..s0
+                        }
+                    }
+                    None => id_end..id_end,
+                }
+            }
+            None => id_end..id_end,
+        };
+        from = id_end.max(after).max(stamp_range.end);
         out.push(Site {
             attr_start: attr.start,
             id: id.to_string(),
             id_range: attr.start + id_start..attr.start + id_end,
             marker_range: attr.start + mstart..attr.start + after,
             miscased: marker != "Clause:",
+            stamp: stamp.map(str::to_string),
+            stamp_range: attr.start + stamp_range.start..attr.start + stamp_range.end,
         });
     }
 }

@@ -1,8 +1,8 @@
 //! `kcontract build`: check the spec, then render the site. The whole data path, stage by stage.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::pipeline::{Show, Stages};
+use crate::pipeline::{Show, Stages, TestsAt};
 use crate::site::{self, BuildOptions};
 use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, print};
@@ -10,13 +10,17 @@ use crate::terminal::{Ctx, Outcome, print};
 /// Check the spec and render the site.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Build {
+    /// Scan the Cargo crate in DIR (`tests/**/*.rs`, `src/**/*.rs`) for annotated tests instead
+    /// of the `tests:` globs of contract.yaml (which are relative to its folder).
+    #[arg(long, value_name = "DIR")]
+    tests_root: Option<PathBuf>,
     /// Output folder.
     #[arg(long, default_value = "site", value_name = "DIR")]
     out: PathBuf,
     /// Folder of templates overriding the embedded ones (same file names).
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
-    /// Missing or stale translations are errors, not warnings.
+    /// Missing or stale translations are errors, not warnings; so are suspect tests.
     #[arg(long)]
     strict: bool,
     /// Print where the time went to stderr: each stage (read, parse, assemble, validate,
@@ -44,7 +48,13 @@ impl Build {
             Show::All,
         )?;
         let spec = &loaded.spec;
-        let (runtimes, scan) = stages.runtimes_and_tests(spec, Path::new("."))?;
+        let (runtimes, scan) = stages.runtimes_and_tests(
+            spec,
+            &TestsAt {
+                root: self.tests_root.clone(),
+                strict: self.strict,
+            },
+        )?;
         let results = stages.results(&self.results)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref())?;
         let opts = BuildOptions {

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::annotations::{self, TestKind};
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
@@ -67,11 +67,39 @@ impl Scaffold {
     }
 }
 
+/// The spec folder as the crate's README should name it: relative to the crate when both paths
+/// are relative and the crate is inside the working directory, else absolute.
+fn spec_from(spec: &Path, root: &Path) -> String {
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (s, r) = (abs(spec), abs(root));
+    let mut up = PathBuf::new();
+    let mut base = r.as_path();
+    loop {
+        if let Ok(rest) = s.strip_prefix(base) {
+            return up.join(rest).display().to_string();
+        }
+        match base.parent() {
+            Some(p) => {
+                up.push("..");
+                base = p;
+            }
+            None => return s.display().to_string(),
+        }
+    }
+}
+
 /// Plan the files, then write them (or, with `check`, say which would change).
 fn write(ctx: &Ctx, spec: &Spec, target: &ScaffoldTarget, check: bool) -> Outcome {
     // Which clauses a real test already claims (problems in those files are `check`'s business).
-    let cache = annotations::CacheChoice::for_root(&target.root);
-    let scan = annotations::scan_with(spec, &target.root, &spec.contract.tests, &cache);
+    // The project's tests as `check` finds them (globs relative to contract.yaml's folder), or, for
+    // a standalone crate, that crate's Cargo layout.
+    let (root, globs) = if target.crate_name.is_some() {
+        (target.root.clone(), annotations::cargo_layout())
+    } else {
+        annotations::rooted(&ctx.spec, &spec.contract.tests)
+    };
+    let cache = annotations::CacheChoice::for_root(&root);
+    let scan = annotations::scan_with(spec, &root, &globs, &cache);
     let real: BTreeSet<String> = scan
         .tests
         .iter()
@@ -150,6 +178,11 @@ fn write(ctx: &Ctx, spec: &Spec, target: &ScaffoldTarget, check: bool) -> Outcom
         for (rel, text) in [
             ("Cargo.toml", scaffold::crate_manifest(spec, name)),
             ("src/lib.rs", scaffold::CRATE_LIB.to_string()),
+            (".config/nextest.toml", scaffold::CRATE_NEXTEST.to_string()),
+            (
+                "README.md",
+                scaffold::crate_readme(spec, name, &spec_from(&ctx.spec, &target.root)),
+            ),
         ] {
             let p = target.root.join(rel);
             if !p.exists() {
@@ -193,6 +226,19 @@ fn write(ctx: &Ctx, spec: &Spec, target: &ScaffoldTarget, check: bool) -> Outcom
             })
             .collect();
         ctx.print_diagnostics(&diags, &sources);
+        // What would change, as a unified diff (a missing file is all additions).
+        for (p, new) in &writes {
+            let rel = p.strip_prefix(&target.dir).ok().and_then(|r| r.to_str());
+            let old = rel.and_then(|r| existing.get(r)).map_or("", String::as_str);
+            let name = p.display().to_string();
+            let diff = similar::TextDiff::from_lines(old, new.as_str());
+            eprint!(
+                "{}",
+                diff.unified_diff()
+                    .context_radius(3)
+                    .header(&format!("a/{name}"), &format!("b/{name}"))
+            );
+        }
         eprintln!(
             "error: {} file{} would change",
             diags.len(),

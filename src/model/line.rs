@@ -43,6 +43,11 @@ pub struct ReplayLine {
     /// documented format is then unchanged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deviations: Option<Vec<&'static str>>,
+    /// Where the OCI runtime spec leaves this step's outcome to the runtime (an id it may reject,
+    /// a signal name it may not know): why, beside the model's choice in the other fields. Absent
+    /// when the spec decides the outcome.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unspecified: Option<String>,
 }
 
 /// The state document of a `state` step (runtime.md §State), fields in the schema's order. The
@@ -93,6 +98,7 @@ impl ReplayLine {
             deviations: r
                 .profile
                 .map(|_| r.deviations.iter().map(|d| d.id()).collect()),
+            unspecified: unspecified(r),
         }
     }
 
@@ -100,6 +106,35 @@ impl ReplayLine {
     pub fn to_json(&self) -> serde_json::Result<String> {
         serde_json::to_string(self)
     }
+}
+
+/// Why the spec does not decide a step's outcome, if it does not. The OCI runtime spec sets no
+/// format or length for a container id (runtime.md §State: "the container's ID … MUST be unique")
+/// and does not say what `kill` does with a signal the system does not have; real runtimes differ
+/// on both (docs/runtimes.md), so the model's `ok` there is its choice, not the spec's.
+fn unspecified(r: &StepResult) -> Option<String> {
+    let mut why = Vec::new();
+    if let Some(id) = &r.id {
+        // An empty id is decided by the spec (create MUST fail without one).
+        let portable = id.is_empty()
+            || id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'+'));
+        if id == "." || id == ".." || !portable || id.len() > 255 {
+            why.push(format!(
+                "the OCI runtime spec sets no format or length for container ids; a runtime may reject `{}`",
+                if id.len() > 40 { format!("{}… ({} bytes)", &id[..id.char_indices().nth(40).map_or(id.len(), |(i, _)| i)], id.len()) } else { id.clone() }
+            ));
+        }
+    }
+    for s in &r.signals {
+        if !s.is_known() {
+            why.push(format!(
+                "the OCI runtime spec does not say what kill does with `{s}`, a signal the system does not have; a runtime may reject it"
+            ));
+        }
+    }
+    (!why.is_empty()).then(|| why.join("; "))
 }
 
 /// The lines of a model replay, one per step.

@@ -50,14 +50,31 @@ pub enum Signal {
 }
 
 impl Signal {
-    /// Parses `SIG` followed by upper-case letters or digits (`SIGTERM`, `SIGRTMIN1`, …).
+    /// Parses a signal as `kill` takes it: a name, `SIG` followed by upper-case letters or digits
+    /// (`SIGTERM`, `SIGUSR1`), `SIGRTMIN+n` / `SIGRTMAX-n`, or a number from 1 to 64 (9 is SIGKILL,
+    /// 15 SIGTERM; any other number is kept as written).
     pub fn parse(name: &str) -> Option<Signal> {
+        if !name.is_empty() && name.len() <= 2 && name.bytes().all(|b| b.is_ascii_digit()) {
+            return match name.parse::<u8>().ok()? {
+                9 => Some(Signal::Kill),
+                15 => Some(Signal::Term),
+                1..=64 => Some(Signal::Other(name.to_owned())),
+                _ => None,
+            };
+        }
         let rest = name.strip_prefix("SIG")?;
-        if rest.is_empty()
-            || !rest
+        let rt = |prefix: &str, sep: char| {
+            rest.strip_prefix(prefix)
+                .and_then(|r| r.strip_prefix(sep))
+                .is_some_and(|n| {
+                    !n.is_empty() && n.len() <= 2 && n.bytes().all(|b| b.is_ascii_digit())
+                })
+        };
+        let plain = !rest.is_empty()
+            && rest
                 .bytes()
-                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
-        {
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+        if !(plain || rt("RTMIN", '+') || rt("RTMAX", '-')) {
             return None;
         }
         Some(match name {
@@ -65,6 +82,28 @@ impl Signal {
             "SIGKILL" => Signal::Kill,
             other => Signal::Other(other.to_owned()),
         })
+    }
+
+    /// Whether the signal is one Linux has: a POSIX or Linux name, a real-time signal, or a
+    /// number. The OCI runtime spec leaves what `kill` does with any other name to the runtime.
+    pub fn is_known(&self) -> bool {
+        const NAMES: [&str; 33] = [
+            "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "IOT", "BUS", "FPE", "KILL", "USR1",
+            "SEGV", "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP",
+            "TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "POLL", "PWR",
+            "SYS",
+        ];
+        let name = self.as_str();
+        match name.strip_prefix("SIG") {
+            None => true,
+            Some(rest) => {
+                NAMES.contains(&rest)
+                    || rest == "RTMIN"
+                    || rest == "RTMAX"
+                    || rest.starts_with("RTMIN+")
+                    || rest.starts_with("RTMAX-")
+            }
+        }
     }
 
     /// The name.
@@ -241,7 +280,30 @@ mod tests {
             Signal::parse("SIGUSR1"),
             Some(Signal::Other("SIGUSR1".into()))
         );
-        for bad in ["", "SIG", "TERM", "sigterm", "SIGterm", "SIG TERM", "9"] {
+        assert_eq!(Signal::parse("9"), Some(Signal::Kill));
+        assert_eq!(Signal::parse("15"), Some(Signal::Term));
+        assert_eq!(Signal::parse("10"), Some(Signal::Other("10".into())));
+        assert_eq!(
+            Signal::parse("SIGRTMIN+3"),
+            Some(Signal::Other("SIGRTMIN+3".into()))
+        );
+        assert!(Signal::parse("SIGRTMAX-1").is_some_and(|s| s.is_known()));
+        assert!(Signal::parse("SIGFOO").is_some_and(|s| !s.is_known()));
+        assert!(Signal::parse("SIGUSR1").is_some_and(|s| s.is_known()));
+        for bad in [
+            "",
+            "SIG",
+            "TERM",
+            "sigterm",
+            "SIGterm",
+            "SIG TERM",
+            "0",
+            "65",
+            "-9",
+            "SIGRTMIN+",
+            "SIGRTMIN-1",
+            "SIGRTMIN+123",
+        ] {
             assert_eq!(Signal::parse(bad), None, "{bad:?}");
         }
     }

@@ -57,10 +57,11 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
         }
     };
     let shared = Arc::new(http::Shared::new(first.site));
-    let watcher = watch::Watcher::start(ctx, opts, &first.tests).map_err(|d| {
-        ctx.print_diagnostics(&[d], &Default::default());
-        Failure::Input
-    })?;
+    let watcher =
+        watch::Watcher::start(ctx, opts, &first.tests_root, &first.tests).map_err(|d| {
+            ctx.print_diagnostics(&[d], &Default::default());
+            Failure::Input
+        })?;
     http::spawn(listener, Arc::clone(&shared));
     println!(
         "serving {url} (built in {} ms); watching {}; Ctrl-C stops",

@@ -4,7 +4,7 @@
 //! the overlay on the open pages.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use annotate_snippets::Renderer;
@@ -20,7 +20,8 @@ use crate::{matrix, runtimes, site};
 /// A good rebuild.
 pub(super) struct Built {
     pub(super) site: Site,
-    /// The spec's `tests:` globs: which files the watcher follows.
+    /// The folder of the test globs, and the globs: which files the watcher follows.
+    pub(super) tests_root: PathBuf,
     pub(super) tests: TestGlobs,
 }
 
@@ -36,15 +37,19 @@ pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
     );
     shown.stage(&loaded.diagnostics, &loaded.sources)?;
     let spec = &loaded.spec;
-    let root = Path::new(".");
-    let cache = CacheChoice::for_root(root);
+    // The tests where every command finds them: `tests:` globs relative to contract.yaml's folder.
+    let (root, globs) = annotations::rooted(&ctx.spec, &spec.contract.tests);
+    let cache = CacheChoice::for_root(&root);
     let spec_dir = &ctx.spec;
     let (catalogue, scan) = rayon::join(
         || runtimes::load(spec_dir),
-        || annotations::scan_with(spec, root, &spec.contract.tests, &cache),
+        || annotations::scan_with(spec, &root, &globs, &cache),
     );
     shown.stage(&catalogue.diagnostics, &catalogue.sources)?;
     shown.stage(&scan.diagnostics, &scan.sources)?;
+    // Suspect tests (their clause changed since review), as `build` reports them.
+    let review = annotations::review_diagnostics(spec, &scan.tests, opts.strict);
+    shown.stage(&review, &scan.sources)?;
     let m = matrix::compute(spec, &scan.tests, None);
     let rendered = site::templates(opts.templates.as_deref()).and_then(|mut tpl| {
         tpl.serving();
@@ -56,7 +61,8 @@ pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
                 .into_iter()
                 .map(|(rel, bytes)| (rel, Arc::from(bytes)))
                 .collect::<BTreeMap<_, _>>(),
-            tests: spec.contract.tests.clone(),
+            tests_root: root,
+            tests: globs,
         }),
         Err(d) => Err(shown.fail(&d)),
     }

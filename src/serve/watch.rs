@@ -36,16 +36,20 @@ pub(super) struct Watcher {
     root: PathBuf,
     spec: PathBuf,
     templates: Option<PathBuf>,
+    /// The folder the test globs are relative to (contract.yaml's), canonical.
+    tests_root: PathBuf,
     tests: GlobMatcher,
     /// The folders watched for tests, to say what is watched.
     test_dirs: Vec<PathBuf>,
 }
 
 impl Watcher {
-    /// Watch the spec folder, the templates folder and the test files of `tests`.
+    /// Watch the spec folder, the templates folder and the test files of `tests` (globs relative
+    /// to `tests_root`, as the test scan reads them).
     pub(super) fn start(
         ctx: &Ctx,
         opts: &Options,
+        tests_root: &Path,
         tests: &TestGlobs,
     ) -> Result<Watcher, Diagnostic> {
         let fail = |what: &Path, e: &dyn std::fmt::Display| {
@@ -77,10 +81,13 @@ impl Watcher {
                 .watch(t, RecursiveMode::Recursive)
                 .map_err(|e| fail(t, &e))?;
         }
+        // Canonical, so that the paths of its events (`spec/../tests/…` otherwise) strip cleanly.
+        let tests_root =
+            std::fs::canonicalize(root.join(tests_root)).unwrap_or_else(|_| root.join(tests_root));
         let matcher = GlobMatcher::new(&tests.include, &tests.exclude);
         let mut test_dirs = Vec::new();
         for base in matcher.bases() {
-            let dir = root.join(base);
+            let dir = tests_root.join(base);
             if !dir.is_dir() {
                 continue;
             }
@@ -104,7 +111,7 @@ impl Watcher {
                     .watch(&dir, RecursiveMode::Recursive)
                     .map_err(|e| fail(&dir, &e))?;
             }
-            test_dirs.push(base.clone());
+            test_dirs.push(dir);
         }
         Ok(Watcher {
             _watcher: watcher,
@@ -112,6 +119,7 @@ impl Watcher {
             root,
             spec,
             templates,
+            tests_root,
             tests: matcher,
             test_dirs,
         })
@@ -124,7 +132,7 @@ impl Watcher {
             parts.push(self.rel(t));
         }
         for d in &self.test_dirs {
-            let d = d.display().to_string();
+            let d = self.rel(d);
             parts.push(format!(
                 "{} (tests)",
                 if d.is_empty() { ".".into() } else { d }
@@ -170,14 +178,17 @@ impl Watcher {
             }
             let from_spec = p.starts_with(&self.spec);
             let from_templates = self.templates.as_ref().is_some_and(|t| p.starts_with(t));
-            let rel = p.strip_prefix(&self.root).ok()?;
-            let rel_slash = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            let test = !rel_slash.starts_with("target/") && self.tests.matches(&rel_slash);
-            (from_spec || from_templates || test).then_some(rel_slash)
+            let slashed = |rel: &Path| {
+                rel.components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            };
+            let test = p.strip_prefix(&self.tests_root).is_ok_and(|rel| {
+                let rel = slashed(rel);
+                !rel.starts_with("target/") && self.tests.matches(&rel)
+            });
+            (from_spec || from_templates || test).then(|| self.rel(p))
         })
     }
 

@@ -197,7 +197,7 @@ pub(super) fn parse_contract(
                 diags.push(
                     Diagnostic::error("K0507", format!("`{}` is not a valid glob", g.value.escape_debug()))
                         .at(span_of(&g.referenced), e.kind().to_string())
-                        .help("globs are relative to the working directory, `/`-separated: `*` within a folder, `**` across folders, e.g. `tests/**/*.rs`"),
+                        .help("globs are relative to the folder of contract.yaml, `/`-separated: `*` within a folder, `**` across folders, `../` up, e.g. `../tests/**/*.rs`"),
                 );
             }
         }

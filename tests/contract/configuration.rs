@@ -10,7 +10,7 @@
 ///
 /// MUST · container · verify: manual
 ///
-/// Clause: config.root.use-temporary-storage
+/// Clause: config.root.use-temporary-storage @ 52fe5cb63e18
 #[test]
 #[ignore = "not yet written: config.root.use-temporary-storage"]
 fn config_root_use_temporary_storage() {
@@ -22,7 +22,7 @@ fn config_root_use_temporary_storage() {
 ///
 /// SHOULD NOT · developer · verify: manual
 ///
-/// Clause: config.mounts.per-container-volumes
+/// Clause: config.mounts.per-container-volumes @ 63d521c2e789
 #[test]
 #[ignore = "not yet written: config.mounts.per-container-volumes"]
 fn config_mounts_per_container_volumes() {
@@ -34,7 +34,7 @@ fn config_mounts_per_container_volumes() {
 /// SHOULD NOT · platform · verify: conformance · upstream:
 /// `test/conformance/runtime/container_test.go`, `test/conformance/runtime/filesystem_test.go`
 ///
-/// Clause: config.process.terminal-false
+/// Clause: config.process.terminal-false @ 43ee93e5397a
 #[test]
 #[ignore = "not yet written: config.process.terminal-false"]
 fn config_process_terminal_false() {
@@ -45,7 +45,7 @@ fn config_process_terminal_false() {
 ///
 /// MUST NOT · platform · verify: conformance
 ///
-/// Clause: config.process.linux-not-developer-configurable
+/// Clause: config.process.linux-not-developer-configurable @ 9358e27af1b3
 #[test]
 #[ignore = "not yet written: config.process.linux-not-developer-configurable"]
 fn config_process_linux_not_developer_configurable() {
@@ -60,7 +60,7 @@ fn config_process_linux_not_developer_configurable() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/envvars_test.go`
 ///
-/// Clause: config.env.port
+/// Clause: config.env.port @ 64a35d48b088
 #[test]
 #[ignore = "not yet written: config.env.port"]
 fn config_env_port() {
@@ -76,7 +76,7 @@ fn config_env_port() {
 ///
 /// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/envvars_test.go`
 ///
-/// Clause: config.env.knative-names
+/// Clause: config.env.knative-names @ 2a66f74bc846
 #[test]
 #[ignore = "not yet written: config.env.knative-names"]
 fn config_env_knative_names() {
@@ -88,7 +88,7 @@ fn config_env_knative_names() {
 ///
 /// MAY · developer · verify: conformance · upstream: `test/conformance/runtime/user_test.go`
 ///
-/// Clause: config.user.developer-may-set
+/// Clause: config.user.developer-may-set @ 4a47d228515e
 #[test]
 #[ignore = "not yet written: config.user.developer-may-set"]
 fn config_user_developer_may_set() {
@@ -100,7 +100,7 @@ fn config_user_developer_may_set() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/user_test.go`
 ///
-/// Clause: config.user.run-as-specified
+/// Clause: config.user.run-as-specified @ b52b9baadd62
 #[test]
 #[ignore = "not yet written: config.user.run-as-specified"]
 fn config_user_run_as_specified() {
@@ -111,7 +111,7 @@ fn config_user_run_as_specified() {
 ///
 /// MUST · platform · verify: manual
 ///
-/// Clause: config.user.platform-default
+/// Clause: config.user.platform-default @ 96c3daa4b724
 #[test]
 #[ignore = "not yet written: config.user.platform-default"]
 fn config_user_platform_default() {
@@ -122,7 +122,7 @@ fn config_user_platform_default() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: config.user.document-default
+/// Clause: config.user.document-default @ 05ca75fb46c8
 #[test]
 #[ignore = "not yet written: config.user.document-default"]
 fn config_user_document_default() {
@@ -134,7 +134,7 @@ fn config_user_document_default() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/container_test.go`
 ///
-/// Clause: config.user.invalid-identity-fails
+/// Clause: config.user.invalid-identity-fails @ 0c9c92acede7
 #[test]
 #[ignore = "not yet written: config.user.invalid-identity-fails"]
 fn config_user_invalid_identity_fails() {
@@ -146,7 +146,7 @@ fn config_user_invalid_identity_fails() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: config.filesystems.log-aggregation
+/// Clause: config.filesystems.log-aggregation @ 647deb10b8f0
 #[test]
 #[ignore = "not yet written: config.filesystems.log-aggregation"]
 fn config_filesystems_log_aggregation() {
@@ -162,7 +162,7 @@ fn config_filesystems_log_aggregation() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/filesystem_test.go`
 ///
-/// Clause: config.filesystems.required-mounts
+/// Clause: config.filesystems.required-mounts @ 149c35d4c4ea
 #[test]
 #[ignore = "not yet written: config.filesystems.required-mounts"]
 fn config_filesystems_required_mounts() {
@@ -173,7 +173,7 @@ fn config_filesystems_required_mounts() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/filesystem_test.go`
 ///
-/// Clause: config.filesystems.tmp-read-write
+/// Clause: config.filesystems.tmp-read-write @ 5066aca94c5c
 #[test]
 #[ignore = "not yet written: config.filesystems.tmp-read-write"]
 fn config_filesystems_tmp_read_write() {
@@ -184,7 +184,7 @@ fn config_filesystems_tmp_read_write() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/filesystem_test.go`
 ///
-/// Clause: config.filesystems.var-log-writable
+/// Clause: config.filesystems.var-log-writable @ b82b59fb0d42
 #[test]
 #[ignore = "not yet written: config.filesystems.var-log-writable"]
 fn config_filesystems_var_log_writable() {
@@ -195,7 +195,7 @@ fn config_filesystems_var_log_writable() {
 ///
 /// MUST · platform · verify: conformance
 ///
-/// Clause: config.filesystems.dev-log-syslog
+/// Clause: config.filesystems.dev-log-syslog @ aabfb4208e62
 #[test]
 #[ignore = "not yet written: config.filesystems.dev-log-syslog"]
 fn config_filesystems_dev_log_syslog() {
@@ -207,7 +207,7 @@ fn config_filesystems_dev_log_syslog() {
 /// SHOULD · platform · verify: conformance · upstream:
 /// `test/conformance/runtime/filesystem_test.go`
 ///
-/// Clause: config.filesystems.resolv-conf
+/// Clause: config.filesystems.resolv-conf @ a39bf3ea479e
 #[test]
 #[ignore = "not yet written: config.filesystems.resolv-conf"]
 fn config_filesystems_resolv_conf() {
@@ -219,7 +219,7 @@ fn config_filesystems_resolv_conf() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: config.filesystems.additional-mounts-documented
+/// Clause: config.filesystems.additional-mounts-documented @ 987802cf763d
 #[test]
 #[ignore = "not yet written: config.filesystems.additional-mounts-documented"]
 fn config_filesystems_additional_mounts_documented() {
@@ -230,7 +230,7 @@ fn config_filesystems_additional_mounts_documented() {
 ///
 /// MUST · platform · verify: manual
 ///
-/// Clause: config.namespaces.platform-provided
+/// Clause: config.namespaces.platform-provided @ e90f13b172fc
 #[test]
 #[ignore = "not yet written: config.namespaces.platform-provided"]
 fn config_namespaces_platform_provided() {
@@ -241,7 +241,7 @@ fn config_namespaces_platform_provided() {
 ///
 /// MUST NOT · developer · verify: conformance
 ///
-/// Clause: config.namespaces.developer-must-not-set
+/// Clause: config.namespaces.developer-must-not-set @ 73235c5cbd16
 #[test]
 #[ignore = "not yet written: config.namespaces.developer-must-not-set"]
 fn config_namespaces_developer_must_not_set() {
@@ -254,7 +254,7 @@ fn config_namespaces_developer_must_not_set() {
 ///
 /// MUST NOT · developer · verify: manual
 ///
-/// Clause: config.devices.default-only
+/// Clause: config.devices.default-only @ 244acc2293de
 #[test]
 #[ignore = "not yet written: config.devices.default-only"]
 fn config_devices_default_only() {
@@ -266,7 +266,7 @@ fn config_devices_default_only() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/cgroup_test.go`
 ///
-/// Clause: config.cgroups.platform-configured
+/// Clause: config.cgroups.platform-configured @ eef6e4523fd6
 #[test]
 #[ignore = "not yet written: config.cgroups.platform-configured"]
 fn config_cgroups_platform_configured() {
@@ -277,7 +277,7 @@ fn config_cgroups_platform_configured() {
 ///
 /// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/cgroup_test.go`
 ///
-/// Clause: config.cgroups.read-only
+/// Clause: config.cgroups.read-only @ 5227f5dbda20
 #[test]
 #[ignore = "not yet written: config.cgroups.read-only"]
 fn config_cgroups_read_only() {
@@ -292,7 +292,7 @@ fn config_cgroups_read_only() {
 ///
 /// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/cgroup_test.go`
 ///
-/// Clause: config.cgroups.limits-exposed
+/// Clause: config.cgroups.limits-exposed @ 0e491fa471e8
 #[test]
 #[ignore = "not yet written: config.cgroups.limits-exposed"]
 fn config_cgroups_limits_exposed() {
@@ -306,7 +306,7 @@ fn config_cgroups_limits_exposed() {
 /// SHOULD NOT · platform · verify: conformance · upstream:
 /// `test/conformance/runtime/sysctl_test.go`
 ///
-/// Clause: config.sysctl.not-developer-tunable
+/// Clause: config.sysctl.not-developer-tunable @ 10343d030d66
 #[test]
 #[ignore = "not yet written: config.sysctl.not-developer-tunable"]
 fn config_sysctl_not_developer_tunable() {
@@ -318,7 +318,7 @@ fn config_sysctl_not_developer_tunable() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: config.seccomp.consistent-profiles
+/// Clause: config.seccomp.consistent-profiles @ 40114bebaac9
 #[test]
 #[ignore = "not yet written: config.seccomp.consistent-profiles"]
 fn config_seccomp_consistent_profiles() {
@@ -332,7 +332,7 @@ fn config_seccomp_consistent_profiles() {
 ///
 /// MAY · platform · verify: manual
 ///
-/// Clause: config.rootfs-propagation.oci-definition
+/// Clause: config.rootfs-propagation.oci-definition @ 1c35e0383afa
 #[test]
 #[ignore = "not yet written: config.rootfs-propagation.oci-definition"]
 fn config_rootfs_propagation_oci_definition() {
@@ -345,7 +345,7 @@ fn config_rootfs_propagation_oci_definition() {
 /// MUST NOT · platform · verify: conformance · upstream:
 /// `test/conformance/runtime/container_test.go`
 ///
-/// Clause: config.rootfs-propagation.not-developer-configurable
+/// Clause: config.rootfs-propagation.not-developer-configurable @ 56889d73138a
 #[test]
 #[ignore = "not yet written: config.rootfs-propagation.not-developer-configurable"]
 fn config_rootfs_propagation_not_developer_configurable() {
@@ -356,7 +356,7 @@ fn config_rootfs_propagation_not_developer_configurable() {
 ///
 /// MUST NOT · platform · verify: conformance
 ///
-/// Clause: config.masked-paths.not-developer-configurable
+/// Clause: config.masked-paths.not-developer-configurable @ 0349a04689d5
 #[test]
 #[ignore = "not yet written: config.masked-paths.not-developer-configurable"]
 fn config_masked_paths_not_developer_configurable() {
@@ -367,7 +367,7 @@ fn config_masked_paths_not_developer_configurable() {
 ///
 /// MUST NOT · platform · verify: conformance
 ///
-/// Clause: config.readonly-paths.not-developer-configurable
+/// Clause: config.readonly-paths.not-developer-configurable @ 0349a04689d5
 #[test]
 #[ignore = "not yet written: config.readonly-paths.not-developer-configurable"]
 fn config_readonly_paths_not_developer_configurable() {
@@ -379,7 +379,7 @@ fn config_readonly_paths_not_developer_configurable() {
 /// SHOULD NOT · platform · verify: conformance · upstream:
 /// `test/conformance/runtime/container_test.go`
 ///
-/// Clause: config.hooks.not-developer-configurable
+/// Clause: config.hooks.not-developer-configurable @ be8d659f603b
 #[test]
 #[ignore = "not yet written: config.hooks.not-developer-configurable"]
 fn config_hooks_not_developer_configurable() {

@@ -9,7 +9,7 @@
 ///
 /// MUST · container · verify: conformance · upstream: `test/conformance/runtime/protocol_test.go`
 ///
-/// Clause: network.ports.accept-http1
+/// Clause: network.ports.accept-http1 @ 6f3c581c7421
 #[test]
 #[ignore = "not yet written: network.ports.accept-http1"]
 fn network_ports_accept_http1() {
@@ -22,7 +22,7 @@ fn network_ports_accept_http1() {
 ///
 /// SHOULD · platform · verify: conformance
 ///
-/// Clause: network.ports.h2c-upgrade
+/// Clause: network.ports.h2c-upgrade @ 83f7f8df0ae8
 #[test]
 #[ignore = "not yet written: network.ports.h2c-upgrade"]
 fn network_ports_h2c_upgrade() {
@@ -33,7 +33,7 @@ fn network_ports_h2c_upgrade() {
 ///
 /// MAY · developer · verify: conformance · upstream: `test/conformance/runtime/envvars_test.go`
 ///
-/// Clause: network.ports.developer-may-specify
+/// Clause: network.ports.developer-may-specify @ e54e56092379
 #[test]
 #[ignore = "not yet written: network.ports.developer-may-specify"]
 fn network_ports_developer_may_specify() {
@@ -44,7 +44,7 @@ fn network_ports_developer_may_specify() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/api/v1/service_test.go`
 ///
-/// Clause: network.ports.default-port
+/// Clause: network.ports.default-port @ 2de22f6fca34
 #[test]
 #[ignore = "not yet written: network.ports.default-port"]
 fn network_ports_default_port() {
@@ -57,7 +57,7 @@ fn network_ports_default_port() {
 ///
 /// MUST · developer · verify: conformance · upstream: `test/conformance/runtime/container_test.go`
 ///
-/// Clause: network.ports.single-container-port
+/// Clause: network.ports.single-container-port @ 6ce342074bd7
 #[test]
 #[ignore = "not yet written: network.ports.single-container-port"]
 fn network_ports_single_container_port() {
@@ -70,7 +70,7 @@ fn network_ports_single_container_port() {
 /// SHOULD NOT · developer · verify: conformance · upstream:
 /// `test/conformance/runtime/container_test.go`
 ///
-/// Clause: network.ports.no-host-port-developer
+/// Clause: network.ports.no-host-port-developer @ 2566b80bfc6b
 #[test]
 #[ignore = "not yet written: network.ports.no-host-port-developer"]
 fn network_ports_no_host_port_developer() {
@@ -82,7 +82,7 @@ fn network_ports_no_host_port_developer() {
 ///
 /// SHOULD NOT · platform · verify: manual
 ///
-/// Clause: network.ports.no-host-port-platform
+/// Clause: network.ports.no-host-port-platform @ 40771c7f9e34
 #[test]
 #[ignore = "not yet written: network.ports.no-host-port-platform"]
 fn network_ports_no_host_port_platform() {
@@ -94,7 +94,7 @@ fn network_ports_no_host_port_platform() {
 ///
 /// SHOULD · platform · verify: conformance
 ///
-/// Clause: network.ports.https-termination
+/// Clause: network.ports.https-termination @ f8d498d49add
 #[test]
 #[ignore = "not yet written: network.ports.https-termination"]
 fn network_ports_https_termination() {
@@ -107,7 +107,7 @@ fn network_ports_https_termination() {
 /// MUST NOT · developer · verify: conformance · upstream:
 /// `test/conformance/runtime/container_test.go`
 ///
-/// Clause: network.ports.no-arbitrary-port-names
+/// Clause: network.ports.no-arbitrary-port-names @ 6906392ad50f
 #[test]
 #[ignore = "not yet written: network.ports.no-arbitrary-port-names"]
 fn network_ports_no_arbitrary_port_names() {
@@ -119,7 +119,7 @@ fn network_ports_no_arbitrary_port_names() {
 ///
 /// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/header_test.go`
 ///
-/// Clause: network.headers.preserve-inbound
+/// Clause: network.headers.preserve-inbound @ 587e976c2de0
 #[test]
 #[ignore = "not yet written: network.headers.preserve-inbound"]
 fn network_headers_preserve_inbound() {
@@ -130,7 +130,7 @@ fn network_headers_preserve_inbound() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: network.headers.document-stripped
+/// Clause: network.headers.document-stripped @ 8b848cd6f8ed
 #[test]
 #[ignore = "not yet written: network.headers.document-stripped"]
 fn network_headers_document_stripped() {
@@ -142,7 +142,7 @@ fn network_headers_document_stripped() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: network.headers.stripped-common-prefix
+/// Clause: network.headers.stripped-common-prefix @ 399f2bc7ab6f
 #[test]
 #[ignore = "not yet written: network.headers.stripped-common-prefix"]
 fn network_headers_stripped_common_prefix() {
@@ -157,7 +157,7 @@ fn network_headers_stripped_common_prefix() {
 ///
 /// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/header_test.go`
 ///
-/// Clause: network.headers.host
+/// Clause: network.headers.host @ 916441ca1812
 #[test]
 #[ignore = "not yet written: network.headers.host"]
 fn network_headers_host() {
@@ -170,7 +170,7 @@ fn network_headers_host() {
 ///
 /// MUST · platform · verify: conformance
 ///
-/// Clause: network.headers.forwarded
+/// Clause: network.headers.forwarded @ 0371cadeb03d
 #[test]
 #[ignore = "not yet written: network.headers.forwarded"]
 fn network_headers_forwarded() {
@@ -185,7 +185,7 @@ fn network_headers_forwarded() {
 ///
 /// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/header_test.go`
 ///
-/// Clause: network.headers.x-forwarded
+/// Clause: network.headers.x-forwarded @ ee0133e74b6b
 #[test]
 #[ignore = "not yet written: network.headers.x-forwarded"]
 fn network_headers_x_forwarded() {
@@ -199,7 +199,7 @@ fn network_headers_x_forwarded() {
 ///
 /// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/header_test.go`
 ///
-/// Clause: network.headers.tracing
+/// Clause: network.headers.tracing @ bb748db46221
 #[test]
 #[ignore = "not yet written: network.headers.tracing"]
 fn network_headers_tracing() {
@@ -212,7 +212,7 @@ fn network_headers_tracing() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: network.headers.trace-context-documented
+/// Clause: network.headers.trace-context-documented @ 54a8bbfb1c77
 #[test]
 #[ignore = "not yet written: network.headers.trace-context-documented"]
 fn network_headers_trace_context_documented() {
@@ -226,7 +226,7 @@ fn network_headers_trace_context_documented() {
 /// `test/conformance/runtime/readiness_probe_test.go`,
 /// `test/conformance/runtime/liveness_probe_test.go`
 ///
-/// Clause: network.probes.http-or-tcp-on-port
+/// Clause: network.probes.http-or-tcp-on-port @ 85566e1b6e03
 #[test]
 #[ignore = "not yet written: network.probes.http-or-tcp-on-port"]
 fn network_probes_http_or_tcp_on_port() {
@@ -237,7 +237,7 @@ fn network_probes_http_or_tcp_on_port() {
 ///
 /// SHOULD · platform · verify: conformance
 ///
-/// Clause: network.probes.disallow-other-methods
+/// Clause: network.probes.disallow-other-methods @ 6e0c0d931f6f
 #[test]
 #[ignore = "not yet written: network.probes.disallow-other-methods"]
 fn network_probes_disallow_other_methods() {
@@ -257,7 +257,7 @@ fn network_probes_disallow_other_methods() {
 ///
 /// SHOULD · platform · verify: conformance
 ///
-/// Clause: network.probes.defaults
+/// Clause: network.probes.defaults @ 6e63085758b4
 #[test]
 #[ignore = "not yet written: network.probes.defaults"]
 fn network_probes_defaults() {
@@ -270,7 +270,7 @@ fn network_probes_defaults() {
 ///
 /// SHOULD NOT · developer · verify: manual
 ///
-/// Clause: network.probes.no-initial-delay
+/// Clause: network.probes.no-initial-delay @ 6b772f414c50
 #[test]
 #[ignore = "not yet written: network.probes.no-initial-delay"]
 fn network_probes_no_initial_delay() {
@@ -283,7 +283,7 @@ fn network_probes_no_initial_delay() {
 /// SHOULD · platform · verify: conformance · upstream:
 /// `test/conformance/api/v1/errorcondition_test.go`
 ///
-/// Clause: network.probes.deployment-start
+/// Clause: network.probes.deployment-start @ 9f845cbd0394
 #[test]
 #[ignore = "not yet written: network.probes.deployment-start"]
 fn network_probes_deployment_start() {
@@ -295,7 +295,7 @@ fn network_probes_deployment_start() {
 /// SHOULD · platform · verify: conformance · upstream:
 /// `test/conformance/api/v1/errorcondition_test.go`
 ///
-/// Clause: network.probes.deployment-start-without-traffic
+/// Clause: network.probes.deployment-start-without-traffic @ 7029ed14535f
 #[test]
 #[ignore = "not yet written: network.probes.deployment-start-without-traffic"]
 fn network_probes_deployment_start_without_traffic() {
@@ -308,7 +308,7 @@ fn network_probes_deployment_start_without_traffic() {
 /// SHOULD · platform · verify: conformance · upstream:
 /// `test/conformance/api/v1/errorcondition_test.go`
 ///
-/// Clause: network.probes.deployment-failed-revision
+/// Clause: network.probes.deployment-failed-revision @ 6de77fb6ad57
 #[test]
 #[ignore = "not yet written: network.probes.deployment-failed-revision"]
 fn network_probes_deployment_failed_revision() {
@@ -321,7 +321,7 @@ fn network_probes_deployment_failed_revision() {
 ///
 /// SHOULD · platform · verify: conformance
 ///
-/// Clause: network.dns.override-etc
+/// Clause: network.dns.override-etc @ 7451f6b0a89a
 #[test]
 #[ignore = "not yet written: network.dns.override-etc"]
 fn network_dns_override_etc() {
@@ -333,7 +333,7 @@ fn network_dns_override_etc() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: network.metadata.http-server
+/// Clause: network.metadata.http-server @ e2dd80d29fd5
 #[test]
 #[ignore = "not yet written: network.metadata.http-server"]
 fn network_metadata_http_server() {
@@ -344,7 +344,7 @@ fn network_metadata_http_server() {
 ///
 /// MUST · platform · verify: manual
 ///
-/// Clause: network.metadata.schema-documented
+/// Clause: network.metadata.schema-documented @ f49ccb2a0bb1
 #[test]
 #[ignore = "not yet written: network.metadata.schema-documented"]
 fn network_metadata_schema_documented() {

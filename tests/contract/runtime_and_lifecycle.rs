@@ -11,7 +11,7 @@
 ///
 /// MUST · platform · verify: manual
 ///
-/// Clause: lifecycle.extended-model-documented
+/// Clause: lifecycle.extended-model-documented @ b5c193d8983b
 #[test]
 #[ignore = "not yet written: lifecycle.extended-model-documented"]
 fn lifecycle_extended_model_documented() {
@@ -23,7 +23,7 @@ fn lifecycle_extended_model_documented() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: lifecycle.errors.limit-failure-space
+/// Clause: lifecycle.errors.limit-failure-space @ 08d597a0b4c5
 #[test]
 #[ignore = "not yet written: lifecycle.errors.limit-failure-space"]
 fn lifecycle_errors_limit_failure_space() {
@@ -36,7 +36,7 @@ fn lifecycle_errors_limit_failure_space() {
 ///
 /// SHOULD NOT · platform · verify: manual
 ///
-/// Clause: lifecycle.operations.oci-interface-not-exposed
+/// Clause: lifecycle.operations.oci-interface-not-exposed @ 906b8c2ac40a
 #[test]
 #[ignore = "not yet written: lifecycle.operations.oci-interface-not-exposed"]
 fn lifecycle_operations_oci_interface_not_exposed() {
@@ -48,7 +48,7 @@ fn lifecycle_operations_oci_interface_not_exposed() {
 /// SHOULD NOT · platform · verify: conformance · upstream:
 /// `test/conformance/runtime/container_test.go`
 ///
-/// Clause: lifecycle.hooks.not-developer-configurable
+/// Clause: lifecycle.hooks.not-developer-configurable @ a019819dbc3e
 #[test]
 #[ignore = "not yet written: lifecycle.hooks.not-developer-configurable"]
 fn lifecycle_hooks_not_developer_configurable() {
@@ -60,7 +60,7 @@ fn lifecycle_hooks_not_developer_configurable() {
 /// SHOULD · platform · verify: conformance · upstream:
 /// `test/conformance/runtime/file_descriptor_test.go`, `test/conformance/runtime/container_test.go`
 ///
-/// Clause: lifecycle.linux.stdin-eof
+/// Clause: lifecycle.linux.stdin-eof @ 234df5e85eb6
 #[test]
 #[ignore = "not yet written: lifecycle.linux.stdin-eof"]
 fn lifecycle_linux_stdin_eof() {
@@ -72,7 +72,7 @@ fn lifecycle_linux_stdin_eof() {
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: lifecycle.linux.stdout-stderr-collected
+/// Clause: lifecycle.linux.stdout-stderr-collected @ cda7c699f9ef
 #[test]
 #[ignore = "not yet written: lifecycle.linux.stdout-stderr-collected"]
 fn lifecycle_linux_stdout_stderr_collected() {

@@ -69,6 +69,7 @@ impl Observed {
             logs: self.logs.clone(),
             state: self.state.clone(),
             deviations: None,
+            unspecified: None,
         }
     }
 }

@@ -1,0 +1,159 @@
+//! Suspect tests: a test's `Clause:` line records the stamp of the clause text it was reviewed
+//! against (`/// Clause: config.env.port @ 3ffbcbe9a1b2`), the same stamp translations record
+//! ([`crate::spec::stamp`], one definition). When the clause's text — or its level, which is in
+//! the text — changes, the stamps differ and the test is *suspect* until a person has looked at it
+//! and re-stamped it (`kcontract review`). This is the Doorstop fingerprint idea, applied to tests.
+//!
+//! Only real tests are reported: an untouched stub is re-stamped by `scaffold` (there is nothing in
+//! it to review). An annotation without a stamp stays valid (test suites older than stamps) and is
+//! reported, as *unreviewed*, only with `--strict`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::diagnostic::{Diagnostic, FileId, SourceMap};
+use crate::spec::Spec;
+
+use super::{TestFn, TestKind};
+
+/// The diagnostics for suspect tests (K0514: a warning, an error with `strict`) and, with
+/// `strict`, for real tests whose annotation has no stamp (K0515, a warning).
+pub fn review_diagnostics(spec: &Spec, tests: &[TestFn], strict: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for t in tests.iter().filter(|t| t.kind == TestKind::Real) {
+        for k in &t.claims {
+            let Some(c) = spec.clause(&k.id) else {
+                continue;
+            };
+            if k.suspect(spec) {
+                let recorded = k.stamp.as_deref().unwrap_or_default();
+                let msg = format!(
+                    "the test `{}` is suspect: clause `{}` changed since the test was reviewed",
+                    t.path, k.id
+                );
+                let d = if strict {
+                    Diagnostic::error("K0514", msg)
+                } else {
+                    Diagnostic::warning("K0514", msg)
+                };
+                out.push(
+                    d.at(
+                        k.stamp_span.clone(),
+                        format!("reviewed against {recorded}; the clause is now {}", c.stamp),
+                    )
+                    .help(format!(
+                        "the clause's text or level changed ({}:{}; now: {} “{}”); check that the test still verifies it, then run `kcontract review {}`",
+                        c.file.display(),
+                        c.line,
+                        c.level,
+                        short(&c.text),
+                        k.id
+                    )),
+                );
+            } else if strict && k.unreviewed() {
+                out.push(
+                    Diagnostic::warning(
+                        "K0515",
+                        format!(
+                            "the test `{}` claims `{}` without a review stamp",
+                            t.path, k.id
+                        ),
+                    )
+                    .at(k.span.clone(), "no ` @ <stamp>` after the id")
+                    .help(format!(
+                        "once you have checked the test against the clause, run `kcontract review {}` to record its stamp ({})",
+                        k.id, c.stamp
+                    )),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The clause text cut to one line of about 80 characters, for a hint.
+fn short(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut s = String::new();
+    for w in words {
+        if s.chars().count() + w.chars().count() > 80 {
+            s.push('…');
+            return s;
+        }
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(w);
+    }
+    s
+}
+
+/// Which claims `kcontract review` re-stamps.
+#[derive(Clone, Debug)]
+pub enum ReviewTarget {
+    /// Every real test's claim of these clauses (suspect or without a stamp).
+    Ids(Vec<String>),
+    /// Every suspect claim and every real test's claim without a stamp.
+    All,
+}
+
+/// One re-stamped claim: the file (as it was read), the test, the clause.
+pub type Restamped = (PathBuf, String, String);
+
+/// Record the current stamp on the chosen claims of real tests: the stamp after ` @ ` is replaced,
+/// or ` @ <stamp>` is inserted after the id. Only those bytes change (the files' text is edited,
+/// written atomically, one file at a time). Returns what was re-stamped, in file order.
+pub fn restamp(
+    spec: &Spec,
+    tests: &[TestFn],
+    sources: &SourceMap,
+    target: &ReviewTarget,
+) -> Result<Vec<Restamped>, Diagnostic> {
+    let mut edits: BTreeMap<FileId, Vec<(std::ops::Range<usize>, String)>> = BTreeMap::new();
+    let mut done = Vec::new();
+    for t in tests.iter().filter(|t| t.kind == TestKind::Real) {
+        for k in &t.claims {
+            let Some(c) = spec.clause(&k.id) else {
+                continue;
+            };
+            let wanted = match target {
+                ReviewTarget::Ids(ids) => ids.contains(&k.id),
+                ReviewTarget::All => k.suspect(spec) || k.unreviewed(),
+            };
+            if !wanted || k.stamp.as_deref() == Some(c.stamp.as_str()) {
+                continue;
+            }
+            let new = if k.stamp.is_some() {
+                c.stamp.clone()
+            } else {
+                format!(" @ {}", c.stamp)
+            };
+            edits
+                .entry(k.stamp_span.file)
+                .or_default()
+                .push((k.stamp_span.range.clone(), new));
+            done.push((
+                sources.get(k.stamp_span.file).path.clone(),
+                t.path.clone(),
+                k.id.clone(),
+            ));
+        }
+    }
+    for (file_id, mut list) in edits {
+        let file = sources.get(file_id);
+        let mut text = file.text.clone();
+        list.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+        for (range, new) in list {
+            text.replace_range(range, &new);
+        }
+        crate::fsutil::write_atomic(&file.path, text.as_bytes()).map_err(|e| {
+            Diagnostic::error(
+                "K0306",
+                format!("cannot write `{}`: {e}", file.path.display()),
+            )
+            .in_file(&file.path)
+            .help("check that the file is writable; nothing was changed in it")
+        })?;
+    }
+    Ok(done)
+}
