@@ -165,14 +165,13 @@ fn disk(dir: &Path, project: Option<Project>) -> Source {
 /// The scan's own diagnostics are `check`'s business, not the diff's.
 fn claims(ctx: &Ctx, side: &Source, loaded: &Loaded) -> Result<Option<diff::Claims>, Failure> {
     let spec = &loaded.spec;
-    let globs = &spec.contract.tests;
+    // The `tests:` globs are relative to contract.yaml's folder, as for every command.
     match &side.project {
         None => Ok(None),
-        Some(Project::WorkingTree) => Ok(Some(diff::claims(&annotations::scan(
-            spec,
-            Path::new("."),
-            globs,
-        )))),
+        Some(Project::WorkingTree) => {
+            let (root, globs) = annotations::rooted(&side.dir, &spec.contract.tests);
+            Ok(Some(diff::claims(&annotations::scan(spec, &root, &globs))))
+        }
         Some(Project::Revision(rev)) => {
             let files = git::project_files(rev, |p| {
                 p.extension().is_some_and(|x| x == "rs") || p.ends_with("Cargo.toml")
@@ -188,7 +187,10 @@ fn claims(ctx: &Ctx, side: &Source, loaded: &Loaded) -> Result<Option<diff::Clai
                 std::fs::create_dir_all(p.parent().unwrap_or(&root))?;
                 std::fs::write(p, bytes)
             });
-            let scan = written.map(|()| annotations::scan(spec, &root, globs));
+            // The revision's files are below `root` as they are below the working directory.
+            let (scan_root, globs) =
+                annotations::rooted(&root.join(&ctx.spec), &spec.contract.tests);
+            let scan = written.map(|()| annotations::scan(spec, &scan_root, &globs));
             let _ = std::fs::remove_dir_all(&root);
             match scan {
                 Ok(scan) => Ok(Some(diff::claims(&scan))),
