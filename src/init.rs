@@ -32,8 +32,9 @@ pub(crate) fn files(title: &str, languages: &[String]) -> Vec<(String, String)> 
              # links:\n#   upstream-tests:\n#     base: https://example.org/tests/\n#     label: {{en: Upstream tests}}\n\
              # Optional: the text this contract was converted from.\n\
              # upstream: {{title: …, url: …, license: …, attribution: …}}\n\
-             # The Rust files scanned for `/// Clause: <id>` test annotations.\n\
-             tests:\n  include: [\"tests/**/*.rs\"]\n",
+             # Optional: the Rust files scanned for `/// Clause: <id>` test annotations, relative to\n\
+             # this folder (these are the defaults; set them and `check` warns while none is found).\n\
+             # tests:\n#   include: [\"../tests/**/*.rs\", \"../src/**/*.rs\"]\n",
             q(title)
         ),
     )];

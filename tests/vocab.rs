@@ -50,7 +50,9 @@ fn a_contract_with_its_own_vocabulary_and_three_languages_builds() {
     assert!(
         en.contains("https://github.com/opencontainers/runtime-spec/blob/v1.3.0/runtime.md#kill")
     );
-    assert!(en.contains("runtime-tools validation:</strong> <a href=\"https://example.org/oci-tests/validation/create.go\">"));
+    assert!(en.contains(
+        "runtime-tools validation: </strong><a href=\"https://example.org/oci-tests/validation/create.go\">"
+    ));
     assert!(zh.contains("runtime-tools 验证"));
     // No upstream: no attribution in the footer, and no Knative wording anywhere.
     assert!(!en.contains("Knative"));
