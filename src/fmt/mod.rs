@@ -1,8 +1,8 @@
 //! `kcontract fmt`: the canonical form of clause blocks.
 //!
 //! What is canonical: fields in the documented order (`id`, `level`, `actor`, `text`, `verify`,
-//! `reason`, `implicit`, `oci`, `upstream-tests`, then a translation's `source` stamp, last because it
-//! seals the fields above it); a value on the key's line without
+//! `reason`, `implicit`, `oci`, `upstream-tests`, `review`, then a translation's `source` stamp, last
+//! because it seals the fields above it); a value on the key's line without
 //! quotes when YAML allows it and the line fits in [`WIDTH`] characters, else folded (`>-`) into
 //! lines of at most [`WIDTH`], else double-quoted; one blank line before and after each block.
 //! Line breaks an editor chose inside a folded text are kept when every line fits (as Prettier's
@@ -24,19 +24,16 @@ use crate::spec_source::markdown_options;
 /// The widest a line of a clause block may be, in characters, before a text is folded.
 pub const WIDTH: usize = 100;
 
-/// The canonical order of the fields (a source clause's and a translation's together).
-const ORDER: [&str; 10] = [
-    "id",
-    "level",
-    "actor",
-    "text",
-    "verify",
-    "reason",
-    "implicit",
-    "oci",
-    "upstream-tests",
-    "source",
-];
+/// The rank of a field in the canonical order: a clause's fields in the order the loader documents
+/// them (`spec_source::clause_block::FIELDS`, one list for both), then a translation's `source`
+/// stamp, last because it seals the fields above it. `None`: not a clause field.
+fn rank(key: &str) -> Option<usize> {
+    let fields = &crate::spec_source::CLAUSE_FIELDS;
+    fields
+        .iter()
+        .position(|k| *k == key)
+        .or_else(|| (key == "source").then_some(fields.len()))
+}
 
 /// A chapter file's text with its clause blocks in canonical form.
 pub fn format_chapter(src: &str) -> String {
@@ -179,7 +176,7 @@ fn format_block(content: &str) -> Option<String> {
     let mut items: Vec<(usize, String)> = Vec::with_capacity(fields.len());
     for (field, chunk) in fields.iter().zip(&chunks) {
         let key = field.key.value.as_ref();
-        let rank = ORDER.iter().position(|k| *k == key)?;
+        let rank = rank(key)?;
         if !chunk.starts_with(&format!("{key}:")) {
             return None;
         }
@@ -430,6 +427,15 @@ mod tests {
         let want = "# T\nSome prose.\n\n```clause\nid: a.b\nlevel: MUST\nactor: platform\ntext: >-\n  The platform MUST do a thing that is described at such a length that the line is far over the\n  limit of a hundred characters.\nverify: manual\n```\n\nMore.\n";
         assert_eq!(format_chapter(src), want);
         assert_eq!(format_chapter(want), want);
+    }
+
+    #[test]
+    fn every_clause_field_has_its_place_and_the_stamp_is_last() {
+        // `review:` (the loader's field list, one definition) is formatted, not left as written;
+        // a translation's `source` stamp goes after everything it seals.
+        let src = "```clause\nreview: split it\nsource: 0123456789ab\nverify: manual\nid: a.b\nlevel: MUST\nactor: platform\ntext: The platform MUST x.\n```\n";
+        let want = "```clause\nid: a.b\nlevel: MUST\nactor: platform\ntext: The platform MUST x.\nverify: manual\nreview: split it\nsource: 0123456789ab\n```\n";
+        assert_eq!(format_chapter(src), want);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::keywords::{Level, find_keywords};
 use crate::spec::{Actor, Contract, Verify, check_id};
 
 /// Every field a clause may have, in the documented order.
-pub(super) const FIELDS: [&str; 10] = [
+pub(crate) const FIELDS: [&str; 10] = [
     "id",
     "level",
     "actor",
