@@ -9,17 +9,13 @@
 //! axe-core from `npm ci`; README, "Development"). Without the feature `cargo test` lists it as
 //! ignored with that reason; with it, a missing tool fails the test with what to install.
 
-use std::net::TcpListener;
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
-use base64::Engine as _;
-use serde_json::{Value, json};
-
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
-const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+use common::webdriver::{CHROMEDRIVER, CHROMIUM, Driver};
+use serde_json::json;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -34,179 +30,10 @@ fn missing(what: &str) -> ! {
     )
 }
 
-/// chromedriver, killed when dropped (also when an assertion fails).
-struct Driver {
-    child: Child,
-    base: String,
-    session: String,
-    _profile: tempfile::TempDir,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = ureq::delete(&format!("{}/session/{}", self.base, self.session)).call();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free loopback port");
-        let child = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start chromedriver");
-        let base = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while ureq::get(&format!("{base}/status")).call().is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not come up");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let profile = tempfile::tempdir().unwrap();
-        // The flags keep Chromium off the network (this machine has none) and fit running as root.
-        let caps = json!({"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": CHROMIUM,
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-quic", "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--window-size=1280,900",
-                    format!("--user-data-dir={}", profile.path().display()),
-                ]
-            }
-        }}});
-        let mut d = Driver {
-            child,
-            base,
-            session: String::new(),
-            _profile: profile,
-        };
-        let v = d.post("/session", caps);
-        d.session = v["sessionId"].as_str().expect("session id").to_string();
-        d
-    }
-
-    fn post(&self, path: &str, body: Value) -> Value {
-        let url = if path == "/session" {
-            format!("{}{path}", self.base)
-        } else {
-            format!("{}/session/{}{path}", self.base, self.session)
-        };
-        let mut resp = ureq::post(&url)
-            .config()
-            .http_status_as_error(false)
-            .build()
-            .send_json(body)
-            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
-        let v: Value = resp.body_mut().read_json().expect("JSON from chromedriver");
-        assert!(
-            v["value"]["error"].is_null(),
-            "WebDriver error on {path}: {}",
-            v["value"]
-        );
-        v["value"].clone()
-    }
-
-    fn get(&self, path: &str) -> Value {
-        let url = format!("{}/session/{}{path}", self.base, self.session);
-        let mut resp = ureq::get(&url).call().expect(path);
-        let v: Value = resp.body_mut().read_json().expect("JSON");
-        v["value"].clone()
-    }
-
-    fn goto(&self, url: &str) {
-        self.post("/url", json!({ "url": url }));
-    }
-
-    fn url(&self) -> String {
-        self.get("/url").as_str().unwrap_or_default().to_string()
-    }
-
-    fn js(&self, script: &str) -> Value {
-        self.post("/execute/sync", json!({ "script": script, "args": [] }))
-    }
-
-    fn find(&self, css: &str) -> String {
-        let v = self.post("/element", json!({ "using": "css selector", "value": css }));
-        v[ELEMENT].as_str().expect("element id").to_string()
-    }
-
-    fn click(&self, css: &str) {
-        let e = self.find(css);
-        self.post(&format!("/element/{e}/click"), json!({}));
-    }
-
-    fn type_into(&self, css: &str, text: &str) {
-        let e = self.find(css);
-        self.post(&format!("/element/{e}/clear"), json!({}));
-        self.post(&format!("/element/{e}/value"), json!({ "text": text }));
-    }
-
-    /// Press keys (WebDriver key codes, e.g. "\u{E004}" for Tab) on whatever has focus.
-    fn keys(&self, keys: &[&str]) {
-        let mut actions = Vec::new();
-        for k in keys {
-            actions.push(json!({"type": "keyDown", "value": k}));
-            actions.push(json!({"type": "keyUp", "value": k}));
-        }
-        self.post(
-            "/actions",
-            json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}),
-        );
-    }
-
-    /// Poll a JS expression until it is truthy.
-    fn wait_for(&self, expr: &str) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let v = self.js(&format!("return ({expr});"));
-            if v.as_bool() != Some(false) && !v.is_null() {
-                return v;
-            }
-            assert!(Instant::now() < deadline, "timed out waiting for: {expr}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Resize the window so that the page's viewport is `width` CSS pixels wide.
-    fn viewport(&self, width: i64, height: i64) {
-        self.post("/window/rect", json!({ "width": width, "height": height }));
-        // The window includes no chrome in headless mode, but check rather than assume.
-        let inner = self
-            .js("return window.innerWidth")
-            .as_i64()
-            .unwrap_or(width);
-        if inner != width {
-            self.post(
-                "/window/rect",
-                json!({ "width": width + (width - inner), "height": height }),
-            );
-        }
-        assert_eq!(self.js("return window.innerWidth").as_i64(), Some(width));
-    }
-
-    fn screenshot(&self, name: &str) {
-        let dir = root().join("target/screenshots");
-        std::fs::create_dir_all(&dir).unwrap();
-        let b64 = self.get("/screenshot");
-        let png = base64::engine::general_purpose::STANDARD
-            .decode(b64.as_str().unwrap_or_default())
-            .expect("PNG");
-        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
-        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
-    }
-
-    /// Run axe-core in the page; return the serious and critical violations.
-    fn axe(&self, axe_source: &str) -> Vec<String> {
-        self.js(axe_source);
-        let result = self.post(
+/// axe-core's checks in the page: the serious and critical violations.
+fn axe(d: &Driver, axe_source: &str) -> Vec<String> {
+    d.js(axe_source);
+    let result = d.post(
             "/execute/async",
             json!({
                 "script": "const done = arguments[arguments.length - 1];
@@ -217,20 +44,26 @@ impl Driver {
                 "args": []
             }),
         );
-        result
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|v| matches!(v["impact"].as_str(), Some("serious" | "critical")))
-            .map(|v| {
-                format!(
-                    "{} ({}): {} at {}",
-                    v["id"], v["impact"], v["help"], v["nodes"]
-                )
-            })
-            .collect()
-    }
+    result
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|v| matches!(v["impact"].as_str(), Some("serious" | "critical")))
+        .map(|v| {
+            format!(
+                "{} ({}): {} at {}",
+                v["id"], v["impact"], v["help"], v["nodes"]
+            )
+        })
+        .collect()
+}
+
+/// Save a screenshot of the viewport as `target/screenshots/NAME.png`, for review.
+fn screenshot(d: &Driver, name: &str) {
+    let dir = root().join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.png")), d.screenshot_png()).unwrap();
 }
 
 fn file_url(p: &Path) -> String {
@@ -267,7 +100,7 @@ fn setup() -> (Driver, String, tempfile::TempDir, PathBuf) {
 /// The hrefs of the search results for `query`, once there are some.
 fn search(d: &Driver, query: &str) -> Vec<String> {
     d.type_into("#q", query);
-    let v = d.wait_for(
+    let v = d.wait(
         "(() => { const a = [...document.querySelectorAll('#results a')]; \
          return a.length ? a.map(x => x.getAttribute('href')) : false; })()",
     );
@@ -322,7 +155,7 @@ fn site_for_readers_in_headless_chromium() {
             let (lang, name) = page.split_once('/').unwrap();
             let name = name.trim_end_matches(".html");
             if kinds.contains(&name) {
-                d.screenshot(&format!("{name}-{lang}-{width}"));
+                screenshot(&d, &format!("{name}-{lang}-{width}"));
             }
         }
     }
@@ -351,7 +184,7 @@ fn site_for_readers_in_headless_chromium() {
         .unwrap();
     assert!(search_w > 300.0, "search is {search_w} px wide");
     d.click("#menu");
-    d.wait_for("getComputedStyle(document.getElementById('toc')).display !== 'none'");
+    d.wait("getComputedStyle(document.getElementById('toc')).display !== 'none'");
     assert_eq!(
         d.js("return document.getElementById('menu').getAttribute('aria-expanded')"),
         "true"
@@ -362,14 +195,14 @@ fn site_for_readers_in_headless_chromium() {
         .map(e => e.outerHTML.slice(0, 80))",
     );
     assert_eq!(small, json!([]), "touch targets under 24 px");
-    d.screenshot("menu-en-390");
+    screenshot(&d, "menu-en-390");
 
     // 3. On a desktop: the header stays in view with search and the language switch; the sidebar
     //    lists the page's sections with the same numbers in both languages.
     d.viewport(1280, 800);
     d.goto(&file_url(&site.join("en/configuration.html")));
     d.js("window.scrollTo(0, 6000)");
-    d.wait_for("window.scrollY > 5000");
+    d.wait("window.scrollY > 5000");
     assert_eq!(
         d.js("return document.querySelector('header.top').getBoundingClientRect().top"),
         0
@@ -402,7 +235,7 @@ fn site_for_readers_in_headless_chromium() {
         file_url(&site.join("en/configuration.html"))
     ));
     d.click("#lang-switch");
-    d.wait_for("document.documentElement.lang === 'zh-CN'");
+    d.wait("document.documentElement.lang === 'zh-CN'");
     assert!(
         d.url()
             .ends_with("/zh/configuration.html#default-filesystems"),
@@ -458,7 +291,7 @@ fn site_for_readers_in_headless_chromium() {
         true
     );
     d.click("main h1");
-    d.wait_for("document.querySelectorAll('#results li').length === 0");
+    d.wait("document.querySelectorAll('#results li').length === 0");
 
     // 6. Print: details open, link targets shown.
     d.goto(&file_url(&site.join("en/runtimes.html")));
@@ -502,7 +335,7 @@ fn site_for_readers_in_headless_chromium() {
                 d.js(&format!(
                     "document.documentElement.dataset.theme = '{theme}';"
                 ));
-                for v in d.axe(&axe_source) {
+                for v in axe(&d, &axe_source) {
                     problems.push(format!("{page} [{theme}, {width} px]: {v}"));
                 }
             }
@@ -554,9 +387,9 @@ fn site_in_headless_chromium() {
         file_url(&site.join("en/runtime-and-lifecycle.html"))
     ));
     assert_eq!(d.js("return document.documentElement.lang"), "en");
-    d.screenshot("en");
+    screenshot(&d, "en");
     d.click("#lang-switch");
-    d.wait_for("document.documentElement.lang === 'zh-CN'");
+    d.wait("document.documentElement.lang === 'zh-CN'");
     let url = d.url();
     assert!(
         url.ends_with(&format!("/zh/runtime-and-lifecycle.html#{anchor}")),
@@ -574,10 +407,10 @@ fn site_in_headless_chromium() {
             .as_str()
             == Some("目录")
     );
-    d.screenshot("zh");
+    screenshot(&d, "zh");
     // And back again.
     d.click("#lang-switch");
-    d.wait_for("document.documentElement.lang === 'en'");
+    d.wait("document.documentElement.lang === 'en'");
     assert!(
         d.url()
             .ends_with(&format!("/en/runtime-and-lifecycle.html#{anchor}"))
@@ -594,7 +427,7 @@ fn site_in_headless_chromium() {
     ];
     for (query, expected) in cases {
         d.type_into("#q", query);
-        let ids = d.wait_for(
+        let ids = d.wait(
             "(() => { const a = [...document.querySelectorAll('#results a')]; \
              return a.length ? a.map(x => x.getAttribute('href')) : false; })()",
         );
@@ -610,8 +443,8 @@ fn site_in_headless_chromium() {
         );
     }
     d.type_into("#q", "容器");
-    d.wait_for("document.querySelectorAll('#results a').length > 0");
-    d.screenshot("search");
+    d.wait("document.querySelectorAll('#results a').length > 0");
+    screenshot(&d, "search");
     let href = d.js("return document.querySelector('#results a').getAttribute('href')");
     let id = href
         .as_str()
@@ -621,7 +454,7 @@ fn site_in_headless_chromium() {
         .unwrap()
         .to_string();
     d.click("#results a");
-    d.wait_for(&format!("location.hash === '#{id}'"));
+    d.wait(&format!("location.hash === '#{id}'"));
     let text = d.js(&format!(
         "return document.getElementById('{id}').textContent"
     ));
@@ -634,7 +467,7 @@ fn site_in_headless_chromium() {
     d.goto(&file_url(&site.join("en/runtime-and-lifecycle.html")));
     let light = d.js("return getComputedStyle(document.body).backgroundColor");
     d.click("#theme");
-    d.wait_for("document.documentElement.dataset.theme === 'dark'");
+    d.wait("document.documentElement.dataset.theme === 'dark'");
     let dark = d.js("return getComputedStyle(document.body).backgroundColor");
     assert_eq!(light, "rgb(255, 255, 255)");
     assert_eq!(dark, "rgb(13, 17, 23)");
@@ -642,7 +475,7 @@ fn site_in_headless_chromium() {
         d.js("return document.getElementById('theme').getAttribute('aria-pressed')"),
         "true"
     );
-    d.screenshot("dark");
+    screenshot(&d, "dark");
     // The choice persists across pages.
     d.goto(&file_url(&site.join("en/configuration.html")));
     assert_eq!(
@@ -656,10 +489,10 @@ fn site_in_headless_chromium() {
     d.keys(&["\u{E004}"]);
     assert_eq!(d.js("return document.activeElement.className"), "skip");
     d.keys(&["\u{E006}"]); // Enter follows the skip link
-    d.wait_for("location.hash === '#main'");
+    d.wait("location.hash === '#main'");
     d.click("#q");
     d.keys(&["S", "I", "G", "K", "I", "L", "L", "\u{E007}"]);
-    d.wait_for("location.pathname.endsWith('/runtime-and-lifecycle.html') && location.hash === '#lifecycle.sigkill-after-grace'");
+    d.wait("location.pathname.endsWith('/runtime-and-lifecycle.html') && location.hash === '#lifecycle.sigkill-after-grace'");
 
     // 5. Clause index filters.
     d.goto(&file_url(&site.join("en/clauses.html")));
@@ -684,7 +517,7 @@ fn site_in_headless_chromium() {
             d.js(&format!(
                 "document.documentElement.dataset.theme = '{theme}';"
             ));
-            for v in d.axe(&axe_source) {
+            for v in axe(&d, &axe_source) {
                 problems.push(format!("{page} [{theme}]: {v}"));
             }
         }
@@ -696,12 +529,12 @@ fn site_in_headless_chromium() {
     );
 
     d.goto(&file_url(&site.join("zh/runtimes.html#delete-created")));
-    d.screenshot("runtimes");
+    screenshot(&d, "runtimes");
 
     // The accessibility check can fail: a page with an unlabelled image and input is caught.
     let bad = tmp.path().join("bad.html");
     std::fs::write(&bad, "<!doctype html><html><head><title>x</title></head><body><img src=x.png><input type=text></body></html>").unwrap();
     d.goto(&file_url(&bad));
-    let found = d.axe(&axe_source);
+    let found = axe(&d, &axe_source);
     assert!(found.iter().any(|v| v.contains("image-alt")), "{found:?}");
 }

@@ -1,11 +1,15 @@
-//! Headless Chromium over WebDriver (chromedriver), the little of it that `tests/serve.rs` and the
-//! serve benchmark (`bench/serve.rs`) need: open a URL, run a script, wait for a condition.
+//! Headless Chromium over WebDriver (chromedriver): the one client of the browser test
+//! (`tests/browser.rs`), the serve test (`tests/serve.rs`) and the serve benchmark (`bench/serve.rs`).
+//! Open a URL, run a script, wait for a condition, find, click and type, resize, take a screenshot.
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+/// The key under which WebDriver returns an element reference (W3C WebDriver, "Elements").
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// Debian's paths (`apt-get install chromium chromium-driver`).
 pub(crate) const CHROMIUM: &str = "/usr/bin/chromium";
@@ -72,7 +76,9 @@ impl Driver {
         d
     }
 
-    fn post(&self, path: &str, body: Value) -> Value {
+    /// POST a WebDriver command of this session (or `/session` itself); its `value`. A WebDriver
+    /// error fails the test with the error.
+    pub(crate) fn post(&self, path: &str, body: Value) -> Value {
         let url = if path == "/session" {
             format!("{}{path}", self.base)
         } else {
@@ -134,5 +140,81 @@ impl Driver {
             }
             std::thread::sleep(every);
         }
+    }
+
+    fn get(&self, path: &str) -> Value {
+        let url = format!("{}/session/{}{path}", self.base, self.session);
+        let mut resp = ureq::get(&url).call().expect(path);
+        let v: Value = resp.body_mut().read_json().expect("JSON");
+        v["value"].clone()
+    }
+
+    /// The address of the current page.
+    pub(crate) fn url(&self) -> String {
+        self.get("/url").as_str().unwrap_or_default().to_string()
+    }
+
+    /// [`Self::wait_for`] every 50 ms for up to 10 s: the pace of the browser test.
+    pub(crate) fn wait(&self, expr: &str) -> Value {
+        self.wait_for(expr, Duration::from_millis(50), Duration::from_secs(10))
+    }
+
+    fn find(&self, css: &str) -> String {
+        let v = self.post("/element", json!({ "using": "css selector", "value": css }));
+        v[ELEMENT].as_str().expect("element id").to_string()
+    }
+
+    /// Click the first element matching `css`.
+    pub(crate) fn click(&self, css: &str) {
+        let e = self.find(css);
+        self.post(&format!("/element/{e}/click"), json!({}));
+    }
+
+    /// Clear the first element matching `css` and type `text` into it.
+    pub(crate) fn type_into(&self, css: &str, text: &str) {
+        let e = self.find(css);
+        self.post(&format!("/element/{e}/clear"), json!({}));
+        self.post(&format!("/element/{e}/value"), json!({ "text": text }));
+    }
+
+    /// Press keys (WebDriver key codes, e.g. "\u{E004}" for Tab) on whatever has focus.
+    pub(crate) fn keys(&self, keys: &[&str]) {
+        let mut actions = Vec::new();
+        for k in keys {
+            actions.push(json!({"type": "keyDown", "value": k}));
+            actions.push(json!({"type": "keyUp", "value": k}));
+        }
+        self.post(
+            "/actions",
+            json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]}),
+        );
+    }
+
+    /// Resize the window so that the page's viewport is `width` CSS pixels wide.
+    pub(crate) fn viewport(&self, width: i64, height: i64) {
+        self.post("/window/rect", json!({ "width": width, "height": height }));
+        // The window includes no chrome in headless mode, but check rather than assume.
+        let inner = self
+            .js("return window.innerWidth")
+            .as_i64()
+            .unwrap_or(width);
+        if inner != width {
+            self.post(
+                "/window/rect",
+                json!({ "width": width + (width - inner), "height": height }),
+            );
+        }
+        assert_eq!(self.js("return window.innerWidth").as_i64(), Some(width));
+    }
+
+    /// A screenshot of the viewport, as PNG bytes (WebDriver returns it in base64).
+    pub(crate) fn screenshot_png(&self) -> Vec<u8> {
+        use base64::Engine as _;
+        let b64 = self.get("/screenshot");
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(b64.as_str().unwrap_or_default())
+            .expect("PNG");
+        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+        png
     }
 }
