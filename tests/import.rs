@@ -53,6 +53,11 @@ fn check_and_count(upstream: &str, more: &[&str]) {
     assert_eq!(strict, 1);
     assert_eq!(err.matches("error[K0119]").count(), reviews);
 
+    // The new spec is in fmt's canonical form already: nothing to rewrite, no block left as written.
+    let (fmt, _, err) = kcontract(dir.path(), &["fmt", "--check"]);
+    assert_eq!(fmt, 0, "fmt --check of the imported {upstream}:\n{err}");
+    assert!(!err.contains("K0806"), "{err}");
+
     let loaded = kcontract::load(&dir.path().join("spec"));
     assert!(!loaded.has_errors());
     let mut in_clauses = BTreeMap::new();

@@ -199,7 +199,13 @@ impl Writer<'_> {
                 serde_json::to_string(&note).unwrap_or_else(|_| "\"check this clause\"".into());
             block.push_str(&format!("review: {quoted}\n"));
         }
-        block.push_str("text: |-\n");
+        // Prose folds (`>-`: its line breaks are Markdown's soft breaks, spaces); a text holding a
+        // blank line, an indented line (a list) or a hard break stays literal (`|`), where they
+        // keep their meaning. Both are in the subset `fmt` rewrites, which gives the final layout.
+        let literal = text
+            .lines()
+            .any(|l| l.trim().is_empty() || l.starts_with([' ', '\t']) || l.ends_with([' ', '\t']));
+        block.push_str(if literal { "text: |\n" } else { "text: >-\n" });
         for line in text.lines() {
             if line.trim().is_empty() {
                 block.push('\n');
@@ -502,7 +508,14 @@ fn import_text(src: &str, origin: &str, contract: &Contract) -> Imported {
         contract_yaml,
         chapters: chapters
             .into_iter()
-            .map(|c| (c.name, format!("{}\n", c.out.trim_end())))
+            // In the canonical form `kcontract fmt` writes (one definition of it), so that a
+            // first `fmt --check` of the new spec passes.
+            .map(|c| {
+                (
+                    c.name,
+                    crate::fmt::format_chapter(&format!("{}\n", c.out.trim_end())),
+                )
+            })
             .collect(),
         clauses: w.clauses,
         reviews: w.reviews,
