@@ -192,6 +192,27 @@ fn a_side_with_errors_is_reported_and_the_rest_diffed() {
     insta::assert_snapshot!(shown((code, out, err)));
 }
 
+#[test]
+fn a_side_that_cannot_be_read_compares_nothing() {
+    // No folder on one side, no contract.yaml on the other: nothing parsed, so no diff is printed
+    // (not "no clause changed"), and the exit code says so.
+    let empty = tempfile::tempdir().unwrap();
+    let (code, out, err) = run_in(
+        &fixtures(),
+        &["diff", "no-such-folder", empty.path().to_str().unwrap()],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(out, "");
+    assert!(err.contains("error[K0003]"), "{err}");
+    assert!(err.contains("error[K0001]"), "{err}");
+    assert!(
+        err.contains(
+            "the old version (no-such-folder) could not be read (above); nothing was compared"
+        ),
+        "{err}"
+    );
+}
+
 fn git(dir: &Path, args: &[&str]) {
     let st = Command::new("git")
         .current_dir(dir)

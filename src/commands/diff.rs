@@ -76,8 +76,21 @@ impl Diff {
                 }
             }
         };
-        let old_loaded = load(ctx, &old, "old");
-        let new_loaded = load(ctx, &new, "new");
+        // Folders named on the command line (or `--spec`): a hint about a missing one names it.
+        let named = self.old.is_some() || ctx.spec_given;
+        let old_loaded = load(ctx, &old, "old", named);
+        let new_loaded = load(ctx, &new, "new", named);
+        // A side with errors and not one chapter read (no folder, no contract.yaml, a broken
+        // contract.yaml) leaves nothing to compare: "no clause changed" would be a false answer.
+        for (which, s, l) in [("old", &old, &old_loaded), ("new", &new, &new_loaded)] {
+            if l.has_errors() && l.spec.documents.is_empty() {
+                eprintln!(
+                    "error: the {which} version ({}) could not be read (above); nothing was compared",
+                    s.label
+                );
+                return Err(Failure::Input);
+            }
+        }
         let mut unreadable = diff::unreadable_ids(&old_loaded);
         unreadable.extend(diff::unreadable_ids(&new_loaded));
         let tests = match (
@@ -237,8 +250,12 @@ fn git_failure(ctx: &Ctx, e: git::GitError) -> Failure {
 
 /// Load one side; print its errors (not its warnings: a stale translation is a change the diff
 /// shows itself) without stopping, so that the diff covers what parsed.
-fn load(ctx: &Ctx, side: &Source, which: &str) -> Loaded {
-    let loaded = spec_source::load_from(&side.tree, &side.dir, LoadOptions::default());
+fn load(ctx: &Ctx, side: &Source, which: &str, named: bool) -> Loaded {
+    let options = LoadOptions {
+        named,
+        ..LoadOptions::default()
+    };
+    let loaded = spec_source::load_from(&side.tree, &side.dir, options);
     let errors: Vec<Diagnostic> = loaded
         .diagnostics
         .iter()
