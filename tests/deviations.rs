@@ -351,12 +351,32 @@ fn observations_hold(runtime: OciRuntime) {
                 .flat_map(|h| h.observed.iter().map(move |o| (h.id.as_str(), &h.trace, o))),
         )
         .filter(|(_, _, o)| o.runtime == runtime.as_str());
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/replay-line.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let line_schema = jsonschema::draft202012::new(&schema).unwrap();
     let mut checked = 0;
     for (id, trace, o) in runs {
         let trace = trace_of(trace);
         let observed = session
             .run(&trace.steps)
             .unwrap_or_else(|e| panic!("{id} on {runtime}: {e}"));
+        // What the harness prints for the runtime (`conformance run`) is a valid replay line.
+        for (i, step) in observed.iter().enumerate() {
+            let line = serde_json::to_value(step.to_line(i)).unwrap();
+            let problems: Vec<String> = line_schema
+                .iter_errors(&line)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(
+                problems.is_empty(),
+                "{id} on {runtime}: {line}\n{problems:?}"
+            );
+        }
         let fresh: Vec<String> = observed
             .iter()
             .map(|o| from_observed(o, runtime).0)

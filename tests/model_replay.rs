@@ -136,10 +136,11 @@ fn issue_example_output_shape() {
         lines[0]
     );
     // prestart runs in create at v1.3.0, before createRuntime; the failure sends the lifecycle to
-    // the destroy step, so poststop runs.
+    // the destroy step, so poststop runs. Each hook read the state: `creating` with the container
+    // process's pid, and `stopped` without one once it has ended.
     assert!(
         lines[0].ends_with(
-            r#""warnings":[],"hooks_run":["prestart[0]","createRuntime[0]","createRuntime[1]","poststop[0]"],"signals":[],"logs":[],"state":null}"#
+            r#""warnings":[],"hooks_run":["prestart[0]","createRuntime[0]","createRuntime[1]","poststop[0]"],"hook_states":[{"hook":"prestart[0]","status":"creating","pid":1000},{"hook":"createRuntime[0]","status":"creating","pid":1000},{"hook":"createRuntime[1]","status":"creating","pid":1000},{"hook":"poststop[0]","status":"stopped"}],"signals":[],"logs":[],"state":null}"#
         ),
         "{}",
         lines[0]
@@ -160,6 +161,7 @@ fn issue_example_output_shape() {
         "error",
         "warnings",
         "hooks_run",
+        "hook_states",
         "signals",
         "logs",
         "state",

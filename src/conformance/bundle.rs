@@ -156,14 +156,17 @@ pub fn program_script(on_sigterm: OnSigterm) -> String {
 }
 
 /// The hook script: `$1` = `NAME[INDEX]`, `$2` = host control folder, `$3` = exit status, `$4` =
-/// the clean-up marker. Once the marker exists the hook succeeds silently: youki runs the poststop
+/// the clean-up marker. It logs `NAME[INDEX] STATUS PID` from the state on its stdin (either may be
+/// empty). Once the marker exists the hook succeeds silently: youki runs the poststop
 /// hooks even for `delete --force` and refuses to delete while one fails, so the clean-up guards
 /// create the marker before deleting.
 const HOOK_SCRIPT: &str = concat!(
-    "st=$(tr -d ' \\t\\n' | sed -n 's/.*\"status\":\"\\([a-z]*\\)\".*/\\1/p'); ",
+    "s=$(tr -d ' \\t\\n'); ",
+    "st=$(echo \"$s\" | sed -n 's/.*\"status\":\"\\([a-z]*\\)\".*/\\1/p'); ",
+    "pid=$(echo \"$s\" | sed -n 's/.*\"pid\":\\([0-9]*\\).*/\\1/p'); ",
     "[ -e \"$4\" ] && exit 0; ",
     "if [ -d \"$2\" ]; then d=\"$2\"; else d=/ctl; fi; ",
-    "echo \"$1 $st\" >> \"$d/hooks.log\"; exit \"$3\""
+    "echo \"$1 $st $pid\" >> \"$d/hooks.log\"; exit \"$3\""
 );
 
 /// The `config.json` for a container created with `config`, whose control folder is `ctl` on the

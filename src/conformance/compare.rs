@@ -156,6 +156,7 @@ mod tests {
                 .map(|(n, s)| ObservedHook {
                     name: (*n).into(),
                     status_seen: (*s).into(),
+                    pid_seen: None,
                 })
                 .collect(),
             signals: Vec::new(),

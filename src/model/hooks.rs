@@ -181,6 +181,9 @@ pub struct HookRun {
     /// That status as the hook reads it: `status_seen`'s name, or under a runtime profile what that
     /// runtime passes (which may be no OCI status at all, e.g. crun's `starting`).
     pub status_label: &'static str,
+    /// The `pid` in that state: the container process's while it lives (runtime.md §State: "REQUIRED
+    /// when `status` is `created` or `running`"), `None` once it has ended (the poststop hooks).
+    pub pid_seen: Option<u32>,
     /// Where it executed, when the version says (v1.3.0 only).
     pub namespace: Option<Namespace>,
 }

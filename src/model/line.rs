@@ -4,9 +4,11 @@
 //! it observed, the model from its [`StepResult`], and both are written by [`write_lines`].
 //!
 //! Fields, always present and in this order: `step`, `op`, `id`, `ok`, `status`, `error`,
-//! `warnings`, `hooks_run`, `signals`, then `logs` (the developer-visible log entries written during
-//! the step) and `state` (what a successful `state` returned, else `null`); `deviations` only under
-//! a runtime profile (`model replay --profile`).
+//! `warnings`, `hooks_run`, `hook_states` (the state each hook read on its stdin), `signals`, then
+//! `logs` (the developer-visible log entries written during the step) and `state` (what a
+//! successful `state` returned, else `null`); `deviations` only under a runtime profile
+//! (`model replay --profile`), `unspecified` only where the spec leaves the outcome open. The JSON
+//! Schema of the line, for consumers, is `docs/replay-line.schema.json`.
 
 use std::io::{self, Write};
 
@@ -33,6 +35,8 @@ pub struct ReplayLine {
     pub warnings: Vec<String>,
     /// The hooks run, as `name[index]`, in order.
     pub hooks_run: Vec<String>,
+    /// The state each of those hooks read on its stdin, in the same order.
+    pub hook_states: Vec<HookState>,
     /// Signals delivered.
     pub signals: Vec<String>,
     /// Developer-visible log entries.
@@ -48,6 +52,20 @@ pub struct ReplayLine {
     /// when the spec decides the outcome.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unspecified: Option<String>,
+}
+
+/// The state a hook read on its stdin (config.md §POSIX-platform Hooks: "The state of the container
+/// MUST be passed to hooks over stdin"), the fields a hook acts on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookState {
+    /// Which hook run, `name[index]` (as in `hooks_run`).
+    pub hook: String,
+    /// The state's `status`, as the hook read it (a runtime may pass a status of its own, such as
+    /// crun's `starting`; empty when the hook read no status).
+    pub status: String,
+    /// The state's `pid`, when it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<i64>,
 }
 
 /// The state document of a `state` step (runtime.md §State), fields in the schema's order. The
@@ -92,6 +110,15 @@ impl ReplayLine {
             error: r.error_message(),
             warnings: r.warning_messages(),
             hooks_run: r.hooks_run.iter().map(ToString::to_string).collect(),
+            hook_states: r
+                .hooks_run
+                .iter()
+                .map(|h| HookState {
+                    hook: h.to_string(),
+                    status: h.status_label.to_owned(),
+                    pid: h.pid_seen.map(i64::from),
+                })
+                .collect(),
             signals: r.signals.iter().map(|s| s.as_str().to_owned()).collect(),
             logs: r.logs.iter().map(ToString::to_string).collect(),
             state: r.state.as_ref().map(LineState::from),

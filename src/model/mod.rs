@@ -42,7 +42,7 @@ pub mod version;
 pub use cli::{replay_command, run_replay, run_replay_with};
 pub use fault::Fault;
 pub use hooks::{FailureRule, HookName, HookOutcome, HookRun, Hooks, Namespace, Phase};
-pub use line::{LineState, ReplayLine, replay_lines, to_json_lines, write_lines};
+pub use line::{HookState, LineState, ReplayLine, replay_lines, to_json_lines, write_lines};
 pub use op::{Action, Config, OnSigterm, Op, OpKind, Signal};
 pub use profile::{Deviation, OciRuntime};
 pub use runtime::{Container, Runtime};

@@ -190,7 +190,12 @@ impl Runtime {
         }
         // Step 2 has created the environment; the status is `creating` while the create-phase hooks
         // run. "the user-specified program … MUST NOT be run at this time."
-        if let PhaseEnd::Failed(hook, index) = self.run_hooks(config, Phase::Create, out) {
+        // The container process exists from step 2 (`created` is "after step 2 … the container
+        // process has neither exited nor executed the user-specified program"): the hooks read
+        // the pid it will keep.
+        let pid = self.free_pid();
+        if let PhaseEnd::Failed(hook, index) = self.run_hooks(config, Phase::Create, Some(pid), out)
+        {
             // Nothing was inserted: destroying undoes step 2, then the poststop hooks run.
             if self.dev(Deviation::CreateHookFailureSkipsPoststop) {
                 out.note(Deviation::CreateHookFailureSkipsPoststop);
@@ -209,7 +214,6 @@ impl Runtime {
                 hook: None,
             });
         }
-        let pid = self.free_pid();
         let container = Container {
             id: id.to_owned(),
             status: Status::Created,
@@ -241,8 +245,9 @@ impl Runtime {
             return Err(OpError::ProcessNotSet);
         }
         let config = c.config.clone();
+        let pid = c.pid;
         if let PhaseEnd::Failed(hook, index) =
-            self.run_hooks(&config, Phase::StartBeforeProgram, out)
+            self.run_hooks(&config, Phase::StartBeforeProgram, pid, out)
         {
             if hook == HookName::StartContainer
                 && self.dev(Deviation::StartContainerFailureNotReported)
@@ -251,7 +256,8 @@ impl Runtime {
                 // poststart hooks and reports success.
                 out.note(Deviation::StartContainerFailureNotReported);
                 self.end_process(at);
-                return match self.run_hooks(&config, Phase::StartAfterProgram, out) {
+                let pid = self.containers[at].pid;
+                return match self.run_hooks(&config, Phase::StartAfterProgram, pid, out) {
                     PhaseEnd::Failed(hook, index) => Err(self.poststart_error(hook, index, out)),
                     _ => Ok(()),
                 };
@@ -262,7 +268,7 @@ impl Runtime {
         // The user-specified program runs in the container process (same PID).
         self.containers[at].status = Status::Running;
         if let PhaseEnd::Failed(hook, index) =
-            self.run_hooks(&config, Phase::StartAfterProgram, out)
+            self.run_hooks(&config, Phase::StartAfterProgram, pid, out)
         {
             if self.dev(Deviation::PoststartFailureKeepsRunning) {
                 return Err(self.poststart_error(hook, index, out));
@@ -374,8 +380,9 @@ impl Runtime {
             self.end_process(at);
         }
         let config = self.containers[at].config.clone();
+        let pid = self.containers[at].pid;
         // Poststop failures are warnings at both versions; only a profile turns one into an error.
-        if let PhaseEnd::Failed(hook, index) = self.run_hooks(&config, Phase::Destroy, out) {
+        if let PhaseEnd::Failed(hook, index) = self.run_hooks(&config, Phase::Destroy, pid, out) {
             out.note(Deviation::PoststopFailureFailsDelete);
             return Err(OpError::Deviated {
                 deviation: Deviation::PoststopFailureFailsDelete,

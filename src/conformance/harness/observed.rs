@@ -2,7 +2,7 @@
 //! [`ReplayLine`], so that `kcontract conformance run` prints exactly the shape `kcontract model
 //! replay` prints.
 
-use crate::model::{LineState, Op, OpKind, ReplayLine};
+use crate::model::{HookState, LineState, Op, OpKind, ReplayLine};
 
 /// One hook run as the hook program recorded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,6 +11,8 @@ pub struct ObservedHook {
     pub name: String,
     /// The `status` in the state the hook read on stdin (empty if it read none).
     pub status_seen: String,
+    /// The `pid` in that state, if it had one.
+    pub pid_seen: Option<i64>,
 }
 
 /// What one step did on the real runtime.
@@ -65,6 +67,15 @@ impl Observed {
             error: self.error.clone(),
             warnings: self.warnings.clone(),
             hooks_run: self.hooks_run.iter().map(|h| h.name.clone()).collect(),
+            hook_states: self
+                .hooks_run
+                .iter()
+                .map(|h| HookState {
+                    hook: h.name.clone(),
+                    status: h.status_seen.clone(),
+                    pid: h.pid_seen,
+                })
+                .collect(),
             signals: self.signals.clone(),
             logs: self.logs.clone(),
             state: self.state.clone(),

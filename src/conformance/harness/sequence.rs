@@ -334,10 +334,15 @@ impl<'a> Sequence<'a> {
         for b in self.bundles.get_mut(trace_id).into_iter().flatten() {
             let lines = read_lines(&b.ctl.join("hooks.log"))?;
             for line in lines.get(b.hooks_read..).unwrap_or_default() {
-                let (name, status) = line.split_once(' ').unwrap_or((line, ""));
+                // `NAME[INDEX] STATUS PID` (see the hook script), either of the last two empty.
+                let mut parts = line.splitn(3, ' ');
+                let name = parts.next().unwrap_or_default();
+                let status = parts.next().unwrap_or_default();
+                let pid = parts.next().and_then(|p| p.trim().parse::<i64>().ok());
                 runs.push(ObservedHook {
                     name: name.to_owned(),
                     status_seen: status.to_owned(),
+                    pid_seen: pid,
                 });
             }
             b.hooks_read = lines.len();

@@ -6,7 +6,7 @@
 
 use super::Runtime;
 use crate::model::fault::Fault;
-use crate::model::hooks::{FailureRule, HookName, HookOutcome, HookRun, Phase};
+use crate::model::hooks::{FailureRule, HookName, HookOutcome, HookRun, Namespace, Phase};
 use crate::model::op::Config;
 use crate::model::profile::Deviation;
 use crate::model::status::Status;
@@ -46,17 +46,20 @@ impl Runtime {
     pub(super) fn run_poststop_after_error(&mut self, config: &Config, out: &mut StepResult) {
         if !self.has_fault(Fault::PoststopSkippedOnHookError) {
             // The operation already failed; a poststop failure cannot add to that.
-            let _ = self.run_hooks(config, Phase::Destroy, out);
+            // The container process has ended: the state the hooks read has no pid.
+            let _ = self.run_hooks(config, Phase::Destroy, None, out);
         }
     }
 
     /// Runs every hook of `phase` in order. An error-class failure ends the phase
     /// ([`PhaseEnd::Failed`]); warning-class failures are recorded and the run continues; a
-    /// profile may ignore a failure or stop after it.
+    /// profile may ignore a failure or stop after it. `pid` is the container process's, as the
+    /// state passed to each hook holds it (`None`: no live process).
     pub(super) fn run_hooks(
         &self,
         config: &Config,
         phase: Phase,
+        pid: Option<u32>,
         out: &mut StepResult,
     ) -> PhaseEnd {
         for hook in self.phase_hooks(phase) {
@@ -72,13 +75,23 @@ impl Runtime {
                     out.note(d);
                 }
                 let status_label = self.status_label(hook, phase, status_seen, out);
+                let namespace = self.version.hook_namespace(hook);
+                // v1.3.0 runtime.md §State, `pid`: "For hooks executed in the container namespace,
+                // it is the pid as seen by the container." The model's containers have a PID
+                // namespace of their own (as the harness's bundles do), where the container process
+                // is pid 1 (runc, crun: observed).
+                let pid_seen = match namespace {
+                    Some(Namespace::Container) => pid.map(|_| 1),
+                    _ => pid,
+                };
                 out.hooks_run.push(HookRun {
                     hook,
                     index,
                     outcome,
                     status_seen,
                     status_label,
-                    namespace: self.version.hook_namespace(hook),
+                    pid_seen,
+                    namespace,
                 });
                 if outcome == HookOutcome::Fail {
                     match self.on_failure(hook, phase) {
