@@ -323,8 +323,9 @@ fn stale_session_is_swept(runtime: OciRuntime) {
     {
         let dir = seq.join(format!("c{n}"));
         std::fs::create_dir_all(&dir).expect("bundle folder");
-        write_bundle(&rootfs, &dir, &seq.join("cleanup"), &config).expect("bundle");
         let id = format!("{name}-1-i{n}");
+        // The cgroup is named like the ID, with the session's prefix, as the harness names it.
+        write_bundle(&rootfs, &dir, &seq.join("cleanup"), &config, &id).expect("bundle");
         let bundle = dir.display().to_string();
         let out = cli
             .run(&["create", "--bundle", bundle.as_str(), id.as_str()])

@@ -258,12 +258,16 @@ fn mounts(ctl: &Path) -> Value {
 }
 
 /// Writes a bundle for `config` into `dir` (created): `config.json` and the control folder
-/// `dir/ctl` holding the FIFO `exit`. Returns the control folder.
+/// `dir/ctl` holding the FIFO `exit`. Returns the control folder. `cgroup` names the container's
+/// cgroup (`linux.cgroupsPath` `/<cgroup>`): without it runc and crun name the cgroup after the
+/// container ID, and two sessions (runc's and crun's, run in parallel) passing the same verbatim ID
+/// would share one.
 pub fn write_bundle(
     rootfs: &Rootfs,
     dir: &Path,
     disarm: &Path,
     config: &Config,
+    cgroup: &str,
 ) -> Result<PathBuf, HarnessError> {
     let ctl = dir.join("ctl");
     std::fs::create_dir_all(&ctl)?;
@@ -276,7 +280,8 @@ pub fn write_bundle(
     if !made.success() {
         return Err(HarnessError(format!("cannot mkfifo {}", fifo.display())));
     }
-    let doc = config_json(rootfs, &ctl, disarm, config);
+    let mut doc = config_json(rootfs, &ctl, disarm, config);
+    doc["linux"]["cgroupsPath"] = Value::from(format!("/{cgroup}"));
     let text = serde_json::to_string_pretty(&doc).map_err(|e| HarnessError(e.to_string()))?;
     std::fs::write(dir.join("config.json"), text)?;
     Ok(ctl)

@@ -64,6 +64,9 @@ impl OciRuntime {
                 PoststopFailureSkipsRest,
                 PrestartInCreate,
                 RunsHooksUndefinedAt101,
+                IdCharsetRestricted,
+                IdLengthLimited,
+                SignalNamesRestricted,
             ],
             OciRuntime::Crun => &[
                 DeleteCreated,
@@ -77,6 +80,7 @@ impl OciRuntime {
                 StartContainerSeesStarting,
                 PrestartInCreate,
                 RunsHooksUndefinedAt101,
+                IdLengthLimited,
             ],
             OciRuntime::Youki => &[
                 DeleteCreated,
@@ -190,11 +194,24 @@ pub enum Deviation {
     /// `startContainer` hooks are run (with their v1.3.0 placement and failure rules) although
     /// v1.0.1 does not define them and requires unknown properties to be ignored.
     RunsHooksUndefinedAt101,
+    /// `id-charset-restricted`: every operation given an ID with a character other than an ASCII
+    /// letter, digit, `_`, `+`, `-` or `.` fails ("invalid container ID format") and changes
+    /// nothing. The spec sets no format for IDs; the model (and crun) accept any.
+    IdCharsetRestricted,
+    /// `id-length-limited`: every operation given an ID longer than 255 bytes fails and changes
+    /// nothing: the runtime names its state folder after the ID, and a file name has at most 255
+    /// bytes on Linux file systems. The spec sets no length; the model accepts any.
+    IdLengthLimited,
+    /// `signal-names-restricted`: `kill` with a signal name the runtime does not know (`SIGFOO`)
+    /// or written as `SIGRTMIN+n`/`SIGRTMAX-n` fails ("unknown signal") and sends nothing; a
+    /// signal number works. The spec does not say how a signal is named; the model (and crun)
+    /// accept these.
+    SignalNamesRestricted,
 }
 
 impl Deviation {
     /// Every deviation.
-    pub const ALL: [Deviation; 19] = [
+    pub const ALL: [Deviation; 22] = [
         Deviation::DeleteCreated,
         Deviation::CreateRequiresProcess,
         Deviation::SignalEndsCreated,
@@ -214,6 +231,9 @@ impl Deviation {
         Deviation::StartContainerSeesCreating,
         Deviation::PrestartInCreate,
         Deviation::RunsHooksUndefinedAt101,
+        Deviation::IdCharsetRestricted,
+        Deviation::IdLengthLimited,
+        Deviation::SignalNamesRestricted,
     ];
 
     /// The stable id used in the data file, the output and the docs.
@@ -240,6 +260,9 @@ impl Deviation {
             Deviation::StartContainerSeesCreating => "start-container-sees-creating",
             Deviation::PrestartInCreate => "prestart-in-create",
             Deviation::RunsHooksUndefinedAt101 => "runs-hooks-undefined-at-1.0.1",
+            Deviation::IdCharsetRestricted => "id-charset-restricted",
+            Deviation::IdLengthLimited => "id-length-limited",
+            Deviation::SignalNamesRestricted => "signal-names-restricted",
         }
     }
 

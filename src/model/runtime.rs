@@ -136,6 +136,16 @@ impl Runtime {
             None => out.error = Some(OpError::NoId),
             Some(id) => {
                 let id = id.to_owned();
+                if let Some(d) = self.refused_id(&id) {
+                    // The runtime refuses the ID before it looks for a container: no effect.
+                    out.note(d);
+                    out.error = Some(OpError::Deviated {
+                        deviation: d,
+                        hook: None,
+                    });
+                    out.status = self.container(&id).map(|c| c.status);
+                    return out;
+                }
                 let result = match &op.action {
                     Action::State => self.state(&id, &mut out),
                     Action::Create(config) => self.create(&id, config, &mut out),
@@ -153,6 +163,19 @@ impl Runtime {
             }
         }
         out
+    }
+
+    /// The deviation under which the profile's runtime refuses `id` (the spec sets no format or
+    /// length for IDs, so the spec model refuses none).
+    fn refused_id(&self, id: &str) -> Option<Deviation> {
+        let charset = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-' | b'.');
+        if self.dev(Deviation::IdLengthLimited) && id.len() > 255 {
+            Some(Deviation::IdLengthLimited)
+        } else if self.dev(Deviation::IdCharsetRestricted) && !id.bytes().all(charset) {
+            Some(Deviation::IdCharsetRestricted)
+        } else {
+            None
+        }
     }
 
     /// `state`: "Attempting to query a container that does not exist MUST generate an error. This
@@ -294,6 +317,18 @@ impl Runtime {
     /// specified signal to the container process."
     fn kill(&mut self, id: &str, signal: &Signal, out: &mut StepResult) -> Result<(), OpError> {
         let at = self.position(id).ok_or(OpError::NotFound)?;
+        let name = signal.as_str();
+        if self.dev(Deviation::SignalNamesRestricted)
+            && (!signal.is_known()
+                || name.starts_with("SIGRTMIN+")
+                || name.starts_with("SIGRTMAX-"))
+        {
+            out.note(Deviation::SignalNamesRestricted);
+            return Err(OpError::Deviated {
+                deviation: Deviation::SignalNamesRestricted,
+                hook: None,
+            });
+        }
         let status = self.containers[at].status;
         if !status.has_process() && !self.has_fault(Fault::KillStoppedAccepted) {
             return Err(OpError::WrongStatus(status));

@@ -246,6 +246,9 @@ impl StepResult {
                     Deviation::PoststopFailureFailsDelete => {
                         "delete failed; the container was not deleted"
                     }
+                    Deviation::IdCharsetRestricted => "the runtime refuses the ID's characters",
+                    Deviation::IdLengthLimited => "the runtime refuses an ID this long",
+                    Deviation::SignalNamesRestricted => "the runtime does not know the signal",
                     _ => "the operation failed",
                 };
                 let runtime = self.profile.map_or("", OciRuntime::as_str);

@@ -101,16 +101,35 @@ impl Drop for Sequence<'_> {
     }
 }
 
-/// The runtime's container ID for a trace ID: unique per session and sequence, and made of
-/// characters every runtime accepts. Alphanumeric trace IDs stay readable (`…-ia`); others are
-/// hex-encoded (`…-h2f61`), so the mapping is injective.
+/// The runtime's container ID for a trace ID. Alphanumeric IDs get the sequence's prefix (`…-ia`):
+/// unique per session and sequence, so a container a failed clean-up left behind never meets the
+/// next sequence. Any other ID the runtime can be given safely is passed exactly as the trace has it,
+/// so that what the runtime does with it (`a.b`, `ünï`, a 1,024-byte ID: the OCI spec sets no
+/// format, and runtimes differ) is what the harness observes. Only IDs that could not be passed
+/// safely are hex-encoded with the prefix (`…-h2e2e`): `.` and `..` (a runtime that does not
+/// check them would put its state at `--root/..`, outside its state folder), IDs holding `/` or a
+/// control character (a path, or a broken log line), and IDs starting with `-` (read as an
+/// option), or with the prefix itself. The mapping stays injective: every prefixed ID starts with
+/// the prefix and no verbatim one does.
 pub fn real_id(prefix: &str, trace_id: &str) -> String {
     if trace_id.bytes().all(|b| b.is_ascii_alphanumeric()) {
         format!("{prefix}-i{trace_id}")
+    } else if passes_verbatim(prefix, trace_id) {
+        trace_id.to_owned()
     } else {
         let hex: String = trace_id.bytes().map(|b| format!("{b:02x}")).collect();
         format!("{prefix}-h{hex}")
     }
+}
+
+/// Whether a (non-alphanumeric) trace ID is given to the runtime as it is (see [`real_id`]).
+fn passes_verbatim(prefix: &str, id: &str) -> bool {
+    !id.is_empty()
+        && id != "."
+        && id != ".."
+        && !id.starts_with('-')
+        && !id.starts_with(prefix)
+        && !id.chars().any(|c| c == '/' || c.is_control())
 }
 
 /// A status from `state`, as the harness reads it.
@@ -379,12 +398,23 @@ mod tests {
     #[test]
     fn real_ids_are_injective_and_safe() {
         assert_eq!(real_id("kc-1", "a"), "kc-1-ia");
-        assert_eq!(real_id("kc-1", "a b"), "kc-1-h612062");
-        assert_ne!(real_id("kc-1", "h61"), real_id("kc-1", "a"));
-        assert!(
-            real_id("kc", "../x")
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        );
+        // What the OCI spec leaves to the runtime reaches it unchanged.
+        for id in ["a b", "a.b", "ünï", "a+b_c", "x-y"] {
+            assert_eq!(real_id("kc-1", id), id);
+        }
+        let long = "x.".repeat(512);
+        assert_eq!(real_id("kc-1", &long), long);
+        // What cannot be passed safely is encoded, into letters, digits and dashes only.
+        for id in [".", "..", "../x", "a/b", "-a", "a\nb", "kc-1-ia"] {
+            let real = real_id("kc-1", id);
+            assert!(real.starts_with("kc-1-h"), "{id:?} → {real}");
+            assert!(real.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+        }
+        let ids = [
+            "a", "h61", "a b", "kc-1-ia", "kc-1-h61", ".", "..", "-a", "a.b",
+        ];
+        let reals: std::collections::BTreeSet<String> =
+            ids.iter().map(|i| real_id("kc-1", i)).collect();
+        assert_eq!(reals.len(), ids.len(), "{reals:?}");
     }
 }

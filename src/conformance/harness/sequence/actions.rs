@@ -22,7 +22,9 @@ impl Sequence<'_> {
         self.created += 1;
         let dir = self.dir.join(format!("c{}", self.created));
         std::fs::create_dir_all(&dir)?;
-        let ctl = write_bundle(self.rootfs, &dir, &self.dir.join(DISARM), config)?;
+        // Named with the prefix, as the prefixed container IDs are: the session's clean-up finds it.
+        let cgroup = format!("{}-c{}", self.prefix, self.created);
+        let ctl = write_bundle(self.rootfs, &dir, &self.dir.join(DISARM), config, &cgroup)?;
         let bundle_arg = dir.to_string_lossy().into_owned();
         if let Some(id) = id.filter(|i| !i.is_empty()) {
             self.maybe_live.insert(id.to_owned());
