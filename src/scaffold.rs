@@ -13,7 +13,7 @@
 //! ///
 //! /// MUST · platform · verify: conformance · upstream: `test/conformance/…`
 //! ///
-//! /// Clause: <id>
+//! /// Clause: <id> @ <stamp>
 //! #[test]
 //! #[ignore = "not yet written: <id>"]
 //! fn <id with `.` and `-` as `_`>() {
@@ -32,9 +32,12 @@
 //! function's name). Anything else — an edited body, an added attribute or `//` comment, a changed
 //! signature — makes it the author's test, kept byte for byte, as is every byte outside untouched
 //! stubs. New clauses get stubs inserted after the test of the nearest preceding clause (in spec
-//! order), else before the nearest following one, else at the end. Tests whose clause was removed
-//! or became untestable are reported as orphans and kept. A stub stays in the file it is in (and is
-//! refreshed there) when its clause moves to another chapter; a stub deleted by hand comes back on
+//! order), else before the nearest following one, else at the end. The stubs read in the spec's
+//! sections: a stub that opens a section in the file (its neighbour is in another one) comes under
+//! a `// 5.1 Root Filesystem` comment, the heading numbered as the site numbers it, unless the file
+//! already has that line; those comments are the author's afterwards like any other. Tests whose
+//! clause was removed or became untestable are reported as orphans and kept. A stub stays in the
+//! file it is in (and is refreshed there) when its clause moves to another chapter; a stub deleted by hand comes back on
 //! the next run, since its clause then has no test. Running it twice changes nothing.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -447,10 +450,21 @@ pub fn merge_file(
         }
     }
 
-    // Insertions, grouped by anchor position.
+    // Insertions, grouped by anchor position. A stub that opens a section in the file (its
+    // neighbour is in another section, and the file has no such heading yet) is preceded by the
+    // section's heading as a comment, so the stubs read in the spec's sections.
     let mut after: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     let mut before: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     let mut at_end: Vec<String> = Vec::new();
+    let label_of = |j: usize| section_label(spec, &spec.clauses[j]);
+    let mut headed: BTreeSet<String> = existing
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("// ").map(str::to_string))
+        .collect();
+    let mut end_section = anchors
+        .iter()
+        .max_by_key(|(_, r)| r.end)
+        .and_then(|(j, _)| label_of(*j));
     for &i in add {
         let c = &spec.clauses[i];
         let mut name = fn_name(&c.id);
@@ -460,7 +474,7 @@ pub fn merge_file(
             n += 1;
         }
         taken.insert(name.clone());
-        let stub = render_stub(c, &name);
+        let mut stub = render_stub(c, &name);
         report.added.push(c.id.clone());
         let prev = anchors
             .iter()
@@ -470,10 +484,29 @@ pub fn merge_file(
             .iter()
             .filter(|(j, _)| *j > i)
             .min_by_key(|(j, r)| (*j, r.start));
+        let label = section_label(spec, c);
+        let neighbour = match (prev, next) {
+            (Some((j, _)), _) => label_of(*j),
+            (None, Some((j, _))) => label_of(*j),
+            (None, None) => end_section.clone(),
+        };
+        if let Some(l) = &label
+            && label != neighbour
+            && headed.insert(l.clone())
+        {
+            stub = format!("// {l}\n\n{stub}");
+        }
         match (prev, next) {
             (Some((_, r)), _) => after.entry(r.end).or_default().push(stub),
-            (None, Some((_, r))) => before.entry(r.start).or_default().push(stub),
-            (None, None) => at_end.push(stub),
+            (None, Some((_, r))) => {
+                // Above the next test's section heading, if it has one, not between the two.
+                let at = heading_above(existing, r.start, label_of(next.expect("some").0));
+                before.entry(at).or_default().push(stub);
+            }
+            (None, None) => {
+                end_section = label;
+                at_end.push(stub);
+            }
         }
     }
     for (pos, stubs) in after {
@@ -508,6 +541,41 @@ pub fn merge_file(
         }
     }
     Ok((out, report, orphans))
+}
+
+/// The heading a clause's stub is grouped under, numbered as the site numbers it
+/// (`5.1 Root Filesystem`): the section the clause is in; `None` directly under the chapter's
+/// title or before it.
+fn section_label(spec: &Spec, c: &Clause) -> Option<String> {
+    let (d, doc) = spec
+        .documents
+        .iter()
+        .enumerate()
+        .find(|(_, d)| d.chapter == c.chapter)?;
+    let section = c.section.as_ref()?;
+    let i = doc
+        .headings
+        .iter()
+        .position(|h| h.anchor == section.anchor)?;
+    // The chapter's title heads the whole file already (its `//!` header).
+    if doc.headings[i].level <= 1 {
+        return None;
+    }
+    let numbers = crate::spec::section_numbers(d + 1, &doc.headings);
+    Some(format!("{} {}", numbers.get(i)?, doc.headings[i].title))
+}
+
+/// Where to insert above the item starting at `start`: before the `// LABEL` line just above it
+/// (blank lines between allowed), if there is one, else at `start`.
+fn heading_above(src: &str, start: usize, label: Option<String>) -> usize {
+    let Some(label) = label else { return start };
+    let above = src[..start].trim_end();
+    let line_start = above.rfind('\n').map_or(0, |i| i + 1);
+    if above[line_start..].trim() == format!("// {label}") {
+        line_start
+    } else {
+        start
+    }
 }
 
 /// Add `mod NAME;` lines for missing modules to `main.rs`, keeping the declarations sorted the
@@ -744,6 +812,88 @@ mod tests {
         assert_eq!(
             out,
             "//! doc\n\nmod a;\nmod b;\nmod c;\nmod d;\nmod e;\n\nfn helper() {}\n"
+        );
+    }
+
+    /// A spec in memory: one chapter with clauses under its title and in two sections.
+    fn sectioned_spec(extra: &str) -> Spec {
+        use crate::spec_source::{LoadOptions, Tree, load_from};
+        use std::path::{Path, PathBuf};
+        let block = |id: &str, text: &str| {
+            format!(
+                "```clause\nid: {id}\nlevel: MUST\nactor: platform\ntext: {text}\nverify: manual\n```\n\n"
+            )
+        };
+        let chapter = format!(
+            "# Chapter\n\n{}## Alpha\n\n{}{}## Beta\n\n{}{extra}",
+            block("c.top", "The platform MUST be."),
+            block("c.a1", "The platform MUST do a1."),
+            block("c.a2", "The platform MUST do a2."),
+            block("c.b1", "The platform MUST do b1."),
+        );
+        let files = BTreeMap::from([
+            (
+                PathBuf::from("s/contract.yaml"),
+                b"title: T\nversion: 1.0.0\nlanguages: [en]\nchapters: [ch]\n".to_vec(),
+            ),
+            (PathBuf::from("s/en/ch.md"), chapter.into_bytes()),
+        ]);
+        let loaded = load_from(&Tree::Memory(files), Path::new("s"), LoadOptions::default());
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        loaded.spec
+    }
+
+    fn all(spec: &Spec) -> Vec<usize> {
+        (0..spec.clauses.len()).collect()
+    }
+
+    #[test]
+    fn stubs_are_grouped_under_their_section_headings() {
+        let spec = sectioned_spec("");
+        let (fresh, _, _) = merge_file("ch.rs", "//! header\n", &all(&spec), &spec).unwrap();
+        let heads: Vec<&str> = fresh.lines().filter(|l| l.starts_with("// ")).collect();
+        assert_eq!(heads, ["// 1.1 Alpha", "// 1.2 Beta"], "{fresh}");
+        // The clause under the chapter's title comes first, with no heading of its own.
+        let top = fresh.find("fn c_top").unwrap();
+        assert!(top < fresh.find("// 1.1 Alpha").unwrap());
+        assert!(fresh.find("fn c_a2").unwrap() < fresh.find("// 1.2 Beta").unwrap());
+        // Regenerating changes nothing.
+        let (again, _, _) = merge_file("ch.rs", &fresh, &[], &spec).unwrap();
+        assert_eq!(again, fresh);
+
+        // A new clause in an existing section joins it; one in a new section opens it with its
+        // heading, after the section before it.
+        let spec2 = sectioned_spec(
+            "```clause\nid: c.b2\nlevel: MUST\nactor: platform\ntext: The platform MUST do b2.\nverify: manual\n```\n\n## Gamma\n\n```clause\nid: c.g1\nlevel: MUST\nactor: platform\ntext: The platform MUST do g1.\nverify: manual\n```\n",
+        );
+        let new: Vec<usize> = ["c.b2", "c.g1"].iter().map(|id| spec2.by_id[*id]).collect();
+        let (grown, _, _) = merge_file("ch.rs", &fresh, &new, &spec2).unwrap();
+        let heads: Vec<&str> = grown.lines().filter(|l| l.starts_with("// ")).collect();
+        assert_eq!(
+            heads,
+            ["// 1.1 Alpha", "// 1.2 Beta", "// 1.3 Gamma"],
+            "{grown}"
+        );
+        let at = |f: &str| grown.find(f).unwrap();
+        assert!(at("fn c_b1") < at("fn c_b2") && at("fn c_b2") < at("// 1.3 Gamma"));
+        assert!(at("// 1.3 Gamma") < at("fn c_g1"));
+        assert!(grown.starts_with(&fresh[..fresh.find("fn c_b1").unwrap()]));
+
+        // A stub placed before the file's first test goes above that test's heading.
+        let only_beta = {
+            let b1 = spec.by_id["c.b1"];
+            merge_file("ch.rs", "//! header\n", &[b1], &spec).unwrap().0
+        };
+        assert!(
+            only_beta.contains("// 1.2 Beta\n\n/// The platform MUST do b1."),
+            "{only_beta}"
+        );
+        let a1 = spec.by_id["c.a1"];
+        let (out, _, _) = merge_file("ch.rs", &only_beta, &[a1], &spec).unwrap();
+        let at = |f: &str| out.find(f).unwrap();
+        assert!(
+            at("// 1.1 Alpha") < at("fn c_a1") && at("fn c_a1") < at("// 1.2 Beta"),
+            "{out}"
         );
     }
 }

@@ -334,6 +334,31 @@ pub struct SectionRef {
     pub anchor: String,
 }
 
+/// Section numbers of a chapter's headings (the site's and the scaffold's), the `chapter`th of the contract: `3` for its title,
+/// `3.1`, `3.2` for the sections under it, `3.2.1` below those. Headings align across languages,
+/// so the numbers are the same in every language.
+pub fn section_numbers(chapter: usize, headings: &[Heading]) -> Vec<String> {
+    let mut counters: Vec<usize> = Vec::new();
+    headings
+        .iter()
+        .map(|h| {
+            let depth = usize::from(h.level.max(1)) - 1;
+            if depth == 0 {
+                counters.clear();
+                return chapter.to_string();
+            }
+            counters.resize(depth, 0);
+            counters[depth - 1] += 1;
+            let mut n = chapter.to_string();
+            for c in &counters {
+                n.push('.');
+                n.push_str(&c.to_string());
+            }
+            n
+        })
+        .collect()
+}
+
 /// A heading of a chapter.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Heading {

@@ -304,7 +304,7 @@ pub(super) fn render_into(
 /// and section numbers; clauses as their shared values), and those section numbers.
 fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>) {
     let doc = &lr.docs[d];
-    let numbers = context::section_numbers(d + 1, &doc.headings);
+    let numbers = crate::spec::section_numbers(d + 1, &doc.headings);
     let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
         id: &h.anchor,
         number: n,

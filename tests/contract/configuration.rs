@@ -5,6 +5,8 @@
 //! untouched stubs, adds stubs for new clauses, and reports (never deletes) tests whose
 //! clause is gone.
 
+// 5.1 Root
+
 /// Containers MUST use the provided temporary storage areas (see [Default
 /// Filesystems](#default-filesystems)) for working files and caches.
 ///
@@ -17,6 +19,8 @@ fn config_root_use_temporary_storage() {
     todo!()
 }
 
+// 5.2 Mounts
+
 /// As serverless applications are expected to scale horizontally and statelessly, per-container
 /// volumes are likely to introduce state and scaling bottlenecks and are NOT RECOMMENDED.
 ///
@@ -28,6 +32,8 @@ fn config_root_use_temporary_storage() {
 fn config_mounts_per_container_volumes() {
     todo!()
 }
+
+// 5.3 Process
 
 /// The `terminal` property SHOULD NOT be set to `true`.
 ///
@@ -82,6 +88,8 @@ fn config_env_port() {
 fn config_env_knative_names() {
     todo!()
 }
+
+// 5.4 User
 
 /// Developers MAY specify that containers should be run as a specific user or group ID using the
 /// `runAsUser` container property.
@@ -140,6 +148,8 @@ fn config_user_document_default() {
 fn config_user_invalid_identity_fails() {
     todo!()
 }
+
+// 5.5 Default Filesystems
 
 /// Additionally, developers may not have access to the container filesystems (or the containers may
 /// be rapidly recycled), so log aggregation SHOULD be provided.
@@ -226,6 +236,8 @@ fn config_filesystems_additional_mounts_documented() {
     todo!()
 }
 
+// 5.6 Namespaces
+
 /// The namespace configuration MUST be provided by the operator or platform provider; …
 ///
 /// MUST · platform · verify: manual
@@ -248,6 +260,8 @@ fn config_namespaces_developer_must_not_set() {
     todo!()
 }
 
+// 5.7 Devices
+
 /// Developers MUST NOT use OCI `devices` to request additional devices beyond the [OCI
 /// specification "Default
 /// Devices"](https://github.com/opencontainers/runtime-spec/blob/master/config-linux.md#default-devices).
@@ -260,6 +274,8 @@ fn config_namespaces_developer_must_not_set() {
 fn config_devices_default_only() {
     todo!()
 }
+
+// 5.8 Control Groups
 
 /// Control group (cgroups) controllers MUST be selected and configured by the operator or platform
 /// provider.
@@ -284,6 +300,8 @@ fn config_cgroups_read_only() {
     todo!()
 }
 
+// 5.8.1 Memory and CPU limits
+
 /// The limits enforced to a container SHOULD be exposed in
 ///
 /// - `/sys/fs/cgroup/memory/memory.limit_in_bytes`
@@ -299,6 +317,8 @@ fn config_cgroups_limits_exposed() {
     todo!()
 }
 
+// 5.9 Sysctl
+
 /// The sysctl parameter applies system-wide kernel parameter tuning, which could interfere with
 /// other workloads on the host system. This is not appropriate for a shared environment, and SHOULD
 /// NOT be exposed for developer tuning.
@@ -313,6 +333,8 @@ fn config_sysctl_not_developer_tunable() {
     todo!()
 }
 
+// 5.10 Seccomp
+
 /// … any such application profiles SHOULD be configured and applied in a consistent mechanism
 /// outside of the container specification.
 ///
@@ -324,6 +346,8 @@ fn config_sysctl_not_developer_tunable() {
 fn config_seccomp_consistent_profiles() {
     todo!()
 }
+
+// 5.11 Rootfs Mount Propagation
 
 /// `rootfsPropagation` (string, OPTIONAL) sets the rootfs's mount propagation. Its value is either
 /// slave, private, shared or unbindable. The [Shared
@@ -352,6 +376,8 @@ fn config_rootfs_propagation_not_developer_configurable() {
     todo!()
 }
 
+// 5.12 Masked Paths
+
 /// This option … MUST NOT be configurable by the developer.
 ///
 /// MUST NOT · platform · verify: conformance
@@ -363,6 +389,8 @@ fn config_masked_paths_not_developer_configurable() {
     todo!()
 }
 
+// 5.13 Readonly Paths
+
 /// This option … MUST NOT be configurable by the developer.
 ///
 /// MUST NOT · platform · verify: conformance
@@ -373,6 +401,8 @@ fn config_masked_paths_not_developer_configurable() {
 fn config_readonly_paths_not_developer_configurable() {
     todo!()
 }
+
+// 5.14 Posix-platform Hooks
 
 /// Operation hooks SHOULD NOT be configurable by the developer.
 ///

@@ -5,6 +5,8 @@
 //! untouched stubs, adds stubs for new clauses, and reports (never deletes) tests whose
 //! clause is gone.
 
+// 4.1.1 Protocols and Ports
+
 /// The container MUST accept HTTP/1.1 requests from the environment.
 ///
 /// MUST · container · verify: conformance · upstream: `test/conformance/runtime/protocol_test.go`
@@ -114,6 +116,8 @@ fn network_ports_no_arbitrary_port_names() {
     todo!()
 }
 
+// 4.1.2 Headers
+
 /// As requests to the container will be proxied by the platform, all inbound request headers SHOULD
 /// be set to the same values as the incoming request.
 ///
@@ -219,6 +223,8 @@ fn network_headers_trace_context_documented() {
     todo!()
 }
 
+// 4.1.3 Meta Requests
+
 /// If specified, liveness and readiness probes are REQUIRED to be of the `httpGet` or `tcpSocket`
 /// types, and MUST target the inbound container port; …
 ///
@@ -277,6 +283,8 @@ fn network_probes_no_initial_delay() {
     todo!()
 }
 
+// 4.1.3.1 Deployment probe
+
 /// On the initial deployment, platform providers SHOULD start an instance of the container to
 /// validate that the container is valid and will become ready.
 ///
@@ -315,6 +323,8 @@ fn network_probes_deployment_failed_revision() {
     todo!()
 }
 
+// 4.2.1 DNS
+
 /// Platform providers SHOULD override the DNS related configuration files under `/etc` to enable
 /// local DNS lookups in the target environment (see [Default
 /// Filesystems](configuration.md#default-filesystems)).
@@ -327,6 +337,8 @@ fn network_probes_deployment_failed_revision() {
 fn network_dns_override_etc() {
     todo!()
 }
+
+// 4.2.2 Metadata Services
 
 /// Such a network service SHOULD be an HTTP server with an operator- or provider-defined URL
 /// schema.

@@ -5,6 +5,8 @@
 //! untouched stubs, adds stubs for new clauses, and reports (never deletes) tests whose
 //! clause is gone.
 
+// 3.2 Lifecycle
+
 /// The implementation of an extended execution model or lifecycle MUST provide documentation about
 /// the extended model or lifecycle **and** documentation about how to opt in to the extended
 /// lifecycle contract.
@@ -18,6 +20,8 @@ fn lifecycle_extended_model_documented() {
     todo!()
 }
 
+// 3.3 Errors
+
 /// Because containers (particularly failing containers) can experience frequent starts, operators
 /// or platform providers SHOULD limit the total space consumed by these failures.
 ///
@@ -29,6 +33,8 @@ fn lifecycle_extended_model_documented() {
 fn lifecycle_errors_limit_failure_space() {
     todo!()
 }
+
+// 3.5 Operations
 
 /// [The OCI
 /// interface](https://github.com/opencontainers/runtime-spec/blob/v1.0.0-rc3/runtime.md#operations)
@@ -43,6 +49,8 @@ fn lifecycle_operations_oci_interface_not_exposed() {
     todo!()
 }
 
+// 3.6 Hooks
+
 /// Operation hooks SHOULD NOT be configurable by the Knative developer.
 ///
 /// SHOULD NOT · platform · verify: conformance · upstream:
@@ -54,6 +62,8 @@ fn lifecycle_operations_oci_interface_not_exposed() {
 fn lifecycle_hooks_not_developer_configurable() {
     todo!()
 }
+
+// 3.7.1 File descriptors
 
 /// A read from the `stdin` file descriptor on the container SHOULD always result in `EOF`.
 ///
