@@ -197,6 +197,66 @@ fn matrix_from_another_directory_finds_the_same_tests() {
             })
             .collect::<Value>()
     );
+    // --manifest-path: the same crate named as cargo names it; a wrong one is a usage error.
+    let manifest = tmp.path().join("Cargo.toml");
+    let (code, by_manifest, err) = kcontract(
+        elsewhere.path(),
+        &[
+            "--spec",
+            spec.to_str().unwrap(),
+            "matrix",
+            "--format",
+            "json",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&by_manifest), json(&rooted));
+    let spec_arg = spec.to_str().unwrap();
+    for (bad, says) in [
+        ("Cargo.toml", "cannot be read"),
+        ("README.md", "is not a Cargo.toml"),
+    ] {
+        let path = elsewhere.path().join(bad);
+        let (code, _, err) = kcontract(
+            elsewhere.path(),
+            &[
+                "--spec",
+                spec_arg,
+                "check",
+                "--manifest-path",
+                path.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains(says), "{bad}: {err}");
+    }
+    std::fs::write(
+        elsewhere.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"a\"]\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(
+        elsewhere.path(),
+        &["--spec", spec_arg, "build", "--manifest-path", "Cargo.toml"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has no [package]"), "{err}");
+    let (code, _, err) = kcontract(
+        elsewhere.path(),
+        &[
+            "--spec",
+            spec_arg,
+            "review",
+            "--all",
+            "--manifest-path",
+            manifest.to_str().unwrap(),
+            "--tests-root",
+            ".",
+        ],
+    );
+    assert_eq!(code, 2, "both flags: {err}");
 }
 
 /// No annotated test where the globs point: a warning naming them (K0516), not a silent 0.

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::pipeline::{Show, Stages, TestsAt};
+use crate::pipeline::{Show, Stages};
 use crate::site::{self, BuildOptions};
 use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, print};
@@ -10,10 +10,8 @@ use crate::terminal::{Ctx, Outcome, print};
 /// Check the spec and render the site.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Build {
-    /// Scan the Cargo crate in DIR (`tests/**/*.rs`, `src/**/*.rs`) for annotated tests instead
-    /// of the `tests:` globs of contract.yaml (which are relative to its folder).
-    #[arg(long, value_name = "DIR")]
-    tests_root: Option<PathBuf>,
+    #[command(flatten)]
+    tests: crate::commands::tests_flags::TestsFlags,
     /// Output folder.
     #[arg(long, default_value = "site", value_name = "DIR")]
     out: PathBuf,
@@ -48,13 +46,8 @@ impl Build {
             Show::All,
         )?;
         let spec = &loaded.spec;
-        let (runtimes, scan) = stages.runtimes_and_tests(
-            spec,
-            &TestsAt {
-                root: self.tests_root.clone(),
-                strict: self.strict,
-            },
-        )?;
+        let (runtimes, scan) =
+            stages.runtimes_and_tests(spec, &self.tests.at(ctx, self.strict)?)?;
         let results = stages.results(&self.results)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref())?;
         let opts = BuildOptions {

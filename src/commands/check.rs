@@ -2,20 +2,17 @@
 //! summary.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use crate::annotations::{Scan, TestKind};
-use crate::pipeline::{Show, Stages, TestsAt};
+use crate::pipeline::{Show, Stages};
 use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, plural, print};
 
 /// Validate the spec; print a summary. Exit 0 when there are no errors, 1 otherwise.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Check {
-    /// Scan the Cargo crate in DIR (`tests/**/*.rs`, `src/**/*.rs`) for annotated tests instead
-    /// of the `tests:` globs of contract.yaml (which are relative to its folder).
-    #[arg(long, value_name = "DIR")]
-    tests_root: Option<PathBuf>,
+    #[command(flatten)]
+    tests: crate::commands::tests_flags::TestsFlags,
     /// Missing or stale translations are errors, not warnings; so are suspect tests (their clause
     /// changed since they were reviewed), and tests without a review stamp are reported.
     #[arg(long)]
@@ -32,13 +29,8 @@ impl Check {
             },
             Show::All,
         )?;
-        let (_, scan) = stages.runtimes_and_tests(
-            &loaded.spec,
-            &TestsAt {
-                root: self.tests_root.clone(),
-                strict: self.strict,
-            },
-        )?;
+        let (_, scan) =
+            stages.runtimes_and_tests(&loaded.spec, &self.tests.at(ctx, self.strict)?)?;
         let verdict = match ctx.warnings() {
             0 => "ok: no problems found".to_string(),
             n => format!("ok: no errors, {n} warning{} (above)", plural(n)),

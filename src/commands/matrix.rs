@@ -6,17 +6,15 @@ use std::path::PathBuf;
 
 use crate::diagnostic::Diagnostic;
 use crate::matrix::{self, Requirement};
-use crate::pipeline::{Show, Stages, TestsAt};
+use crate::pipeline::{Show, Stages};
 use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
 
 /// The traceability matrix: each clause's tests and status, coverage per level and actor.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Matrix {
-    /// Scan the Cargo crate in DIR (`tests/**/*.rs`, `src/**/*.rs`) for annotated tests instead
-    /// of the `tests:` globs of contract.yaml (which are relative to its folder).
-    #[arg(long, value_name = "DIR")]
-    tests_root: Option<PathBuf>,
+    #[command(flatten)]
+    tests: crate::commands::tests_flags::TestsFlags,
     /// Test results: cargo-nextest JUnit XML or libtest's plain output (repeatable).
     #[arg(long, value_name = "FILE")]
     results: Vec<PathBuf>,
@@ -52,13 +50,7 @@ impl Matrix {
         {
             return Err(ctx.usage(&format!("`--require {}` selects no clause", q.text), &hint));
         }
-        let scan = stages.tests(
-            &loaded.spec,
-            &TestsAt {
-                root: self.tests_root.clone(),
-                strict: false,
-            },
-        )?;
+        let scan = stages.tests(&loaded.spec, &self.tests.at(ctx, false)?)?;
         let results = stages.results(&self.results)?;
         let m = stages.matrix(&loaded.spec, &scan, results.as_ref())?;
         let text = match self.format {

@@ -17,3 +17,4 @@ pub(crate) mod model;
 pub(crate) mod review;
 pub(crate) mod scaffold;
 pub(crate) mod serve;
+pub(crate) mod tests_flags;

@@ -2,10 +2,8 @@
 //! writing the clause's stamp on their `Clause:` lines (`/// Clause: <id> @ <stamp>`). Suspect tests
 //! (`check`, `matrix`) are cleared this way, after a person has looked at them.
 
-use std::path::PathBuf;
-
 use crate::annotations::{self, ReviewTarget};
-use crate::pipeline::{Show, Stages, TestsAt};
+use crate::pipeline::{Show, Stages};
 use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, plural, print};
 
@@ -18,9 +16,8 @@ pub(crate) struct Review {
     /// Re-stamp every suspect test and every real test without a stamp (after reviewing them all).
     #[arg(long)]
     all: bool,
-    /// Scan the Cargo crate in DIR (`tests/**/*.rs`, `src/**/*.rs`) instead of the `tests:` globs.
-    #[arg(long, value_name = "DIR")]
-    tests_root: Option<PathBuf>,
+    #[command(flatten)]
+    tests: crate::commands::tests_flags::TestsFlags,
 }
 
 impl Review {
@@ -43,13 +40,7 @@ impl Review {
                 return Err(ctx.usage(&format!("no clause `{id}` in the contract"), &help));
             }
         }
-        let scan = stages.tests(
-            spec,
-            &TestsAt {
-                root: self.tests_root,
-                strict: false,
-            },
-        )?;
+        let scan = stages.tests(spec, &self.tests.at(ctx, false)?)?;
         let target = if self.all {
             ReviewTarget::All
         } else {
