@@ -332,7 +332,9 @@ pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem, spec: &Spec) -
     // and `implicit`, which a stub does not show: the clause's current ones are taken).
     let clause = spec.clause(id);
     let words_stamp = match clause {
-        Some(c) => crate::spec::clause_stamp(&words, c.reason.as_deref(), c.implicit.as_deref()),
+        Some(c) => {
+            crate::spec::clause_stamp(&words, c.reason.as_deref(), c.implicit.as_deref(), c.level)
+        }
         None => crate::spec::stamp(&words),
     };
     let ok = match stamp {

@@ -536,15 +536,25 @@ pub fn stamp(text: &str) -> String {
     out
 }
 
-/// The stamp of what a translation translates: a clause's text, and its `reason` and `implicit`
-/// when it has them (so a changed reason makes the translation stale too). A clause with neither
-/// has the [`stamp`] of its text alone.
-pub fn clause_stamp(text: &str, reason: Option<&str>, implicit: Option<&str>) -> String {
+/// The stamp of what a translation translates and a test was reviewed against: a clause's text,
+/// and its `reason` and `implicit` when it has them (so a changed reason makes the translation
+/// stale too). A clause whose text states no RFC 2119 keyword (it has `implicit`) has its `level`
+/// in the stamp as well: there the words cannot show a change of level, which must still make its
+/// tests suspect and its translations stale. Elsewhere the keyword in the text is the level (K0104),
+/// so the level adds nothing and existing stamps stay valid. A clause with neither has the
+/// [`stamp`] of its text alone.
+pub fn clause_stamp(
+    text: &str,
+    reason: Option<&str>,
+    implicit: Option<&str>,
+    level: Level,
+) -> String {
     if reason.is_none() && implicit.is_none() {
         return stamp(text);
     }
     let mut all = text.to_string();
-    for (name, value) in [("reason", reason), ("implicit", implicit)] {
+    let level = implicit.map(|_| level.as_str());
+    for (name, value) in [("reason", reason), ("implicit", implicit), ("level", level)] {
         if let Some(v) = value {
             all.push_str(" \u{1f}");
             all.push_str(name);
@@ -693,5 +703,22 @@ mod tests {
         let long = format!("a.{}", "b".repeat(99));
         assert_eq!(check_id(&long), Err(IdError::TooLong(101)));
         assert_eq!(check_id(&format!("a.{}", "b".repeat(98))), Ok(()));
+    }
+
+    #[test]
+    fn the_level_is_in_the_stamp_only_where_the_words_do_not_state_it() {
+        let (text, why) = ("The platform passes.", Some("It is implied."));
+        // A keyword-less clause: its level changes its stamp.
+        assert_ne!(
+            clause_stamp(text, None, why, Level::Must),
+            clause_stamp(text, None, why, Level::Should)
+        );
+        // Elsewhere the keyword is in the text: the stamp is the text's, whatever the level.
+        let t = "The platform MUST pass.";
+        assert_eq!(clause_stamp(t, None, None, Level::Must), stamp(t));
+        assert_eq!(
+            clause_stamp(t, Some("r"), None, Level::Must),
+            clause_stamp(t, Some("r"), None, Level::Should)
+        );
     }
 }

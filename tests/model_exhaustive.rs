@@ -56,9 +56,9 @@ fn assert_all_cells(stats: &Stats) {
 
 /// Every sequence of ≤ 6 steps over 2 containers at OCI v1.0.1 obeys every invariant.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
-/// Clause: lifecycle.sigterm-on-kill @ 68b33a918108
-/// Clause: lifecycle.sigkill-after-grace @ 2e1a8ea4607f
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
+/// Clause: lifecycle.sigterm-on-kill @ cf9b86d282b4
+/// Clause: lifecycle.sigkill-after-grace @ e138acfd03af
 /// Clause: lifecycle.stopped-may-be-reclaimed @ df9f38887532
 /// Clause: lifecycle.process-failures-logged @ e30e9b65c51d
 #[test]
@@ -71,9 +71,9 @@ fn exhaustive_v1_0_1() {
 
 /// Every sequence of ≤ 6 steps over 2 containers at OCI v1.3.0 obeys every invariant.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
-/// Clause: lifecycle.sigterm-on-kill @ 68b33a918108
-/// Clause: lifecycle.sigkill-after-grace @ 2e1a8ea4607f
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
+/// Clause: lifecycle.sigterm-on-kill @ cf9b86d282b4
+/// Clause: lifecycle.sigkill-after-grace @ e138acfd03af
 /// Clause: lifecycle.stopped-may-be-reclaimed @ df9f38887532
 /// Clause: lifecycle.process-failures-logged @ e30e9b65c51d
 #[test]

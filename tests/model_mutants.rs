@@ -42,7 +42,7 @@ fn assert_caught(version: OciVersion, fault: Fault, rule: &Rule, steps: &[&str])
 
 /// Deleting a running container is caught by runtime.md §Delete, in three steps.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn delete_from_running_is_caught() {
     for v in OciVersion::ALL {
@@ -61,7 +61,7 @@ fn delete_from_running_is_caught() {
 
 /// Re-creating an ID in use is caught by runtime.md §Create.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn duplicate_id_is_caught() {
     assert_caught(
@@ -77,7 +77,7 @@ fn duplicate_id_is_caught() {
 
 /// Starting without `process` is caught by runtime.md §Start.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn start_without_process_is_caught() {
     assert_caught(
@@ -90,7 +90,7 @@ fn start_without_process_is_caught() {
 
 /// A failed start that changes the container is caught by runtime.md §Errors.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn error_with_side_effect_is_caught() {
     assert_caught(
@@ -103,7 +103,7 @@ fn error_with_side_effect_is_caught() {
 
 /// Treating a failing poststart hook as a warning at v1.3.0 (the v1.0.1 rule) is caught.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn v1_0_1_poststart_rule_at_v1_3_0_is_caught() {
     assert_caught(
@@ -133,7 +133,7 @@ fn v1_3_0_only_faults_do_not_affect_v1_0_1() {
 
 /// Running `prestart` during `start` at v1.3.0 (the v1.0.1 placement) is caught by the hook order.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn v1_0_1_prestart_placement_at_v1_3_0_is_caught() {
     assert_caught(
@@ -148,7 +148,7 @@ fn v1_0_1_prestart_placement_at_v1_3_0_is_caught() {
 
 /// Skipping poststop after a hook error is caught by lifecycle steps 9–10 / 12–13.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn poststop_skipped_is_caught() {
     assert_caught(
@@ -164,7 +164,7 @@ fn poststop_skipped_is_caught() {
 
 /// Accepting `kill` on a stopped container is caught by runtime.md §Kill.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn kill_of_stopped_is_caught() {
     assert_caught(
@@ -181,7 +181,7 @@ fn kill_of_stopped_is_caught() {
 
 /// A shutdown without SIGTERM is caught by the Knative rule.
 ///
-/// Clause: lifecycle.sigterm-on-kill @ 68b33a918108
+/// Clause: lifecycle.sigterm-on-kill @ cf9b86d282b4
 #[test]
 fn shutdown_without_sigterm_is_caught() {
     assert_caught(

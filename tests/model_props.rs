@@ -229,9 +229,9 @@ fn pt_config(cases: u32) -> PtConfig {
 /// Random sequences of 1–40 steps over three containers with random hook configurations, at a
 /// random version: every invariant holds and the model agrees with the operation × status table.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
-/// Clause: lifecycle.sigterm-on-kill @ 68b33a918108
-/// Clause: lifecycle.sigkill-after-grace @ 2e1a8ea4607f
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
+/// Clause: lifecycle.sigterm-on-kill @ cf9b86d282b4
+/// Clause: lifecycle.sigkill-after-grace @ e138acfd03af
 /// Clause: lifecycle.stopped-may-be-reclaimed @ df9f38887532
 /// Clause: lifecycle.process-failures-logged @ e30e9b65c51d
 #[test]
@@ -343,9 +343,9 @@ proptest! {
     /// not shut down after a defined grace period, the container is forcibly killed via a SIGKILL
     /// signal."). A container with no live process gets no signal and an error (runtime.md §Kill).
     ///
-    /// Clause: lifecycle.sigterm-on-kill @ 68b33a918108
-    /// Clause: lifecycle.sigkill-after-grace @ 2e1a8ea4607f
-    /// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+    /// Clause: lifecycle.sigterm-on-kill @ cf9b86d282b4
+    /// Clause: lifecycle.sigkill-after-grace @ e138acfd03af
+    /// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
     #[test]
     fn shutdown_sends_sigterm_then_sigkill_after_grace(
         v in version(),
@@ -380,7 +380,7 @@ proptest! {
     /// container is left exactly as it was, with an error.
     ///
     /// Clause: lifecycle.stopped-may-be-reclaimed @ df9f38887532
-    /// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
+    /// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
     #[test]
     fn only_stopped_containers_are_reclaimed(
         v in version(),

@@ -34,9 +34,9 @@ fn stem(path: &Path) -> String {
 /// Every trace, replayed at v1.0.1 and at v1.3.0 (whatever its own `oci_version`), matches its
 /// snapshot. The snapshots (`tests/snapshots/model_replay__*.snap`) are the reviewed expected output.
 ///
-/// Clause: lifecycle.oci-compliant-default @ 5753de8bb870
-/// Clause: lifecycle.sigterm-on-kill @ 68b33a918108
-/// Clause: lifecycle.sigkill-after-grace @ 2e1a8ea4607f
+/// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
+/// Clause: lifecycle.sigterm-on-kill @ cf9b86d282b4
+/// Clause: lifecycle.sigkill-after-grace @ e138acfd03af
 /// Clause: lifecycle.stopped-may-be-reclaimed @ df9f38887532
 /// Clause: lifecycle.process-failures-logged @ e30e9b65c51d
 #[test]

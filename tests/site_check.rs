@@ -97,8 +97,12 @@ fn zh_reason(reason: Option<&str>, stamp: &str) -> String {
 
 #[test]
 fn a_translated_reason_is_stamped_and_goes_stale_with_the_source_reason() {
-    let stamp =
-        kcontract::spec::clause_stamp("The platform MAY do it.", Some("A permission."), None);
+    let stamp = kcontract::spec::clause_stamp(
+        "The platform MAY do it.",
+        Some("A permission."),
+        None,
+        kcontract::keywords::Level::May,
+    );
     // The stamp covers the reason: the text's stamp alone is not current.
     assert_ne!(stamp, kcontract::spec::stamp("The platform MAY do it."));
     let ok = check(

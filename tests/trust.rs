@@ -136,6 +136,42 @@ fn review_of_an_unknown_id_is_a_usage_error() {
 
 /// The matrix from another working directory (`--spec` naming the fixture's spec) finds the same
 /// tests as from the crate root.
+/// A clause whose text states no keyword (`implicit`) changes only its level → its reviewed test
+/// is suspect (the words cannot show it; the stamp covers the level there); `review` clears it.
+#[test]
+fn a_level_change_of_an_implicit_clause_makes_its_test_suspect() {
+    let tmp = fixture();
+    let dir = tmp.path();
+    let md = dir.join("spec/en/one.md");
+    let text = std::fs::read_to_string(&md).unwrap();
+    let implicit = text.replace(
+        "text: The platform MUST pass this check.\n",
+        "text: The platform passes this check.\nimplicit: Passing the check is what conformance means here.\n",
+    );
+    assert_ne!(implicit, text);
+    std::fs::write(&md, &implicit).unwrap();
+    let (code, _, err) = kcontract(dir, &["review", "one.passes"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = kcontract(dir, &["check", "--strict"]);
+    assert_eq!(code, 0, "{err}");
+
+    let (head, tail) = implicit.split_at(implicit.find("id: one.passes").unwrap());
+    let lowered = format!("{head}{}", tail.replacen("level: MUST", "level: SHOULD", 1));
+    std::fs::write(&md, &lowered).unwrap();
+    let (code, _, err) = kcontract(dir, &["check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning[K0514]") && err.contains("clause `one.passes` changed"),
+        "{err}"
+    );
+    let (_, out, _) = kcontract(dir, &["matrix", "--format", "json"]);
+    assert_eq!(row(&json(&out), "one.passes")["status"], "suspect");
+    let (code, _, err) = kcontract(dir, &["review", "one.passes"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = kcontract(dir, &["check", "--strict"]);
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn matrix_from_another_directory_finds_the_same_tests() {
     let tmp = fixture();

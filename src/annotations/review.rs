@@ -1,7 +1,7 @@
 //! Suspect tests: a test's `Clause:` line records the stamp of the clause text it was reviewed
 //! against (`/// Clause: config.env.port @ 3ffbcbe9a1b2`), the same stamp translations record
-//! ([`crate::spec::stamp`], one definition). When the clause's text — or its level, which is in
-//! the text — changes, the stamps differ and the test is *suspect* until a person has looked at it
+//! ([`crate::spec::clause_stamp`], one definition). When the clause's text — or its level, which
+//! is in the text, or in the stamp where the text states none — changes, the stamps differ and the test is *suspect* until a person has looked at it
 //! and re-stamped it (`kcontract review`). This is the Doorstop fingerprint idea, applied to tests.
 //!
 //! Only real tests are reported: an untouched stub is re-stamped by `scaffold` (there is nothing in

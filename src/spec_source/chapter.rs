@@ -386,7 +386,7 @@ fn build_clause(
         level,
         keyword,
         actor: f.actor?,
-        stamp: crate::spec::clause_stamp(&text, f.reason.as_deref(), f.implicit.as_deref()),
+        stamp: crate::spec::clause_stamp(&text, f.reason.as_deref(), f.implicit.as_deref(), level),
         text,
         verify: f.verify?,
         reason: f.reason,
