@@ -128,14 +128,19 @@ impl LinkBase {
     }
 }
 
-/// `links:` in `contract.yaml`: the link bases of `oci:` and `upstream-tests:`. Without one, the
-/// values are shown without links.
+/// `links:` in `contract.yaml`: the link bases of `oci:`, `upstream-tests:` and the annotated tests.
+/// Without one, the values are shown without links.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Links {
     /// Base of `oci:` references (`<file>.md#<anchor>`).
     pub oci: Option<LinkBase>,
     /// Base of `upstream-tests:` paths.
     pub upstream_tests: Option<LinkBase>,
+    /// Where this contract's own annotated tests can be read on the web (the repository's file
+    /// view, e.g. `https://github.com/OWNER/REPO/blob/main/`): the matrix page links each test as
+    /// `BASE<file>#L<line>`. Without it, file and line are shown as text (an offline site has no
+    /// other place to send a reader).
+    pub tests: Option<LinkBase>,
 }
 
 /// `spec/contract.yaml`.

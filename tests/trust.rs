@@ -485,3 +485,34 @@ fn a_broken_source_clause_does_not_cascade_into_its_translation() {
     assert!(err.contains("spec/en/one.md"), "the source's error: {err}");
     assert!(!err.contains("K0302"), "{err}");
 }
+
+/// Every test on the matrix page links to its source file and line when contract.yaml names where
+/// the tests can be read (`links.tests.base`), and shows file:line as text when it does not.
+#[test]
+fn tests_link_to_their_source_when_the_contract_says_where() {
+    let tmp = fixture();
+    let dir = tmp.path();
+    let (code, _, err) = kcontract(dir, &["build", "--out", "plain"]);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(dir.join("plain/en/matrix.html")).unwrap();
+    assert!(page.contains("tests/checks.rs:5"), "file:line as text");
+    assert!(!page.contains("#L5\""), "no link without a base");
+
+    let yaml = dir.join("spec/contract.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        format!("{text}links:\n  tests: {{base: \"https://example.invalid/repo/blob/main/\"}}\n"),
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(dir, &["build", "--out", "linked"]);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(dir.join("linked/en/matrix.html")).unwrap();
+    assert!(
+        page.contains(
+            "<a href=\"https://example.invalid/repo/blob/main/tests/checks.rs#L5\">tests/checks.rs:5</a>"
+        ),
+        "{}",
+        page.lines().filter(|l| l.contains("checks.rs")).collect::<Vec<_>>().join("\n")
+    );
+}

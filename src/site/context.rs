@@ -161,6 +161,11 @@ pub(super) fn base(
         "upstream_tests_label",
         &link_label(c.links.upstream_tests.as_ref(), "upstream_tests"),
     );
+    // `links.tests`: the matrix page links each test as `BASE<file>#L<line>` (see `Links::tests`).
+    ctx.insert(
+        "tests_base",
+        &c.links.tests.as_ref().map(|l| l.base.as_str()),
+    );
     ctx.insert("chapters", &chapters);
     ctx.insert("has_runtimes", &has_runtimes);
     ctx

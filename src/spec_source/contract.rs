@@ -81,6 +81,8 @@ struct RawLinks {
     oci: Option<RawLink>,
     #[serde(default, rename = "upstream-tests")]
     upstream_tests: Option<RawLink>,
+    #[serde(default)]
+    tests: Option<RawLink>,
 }
 
 #[derive(Deserialize)]
@@ -140,7 +142,7 @@ pub(super) fn parse_contract(
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(
-                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, actors (list), verify (list), links {oci, upstream-tests} (each {base, suffix, label}); see spec/README.md",
+                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}); see spec/README.md",
             ));
             return None;
         }
@@ -245,6 +247,7 @@ pub(super) fn parse_contract(
     let links = raw.links.map_or_else(Links::default, |l| Links {
         oci: l.oci.map(link),
         upstream_tests: l.upstream_tests.map(link),
+        tests: l.tests.map(link),
     });
     let spans = raw
         .chapters
