@@ -157,16 +157,28 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
     assert_eq!(serve.get("").0, 200, "/ serves the root index.html");
     assert_eq!(serve.get("en/nope.html").0, 404);
 
-    // An edit: rebuilt, and the changed files announced (the page itself among them, the other
-    // chapters not).
+    // An edit of a chapter: its pages are rebuilt and announced first (the other chapters not),
+    // then the rest of the site that changed with it (the clause index, print pages, search…).
     let mut events = Events::open(&serve.url);
     edit(&dir, SENTENCE, "The container is sent the `SIGTERM` signal");
     let got = events.wait_for("\n\n");
     assert!(got.contains("event: reload"), "{got}");
-    assert!(got.contains("\"en/runtime-and-lifecycle.html\""), "{got}");
-    assert!(!got.contains("en/configuration.html"), "{got}");
+    assert!(
+        got.contains(
+            "{\"changed\":[\"en/runtime-and-lifecycle.html\",\"zh/runtime-and-lifecycle.html\"]}"
+        ),
+        "the edited chapter's pages first: {got}"
+    );
     let (_, page) = serve.get("en/runtime-and-lifecycle.html");
     assert!(page.contains("The container is sent the <code>SIGTERM</code> signal"));
+    let got = events.wait_for("\n\n");
+    assert!(got.contains("event: reload"), "{got}");
+    assert!(got.contains("\"en/clauses.html\""), "{got}");
+    assert!(
+        !got.contains("runtime-and-lifecycle.html"),
+        "not again: {got}"
+    );
+    assert!(!got.contains("en/configuration.html"), "{got}");
 
     // A broken spec: the diagnostics are streamed, the last good site is still served.
     edit(&dir, "level: MUST\n", "level: MUSTY\n");

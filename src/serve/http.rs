@@ -81,6 +81,16 @@ impl Shared {
         changed.len()
     }
 
+    /// Serve these files in place of the ones of the same name (the rest of the site as it is),
+    /// and tell the pages which changed. Returns how many did.
+    pub(super) fn update(&self, files: Vec<(String, Vec<u8>)>) -> usize {
+        let mut site: Site = (**self.site.read().unwrap_or_else(PoisonError::into_inner)).clone();
+        for (rel, bytes) in files {
+            site.insert(rel, Arc::from(bytes));
+        }
+        self.replace(site)
+    }
+
     /// Keep serving the last good site; show `text` over the open pages (and any opened later).
     pub(super) fn fail(&self, text: String) {
         let event = failed_event(&text);

@@ -49,7 +49,7 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
     })?;
     let addr = listener.local_addr().map_err(|_| Failure::Input)?;
     let url = format!("http://{addr}/");
-    let first = match rebuild::build(ctx, opts) {
+    let first = match rebuild::build(ctx, opts, None) {
         Ok(site) => site,
         Err(_) => {
             eprintln!("error: nothing to serve until the errors above are fixed");
@@ -71,9 +71,21 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
     if opts.open {
         open_browser(&url);
     }
-    while let Some(changed) = watcher.next_change() {
+    while let Some(change) = watcher.next_change() {
         let start = Instant::now();
-        match rebuild::build(ctx, opts) {
+        let changed = &change.label;
+        let early = |pages: Vec<(String, Vec<u8>)>| {
+            let n = shared.update(pages);
+            eprintln!(
+                "  the edited chapter's pages in {} ms ({n} changed)",
+                start.elapsed().as_millis()
+            );
+        };
+        let first = change
+            .chapters
+            .as_ref()
+            .map(|c| (c, &early as &dyn Fn(Vec<(String, Vec<u8>)>)));
+        match rebuild::build(ctx, opts, first) {
             Ok(built) => {
                 let files = shared.replace(built.site);
                 eprintln!(

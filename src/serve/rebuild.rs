@@ -3,7 +3,7 @@
 //! terminal as `build` prints them, and, when there is an error, also come back as plain text for
 //! the overlay on the open pages.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -25,8 +25,18 @@ pub(super) struct Built {
     pub(super) tests: TestGlobs,
 }
 
+/// The pages to show before the whole site is rendered: those of these chapters, handed to the
+/// function as soon as they are rendered (see [`build`]).
+pub(super) type First<'f> = (&'f BTreeSet<String>, &'f dyn Fn(Vec<(String, Vec<u8>)>));
+
 /// Build the site into memory. `Err` holds the diagnostics as plain text (already printed).
-pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
+///
+/// With `first`, once the spec has loaded without errors the pages of those chapters (every
+/// language) are rendered and handed over before everything else: an edit of one chapter shows
+/// on its open page without waiting for the other pages, the clause index, the matrix, the print
+/// pages and the search index. They are byte for byte the full render's pages, so the full render
+/// that follows changes them no further.
+pub(super) fn build(ctx: &Ctx, opts: &Options, first: Option<First>) -> Result<Built, String> {
     let mut shown = Shown::new(ctx);
     let loaded = spec_source::load_with(
         &ctx.spec,
@@ -53,6 +63,14 @@ pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
     let m = matrix::compute(spec, &scan.tests, None);
     let rendered = site::templates(opts.templates.as_deref()).and_then(|mut tpl| {
         tpl.serving();
+        if let Some((chapters, show)) = first {
+            show(site::render_chapters(
+                &m,
+                catalogue.catalogue.as_ref(),
+                &tpl,
+                chapters,
+            )?);
+        }
         site::render(&m, catalogue.catalogue.as_ref(), &tpl)
     });
     match rendered {

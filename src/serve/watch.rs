@@ -3,6 +3,7 @@
 //! the events; editors save in bursts (a temporary file, a rename, a second write), so a rebuild
 //! waits until the events have been quiet for [`QUIET`].
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
@@ -19,6 +20,15 @@ use crate::terminal::Ctx;
 const QUIET: Duration = Duration::from_millis(10);
 /// A rebuild starts at the latest this long after the first event, even if events keep coming.
 const MOST: Duration = Duration::from_millis(200);
+
+/// A burst of changes that needs a rebuild.
+pub(super) struct Change {
+    /// The files changed, as the terminal names them.
+    pub(super) label: String,
+    /// When every changed file is a chapter file (`spec/<lang>/<chapter>.md`, still there): those
+    /// chapters, whose pages serve renders and reloads first.
+    pub(super) chapters: Option<BTreeSet<String>>,
+}
 
 /// What the rebuild loop waits for.
 enum Message {
@@ -141,14 +151,15 @@ impl Watcher {
         parts.join(", ")
     }
 
-    /// Wait for a change that needs a rebuild, then for the burst of events to end. Returns the
-    /// first file changed, or `None` when serve is to stop.
-    pub(super) fn next_change(&self) -> Option<String> {
-        let first = loop {
+    /// Wait for a change that needs a rebuild, then for the burst of events to end. `None` when
+    /// serve is to stop.
+    pub(super) fn next_change(&self) -> Option<Change> {
+        let mut paths: Vec<PathBuf> = loop {
             match self.events.recv() {
                 Ok(Message::File(Ok(ev))) => {
-                    if let Some(p) = self.relevant(&ev) {
-                        break p;
+                    let found = self.relevant(&ev);
+                    if !found.is_empty() {
+                        break found;
                     }
                 }
                 Ok(Message::File(Err(e))) => eprintln!("warning: watching the files: {e}"),
@@ -158,38 +169,83 @@ impl Watcher {
         let start = Instant::now();
         while start.elapsed() < MOST {
             match self.events.recv_timeout(QUIET) {
-                Ok(Message::File(_)) => {}
+                Ok(Message::File(Ok(ev))) => paths.extend(self.relevant(&ev)),
+                Ok(Message::File(Err(_))) => {}
                 Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return None,
                 Err(RecvTimeoutError::Timeout) => break,
             }
         }
-        Some(first)
+        paths.sort();
+        paths.dedup();
+        Some(self.change(&paths))
     }
 
-    /// The path of a file `ev` changed that the site is built from, if any.
-    fn relevant(&self, ev: &notify::Event) -> Option<String> {
+    /// What a burst of changed files means. An editor that saves through a temporary file (sed's
+    /// `sedXXXX`, renamed over the chapter) leaves events for a file that is gone by now: it is
+    /// neither named nor counted, unless nothing else changed (a file was deleted).
+    fn change(&self, paths: &[PathBuf]) -> Change {
+        let kept: Vec<&PathBuf> = paths.iter().filter(|p| p.exists()).collect();
+        let named: Vec<&PathBuf> = if kept.is_empty() {
+            paths.iter().collect()
+        } else {
+            kept.clone()
+        };
+        let label = named
+            .iter()
+            .map(|p| self.rel(p))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // Chapter files only, none deleted: their pages can be shown before the rest.
+        let chapters = (kept.len() == paths.len())
+            .then(|| {
+                kept.iter()
+                    .map(|p| {
+                        let rel = p.strip_prefix(&self.spec).ok()?;
+                        let mut parts = rel.components();
+                        let (_lang, file) = (parts.next()?, parts.next()?);
+                        if parts.next().is_some() {
+                            return None;
+                        }
+                        let file = Path::new(file.as_os_str());
+                        (file.extension()? == "md")
+                            .then(|| file.file_stem()?.to_str().map(str::to_string))?
+                    })
+                    .collect::<Option<BTreeSet<String>>>()
+            })
+            .flatten();
+        Change { label, chapters }
+    }
+
+    /// The paths of files `ev` changed that the site is built from.
+    fn relevant(&self, ev: &notify::Event) -> Vec<PathBuf> {
         if matches!(ev.kind, EventKind::Access(_) | EventKind::Other) {
-            return None;
+            return Vec::new();
         }
-        ev.paths.iter().find_map(|p| {
-            let name = p.file_name()?.to_string_lossy();
-            if ignored(&name) {
-                return None;
-            }
-            let from_spec = p.starts_with(&self.spec);
-            let from_templates = self.templates.as_ref().is_some_and(|t| p.starts_with(t));
-            let slashed = |rel: &Path| {
-                rel.components()
-                    .map(|c| c.as_os_str().to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join("/")
-            };
-            let test = p.strip_prefix(&self.tests_root).is_ok_and(|rel| {
-                let rel = slashed(rel);
-                !rel.starts_with("target/") && self.tests.matches(&rel)
-            });
-            (from_spec || from_templates || test).then(|| self.rel(p))
-        })
+        ev.paths
+            .iter()
+            .filter(|p| {
+                let Some(name) = p.file_name().map(|n| n.to_string_lossy()) else {
+                    return false;
+                };
+                if ignored(&name) {
+                    return false;
+                }
+                let from_spec = p.starts_with(&self.spec);
+                let from_templates = self.templates.as_ref().is_some_and(|t| p.starts_with(t));
+                let slashed = |rel: &Path| {
+                    rel.components()
+                        .map(|c| c.as_os_str().to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join("/")
+                };
+                let test = p.strip_prefix(&self.tests_root).is_ok_and(|rel| {
+                    let rel = slashed(rel);
+                    !rel.starts_with("target/") && self.tests.matches(&rel)
+                });
+                from_spec || from_templates || test
+            })
+            .cloned()
+            .collect()
     }
 
     fn rel(&self, p: &Path) -> String {

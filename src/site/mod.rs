@@ -17,6 +17,7 @@ mod runtimes_page;
 mod search;
 mod templates;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -55,8 +56,28 @@ pub fn render(
     runtimes: Option<&Catalogue>,
     tpl: &Templates,
 ) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    render_some(m, runtimes, tpl, None)
+}
+
+/// [`render`], or with `chapters` only those chapters' pages in every language, each byte for
+/// byte the full render's: what `serve` shows first after a chapter file was edited.
+pub fn render_chapters(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    tpl: &Templates,
+    chapters: &BTreeSet<String>,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    render_some(m, runtimes, tpl, Some(chapters))
+}
+
+fn render_some(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    tpl: &Templates,
+    only: Option<&BTreeSet<String>>,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     let files = Mutex::new(Vec::new());
-    render::render_into(m, runtimes, tpl, &|rel, bytes| {
+    render::render_into(m, runtimes, tpl, only, &|rel, bytes| {
         files
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -80,7 +101,7 @@ pub fn build(
     let files = AtomicUsize::new(0);
     let write_nanos = AtomicU64::new(0);
     let rendered = timings.time("render+write", || {
-        render::render_into(m, runtimes, &tpl, &|rel, bytes| {
+        render::render_into(m, runtimes, &tpl, None, &|rel, bytes| {
             files.fetch_add(1, Ordering::Relaxed);
             let start = std::time::Instant::now();
             let r = out.write(&rel, &bytes);
@@ -121,4 +142,42 @@ pub(crate) fn interface_template(lang: &str) -> String {
     include_str!("../../templates/i18n/en.yaml")
         .replacen("name: \"English\"", &format!("name: \"{lang}\""), 1)
         .replacen("html_lang: \"en\"", &format!("html_lang: \"{lang}\""), 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `serve`'s first pass: the pages of the edited chapters alone, each byte for byte what the
+    /// full render makes of it, and nothing else.
+    #[test]
+    fn a_chapter_render_is_the_full_renders_pages_of_that_chapter() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
+        let loaded = crate::spec_source::load(&dir);
+        assert!(!loaded.has_errors());
+        let m = crate::matrix::compute(&loaded.spec, &[], None);
+        let rt = crate::runtimes::load(&dir);
+        let tpl = templates(None).unwrap();
+        let full: std::collections::BTreeMap<String, Vec<u8>> =
+            render(&m, rt.catalogue.as_ref(), &tpl)
+                .unwrap()
+                .into_iter()
+                .collect();
+        for chapter in &loaded.spec.contract.chapters {
+            let only = BTreeSet::from([chapter.clone()]);
+            let pages = render_chapters(&m, rt.catalogue.as_ref(), &tpl, &only).unwrap();
+            let names: Vec<&str> = pages.iter().map(|(rel, _)| rel.as_str()).collect();
+            let want: Vec<String> = loaded
+                .spec
+                .contract
+                .languages
+                .iter()
+                .map(|l| format!("{l}/{chapter}.html"))
+                .collect();
+            assert_eq!(names, want);
+            for (rel, bytes) in &pages {
+                assert!(full[rel] == *bytes, "{rel} differs from the full render");
+            }
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! renders its clauses itself (`{% include "clause.html" %}` in a loop), so there is one definition
 //! of each piece and an override of a piece applies everywhere.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -69,11 +69,14 @@ enum Job {
     Chapter(usize, usize),
 }
 
-/// Render every file of the site and hand it to `put`. Returns the page count and the timed parts.
+/// Render every file of the site and hand it to `put` — or, with `only`, just the pages of those
+/// chapters in every language (what `serve` shows first after an edit of a chapter file; each such
+/// page is byte for byte the full render's). Returns the page count and the timed parts.
 pub(super) fn render_into(
     m: &Matrix,
     runtimes: Option<&Catalogue>,
     tpl: &Templates,
+    only: Option<&BTreeSet<String>>,
     put: &Put,
 ) -> Result<Rendered, Diagnostic> {
     let spec = m.spec;
@@ -88,20 +91,30 @@ pub(super) fn render_into(
         .iter()
         .map(|(lang, t)| {
             let start = Instant::now();
-            let l = lang_state(m, tpl, lang, t, &interfaces, runtimes.is_some());
+            let l = lang_state(m, tpl, lang, t, &interfaces, runtimes.is_some(), only);
             parts.add(Part::Contexts, start);
             l
         })
         .collect::<Result<_, _>>()?;
 
-    // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
-    let tests = Value::from(
-        m.rows
+    if let Some(chapters) = only {
+        let jobs: Vec<Job> = per_lang
             .iter()
-            .map(|r| Value::from_serializable(&r.tests))
-            .collect::<Vec<_>>(),
-    );
-
+            .enumerate()
+            .flat_map(|(l, lr)| {
+                lr.docs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| chapters.contains(&d.chapter))
+                    .map(move |(d, _)| Job::Chapter(l, d))
+            })
+            .collect();
+        let pages = render_jobs(m, runtimes, tpl, &per_lang, &jobs, &parts, put)?;
+        return Ok(Rendered {
+            pages,
+            parts: parts.report(),
+        });
+    }
     let mut jobs = vec![Job::ClausesJson];
     for l in 0..per_lang.len() {
         jobs.extend([Job::ClauseIndex(l), Job::Matrix(l), Job::Search(l)]);
@@ -114,6 +127,48 @@ pub(super) fn render_into(
         }
         jobs.extend((0..lr.docs.len()).map(|d| Job::Chapter(l, d)));
     }
+    let done = render_jobs(m, runtimes, tpl, &per_lang, &jobs, &parts, put)?;
+    for (name, content) in ASSETS {
+        put(format!("assets/{name}"), content.as_bytes().to_vec())?;
+    }
+    if let Some(first) = langs.first() {
+        let mut ctx = Context::new();
+        ctx.insert("lang", first);
+        ctx.insert("title", &spec.contract.title);
+        let html = tera
+            .render("redirect.html", &ctx)
+            .map_err(|e| template_error(&e))?;
+        put("index.html".into(), html.into_bytes())?;
+    }
+    Ok(Rendered {
+        pages: done + 1,
+        parts: parts.report(),
+    })
+}
+
+/// Run `jobs` (in parallel, each a file handed to `put`); returns how many were pages.
+fn render_jobs(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    tpl: &Templates,
+    per_lang: &[Lang],
+    jobs: &[Job],
+    parts: &Parts,
+    put: &Put,
+) -> Result<usize, Diagnostic> {
+    let spec = m.spec;
+    let tera = &tpl.tera;
+    // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
+    let tests = if jobs.iter().any(|j| matches!(j, Job::Matrix(_))) {
+        Value::from(
+            m.rows
+                .iter()
+                .map(|r| Value::from_serializable(&r.tests))
+                .collect::<Vec<_>>(),
+        )
+    } else {
+        Value::none()
+    };
     let pages = jobs.iter().filter(|j| j.is_page()).count();
 
     // Render `template` as the page `name` of `lr`, with `ctx` (the base context and the page's own
@@ -282,22 +337,7 @@ pub(super) fn render_into(
         done
     })?;
 
-    for (name, content) in ASSETS {
-        put(format!("assets/{name}"), content.as_bytes().to_vec())?;
-    }
-    if let Some(first) = langs.first() {
-        let mut ctx = Context::new();
-        ctx.insert("lang", first);
-        ctx.insert("title", &spec.contract.title);
-        let html = tera
-            .render("redirect.html", &ctx)
-            .map_err(|e| template_error(&e))?;
-        put("index.html".into(), html.into_bytes())?;
-    }
-    Ok(Rendered {
-        pages: pages + 1,
-        parts: parts.report(),
-    })
+    Ok(pages)
 }
 
 /// The blocks of chapter `d` of `lr` for `chapter.html` (prose rendered with its headings' ids
@@ -331,6 +371,7 @@ fn lang_state<'s>(
     t: &'s Interface,
     interfaces: &[(&str, &Interface)],
     has_runtimes: bool,
+    only: Option<&BTreeSet<String>>,
 ) -> Result<Lang<'s>, Diagnostic> {
     let spec = m.spec;
     let (docs, tr) = context::documents(spec, lang);
@@ -340,14 +381,32 @@ fn lang_state<'s>(
         .tera
         .render("toc.html", &base)
         .map_err(|e| template_error(&e))?;
+    // With `only`, the clauses of those chapters alone: `values` keeps one entry per clause (the
+    // others empty) so that a chapter finds its clauses by index as in a full render.
+    let wanted = |c: &crate::spec::Clause| only.is_none_or(|set| set.contains(&c.chapter));
     let clauses: Vec<ClauseCtx> = spec
         .clauses
         .par_iter()
         .zip(&m.rows)
         .enumerate()
+        .filter(|(_, (c, _))| wanted(c))
         .map(|(i, (c, r))| context::clause(i, c, tr, r.status, &spec.contract.links))
         .collect();
-    let values: Vec<Value> = clauses.par_iter().map(Value::from_serializable).collect();
+    let values: Vec<Value> = match only {
+        None => clauses.par_iter().map(Value::from_serializable).collect(),
+        Some(_) => {
+            let mut values = vec![Value::none(); spec.clauses.len()];
+            let mut own = clauses.iter();
+            for (slot, c) in values.iter_mut().zip(&spec.clauses) {
+                if wanted(c)
+                    && let Some(ctx) = own.next()
+                {
+                    *slot = Value::from_serializable(ctx);
+                }
+            }
+            values
+        }
+    };
     Ok(Lang {
         lang,
         docs,
