@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -28,6 +28,8 @@ pub(super) struct Shared {
     failure: Mutex<Option<String>>,
     /// Open event streams; a write that fails drops its stream.
     clients: Mutex<Vec<TcpStream>>,
+    /// Event streams opened so far: a reloaded page opens a new one once its script has run.
+    subscribed: (Mutex<u64>, Condvar),
 }
 
 /// The `reload` event's data: the files whose bytes changed (or appeared, or went).
@@ -42,6 +44,7 @@ impl Shared {
             site: RwLock::new(Arc::new(site)),
             failure: Mutex::new(None),
             clients: Mutex::new(Vec::new()),
+            subscribed: (Mutex::new(0), Condvar::new()),
         }
     }
 
@@ -91,6 +94,39 @@ impl Shared {
         self.replace(site)
     }
 
+    /// [`Self::update`], then wait (at most `most`) until a page has reloaded — opened its event
+    /// stream again — if one was open: the rest of the rebuild then does not compete with the
+    /// browser for the processor while it shows the edited page.
+    pub(super) fn update_and_wait(
+        &self,
+        files: Vec<(String, Vec<u8>)>,
+        most: std::time::Duration,
+    ) -> usize {
+        let before = *self
+            .subscribed
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let open = !self
+            .clients
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty();
+        let n = self.update(files);
+        if n > 0 && open {
+            let count = self
+                .subscribed
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            let _ = self
+                .subscribed
+                .1
+                .wait_timeout_while(count, most, |c| *c == before);
+        }
+        n
+    }
+
     /// Keep serving the last good site; show `text` over the open pages (and any opened later).
     pub(super) fn fail(&self, text: String) {
         let event = failed_event(&text);
@@ -121,6 +157,12 @@ impl Shared {
         if stream.write_all(head.as_bytes()).is_ok() {
             clients.push(stream);
         }
+        *self
+            .subscribed
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) += 1;
+        self.subscribed.1.notify_all();
     }
 }
 

@@ -74,11 +74,17 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
     while let Some(change) = watcher.next_change() {
         let start = Instant::now();
         let changed = &change.label;
+        // How long the rebuild paused for the open page to reload (not part of the rebuild).
+        let paused = std::cell::Cell::new(std::time::Duration::ZERO);
         let early = |pages: Vec<(String, Vec<u8>)>| {
-            let n = shared.update(pages);
+            let at = start.elapsed();
+            // Up to 300 ms for the open page to show it (far longer than a reload takes here).
+            let n = shared.update_and_wait(pages, std::time::Duration::from_millis(300));
+            paused.set(start.elapsed() - at);
             eprintln!(
-                "  the edited chapter's pages in {} ms ({n} changed)",
-                start.elapsed().as_millis()
+                "  the edited chapter's pages in {} ms ({n} changed); the page reloaded in {} ms",
+                at.as_millis(),
+                paused.get().as_millis()
             );
         };
         let first = change
@@ -90,7 +96,7 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
                 let files = shared.replace(built.site);
                 eprintln!(
                     "rebuilt in {} ms ({changed}): {} file{} changed",
-                    start.elapsed().as_millis(),
+                    (start.elapsed() - paused.get()).as_millis(),
                     files,
                     if files == 1 { "" } else { "s" }
                 );

@@ -195,24 +195,7 @@ impl Watcher {
             .map(|p| self.rel(p))
             .collect::<Vec<_>>()
             .join(", ");
-        // Chapter files only, none deleted: their pages can be shown before the rest.
-        let chapters = (kept.len() == paths.len())
-            .then(|| {
-                kept.iter()
-                    .map(|p| {
-                        let rel = p.strip_prefix(&self.spec).ok()?;
-                        let mut parts = rel.components();
-                        let (_lang, file) = (parts.next()?, parts.next()?);
-                        if parts.next().is_some() {
-                            return None;
-                        }
-                        let file = Path::new(file.as_os_str());
-                        (file.extension()? == "md")
-                            .then(|| file.file_stem()?.to_str().map(str::to_string))?
-                    })
-                    .collect::<Option<BTreeSet<String>>>()
-            })
-            .flatten();
+        let chapters = edited_chapters(&self.spec, paths);
         Change { label, chapters }
     }
 
@@ -256,7 +239,77 @@ impl Watcher {
     }
 }
 
+/// The chapters whose files alone a burst changed (`spec/<lang>/<chapter>.md`, still there), or
+/// `None` when anything else changed too (contract.yaml, a template, a test, a deleted chapter):
+/// then only the whole site is rebuilt. A file that is gone and was not a chapter file (an
+/// editor's temporary file renamed over one) does not count.
+fn edited_chapters(spec: &Path, paths: &[PathBuf]) -> Option<BTreeSet<String>> {
+    let chapter = |p: &Path| -> Option<String> {
+        let rel = p.strip_prefix(spec).ok()?;
+        let mut parts = rel.components();
+        let (_lang, file) = (parts.next()?, parts.next()?);
+        if parts.next().is_some() {
+            return None;
+        }
+        let file = Path::new(file.as_os_str());
+        (file.extension()? == "md").then(|| file.file_stem()?.to_str().map(str::to_string))?
+    };
+    let mut chapters = BTreeSet::new();
+    for p in paths {
+        match (p.exists(), chapter(p)) {
+            (true, Some(c)) if !p.is_dir() => {
+                chapters.insert(c);
+            }
+            (true, _) if p.is_dir() => {}
+            (false, None) => {}
+            _ => return None,
+        }
+    }
+    (!chapters.is_empty()).then_some(chapters)
+}
+
 /// Editors' temporary and backup files (`.x.swp`, `x~`, vim's `4913`), and hidden folders.
 fn ignored(name: &str) -> bool {
     name.starts_with('.') || name.ends_with('~') || name == "4913"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_chapter_files_make_a_chapter_edit() {
+        let tmp = tempfile::tempdir().unwrap();
+        let spec = tmp.path().join("spec");
+        std::fs::create_dir_all(spec.join("en")).unwrap();
+        for f in ["en/a.md", "en/b.md", "contract.yaml"] {
+            std::fs::write(spec.join(f), "x").unwrap();
+        }
+        let p = |f: &str| spec.join(f);
+        let set = |c: &[&str]| Some(c.iter().map(|s| s.to_string()).collect());
+        assert_eq!(edited_chapters(&spec, &[p("en/a.md")]), set(&["a"]));
+        // sed -i: a temporary file, gone by now, renamed over the chapter; the folder's own event.
+        assert_eq!(
+            edited_chapters(&spec, &[p("en"), p("en/a.md"), p("en/sedX1b2")]),
+            set(&["a"])
+        );
+        assert_eq!(
+            edited_chapters(&spec, &[p("en/a.md"), p("en/b.md")]),
+            set(&["a", "b"])
+        );
+        assert_eq!(
+            edited_chapters(&spec, &[p("en/a.md"), p("contract.yaml")]),
+            None
+        );
+        assert_eq!(
+            edited_chapters(&spec, &[p("en/gone.md")]),
+            None,
+            "a deleted chapter"
+        );
+        assert_eq!(
+            edited_chapters(&spec, &[p("en")]),
+            None,
+            "nothing but a folder"
+        );
+    }
 }
