@@ -186,20 +186,24 @@ fn matrix_from_another_directory_finds_the_same_tests() {
     assert_eq!(code, 0, "{err}");
     let elsewhere = tempfile::tempdir().unwrap();
     let spec = tmp.path().join("spec");
-    let results = tmp.path().join("results/junit.xml");
-    let (code, there, err) = kcontract(
-        elsewhere.path(),
-        &[
-            "--spec",
-            spec.to_str().unwrap(),
-            "matrix",
-            "--format",
-            "json",
-            "--results",
-            results.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    // `matrix --format json` run from another folder, with one more flag and its value.
+    let matrix_from_elsewhere = |flag: &str, value: &Path| {
+        let (code, out, err) = kcontract(
+            elsewhere.path(),
+            &[
+                "--spec",
+                spec.to_str().unwrap(),
+                "matrix",
+                "--format",
+                "json",
+                flag,
+                value.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, 0, "{flag}: {err}");
+        out
+    };
+    let there = matrix_from_elsewhere("--results", &tmp.path().join("results/junit.xml"));
     let (mut a, mut b) = (json(&here), json(&there));
     // The results file is named as given.
     a["results"] = Value::Null;
@@ -207,19 +211,7 @@ fn matrix_from_another_directory_finds_the_same_tests() {
     assert_eq!(a, b);
     assert_eq!(row(&a, "one.passes")["tests"].as_array().unwrap().len(), 3);
     // --tests-root: the Cargo layout of a crate elsewhere.
-    let (code, rooted, err) = kcontract(
-        elsewhere.path(),
-        &[
-            "--spec",
-            spec.to_str().unwrap(),
-            "matrix",
-            "--format",
-            "json",
-            "--tests-root",
-            tmp.path().to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let rooted = matrix_from_elsewhere("--tests-root", tmp.path());
     assert_eq!(
         row(&json(&rooted), "one.passes")["tests"],
         row(&a, "one.passes")["tests"]
@@ -235,19 +227,7 @@ fn matrix_from_another_directory_finds_the_same_tests() {
     );
     // --manifest-path: the same crate named as cargo names it; a wrong one is a usage error.
     let manifest = tmp.path().join("Cargo.toml");
-    let (code, by_manifest, err) = kcontract(
-        elsewhere.path(),
-        &[
-            "--spec",
-            spec.to_str().unwrap(),
-            "matrix",
-            "--format",
-            "json",
-            "--manifest-path",
-            manifest.to_str().unwrap(),
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let by_manifest = matrix_from_elsewhere("--manifest-path", &manifest);
     assert_eq!(json(&by_manifest), json(&rooted));
     let spec_arg = spec.to_str().unwrap();
     for (bad, says) in [
