@@ -63,8 +63,37 @@ fn check_reports_writes_nothing_and_fmt_fixes() {
     );
     let formatted = std::fs::read_to_string(&one).unwrap();
     insta::assert_snapshot!(formatted);
+    // `one.b` (a deeper-indented line in a folded text) is outside the subset: kept, and said.
     let (code, out, _) = run_in(dir.path(), &["fmt", "--check"]);
-    assert_eq!((code, out.as_str()), (0, "ok: 1 file already formatted\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "ok: 1 file already formatted (1 clause block left as written, above)\n"
+        )
+    );
+}
+
+/// A block outside the subset fmt rewrites is kept byte for byte, with a warning, and the "ok" line
+/// says so rather than reading as if every block were formatted.
+#[test]
+fn a_block_left_as_written_is_named_beside_the_ok() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("spec/en")).unwrap();
+    std::fs::write(dir.path().join("spec/contract.yaml"), CONTRACT).unwrap();
+    let text = "# One\n\n```clause\nid: one.a # a comment\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n";
+    std::fs::write(dir.path().join("spec/en/one.md"), text).unwrap();
+    let (code, out, err) = run_in(dir.path(), &["fmt", "--check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning[K0806]"), "{err}");
+    assert_eq!(
+        out,
+        "ok: 1 file already formatted (1 clause block left as written, above)\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("spec/en/one.md")).unwrap(),
+        text
+    );
 }
 
 #[test]

@@ -59,8 +59,13 @@ impl Fmt {
             ctx.report(&kept, &kept_sources)?;
         }
         if changed.is_empty() {
+            // Blocks left as written are not formatted either: say so beside the "ok".
+            let left = match kept.len() {
+                0 => String::new(),
+                n => format!(" ({n} clause block{} left as written, above)", plural(n)),
+            };
             return print(&format!(
-                "ok: {} file{} already formatted\n",
+                "ok: {} file{} already formatted{left}\n",
                 files.len(),
                 plural(files.len())
             ));
