@@ -265,8 +265,12 @@ fn cleanup_after_panic(runtime: OciRuntime) {
         ] {
             seq.step(&op).expect("the step runs");
         }
-        let live = has_cgroup(&seq.runtime_id("a"));
-        assert!(live, "container a is not running before the panic");
+        let a = seq.step(&Op::new("a", Action::State)).expect("state runs");
+        assert_eq!(
+            a.status.as_deref(),
+            Some("running"),
+            "container a is not running before the panic"
+        );
         panic!("deliberate panic with live containers");
     }));
     assert!(outcome.is_err(), "the closure was meant to panic");
