@@ -44,6 +44,8 @@ pub(crate) fn signal() -> impl Strategy<Value = Signal> {
         2 => Just(Signal::Kill),
         1 => Just(Signal::Other("SIGUSR1".to_owned())),
         1 => Just(Signal::Other("SIGHUP".to_owned())),
+        // A name Linux does not have: the spec leaves it to the runtime (runc refuses it).
+        1 => Just(Signal::Other("SIGFOO".to_owned())),
     ]
 }
 
@@ -65,6 +67,11 @@ pub(crate) fn id() -> impl Strategy<Value = Option<String>> {
         20 => proptest::sample::select(&IDS[..]).prop_map(|s| Some(s.to_owned())),
         1 => Just(None),
         1 => Just(Some(String::new())),
+        // IDs whose validity the spec leaves to the runtime ("or is not valid in any other way"):
+        // passed to it as they are, so the runtimes' own checks are compared (runc refuses `é`;
+        // both refuse an ID longer than a file name).
+        1 => Just(Some("é".to_owned())),
+        1 => Just(Some("x".repeat(300))),
     ]
 }
 
