@@ -46,8 +46,8 @@ impl Fmt {
                 let id = kept_sources.add_file(SourceFile::new(path.clone(), text.clone()));
                 kept.extend(left.into_iter().map(|range| {
                     Diagnostic::warning("K0806", "clause block left as written")
-                        .at(Span::new(id, range), "this block is outside the YAML subset fmt rewrites")
-                        .help("fmt rewrites blocks of `key: value`, `key: >-` / `key: |` texts and `- item` lists; a comment, an escape, a flow list or odd indentation keeps the block as it is (its meaning is never touched)")
+                        .at(Span::new(id, range), "this block is kept as written")
+                        .help("a comment in a block (a `#` at the start of a line or after a space) would be lost by rewriting it, so fmt keeps such a block byte for byte, as it does one whose YAML does not parse or holds an unknown or repeated field; move the comment out of the block to have it formatted")
                 }));
             }
             if formatted != text {

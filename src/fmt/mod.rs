@@ -9,9 +9,10 @@
 //! `proseWrap: preserve` does), and a literal text (`|`, a text holding a list) is kept as written:
 //! rewrapping prose an editor laid out by hand would make reviews noisy for nothing.
 //!
-//! Formatting never changes meaning: a block that is not in the simple YAML subset clause blocks
-//! use (`spec_source::fast_yaml`) is left exactly as it is, and the command re-reads the formatted
-//! spec and compares its [`Meaning`] with the original's before writing anything.
+//! Formatting never changes meaning: a block is rewritten only when its new text reads back to the
+//! same fields (a block holding a comment, which rewriting would lose, is left exactly as it is),
+//! and the command re-reads the formatted spec and compares its [`Meaning`] with the original's
+//! before writing anything.
 
 use std::fmt::Write as _;
 
@@ -41,7 +42,7 @@ pub fn format_chapter(src: &str) -> String {
 }
 
 /// [`format_chapter`], and the byte ranges of the opening fence lines of the top-level clause
-/// blocks left as written (outside the YAML subset this formatter rewrites), so that the command
+/// blocks left as written (a comment, YAML that does not parse: see [`format_block`]), so that the command
 /// can say so rather than skip them silently.
 pub fn format_chapter_with_kept(src: &str) -> (String, Vec<std::ops::Range<usize>>) {
     let mut kept = Vec::new();
@@ -165,23 +166,86 @@ fn exact_fences(
     ))
 }
 
-/// A block's YAML in canonical form, or `None` to leave the block as it is (outside the subset,
-/// an unknown field, a layout this formatter does not understand).
+/// A block's YAML in canonical form, or `None` to leave the block as it is (a comment, which
+/// rewriting would lose; YAML that does not parse; an unknown field; a layout this formatter does
+/// not understand).
+///
+/// A block in the loader's plain subset (`fast_yaml`) is rewritten field by field, keeping a
+/// folded or literal text an editor laid out when it is already canonical. Any other block without
+/// a comment (single quotes, extra spaces after a colon, a flow list, escapes) is read as the
+/// loader reads it (`spec_source::general_fields`) and written anew; it is kept as written unless
+/// the new text reads back to the same fields.
 fn format_block(content: &str) -> Option<String> {
-    let fields = fast_yaml::parse(content, 0)?;
-    let chunks = chunks(content);
-    if chunks.len() != fields.len() {
+    if let Some(fields) = fast_yaml::parse(content, 0) {
+        let chunks = chunks(content);
+        if chunks.len() != fields.len()
+            || fields
+                .iter()
+                .zip(&chunks)
+                .any(|(f, c)| !c.starts_with(&format!("{}:", f.key.value)))
+        {
+            return None;
+        }
+        return format_fields(&fields, Some(&chunks));
+    }
+    if has_comment(content) {
+        return None;
+    }
+    let fields = crate::spec_source::general_fields(content)?;
+    let out = format_fields(&fields, None)?;
+    let values = |fields: &[fast_yaml::Field]| {
+        let mut v: Vec<(String, Value)> = fields
+            .iter()
+            .map(|f| (f.key.value.to_string(), strip(&f.value)))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let again = fast_yaml::parse(&out, 0)
+        .map(|f| values(&f))
+        .or_else(|| crate::spec_source::general_fields(&out).map(|f| values(&f)))?;
+    (again == values(&fields)).then_some(out)
+}
+
+/// `value` without positions, for comparing what two texts of a block say.
+fn strip(value: &Value) -> Value<'static> {
+    let bare = |s: &fast_yaml::Scalar| fast_yaml::Scalar {
+        value: s.value.to_string().into(),
+        range: 0..0,
+    };
+    match value {
+        Value::Str(s) => Value::Str(bare(s)),
+        Value::List(items) => Value::List(items.iter().map(bare).collect()),
+    }
+}
+
+/// Does the block hold something YAML reads as a comment (a `#` starting a line or after a space
+/// or tab)? Conservative: a `#` after a space inside a quoted text counts too, and such a block
+/// is left as written.
+fn has_comment(content: &str) -> bool {
+    content
+        .lines()
+        .any(|l| l.trim_start().starts_with('#') || l.contains(" #") || l.contains("\t#"))
+}
+
+/// The canonical text of `fields`, in the canonical order. With `chunks` (each field as written,
+/// for a block in the plain subset), a folded or literal text already in canonical shape is kept
+/// as the editor wrote it; without, every value is written anew.
+fn format_fields(fields: &[fast_yaml::Field], chunks: Option<&[&str]>) -> Option<String> {
+    let mut keys: Vec<&str> = fields.iter().map(|f| f.key.value.as_ref()).collect();
+    keys.sort_unstable();
+    if keys.windows(2).any(|w| w[0] == w[1]) {
         return None;
     }
     let mut items: Vec<(usize, String)> = Vec::with_capacity(fields.len());
-    for (field, chunk) in fields.iter().zip(&chunks) {
+    for (i, field) in fields.iter().enumerate() {
         let key = field.key.value.as_ref();
         let rank = rank(key)?;
-        if !chunk.starts_with(&format!("{key}:")) {
-            return None;
-        }
         let text = match &field.value {
-            Value::Str(s) => scalar(key, &s.value, chunk)?,
+            Value::Str(s) => match chunks {
+                Some(chunks) => scalar(key, &s.value, chunks[i])?,
+                None => fresh_scalar(key, &s.value)?,
+            },
             Value::List(items) if items.is_empty() => return None,
             Value::List(items) => {
                 let mut t = format!("{key}:\n");
@@ -228,6 +292,16 @@ fn scalar(key: &str, value: &str, chunk: &str) -> Option<String> {
     if header == format!("{key}: >-") && folded_as_is(value, chunk) {
         return Some(format!("{chunk}\n"));
     }
+    fresh_scalar(key, value)
+}
+
+/// `key: value` (with its newline) written anew: plain when YAML allows it and the line fits,
+/// else folded, else double-quoted; a text of several lines as a literal block (`|`, or `|-`
+/// without a final line break) when its lines allow one.
+fn fresh_scalar(key: &str, value: &str) -> Option<String> {
+    if value.contains('\n') {
+        return literal(key, value);
+    }
     if plain_safe(value) && key.chars().count() + 2 + value.chars().count() <= WIDTH {
         return Some(format!("{key}: {value}\n"));
     }
@@ -236,6 +310,34 @@ fn scalar(key: &str, value: &str, chunk: &str) -> Option<String> {
         return Some(format!("{key}: {quoted}\n"));
     }
     Some(format!("{key}: >-\n{}", fold(value)))
+}
+
+/// A text of several lines as a literal block, or `None` when a literal block cannot hold it as
+/// it is (its first line indented, more than one final line break, a line of only spaces, a
+/// control character): such a block is left as written.
+fn literal(key: &str, value: &str) -> Option<String> {
+    let (body, chomp) = match value.strip_suffix('\n') {
+        Some(b) if b.ends_with('\n') => return None,
+        Some(b) => (b, ""),
+        None => (value, "-"),
+    };
+    let bad = |l: &str| {
+        (!l.is_empty() && l.trim_matches(' ').is_empty())
+            || l.chars().any(|c| c.is_control() && c != '\t')
+            || l.contains('\u{feff}')
+    };
+    if body.starts_with([' ', '\t']) || body.is_empty() || body.lines().any(bad) {
+        return None;
+    }
+    let mut out = format!("{key}: |{chomp}\n");
+    for line in body.split('\n') {
+        if !line.is_empty() {
+            out.push_str("  ");
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    Some(out)
 }
 
 /// A list item or other value that must stay on one line: plain when YAML allows, else quoted.

@@ -237,6 +237,32 @@ fn read_fields<'a>(
         .collect())
 }
 
+/// A block's fields as the loader reads them when the block is outside the fast path's subset
+/// (serde-saphyr, the same reader as [`read_fields`]), in source order and without positions:
+/// what `fmt` rewrites such a block from. `None` when the YAML does not parse or a field is not a
+/// clause field (its value was skipped, so it could not be written back).
+pub(crate) fn general_fields(yaml: &str) -> Option<Vec<fast_yaml::Field<'static>>> {
+    let raw: RawBlock = serde_saphyr::from_str(yaml).ok()?;
+    let scalar = |s: &Spanned<String>| Scalar {
+        value: s.value.clone().into(),
+        range: 0..0,
+    };
+    raw.0
+        .iter()
+        .map(|(k, v)| {
+            let value = match v {
+                RawValue::Str(s) => fast_yaml::Value::Str(scalar(s)),
+                RawValue::List(items) => fast_yaml::Value::List(items.iter().map(scalar).collect()),
+                RawValue::Unknown => return None,
+            };
+            Some(fast_yaml::Field {
+                key: scalar(k),
+                value,
+            })
+        })
+        .collect()
+}
+
 /// [`parse_block`], with the fast path switchable (the equivalence test runs both ways).
 #[doc(hidden)]
 pub(super) fn parse_block_with(

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
-pub(crate) use clause_block::FIELDS as CLAUSE_FIELDS;
+pub(crate) use clause_block::{FIELDS as CLAUSE_FIELDS, general_fields};
 pub(crate) use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
 pub(crate) use files::{io_error, read_source};
