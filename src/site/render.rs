@@ -91,17 +91,18 @@ pub(super) fn render_into(
         .iter()
         .map(|l| Ok((l.as_str(), tpl.interfaces.get(l)?)))
         .collect::<Result<_, Diagnostic>>()?;
-    let per_lang: Vec<Lang> = interfaces
-        .iter()
-        .map(|(lang, t)| {
-            let start = Instant::now();
-            let l = lang_state(m, tpl, lang, t, &interfaces, runtimes.is_some(), only);
-            parts.add(Part::Contexts, start);
-            l
-        })
-        .collect::<Result<_, _>>()?;
+    let lang_state = |i: usize| {
+        let (lang, t) = interfaces[i];
+        let start = Instant::now();
+        let l = lang_state(m, tpl, lang, t, &interfaces, runtimes.is_some(), only);
+        parts.add(Part::Contexts, start);
+        l
+    };
 
     if let Some(chapters) = only {
+        let per_lang: Vec<Lang> = (0..interfaces.len())
+            .map(lang_state)
+            .collect::<Result<_, _>>()?;
         let jobs: Vec<Job> = per_lang
             .iter()
             .enumerate()
@@ -119,19 +120,27 @@ pub(super) fn render_into(
             parts: parts.report(),
         });
     }
-    let mut jobs = vec![Job::ClausesJson];
-    for l in 0..per_lang.len() {
-        jobs.extend([Job::ClauseIndex(l), Job::Matrix(l), Job::Search(l)]);
-    }
-    jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
-    for (l, lr) in per_lang.iter().enumerate() {
-        jobs.extend([Job::Index(l), Job::Print(l)]);
-        if runtimes.is_some() {
-            jobs.push(Job::Runtimes(l));
+    // One language after the other, each language's state dropped before the next is made: the
+    // pass over a language's files is parallel, and holding every language's clause values and
+    // pieces at once was the largest share of the peak memory (BENCHMARKS.md, "Session 8").
+    let mut done = 0;
+    for i in 0..interfaces.len() {
+        let lr = [lang_state(i)?];
+        let mut jobs = Vec::new();
+        if i == 0 {
+            jobs.push(Job::ClausesJson);
         }
-        jobs.extend((0..lr.docs.len()).map(|d| Job::Chapter(l, d)));
+        jobs.extend([Job::ClauseIndex(0), Job::Matrix(0), Job::Search(0)]);
+        if i == 0 {
+            jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
+        }
+        jobs.extend([Job::Index(0), Job::Print(0)]);
+        if runtimes.is_some() {
+            jobs.push(Job::Runtimes(0));
+        }
+        jobs.extend((0..lr[0].docs.len()).map(|d| Job::Chapter(0, d)));
+        done += render_jobs(m, runtimes, tpl, &lr, &jobs, &parts, put)?;
     }
-    let done = render_jobs(m, runtimes, tpl, &per_lang, &jobs, &parts, put)?;
     for (name, content) in ASSETS {
         put(format!("assets/{name}"), content.as_bytes().to_vec())?;
     }
