@@ -5,8 +5,8 @@ usage: bench/ab_bins.py RUNS MODE BIN_A BIN_B ["ENV_A"] ["ENV_B"]
 Runs the two binaries in turn (the order swapped every run, each after an untimed sync). MODE fresh: `build`
 into a removed folder; rebuild: `build` over its own previous output; anything else is the command to run,
 e.g. "check" or "matrix --format json". Prints the median wall time and
-the median CPU time (user + sys from wait4, steadier than wall time on a shared VM) and the median peak RSS
-(ru_maxrss). ENV_x: extra
+the median CPU time (user + sys from wait4, steadier than wall time on a shared VM) and the median and largest peak RSS
+(ru_maxrss; the harness reports the largest). ENV_x: extra
 environment, e.g. "RAYON_NUM_THREADS=1". Binary paths must be absolute."""
 import os, sys, time, shutil, subprocess, statistics
 runs, mode, A, B = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
@@ -30,5 +30,5 @@ for i in range(runs):
         assert status == 0
         res[side][0].append(wall); res[side][1].append((ru.ru_utime + ru.ru_stime) * 1000); res[side][2].append(ru.ru_maxrss / 1024)
 for s in 'AB':
-    print(f"{s}: wall median {statistics.median(res[s][0]):.0f} ms (min {min(res[s][0]):.0f}), cpu median {statistics.median(res[s][1]):.0f} ms, peak RSS median {statistics.median(res[s][2]):.1f} MB")
+    print(f"{s}: wall median {statistics.median(res[s][0]):.0f} ms (min {min(res[s][0]):.0f}), cpu median {statistics.median(res[s][1]):.0f} ms, peak RSS median {statistics.median(res[s][2]):.1f} MB (max {max(res[s][2]):.1f})")
 print(f"B/A wall {statistics.median(res['B'][0])/statistics.median(res['A'][0]):.3f}, cpu {statistics.median(res['B'][1])/statistics.median(res['A'][1]):.3f}")

@@ -1,10 +1,11 @@
 //! The render pass: every file of the site, from the templates and the contexts, handed to a sink.
 //!
-//! First each language's clause contexts (Markdown → HTML, translation state, status) are made
-//! once, and converted once to the template value every page of that language shares. Then every
-//! file of every language is one job of a single parallel pass, the largest first. A page template
-//! renders its clauses itself (`{% include "clause.html" %}` in a loop), so there is one definition
-//! of each piece and an override of a piece applies everywhere.
+//! One language after the other: its clause contexts (Markdown → HTML, translation state, status)
+//! are made once and converted to the template values every page of that language shares, each
+//! clause's `clause.html` is rendered once (its chapter page and the print page show that HTML),
+//! then every file of the language is one job of a parallel pass, the largest first, and the
+//! language's state is dropped. The index and matrix pages include their row templates in a loop.
+//! So there is one definition of each piece, and an override of a piece applies everywhere.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
