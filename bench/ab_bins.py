@@ -5,13 +5,14 @@ usage: bench/ab_bins.py RUNS MODE BIN_A BIN_B ["ENV_A"] ["ENV_B"]
 Runs the two binaries in turn (the order swapped every run, each after an untimed sync). MODE fresh: `build`
 into a removed folder; rebuild: `build` over its own previous output; anything else is the command to run,
 e.g. "check" or "matrix --format json". Prints the median wall time and
-the median CPU time (user + sys from wait4, steadier than wall time on a shared VM). ENV_x: extra
+the median CPU time (user + sys from wait4, steadier than wall time on a shared VM) and the median and largest peak RSS
+(ru_maxrss; the harness reports the largest). ENV_x: extra
 environment, e.g. "RAYON_NUM_THREADS=1". Binary paths must be absolute."""
 import os, sys, time, shutil, subprocess, statistics
 runs, mode, A, B = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 envs = {'A': sys.argv[5] if len(sys.argv) > 5 else '', 'B': sys.argv[6] if len(sys.argv) > 6 else ''}
 os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'target', 'bench', 'x100'))
-res = {'A': ([], []), 'B': ([], [])}
+res = {'A': ([], [], []), 'B': ([], [], [])}
 for i in range(runs):
     for side, binp in (('A', A), ('B', B)) if i % 2 == 0 else (('B', B), ('A', A)):
         out = f'out-ab-bins-{side}'
@@ -27,7 +28,7 @@ for i in range(runs):
         _, status, ru = os.wait4(p.pid, 0)
         wall = (time.perf_counter() - t) * 1000
         assert status == 0
-        res[side][0].append(wall); res[side][1].append((ru.ru_utime + ru.ru_stime) * 1000)
+        res[side][0].append(wall); res[side][1].append((ru.ru_utime + ru.ru_stime) * 1000); res[side][2].append(ru.ru_maxrss / 1024)
 for s in 'AB':
-    print(f"{s}: wall median {statistics.median(res[s][0]):.0f} ms (min {min(res[s][0]):.0f}), cpu median {statistics.median(res[s][1]):.0f} ms")
+    print(f"{s}: wall median {statistics.median(res[s][0]):.0f} ms (min {min(res[s][0]):.0f}), cpu median {statistics.median(res[s][1]):.0f} ms, peak RSS median {statistics.median(res[s][2]):.1f} MB (max {max(res[s][2]):.1f})")
 print(f"B/A wall {statistics.median(res['B'][0])/statistics.median(res['A'][0]):.3f}, cpu {statistics.median(res['B'][1])/statistics.median(res['A'][1]):.3f}")

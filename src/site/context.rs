@@ -344,11 +344,21 @@ pub(super) fn clause<'s>(
     }
 }
 
-/// A block of a chapter page (`blocks` of `chapter.html`): `{kind: "prose", html}` (finished HTML,
-/// marked safe) or `{kind: "clause", clause}` (rendered by `clause.html`).
-pub(super) fn block(kind: &str, member: &'static str, value: Value) -> Value {
+/// A prose block of a chapter page (`blocks` of `chapter.html`): `{kind: "prose", html}`, finished
+/// HTML marked safe.
+pub(super) fn prose_block(html: Value) -> Value {
     let mut map = std::collections::BTreeMap::new();
-    map.insert("kind", Value::from(kind));
-    map.insert(member, value);
+    map.insert("kind", Value::from("prose"));
+    map.insert("html", html);
+    Value::from(map)
+}
+
+/// A clause block of a chapter page: `{kind: "clause", clause, html}`, `html` being `clause.html`
+/// rendered for `clause` (marked safe).
+pub(super) fn clause_block(clause: Value, html: Value) -> Value {
+    let mut map = std::collections::BTreeMap::new();
+    map.insert("kind", Value::from("clause"));
+    map.insert("clause", clause);
+    map.insert("html", html);
     Value::from(map)
 }

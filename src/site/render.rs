@@ -1,10 +1,11 @@
 //! The render pass: every file of the site, from the templates and the contexts, handed to a sink.
 //!
-//! First each language's clause contexts (Markdown → HTML, translation state, status) are made
-//! once, and converted once to the template value every page of that language shares. Then every
-//! file of every language is one job of a single parallel pass, the largest first. A page template
-//! renders its clauses itself (`{% include "clause.html" %}` in a loop), so there is one definition
-//! of each piece and an override of a piece applies everywhere.
+//! One language after the other: its clause contexts (Markdown → HTML, translation state, status)
+//! are made once and converted to the template values every page of that language shares, each
+//! clause's `clause.html` is rendered once (its chapter page and the print page show that HTML),
+//! then every file of the language is one job of a parallel pass, the largest first, and the
+//! language's state is dropped. The index and matrix pages include their row templates in a loop.
+//! So there is one definition of each piece, and an override of a piece applies everywhere.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,7 +15,7 @@ use rayon::prelude::*;
 use tera::Context;
 use tera::value::Value;
 
-use super::context::{self, ClauseCtx};
+use super::context;
 use super::interface::Interface;
 use super::markdown::{SectionHead, prose_html};
 use super::templates::{ASSETS, Templates, template_error};
@@ -45,11 +46,15 @@ struct Lang<'s> {
     toc: String,
     /// Where each page's link in `toc` ends (see [`toc_links`]).
     toc_links: HashMap<String, usize>,
-    clauses: Vec<ClauseCtx<'s>>,
-    /// `clauses` as template values, in the same order.
+    /// Each clause's text without markup (the search index's), in the order of `spec.clauses`.
+    plain: Vec<String>,
+    /// Each clause's context ([`context::ClauseCtx`]) as a template value, in the same order.
     values: Vec<Value>,
     /// `values` as one template array (shared, not copied, by the pages that list every clause).
     all: Value,
+    /// Each clause's `clause.html`, rendered once and shown by its chapter page and the print
+    /// page alike (in the same order; with `only`, empty for the clauses of other chapters).
+    html: Vec<Value>,
     /// The pages in reading order, for previous/next.
     order: Vec<context::PageLink<'s>>,
 }
@@ -87,17 +92,18 @@ pub(super) fn render_into(
         .iter()
         .map(|l| Ok((l.as_str(), tpl.interfaces.get(l)?)))
         .collect::<Result<_, Diagnostic>>()?;
-    let per_lang: Vec<Lang> = interfaces
-        .iter()
-        .map(|(lang, t)| {
-            let start = Instant::now();
-            let l = lang_state(m, tpl, lang, t, &interfaces, runtimes.is_some(), only);
-            parts.add(Part::Contexts, start);
-            l
-        })
-        .collect::<Result<_, _>>()?;
+    let lang_state = |i: usize| {
+        let (lang, t) = interfaces[i];
+        let start = Instant::now();
+        let l = lang_state(m, tpl, lang, t, &interfaces, runtimes.is_some(), only);
+        parts.add(Part::Contexts, start);
+        l
+    };
 
     if let Some(chapters) = only {
+        let per_lang: Vec<Lang> = (0..interfaces.len())
+            .map(lang_state)
+            .collect::<Result<_, _>>()?;
         let jobs: Vec<Job> = per_lang
             .iter()
             .enumerate()
@@ -115,19 +121,27 @@ pub(super) fn render_into(
             parts: parts.report(),
         });
     }
-    let mut jobs = vec![Job::ClausesJson];
-    for l in 0..per_lang.len() {
-        jobs.extend([Job::ClauseIndex(l), Job::Matrix(l), Job::Search(l)]);
-    }
-    jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
-    for (l, lr) in per_lang.iter().enumerate() {
-        jobs.extend([Job::Index(l), Job::Print(l)]);
-        if runtimes.is_some() {
-            jobs.push(Job::Runtimes(l));
+    // One language after the other, each language's state dropped before the next is made: the
+    // pass over a language's files is parallel, and holding every language's clause values and
+    // pieces at once was the largest share of the peak memory (BENCHMARKS.md, "Session 8").
+    let mut done = 0;
+    for i in 0..interfaces.len() {
+        let lr = [lang_state(i)?];
+        let mut jobs = Vec::new();
+        if i == 0 {
+            jobs.push(Job::ClausesJson);
         }
-        jobs.extend((0..lr.docs.len()).map(|d| Job::Chapter(l, d)));
+        jobs.extend([Job::ClauseIndex(0), Job::Matrix(0), Job::Search(0)]);
+        if i == 0 {
+            jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
+        }
+        jobs.extend([Job::Index(0), Job::Print(0)]);
+        if runtimes.is_some() {
+            jobs.push(Job::Runtimes(0));
+        }
+        jobs.extend((0..lr[0].docs.len()).map(|d| Job::Chapter(0, d)));
+        done += render_jobs(m, runtimes, tpl, &lr, &jobs, &parts, put)?;
     }
-    let done = render_jobs(m, runtimes, tpl, &per_lang, &jobs, &parts, put)?;
     for (name, content) in ASSETS {
         put(format!("assets/{name}"), content.as_bytes().to_vec())?;
     }
@@ -262,7 +276,7 @@ fn render_jobs(
                 let lr = &per_lang[l];
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", spec.contract.title_in(lr.lang));
-                ctx.insert("clause_count", &lr.clauses.len());
+                ctx.insert("clause_count", &lr.values.len());
                 page(
                     lr,
                     "index.html",
@@ -308,7 +322,7 @@ fn render_jobs(
                     let title = lr.t.text.get("runtimes").map_or("runtimes", String::as_str);
                     (rt, title)
                 });
-                let index = search::index_script(spec, lr.docs, &lr.clauses, lr.lang, rt)?;
+                let index = search::index_script(spec, lr.docs, &lr.plain, lr.lang, rt)?;
                 put(format!("assets/search-{}.js", lr.lang), index)
             }
             Job::Runtimes(l) => match runtimes {
@@ -341,7 +355,7 @@ fn render_jobs(
 }
 
 /// The blocks of chapter `d` of `lr` for `chapter.html` (prose rendered with its headings' ids
-/// and section numbers; clauses as their shared values), and those section numbers.
+/// and section numbers; clauses as their shared values and pieces), and those section numbers.
 fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>) {
     let doc = &lr.docs[d];
     let numbers = crate::spec::section_numbers(d + 1, &doc.headings);
@@ -352,12 +366,8 @@ fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>) {
     let mut blocks: Vec<Value> = Vec::with_capacity(doc.blocks.len());
     for b in &doc.blocks {
         blocks.push(match b {
-            Block::Prose(p) => context::block(
-                "prose",
-                "html",
-                Value::safe_string(&prose_html(p, &mut heads)),
-            ),
-            Block::Clause(i) => context::block("clause", "clause", lr.values[*i].clone()),
+            Block::Prose(p) => context::prose_block(Value::safe_string(&prose_html(p, &mut heads))),
+            Block::Clause(i) => context::clause_block(lr.values[*i].clone(), lr.html[*i].clone()),
         });
     }
     (blocks, numbers)
@@ -381,32 +391,44 @@ fn lang_state<'s>(
         .tera
         .render("toc.html", &base)
         .map_err(|e| template_error(&e))?;
-    // With `only`, the clauses of those chapters alone: `values` keeps one entry per clause (the
-    // others empty) so that a chapter finds its clauses by index as in a full render.
+    // With `only`, the clauses of those chapters alone (the others' entries stay empty, so that a
+    // chapter finds its clauses by index as in a full render). Each clause's context becomes its
+    // template value at once and is dropped but for its plain text (the search index's): holding
+    // the contexts beside the values held every clause's HTML twice, in every language.
     let wanted = |c: &crate::spec::Clause| only.is_none_or(|set| set.contains(&c.chapter));
-    let clauses: Vec<ClauseCtx> = spec
+    let (values, plain): (Vec<Value>, Vec<String>) = spec
         .clauses
         .par_iter()
         .zip(&m.rows)
         .enumerate()
-        .filter(|(_, (c, _))| wanted(c))
-        .map(|(i, (c, r))| context::clause(i, c, tr, r.status, &spec.contract.links))
-        .collect();
-    let values: Vec<Value> = match only {
-        None => clauses.par_iter().map(Value::from_serializable).collect(),
-        Some(_) => {
-            let mut values = vec![Value::none(); spec.clauses.len()];
-            let mut own = clauses.iter();
-            for (slot, c) in values.iter_mut().zip(&spec.clauses) {
-                if wanted(c)
-                    && let Some(ctx) = own.next()
-                {
-                    *slot = Value::from_serializable(ctx);
-                }
+        .map(|(i, (c, r))| {
+            if !wanted(c) {
+                return (Value::none(), String::new());
             }
-            values
-        }
-    };
+            let ctx = context::clause(i, c, tr, r.status, &spec.contract.links);
+            (Value::from_serializable(&ctx), ctx.plain)
+        })
+        .unzip();
+    // Each clause's piece, rendered once per language with the language's context and `c`: the
+    // chapter page and the print page both show it (rendering it in each interpreted every clause
+    // twice). With `only`, the other chapters' clauses stay empty.
+    let html = values
+        .par_iter()
+        .map_init(
+            || base.clone(),
+            |ctx, v| {
+                if v.is_none() {
+                    return Ok(Value::none());
+                }
+                ctx.insert_value("c", v.clone());
+                let html = tpl
+                    .tera
+                    .render("clause.html", ctx)
+                    .map_err(|e| template_error(&e))?;
+                Ok(Value::safe_string(&html))
+            },
+        )
+        .collect::<Result<Vec<_>, Diagnostic>>()?;
     Ok(Lang {
         lang,
         docs,
@@ -414,9 +436,10 @@ fn lang_state<'s>(
         base,
         toc_links: toc_links(&toc),
         toc,
-        clauses,
+        plain,
         all: Value::from(values.as_slice()),
         values,
+        html,
         order,
     })
 }

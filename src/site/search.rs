@@ -6,7 +6,6 @@
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::Serialize;
 
-use super::context::ClauseCtx;
 use crate::diagnostic::Diagnostic;
 use crate::runtimes::Catalogue;
 use crate::spec::{Block, Document, Spec};
@@ -33,16 +32,16 @@ struct Entry<'a> {
 }
 
 /// The index of one language: its chapters' clauses, headings and prose paragraphs, in reading
-/// order, then the runtime deviations (`clauses` are the language's clause contexts, in the order
-/// of `spec.clauses`; `runtimes_title` the runtimes page's title, when there is one).
+/// order, then the runtime deviations (`clause_text` is each clause's text without markup in the page's
+/// language, in the order of `spec.clauses`; `runtimes_title` the runtimes page's title, when there is one).
 pub(super) fn index_script(
     spec: &Spec,
     docs: &[Document],
-    clauses: &[ClauseCtx],
+    clause_text: &[String],
     lang: &str,
     runtimes: Option<(&Catalogue, &str)>,
 ) -> Result<Vec<u8>, Diagnostic> {
-    let mut entries: Vec<Entry> = Vec::with_capacity(clauses.len() * 2);
+    let mut entries: Vec<Entry> = Vec::with_capacity(clause_text.len() * 2);
     for doc in docs {
         let url = |frag: &str| format!("{}.html#{}", doc.chapter, frag);
         let mut heading = 0usize;
@@ -50,7 +49,7 @@ pub(super) fn index_script(
         for block in &doc.blocks {
             match block {
                 Block::Clause(i) => {
-                    let (c, ctx) = (&spec.clauses[*i], &clauses[*i]);
+                    let c = &spec.clauses[*i];
                     entries.push(Entry {
                         kind: "clause",
                         id: Some(&c.id),
@@ -58,7 +57,7 @@ pub(super) fn index_script(
                         level: Some(c.level.as_str()),
                         page: &doc.title,
                         section: section.map(|s| s.0),
-                        text: ctx.plain.clone(),
+                        text: clause_text[*i].clone(),
                     });
                 }
                 Block::Prose(p) => {
