@@ -49,7 +49,9 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
     })?;
     let addr = listener.local_addr().map_err(|_| Failure::Input)?;
     let url = format!("http://{addr}/");
-    let first = match rebuild::build(ctx, opts, None) {
+    // The chapter files parsed by the last rebuild: an edit parses only the files it changed.
+    let mut cache = crate::spec_source::ParseCache::default();
+    let first = match rebuild::build(ctx, opts, &mut cache, None) {
         Ok(site) => site,
         Err(_) => {
             eprintln!("error: nothing to serve until the errors above are fixed");
@@ -91,11 +93,13 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
             .chapters
             .as_ref()
             .map(|c| (c, &early as &dyn Fn(Vec<(String, Vec<u8>)>)));
-        match rebuild::build(ctx, opts, first) {
+        match rebuild::build(ctx, opts, &mut cache, first) {
             Ok(built) => {
                 let files = shared.replace(built.site);
+                let (parsed, read) = cache.parsed();
                 eprintln!(
-                    "rebuilt in {} ms ({changed}): {} file{} changed",
+                    "rebuilt in {} ms ({changed}): {} file{} changed; {parsed} of {read} chapter \
+                     files parsed again",
                     (start.elapsed() - paused.get()).as_millis(),
                     files,
                     if files == 1 { "" } else { "s" }

@@ -13,7 +13,7 @@ use super::{Options, Site};
 use crate::annotations::{self, CacheChoice};
 use crate::diagnostic::{Diagnostic, SourceMap, render_all};
 use crate::spec::TestGlobs;
-use crate::spec_source::{self, LoadOptions};
+use crate::spec_source::{self, LoadOptions, ParseCache, Tree};
 use crate::terminal::Ctx;
 use crate::{matrix, runtimes, site};
 
@@ -30,20 +30,28 @@ pub(super) struct Built {
 pub(super) type First<'f> = (&'f BTreeSet<String>, &'f dyn Fn(Vec<(String, Vec<u8>)>));
 
 /// Build the site into memory. `Err` holds the diagnostics as plain text (already printed).
+/// `cache`: the chapter files parsed by the last rebuild, of which the unchanged ones are reused.
 ///
 /// With `first`, once the spec has loaded without errors the pages of those chapters (every
 /// language) are rendered and handed over before everything else: an edit of one chapter shows
 /// on its open page without waiting for the other pages, the clause index, the matrix, the print
 /// pages and the search index. They are byte for byte the full render's pages, so the full render
 /// that follows changes them no further.
-pub(super) fn build(ctx: &Ctx, opts: &Options, first: Option<First>) -> Result<Built, String> {
+pub(super) fn build(
+    ctx: &Ctx,
+    opts: &Options,
+    cache: &mut ParseCache,
+    first: Option<First>,
+) -> Result<Built, String> {
     let mut shown = Shown::new(ctx);
-    let loaded = spec_source::load_with(
+    let loaded = spec_source::load_reusing(
+        &Tree::Disk,
         &ctx.spec,
         LoadOptions {
             strict: opts.strict,
             named: ctx.spec_given,
         },
+        cache,
     );
     shown.stage(&loaded.diagnostics, &loaded.sources)?;
     let spec = &loaded.spec;
