@@ -38,7 +38,7 @@ impl Drop for Killed {
 
 /// One server with its page open, and the file its edits go to.
 struct Server {
-    name: &'static str,
+    name: String,
     _child: Killed,
     driver: Driver,
     file: PathBuf,
@@ -142,10 +142,7 @@ fn wait_http(url: &str) {
     }
 }
 
-fn kcontract(dir: &Path, stderr: &Path) -> (Killed, String) {
-    let bin = std::env::current_dir()
-        .unwrap()
-        .join("target/release/kcontract");
+fn kcontract(bin: &Path, dir: &Path, stderr: &Path) -> (Killed, String) {
     let mut child = Command::new(bin)
         .current_dir(dir)
         .args(["--color", "never", "serve", "--port", "0"])
@@ -168,14 +165,24 @@ fn kcontract(dir: &Path, stderr: &Path) -> (Killed, String) {
 fn main() {
     let mut copies = vec![1, 100];
     let mut runs = 21;
+    // The kcontract binaries compared, by name; each serves its own copy of the spec.
+    let mut binaries: Vec<(String, PathBuf)> = Vec::new();
+    let mut with_mdbook = true;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let v = it.next().unwrap_or_default();
         match a.as_str() {
             "--copies" => copies = v.split(',').filter_map(|s| s.parse().ok()).collect(),
             "--runs" => runs = v.parse().unwrap_or(21),
+            "--kcontract" => match v.split_once('=') {
+                Some((name, bin)) => binaries.push((name.to_string(), PathBuf::from(bin))),
+                None => binaries.push((v.clone(), PathBuf::from(&v))),
+            },
+            "--mdbook" => with_mdbook = v != "no",
             _ => {
-                eprintln!("usage: serve-bench [--copies 1,100] [--runs 21]");
+                eprintln!(
+                    "usage: serve-bench [--copies 1,100] [--runs 21] [--kcontract NAME=BINARY]... [--mdbook no]"
+                );
                 std::process::exit(2);
             }
         }
@@ -190,25 +197,49 @@ fn main() {
             "{} missing: run `cargo run --release --example bench -- --copies {n} --runs 1` first",
             dir.display()
         );
-        let log = dir.join("serve-stderr.txt");
-        let (kc, url) = kcontract(&dir, &log);
-        let kc_file = dir.join(format!("spec/en/{CHAPTER}.md"));
-        let mut servers = vec![Server {
-            name: "kcontract serve (en+zh)",
-            _child: kc,
-            driver: Driver::start(),
-            original: unmarked(&kc_file),
-            file: kc_file,
-            samples: Vec::new(),
-            until_reload: Vec::new(),
-            page: format!("{url}en/{CHAPTER}.html"),
-            misses: 0,
-        }];
-        servers[0].driver.goto(&servers[0].page);
+        let release = std::env::current_dir()
+            .unwrap()
+            .join("target/release/kcontract");
+        let named = if binaries.is_empty() {
+            vec![("kcontract serve (en+zh)".to_string(), release)]
+        } else {
+            binaries.clone()
+        };
+        let mut servers = Vec::new();
+        let mut logs = Vec::new();
+        for (k, (name, bin)) in named.iter().enumerate() {
+            // One binary serves the generated folder; several serve a copy each (an edit of one
+            // copy rebuilds only its server).
+            let here = if named.len() == 1 {
+                dir.clone()
+            } else {
+                let d = std::env::temp_dir().join(format!("kcontract-serve-bench-x{n}-kc{k}"));
+                let _ = fs::remove_dir_all(&d);
+                copy(&dir.join("spec"), &d.join("spec"));
+                d
+            };
+            let log = here.join("serve-stderr.txt");
+            let (kc, url) = kcontract(bin, &here, &log);
+            let kc_file = here.join(format!("spec/en/{CHAPTER}.md"));
+            let s = Server {
+                name: name.clone(),
+                _child: kc,
+                driver: Driver::start(),
+                original: unmarked(&kc_file),
+                file: kc_file,
+                samples: Vec::new(),
+                until_reload: Vec::new(),
+                page: format!("{url}en/{CHAPTER}.html"),
+                misses: 0,
+            };
+            s.driver.goto(&s.page);
+            servers.push(s);
+            logs.push((name.clone(), log));
+        }
         // mdBook's watcher skips what git ignores, and target/ is ignored here: its book is
         // served from a copy outside the repository.
         let mut mdbook_pages = None;
-        if Command::new("mdbook").arg("--version").output().is_ok() {
+        if with_mdbook && Command::new("mdbook").arg("--version").output().is_ok() {
             for (name, watcher) in [
                 ("mdbook serve (en)", "poll"),
                 ("mdbook serve --watcher native", "native"),
@@ -231,7 +262,7 @@ fn main() {
                 wait_http(&murl);
                 let file = book.join(format!("src/{CHAPTER}.md"));
                 let s = Server {
-                    name,
+                    name: name.to_string(),
                     _child: Killed(child),
                     driver: Driver::start(),
                     original: unmarked(&file),
@@ -286,20 +317,22 @@ fn main() {
                 s.misses
             );
         }
-        let rebuilds: Vec<f64> = fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.strip_prefix("rebuilt in "))
-            .filter_map(|l| l.split(' ').next()?.parse().ok())
-            .collect();
-        if rebuilds.len() > 1 {
-            // The first is the warm-up; the last restores the file.
-            let timed = &rebuilds[1..rebuilds.len().min(runs + 1)];
-            println!(
-                "  of which kcontract's rebuild (its own log) median {:.1} ms over {} rebuilds",
-                median(timed),
-                timed.len()
-            );
+        for (name, log) in &logs {
+            let rebuilds: Vec<f64> = fs::read_to_string(log)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.strip_prefix("rebuilt in "))
+                .filter_map(|l| l.split(' ').next()?.parse().ok())
+                .collect();
+            if rebuilds.len() > 1 {
+                // The first is the warm-up; the last restores the file.
+                let timed = &rebuilds[1..rebuilds.len().min(runs + 1)];
+                println!(
+                    "  of which {name}'s rebuild (its own log) median {:.1} ms over {} rebuilds",
+                    median(timed),
+                    timed.len()
+                );
+            }
         }
         for other in &servers[1..] {
             println!(
