@@ -18,6 +18,10 @@
 //! sample, each round in another order; the figure is the median. serve's own "rebuilt in N ms"
 //! lines give the share of the rebuild. Nothing is asserted.
 //!
+//! A kcontract sample ends when serve's log says its rebuild finished (the rest of the site is
+//! rendered after the page showed the edit), so that it does not share the two cores with the next
+//! server's sample; then 600 ms for a reloaded page to connect again.
+//!
 //! `--kcontract NAME=BINARY` (repeatable) compares kcontract binaries in one run, each serving its
 //! own copy of the ×N spec; `--mdbook no` leaves mdBook out.
 
@@ -64,11 +68,35 @@ struct Server {
     painted: Vec<f64>,
     /// Samples shown by an in-place update rather than a reload.
     swapped: usize,
+    /// kcontract's log: a sample ends only when its whole rebuild has, so that the rest of one
+    /// server's rebuild does not share the processor with the next server's sample.
+    log: Option<PathBuf>,
+}
+
+/// The rebuilds a kcontract log reports as finished (good or failed).
+fn finished(log: &Path) -> usize {
+    fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("rebuilt in ") || l.starts_with("the rebuild failed"))
+        .count()
 }
 
 impl Server {
     /// One sample; `false` when the page did not show the edit within 20 s (counted as a miss).
     fn sample(&mut self, i: usize) -> bool {
+        let before = self.log.as_deref().map(finished);
+        let shown = self.show(i);
+        if let (Some(log), Some(before)) = (self.log.as_deref(), before) {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while finished(log) <= before && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        shown
+    }
+
+    fn show(&mut self, i: usize) -> bool {
         let marker = format!("kcedit{i}");
         let edited = self
             .original
@@ -260,6 +288,7 @@ fn main() {
                 misses: 0,
                 painted: Vec::new(),
                 swapped: 0,
+                log: Some(log.clone()),
             };
             s.driver.goto(&s.page);
             servers.push(s);
@@ -302,6 +331,7 @@ fn main() {
                     misses: 0,
                     painted: Vec::new(),
                     swapped: 0,
+                    log: None,
                 };
                 s.driver.goto(&s.page);
                 servers.push(s);
