@@ -404,6 +404,21 @@ fn main() {
                     timed.len()
                 );
             }
+            // From the start of a rebuild to the edited chapter's pages handed to the server
+            // (load, test scan, matrix, templates, those pages rendered).
+            let first: Vec<f64> = fs::read_to_string(log)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.strip_prefix("  the edited chapter's pages in "))
+                .filter_map(|l| l.split(' ').next()?.parse().ok())
+                .collect();
+            if first.len() > 1 {
+                let timed = &first[1..first.len().min(runs + 1)];
+                println!(
+                    "  {name}: rebuild start → the edited chapter's pages ready, median {:.1} ms",
+                    median(timed)
+                );
+            }
         }
         for other in &servers[1..] {
             println!(
