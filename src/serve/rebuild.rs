@@ -15,6 +15,7 @@ use crate::diagnostic::{Diagnostic, SourceMap, render_all};
 use crate::spec::TestGlobs;
 use crate::spec_source::{self, LoadOptions, ParseCache, Tree};
 use crate::terminal::Ctx;
+use crate::timings::Timings;
 use crate::{matrix, runtimes, site};
 
 /// A good rebuild.
@@ -26,8 +27,11 @@ pub(super) struct Built {
 }
 
 /// The pages to show before the whole site is rendered: those of these chapters, handed to the
-/// function as soon as they are rendered (see [`build`]).
-pub(super) type First<'f> = (&'f BTreeSet<String>, &'f dyn Fn(Vec<(String, Vec<u8>)>));
+/// function as soon as they are rendered (see [`build`]), with the load's timings.
+pub(super) type First<'f> = (
+    &'f BTreeSet<String>,
+    &'f dyn Fn(Vec<(String, Vec<u8>)>, &Timings),
+);
 
 /// Build the site into memory. `Err` holds the diagnostics as plain text (already printed).
 /// `cache`: the chapter files parsed by the last rebuild, of which the unchanged ones are reused.
@@ -72,12 +76,8 @@ pub(super) fn build(
     let rendered = site::templates(opts.templates.as_deref()).and_then(|mut tpl| {
         tpl.serving();
         if let Some((chapters, show)) = first {
-            show(site::render_chapters(
-                &m,
-                catalogue.catalogue.as_ref(),
-                &tpl,
-                chapters,
-            )?);
+            let pages = site::render_chapters(&m, catalogue.catalogue.as_ref(), &tpl, chapters)?;
+            show(pages, &loaded.timings);
         }
         site::render(&m, catalogue.catalogue.as_ref(), &tpl)
     });
