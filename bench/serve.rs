@@ -5,11 +5,25 @@
 //! English text (a copy of `target/bench/xN/mdbook`), with its default watcher (`poll`) and with
 //! `--watcher native`, each with its chapter page open in its own headless Chromium.
 //! One sample: a one-clause edit is saved (a marker appended to the first `SIGTERM` clause of
-//! `runtime-and-lifecycle-1`), and the time runs from just before the write to the end of
-//! DOMContentLoaded of the page that reloaded by itself and shows the marker. The end is the page's
-//! own clock (`performance.timeOrigin` + the navigation entry), so polling the page from here adds
-//! nothing to the figure. The servers take turns sample by sample, each round in another order; the figure is the median.
-//! serve's own "rebuilt in N ms" lines give the share of the rebuild. Nothing is asserted.
+//! `runtime-and-lifecycle-1`), and the time runs from just before the write to the moment the open
+//! page shows the marker, on the page's own clock (`performance.timeOrigin` + a time of the page),
+//! so polling the page from here adds nothing to the figure. That moment is, for a page that
+//! reloaded by itself (mdBook; kcontract before session 8), the end of DOMContentLoaded of the new
+//! navigation; for a page kcontract's script updated in place, the end of the script's replacement
+//! of the title, sidebar and content in the document (`kcServeShown.shown`) — in both cases the new
+//! text is in the document, before it is painted. "until the update starts" is the part before the
+//! page began to reload (its navigation's start) or received serve's event; "painted" is the first
+//! contentful paint of a reloaded page, or the end of the first task after the frame that follows
+//! an in-place update (requestAnimationFrame, then a timeout). The servers take turns sample by
+//! sample, each round in another order; the figure is the median. serve's own "rebuilt in N ms"
+//! lines give the share of the rebuild. Nothing is asserted.
+//!
+//! A kcontract sample ends when serve's log says its rebuild finished (the rest of the site is
+//! rendered after the page showed the edit), so that it does not share the two cores with the next
+//! server's sample; then 600 ms for a reloaded page to connect again.
+//!
+//! `--kcontract NAME=BINARY` (repeatable) compares kcontract binaries in one run, each serving its
+//! own copy of the ×N spec; `--mdbook no` leaves mdBook out.
 
 #[path = "../tests/common/webdriver.rs"]
 #[allow(dead_code)]
@@ -38,7 +52,7 @@ impl Drop for Killed {
 
 /// One server with its page open, and the file its edits go to.
 struct Server {
-    name: &'static str,
+    name: String,
     _child: Killed,
     driver: Driver,
     file: PathBuf,
@@ -50,23 +64,58 @@ struct Server {
     page: String,
     /// Samples whose edit never showed (the page is then opened again by hand).
     misses: usize,
+    /// The first contentful paint of the reloaded page, or the frame after an in-place update.
+    painted: Vec<f64>,
+    /// Samples shown by an in-place update rather than a reload.
+    swapped: usize,
+    /// kcontract's log: a sample ends only when its whole rebuild has, so that the rest of one
+    /// server's rebuild does not share the processor with the next server's sample.
+    log: Option<PathBuf>,
+}
+
+/// The rebuilds a kcontract log reports as finished (good or failed).
+fn finished(log: &Path) -> usize {
+    fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("rebuilt in ") || l.starts_with("the rebuild failed"))
+        .count()
 }
 
 impl Server {
     /// One sample; `false` when the page did not show the edit within 20 s (counted as a miss).
     fn sample(&mut self, i: usize) -> bool {
+        let before = self.log.as_deref().map(finished);
+        let shown = self.show(i);
+        if let (Some(log), Some(before)) = (self.log.as_deref(), before) {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while finished(log) <= before && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        shown
+    }
+
+    fn show(&mut self, i: usize) -> bool {
         let marker = format!("kcedit{i}");
         let edited = self
             .original
             .replacen(SENTENCE, &format!("{SENTENCE} {marker}"), 1);
         let t0 = now_ms();
         fs::write(&self.file, edited).unwrap();
+        // Two ways a page shows an edit: reloaded (the end is DOMContentLoaded of the new
+        // navigation, as before), or updated in place by serve's script (the end is the new
+        // content in the document, `kcServeShown.shown`). Both on the page's clock; beside
+        // them, the first contentful paint of a reload or the frame after an in-place update.
         let v = self.driver.poll(
             &format!(
                 "(function () {{ if (!document.body || !document.body.textContent.includes('{marker}')) return false; \
+                 var s = window.kcServeShown; \
+                 if (s) return s.painted ? [performance.timeOrigin, s.start, s.shown, s.painted, 1] : false; \
                  var n = performance.getEntriesByType('navigation')[0]; \
                  if (!n || !n.domContentLoadedEventEnd) return false; \
-                 return [performance.timeOrigin, n.domContentLoadedEventEnd]; }})()"
+                 var p = performance.getEntriesByName('first-contentful-paint')[0]; \
+                 return [performance.timeOrigin, 0, n.domContentLoadedEventEnd, p ? p.startTime : -1, 0]; }})()"
             ),
             Duration::from_millis(5),
             Duration::from_secs(20),
@@ -76,10 +125,16 @@ impl Server {
             self.driver.goto(&self.page);
             return false;
         };
-        let (origin, dcl) = (v[0].as_f64().unwrap(), v[1].as_f64().unwrap());
-        let ms = origin + dcl - t0;
-        self.samples.push(ms);
-        self.until_reload.push(origin - t0);
+        let f = |i: usize| v[i].as_f64().unwrap();
+        let (origin, start, shown, painted) = (f(0), f(1), f(2), f(3));
+        self.samples.push(origin + shown - t0);
+        self.until_reload.push(origin + start - t0);
+        if painted >= 0.0 {
+            self.painted.push(origin + painted - t0);
+        }
+        if f(4) == 1.0 {
+            self.swapped += 1;
+        }
         true
     }
 }
@@ -142,10 +197,7 @@ fn wait_http(url: &str) {
     }
 }
 
-fn kcontract(dir: &Path, stderr: &Path) -> (Killed, String) {
-    let bin = std::env::current_dir()
-        .unwrap()
-        .join("target/release/kcontract");
+fn kcontract(bin: &Path, dir: &Path, stderr: &Path) -> (Killed, String) {
     let mut child = Command::new(bin)
         .current_dir(dir)
         .args(["--color", "never", "serve", "--port", "0"])
@@ -168,14 +220,24 @@ fn kcontract(dir: &Path, stderr: &Path) -> (Killed, String) {
 fn main() {
     let mut copies = vec![1, 100];
     let mut runs = 21;
+    // The kcontract binaries compared, by name; each serves its own copy of the spec.
+    let mut binaries: Vec<(String, PathBuf)> = Vec::new();
+    let mut with_mdbook = true;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let v = it.next().unwrap_or_default();
         match a.as_str() {
             "--copies" => copies = v.split(',').filter_map(|s| s.parse().ok()).collect(),
             "--runs" => runs = v.parse().unwrap_or(21),
+            "--kcontract" => match v.split_once('=') {
+                Some((name, bin)) => binaries.push((name.to_string(), PathBuf::from(bin))),
+                None => binaries.push((v.clone(), PathBuf::from(&v))),
+            },
+            "--mdbook" => with_mdbook = v != "no",
             _ => {
-                eprintln!("usage: serve-bench [--copies 1,100] [--runs 21]");
+                eprintln!(
+                    "usage: serve-bench [--copies 1,100] [--runs 21] [--kcontract NAME=BINARY]... [--mdbook no]"
+                );
                 std::process::exit(2);
             }
         }
@@ -190,25 +252,52 @@ fn main() {
             "{} missing: run `cargo run --release --example bench -- --copies {n} --runs 1` first",
             dir.display()
         );
-        let log = dir.join("serve-stderr.txt");
-        let (kc, url) = kcontract(&dir, &log);
-        let kc_file = dir.join(format!("spec/en/{CHAPTER}.md"));
-        let mut servers = vec![Server {
-            name: "kcontract serve (en+zh)",
-            _child: kc,
-            driver: Driver::start(),
-            original: unmarked(&kc_file),
-            file: kc_file,
-            samples: Vec::new(),
-            until_reload: Vec::new(),
-            page: format!("{url}en/{CHAPTER}.html"),
-            misses: 0,
-        }];
-        servers[0].driver.goto(&servers[0].page);
+        let release = std::env::current_dir()
+            .unwrap()
+            .join("target/release/kcontract");
+        let named = if binaries.is_empty() {
+            vec![("kcontract serve (en+zh)".to_string(), release)]
+        } else {
+            binaries.clone()
+        };
+        let mut servers = Vec::new();
+        let mut logs = Vec::new();
+        for (k, (name, bin)) in named.iter().enumerate() {
+            // One binary serves the generated folder; several serve a copy each (an edit of one
+            // copy rebuilds only its server).
+            let here = if named.len() == 1 {
+                dir.clone()
+            } else {
+                let d = std::env::temp_dir().join(format!("kcontract-serve-bench-x{n}-kc{k}"));
+                let _ = fs::remove_dir_all(&d);
+                copy(&dir.join("spec"), &d.join("spec"));
+                d
+            };
+            let log = here.join("serve-stderr.txt");
+            let (kc, url) = kcontract(bin, &here, &log);
+            let kc_file = here.join(format!("spec/en/{CHAPTER}.md"));
+            let s = Server {
+                name: name.clone(),
+                _child: kc,
+                driver: Driver::start(),
+                original: unmarked(&kc_file),
+                file: kc_file,
+                samples: Vec::new(),
+                until_reload: Vec::new(),
+                page: format!("{url}en/{CHAPTER}.html"),
+                misses: 0,
+                painted: Vec::new(),
+                swapped: 0,
+                log: Some(log.clone()),
+            };
+            s.driver.goto(&s.page);
+            servers.push(s);
+            logs.push((name.clone(), log));
+        }
         // mdBook's watcher skips what git ignores, and target/ is ignored here: its book is
         // served from a copy outside the repository.
         let mut mdbook_pages = None;
-        if Command::new("mdbook").arg("--version").output().is_ok() {
+        if with_mdbook && Command::new("mdbook").arg("--version").output().is_ok() {
             for (name, watcher) in [
                 ("mdbook serve (en)", "poll"),
                 ("mdbook serve --watcher native", "native"),
@@ -231,7 +320,7 @@ fn main() {
                 wait_http(&murl);
                 let file = book.join(format!("src/{CHAPTER}.md"));
                 let s = Server {
-                    name,
+                    name: name.to_string(),
                     _child: Killed(child),
                     driver: Driver::start(),
                     original: unmarked(&file),
@@ -240,6 +329,9 @@ fn main() {
                     until_reload: Vec::new(),
                     page: format!("{murl}{CHAPTER}.html"),
                     misses: 0,
+                    painted: Vec::new(),
+                    swapped: 0,
+                    log: None,
                 };
                 s.driver.goto(&s.page);
                 servers.push(s);
@@ -255,6 +347,8 @@ fn main() {
             s.samples.clear();
             s.until_reload.clear();
             s.misses = 0;
+            s.painted.clear();
+            s.swapped = 0;
             std::thread::sleep(Duration::from_millis(800));
         }
         for i in 0..runs {
@@ -271,35 +365,60 @@ fn main() {
             fs::write(&s.file, &s.original).unwrap();
         }
         println!(
-            "\n## ×{n}: save of a one-clause edit → reloaded page shows it (headless Chromium)"
+            "\n## ×{n}: save of a one-clause edit → the open page shows it (headless Chromium)"
         );
         for s in &servers {
             let min = s.samples.iter().cloned().fold(f64::MAX, f64::min);
             let max = s.samples.iter().cloned().fold(0.0, f64::max);
+            let painted = if s.painted.is_empty() {
+                "n/a".to_string()
+            } else {
+                format!("{:.1} ms", median(&s.painted))
+            };
             println!(
-                "  {:<30} median {:>8.1} ms  [{:.1}–{:.1}]; until the reload starts {:.1} ms; {} missed",
+                "  {:<30} median {:>8.1} ms  [{:.1}–{:.1}]; until the update starts {:.1} ms; \
+                 painted {painted}; {} of {} in place; {} missed",
                 s.name,
                 median(&s.samples),
                 min,
                 max,
                 median(&s.until_reload),
+                s.swapped,
+                s.samples.len(),
                 s.misses
             );
         }
-        let rebuilds: Vec<f64> = fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.strip_prefix("rebuilt in "))
-            .filter_map(|l| l.split(' ').next()?.parse().ok())
-            .collect();
-        if rebuilds.len() > 1 {
-            // The first is the warm-up; the last restores the file.
-            let timed = &rebuilds[1..rebuilds.len().min(runs + 1)];
-            println!(
-                "  of which kcontract's rebuild (its own log) median {:.1} ms over {} rebuilds",
-                median(timed),
-                timed.len()
-            );
+        for (name, log) in &logs {
+            let rebuilds: Vec<f64> = fs::read_to_string(log)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.strip_prefix("rebuilt in "))
+                .filter_map(|l| l.split(' ').next()?.parse().ok())
+                .collect();
+            if rebuilds.len() > 1 {
+                // The first is the warm-up; the last restores the file.
+                let timed = &rebuilds[1..rebuilds.len().min(runs + 1)];
+                println!(
+                    "  of which {name}'s rebuild (its own log) median {:.1} ms over {} rebuilds",
+                    median(timed),
+                    timed.len()
+                );
+            }
+            // From the start of a rebuild to the edited chapter's pages handed to the server
+            // (load, test scan, matrix, templates, those pages rendered).
+            let first: Vec<f64> = fs::read_to_string(log)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.strip_prefix("  the edited chapter's pages in "))
+                .filter_map(|l| l.split(' ').next()?.parse().ok())
+                .collect();
+            if first.len() > 1 {
+                let timed = &first[1..first.len().min(runs + 1)];
+                println!(
+                    "  {name}: rebuild start → the edited chapter's pages ready, median {:.1} ms",
+                    median(timed)
+                );
+            }
         }
         for other in &servers[1..] {
             println!(

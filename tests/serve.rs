@@ -4,7 +4,8 @@
 //! (only the files that changed), a broken spec keeps the last good site and streams the
 //! diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
 //! the project; a port in use is K0901. With `--features browser`: a page open in headless
-//! Chromium reloads by itself after an edit, and shows the overlay while the spec is broken.
+//! Chromium shows an edit of its chapter in place (keeping its scroll position), reloads by itself
+//! after an edit of contract.yaml, and shows the overlay while the spec is broken.
 //! Mutants that fail them: every file announced as changed, no `fixed` event, no
 //! `location.reload()` in `templates/serve/reload.html`.
 
@@ -165,15 +166,19 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
     assert!(got.contains("event: reload"), "{got}");
     assert!(
         got.contains(
-            "{\"changed\":[\"en/runtime-and-lifecycle.html\",\"zh/runtime-and-lifecycle.html\"]}"
+            "{\"changed\":[\"en/runtime-and-lifecycle.html\",\"zh/runtime-and-lifecycle.html\"],\
+             \"swap\":[\"en/runtime-and-lifecycle.html\",\"zh/runtime-and-lifecycle.html\"]}"
         ),
-        "the edited chapter's pages first: {got}"
+        "the edited chapter's pages first, to be updated in place: {got}"
     );
+    // A page that showed them in place says so (serve waits for it before the rest).
+    assert_eq!(serve.get("__kcontract/shown").0, 204);
     let (_, page) = serve.get("en/runtime-and-lifecycle.html");
     assert!(page.contains("The container is sent the <code>SIGTERM</code> signal"));
     let got = events.wait_for("\n\n");
     assert!(got.contains("event: reload"), "{got}");
     assert!(got.contains("\"en/clauses.html\""), "{got}");
+    assert!(got.contains("\"swap\":[]"), "the rest reloads: {got}");
     assert!(
         !got.contains("runtime-and-lifecycle.html"),
         "not again: {got}"
@@ -269,9 +274,35 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
         within,
     );
 
+    // An edit of the chapter: the page shows it in place (no reload: the mark stays), where the
+    // reader was.
+    d.js("window.scrollTo(0, 600);");
+    let y = d.js("return window.scrollY;");
     edit(&dir, SENTENCE, "The container is sent the `SIGTERM` signal");
     d.wait_for(
-        "!window.kcMark && document.body.textContent.includes('The container is sent the SIGTERM signal')",
+        "window.kcMark === 1 && window.kcServeShown && document.body.textContent.includes('The container is sent the SIGTERM signal')",
+        every,
+        within,
+    );
+    assert_eq!(
+        d.js("return window.scrollY;"),
+        y,
+        "the reader keeps their place"
+    );
+    // What a chapter file does not make (here the header, from contract.yaml) reloads the page.
+    let contract = dir.join("spec/contract.yaml");
+    let text = std::fs::read_to_string(&contract).unwrap();
+    std::fs::write(
+        &contract,
+        text.replacen(
+            "title: Knative Runtime Contract\n",
+            "title: Knative Runtime Contract edited\n",
+            1,
+        ),
+    )
+    .unwrap();
+    d.wait_for(
+        "!window.kcMark && document.querySelector('header .brand').textContent.includes('Contract edited')",
         every,
         within,
     );

@@ -17,6 +17,9 @@ pub(crate) type Site = BTreeMap<String, Arc<[u8]>>;
 
 /// Where the pages' script listens for events (`templates/serve/reload.html`).
 const EVENTS: &str = "/__kcontract/events";
+/// What a page's script requests once it has shown an update in place (no new event stream then
+/// says that it has).
+const SHOWN: &str = "/__kcontract/shown";
 
 /// The longest request head read; a browser's GET is far shorter.
 const MAX_HEAD: usize = 16 * 1024;
@@ -28,14 +31,18 @@ pub(super) struct Shared {
     failure: Mutex<Option<String>>,
     /// Open event streams; a write that fails drops its stream.
     clients: Mutex<Vec<TcpStream>>,
-    /// Event streams opened so far: a reloaded page opens a new one once its script has run.
+    /// Event streams opened so far, and updates shown in place: a reloaded page opens a new
+    /// stream once its script has run; a page updated in place requests [`SHOWN`].
     subscribed: (Mutex<u64>, Condvar),
 }
 
-/// The `reload` event's data: the files whose bytes changed (or appeared, or went).
+/// The `reload` event's data: the files whose bytes changed (or appeared, or went), and of those
+/// the pages an open copy of which may update in place (see [`Shared::update_and_wait`]); any
+/// other changed page reloads.
 #[derive(Serialize)]
 struct Reload<'a> {
     changed: Vec<&'a str>,
+    swap: Vec<&'a str>,
 }
 
 impl Shared {
@@ -50,6 +57,12 @@ impl Shared {
 
     /// Serve `site` from now on and tell the pages which files changed. Returns how many did.
     pub(super) fn replace(&self, site: Site) -> usize {
+        self.replace_with(site, false)
+    }
+
+    /// [`Self::replace`]; `swap`: every changed page differs only in what chapter files make of
+    /// it, so its open copies update in place.
+    fn replace_with(&self, site: Site, swap: bool) -> usize {
         let site = Arc::new(site);
         let old = std::mem::replace(
             &mut *self.site.write().unwrap_or_else(PoisonError::into_inner),
@@ -75,28 +88,37 @@ impl Shared {
         if was_failing {
             events.push_str("event: fixed\ndata: \n\n");
         }
+        let swapped = if swap {
+            changed
+                .iter()
+                .copied()
+                .filter(|rel| rel.ends_with(".html"))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let data = serde_json::to_string(&Reload {
             changed: changed.clone(),
+            swap: swapped,
         })
-        .unwrap_or_else(|_| String::from("{\"changed\":[]}"));
+        .unwrap_or_else(|_| String::from("{\"changed\":[],\"swap\":[]}"));
         events.push_str(&format!("event: reload\ndata: {data}\n\n"));
         self.broadcast(&events);
         changed.len()
     }
 
-    /// Serve these files in place of the ones of the same name (the rest of the site as it is),
-    /// and tell the pages which changed. Returns how many did.
-    pub(super) fn update(&self, files: Vec<(String, Vec<u8>)>) -> usize {
-        let mut site: Site = (**self.site.read().unwrap_or_else(PoisonError::into_inner)).clone();
-        for (rel, bytes) in files {
-            site.insert(rel, Arc::from(bytes));
-        }
-        self.replace(site)
-    }
-
-    /// [`Self::update`], then wait (at most `most`) until a page has reloaded — opened its event
-    /// stream again — if one was open: the rest of the rebuild then does not compete with the
-    /// browser for the processor while it shows the edited page.
+    /// Serve the pages of edited chapters in place of the ones of the same name (the rest of the
+    /// site as it is), and tell the pages which changed, then wait (at most `most`) until a page
+    /// has shown them — updated in place, or reloaded and opened its event stream again — if one
+    /// was open: the rest of the rebuild then does not compete with the browser for the processor
+    /// while it shows the edited page. Returns how many files changed.
+    ///
+    /// The pages come from an edit of chapter files only, so they differ from the served ones
+    /// only in what a chapter file makes of a page: its title, the sidebar and the content
+    /// (`<main>`); the header, the footer and the head come from contract.yaml, the templates and
+    /// the interface text. An open copy therefore replaces those three in place
+    /// (`templates/serve/reload.html`) instead of reloading: no navigation, no style sheet and
+    /// script fetched and run again, and the reader keeps their place.
     pub(super) fn update_and_wait(
         &self,
         files: Vec<(String, Vec<u8>)>,
@@ -112,7 +134,11 @@ impl Shared {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .is_empty();
-        let n = self.update(files);
+        let mut site: Site = (**self.site.read().unwrap_or_else(PoisonError::into_inner)).clone();
+        for (rel, bytes) in files {
+            site.insert(rel, Arc::from(bytes));
+        }
+        let n = self.replace_with(site, true);
         if n > 0 && open {
             let count = self
                 .subscribed
@@ -157,6 +183,11 @@ impl Shared {
         if stream.write_all(head.as_bytes()).is_ok() {
             clients.push(stream);
         }
+        self.shown();
+    }
+
+    /// A page has shown the last update: reloaded (and subscribed again), or updated in place.
+    fn shown(&self) {
         *self
             .subscribed
             .0
@@ -210,6 +241,11 @@ fn handle(mut stream: TcpStream, shared: &Shared) {
     }
     if path == EVENTS {
         shared.subscribe(stream);
+        return;
+    }
+    if path == SHOWN {
+        shared.shown();
+        respond(&mut stream, "204 No Content", "text/plain", None, b"", true);
         return;
     }
     let rel = path.trim_start_matches('/');
@@ -290,7 +326,7 @@ fn respond(
     head_only: bool,
 ) {
     let etag = etag.map(|e| format!("ETag: {e}\r\n")).unwrap_or_default();
-    let length = if status.starts_with("304") {
+    let length = if status.starts_with("304") || status.starts_with("204") {
         String::new()
     } else {
         format!("Content-Length: {}\r\n", body.len())

@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use crate::diagnostic::Diagnostic;
 use crate::terminal::{Ctx, Failure, Outcome};
+use crate::timings::Timings;
 
 pub(crate) use http::Site;
 
@@ -49,7 +50,9 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
     })?;
     let addr = listener.local_addr().map_err(|_| Failure::Input)?;
     let url = format!("http://{addr}/");
-    let first = match rebuild::build(ctx, opts, None) {
+    // The chapter files parsed by the last rebuild: an edit parses only the files it changed.
+    let mut cache = crate::spec_source::ParseCache::default();
+    let first = match rebuild::build(ctx, opts, &mut cache, None) {
         Ok(site) => site,
         Err(_) => {
             eprintln!("error: nothing to serve until the errors above are fixed");
@@ -74,28 +77,39 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
     while let Some(change) = watcher.next_change() {
         let start = Instant::now();
         let changed = &change.label;
-        // How long the rebuild paused for the open page to reload (not part of the rebuild).
+        // How long the rebuild paused for the open page to show the edit (not part of the rebuild).
         let paused = std::cell::Cell::new(std::time::Duration::ZERO);
-        let early = |pages: Vec<(String, Vec<u8>)>| {
+        let early = |pages: Vec<(String, Vec<u8>)>, load: &Timings| {
             let at = start.elapsed();
-            // Up to 300 ms for the open page to show it (far longer than a reload takes here).
+            // Up to 300 ms for the open page to show it (far longer than that takes here).
             let n = shared.update_and_wait(pages, std::time::Duration::from_millis(300));
             paused.set(start.elapsed() - at);
+            // Where the time before the pages went: the load's steps (the rest is the test scan,
+            // the matrix, the templates and the pages' render).
+            let steps: Vec<String> = load
+                .steps()
+                .iter()
+                .map(|(s, d)| format!("{s} {:.1}", d.as_secs_f64() * 1e3))
+                .collect();
             eprintln!(
-                "  the edited chapter's pages in {} ms ({n} changed); the page reloaded in {} ms",
+                "  the edited chapter's pages in {} ms ({n} changed; load: {} ms); the page \
+                 showed them in {} ms",
                 at.as_millis(),
+                steps.join(", "),
                 paused.get().as_millis()
             );
         };
         let first = change
             .chapters
             .as_ref()
-            .map(|c| (c, &early as &dyn Fn(Vec<(String, Vec<u8>)>)));
-        match rebuild::build(ctx, opts, first) {
+            .map(|c| (c, &early as &dyn Fn(Vec<(String, Vec<u8>)>, &Timings)));
+        match rebuild::build(ctx, opts, &mut cache, first) {
             Ok(built) => {
                 let files = shared.replace(built.site);
+                let (parsed, read) = cache.parsed();
                 eprintln!(
-                    "rebuilt in {} ms ({changed}): {} file{} changed",
+                    "rebuilt in {} ms ({changed}): {} file{} changed; {parsed} of {read} chapter \
+                     files parsed again",
                     (start.elapsed() - paused.get()).as_millis(),
                     files,
                     if files == 1 { "" } else { "s" }

@@ -13,8 +13,9 @@ use super::{Options, Site};
 use crate::annotations::{self, CacheChoice};
 use crate::diagnostic::{Diagnostic, SourceMap, render_all};
 use crate::spec::TestGlobs;
-use crate::spec_source::{self, LoadOptions};
+use crate::spec_source::{self, LoadOptions, ParseCache, Tree};
 use crate::terminal::Ctx;
+use crate::timings::Timings;
 use crate::{matrix, runtimes, site};
 
 /// A good rebuild.
@@ -26,24 +27,35 @@ pub(super) struct Built {
 }
 
 /// The pages to show before the whole site is rendered: those of these chapters, handed to the
-/// function as soon as they are rendered (see [`build`]).
-pub(super) type First<'f> = (&'f BTreeSet<String>, &'f dyn Fn(Vec<(String, Vec<u8>)>));
+/// function as soon as they are rendered (see [`build`]), with the load's timings.
+pub(super) type First<'f> = (
+    &'f BTreeSet<String>,
+    &'f dyn Fn(Vec<(String, Vec<u8>)>, &Timings),
+);
 
 /// Build the site into memory. `Err` holds the diagnostics as plain text (already printed).
+/// `cache`: the chapter files parsed by the last rebuild, of which the unchanged ones are reused.
 ///
 /// With `first`, once the spec has loaded without errors the pages of those chapters (every
 /// language) are rendered and handed over before everything else: an edit of one chapter shows
 /// on its open page without waiting for the other pages, the clause index, the matrix, the print
 /// pages and the search index. They are byte for byte the full render's pages, so the full render
 /// that follows changes them no further.
-pub(super) fn build(ctx: &Ctx, opts: &Options, first: Option<First>) -> Result<Built, String> {
+pub(super) fn build(
+    ctx: &Ctx,
+    opts: &Options,
+    cache: &mut ParseCache,
+    first: Option<First>,
+) -> Result<Built, String> {
     let mut shown = Shown::new(ctx);
-    let loaded = spec_source::load_with(
+    let loaded = spec_source::load_reusing(
+        &Tree::Disk,
         &ctx.spec,
         LoadOptions {
             strict: opts.strict,
             named: ctx.spec_given,
         },
+        cache,
     );
     shown.stage(&loaded.diagnostics, &loaded.sources)?;
     let spec = &loaded.spec;
@@ -64,12 +76,8 @@ pub(super) fn build(ctx: &Ctx, opts: &Options, first: Option<First>) -> Result<B
     let rendered = site::templates(opts.templates.as_deref()).and_then(|mut tpl| {
         tpl.serving();
         if let Some((chapters, show)) = first {
-            show(site::render_chapters(
-                &m,
-                catalogue.catalogue.as_ref(),
-                &tpl,
-                chapters,
-            )?);
+            let pages = site::render_chapters(&m, catalogue.catalogue.as_ref(), &tpl, chapters)?;
+            show(pages, &loaded.timings);
         }
         site::render(&m, catalogue.catalogue.as_ref(), &tpl)
     });

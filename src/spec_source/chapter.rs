@@ -20,7 +20,9 @@ pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES
 }
 
-/// What a chapter parses into before ids are made global.
+/// What a chapter parses into before ids are made global. `Clone` for [`super::ParseCache`]: a kept
+/// chapter is handed out again as a copy, since assembling consumes it.
+#[derive(Clone)]
 pub(super) struct ParsedChapter {
     pub title: Option<String>,
     pub headings: Vec<Heading>,
@@ -33,6 +35,7 @@ pub(super) struct ParsedChapter {
     pub pieces: Vec<Piece>,
 }
 
+#[derive(Clone)]
 pub(super) enum Piece {
     Prose(String),
     Clause(Box<Clause>),

@@ -13,6 +13,7 @@ mod contract;
 pub(crate) mod fast_yaml;
 mod files;
 mod links;
+mod reuse;
 mod translation;
 
 use std::path::{Path, PathBuf};
@@ -25,10 +26,12 @@ pub(crate) use clause_block::{FIELDS as CLAUSE_FIELDS, general_fields};
 pub(crate) use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
 pub(crate) use files::{io_error, read_source};
+pub use reuse::ParseCache;
 pub(crate) use translation::translation_diagnostics;
 
 use chapter::ParsedChapter;
 use clause_block::Schema;
+use reuse::Reuse;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap};
 use crate::spec::Spec;
@@ -84,7 +87,22 @@ pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
 
 /// Load and validate the contract in folder `dir` of `tree`.
 pub fn load_from(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
-    let mut out = load_structure(tree, dir, opts);
+    load_inner(tree, dir, opts, None)
+}
+
+/// [`load_from`], parsing again only the chapter files that changed since the last load with the
+/// same `cache` (`kcontract serve`, on every change); the result is the same as `load_from`'s.
+pub fn load_reusing(tree: &Tree, dir: &Path, opts: LoadOptions, cache: &mut ParseCache) -> Loaded {
+    load_inner(tree, dir, opts, Some(cache))
+}
+
+fn load_inner(
+    tree: &Tree,
+    dir: &Path,
+    opts: LoadOptions,
+    cache: Option<&mut ParseCache>,
+) -> Loaded {
+    let mut out = load_structure(tree, dir, opts, cache);
     if !out.has_errors() {
         let start = Instant::now();
         let extra = translation_diagnostics(&out.spec, opts.strict);
@@ -98,7 +116,12 @@ pub fn load_from(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
 }
 
 /// Read, parse and assemble: the contract, then the source language, then each translation.
-fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
+fn load_structure(
+    tree: &Tree,
+    dir: &Path,
+    opts: LoadOptions,
+    cache: Option<&mut ParseCache>,
+) -> Loaded {
     let mut out = Loaded::default();
     if !tree.is_dir(dir) {
         let what = if tree.exists(dir) {
@@ -127,6 +150,10 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
     ) else {
         return out;
     };
+    let mut reuse = cache.map(|c| {
+        let file = out.sources.get(cid);
+        Reuse::start(c, &file.path, &file.text)
+    });
     let Some((contract, chapter_spans)) =
         contract::parse_contract(cid, &out.sources, &mut out.diagnostics)
     else {
@@ -142,6 +169,7 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
         Schema::Source,
         &contract,
         &mut out,
+        reuse.as_mut(),
     );
     let start = Instant::now();
     let source = assemble::assemble_source(parsed, &source_lang);
@@ -165,6 +193,7 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
             Schema::Translation,
             &spec.contract,
             &mut out,
+            reuse.as_mut(),
         );
         let start = Instant::now();
         let tr =
@@ -180,7 +209,9 @@ fn load_structure(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
 type Chapter = (String, PathBuf, ParsedChapter);
 
 /// One language's chapter files (the contract's `chapters`), read and registered in contract
-/// order, then parsed (files in parallel; their diagnostics joined in contract order).
+/// order, then parsed (files in parallel; their diagnostics joined in contract order). With
+/// `reuse`, a file parsed from the same text by the last load is not parsed again.
+#[allow(clippy::too_many_arguments)]
 fn read_and_parse(
     tree: &Tree,
     dir: &Path,
@@ -189,6 +220,7 @@ fn read_and_parse(
     schema: Schema,
     contract: &crate::spec::Contract,
     out: &mut Loaded,
+    mut reuse: Option<&mut Reuse>,
 ) -> Vec<Chapter> {
     let start = Instant::now();
     let files = files::read_language(
@@ -203,31 +235,39 @@ fn read_and_parse(
     out.timings.add("read", start.elapsed());
     let start = Instant::now();
     let sources = &out.sources;
-    let parsed: Vec<(Option<Chapter>, Vec<Diagnostic>)> = files
+    let last = reuse.as_deref();
+    // Each file: (chapter, path, id, its parse and diagnostics, whether they were reused).
+    type Done = (
+        String,
+        PathBuf,
+        FileId,
+        ParsedChapter,
+        Vec<Diagnostic>,
+        bool,
+    );
+    let parsed: Vec<Option<Done>> = files
         .into_par_iter()
-        .map(
-            |(chapter, path, id): (String, PathBuf, Option<FileId>)| match id {
-                Some(id) => {
-                    let mut diags = Vec::new();
-                    let p = chapter::parse_chapter(
-                        id,
-                        sources.get(id),
-                        &chapter,
-                        lang,
-                        schema,
-                        contract,
-                        &mut diags,
-                    );
-                    (Some((chapter, path, p)), diags)
-                }
-                None => (None, Vec::new()),
-            },
-        )
+        .map(|(chapter, path, id): (String, PathBuf, Option<FileId>)| {
+            let id = id?;
+            let file = sources.get(id);
+            if let Some((p, diags)) =
+                last.and_then(|r| r.get(lang, &chapter, id, &path, &file.text, schema))
+            {
+                return Some((chapter, path, id, p, diags, true));
+            }
+            let mut diags = Vec::new();
+            let p = chapter::parse_chapter(id, file, &chapter, lang, schema, contract, &mut diags);
+            Some((chapter, path, id, p, diags, false))
+        })
         .collect();
     let mut chapters = Vec::with_capacity(parsed.len());
-    for (p, diags) in parsed {
+    for (chapter, path, id, p, diags, reused) in parsed.into_iter().flatten() {
+        if let Some(r) = reuse.as_deref_mut() {
+            let text = &out.sources.get(id).text;
+            r.keep(lang, &chapter, id, &path, text, schema, &p, &diags, reused);
+        }
         out.diagnostics.extend(diags);
-        chapters.extend(p);
+        chapters.push((chapter, path, p));
     }
     out.timings.add("parse", start.elapsed());
     chapters
