@@ -3,7 +3,9 @@
 
 usage: bench/ab_bins.py RUNS MODE BIN_A BIN_B ["ENV_A"] ["ENV_B"]
 Runs the two binaries in turn (the order swapped every run, each after an untimed sync). MODE fresh: `build`
-into a removed folder; rebuild: `build` over its own previous output; anything else is the command to run,
+into a removed folder; rebuild: `build` over its own previous output; repo: `build` over its own previous
+output in this repository (the real build, its tests scanned) instead of the ×100 spec; anything else is
+the command to run,
 e.g. "check" or "matrix --format json". Prints the median wall time and
 the median CPU time (user + sys from wait4, steadier than wall time on a shared VM) and the median and largest peak RSS
 (ru_maxrss; the harness reports the largest). ENV_x: extra
@@ -11,18 +13,19 @@ environment, e.g. "RAYON_NUM_THREADS=1". Binary paths must be absolute."""
 import os, sys, time, shutil, subprocess, statistics
 runs, mode, A, B = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 envs = {'A': sys.argv[5] if len(sys.argv) > 5 else '', 'B': sys.argv[6] if len(sys.argv) > 6 else ''}
-os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'target', 'bench', 'x100'))
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+os.chdir(root if mode == 'repo' else os.path.join(root, 'target', 'bench', 'x100'))
 res = {'A': ([], [], []), 'B': ([], [], [])}
 for i in range(runs):
     for side, binp in (('A', A), ('B', B)) if i % 2 == 0 else (('B', B), ('A', A)):
-        out = f'out-ab-bins-{side}'
+        out = f'target/ab-bins-{side}' if mode == 'repo' else f'out-ab-bins-{side}'
         if mode == 'fresh':
             shutil.rmtree(out, ignore_errors=True)
         os.sync()
         env = dict(os.environ)
         for kv in envs[side].split():
             k, v = kv.split('='); env[k] = v
-        args = ['build', '--out', out] if mode in ('fresh', 'rebuild') else mode.split()
+        args = ['build', '--out', out] if mode in ('fresh', 'rebuild', 'repo') else mode.split()
         t = time.perf_counter()
         p = subprocess.Popen([binp] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         _, status, ru = os.wait4(p.pid, 0)
