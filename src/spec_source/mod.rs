@@ -31,7 +31,7 @@ pub(crate) use translation::translation_diagnostics;
 
 use chapter::ParsedChapter;
 use clause_block::Schema;
-use reuse::Reuse;
+use reuse::{FileKey, Reuse};
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap};
 use crate::spec::Spec;
@@ -250,9 +250,15 @@ fn read_and_parse(
         .map(|(chapter, path, id): (String, PathBuf, Option<FileId>)| {
             let id = id?;
             let file = sources.get(id);
-            if let Some((p, diags)) =
-                last.and_then(|r| r.get(lang, &chapter, id, &path, &file.text, schema))
-            {
+            let key = FileKey {
+                lang,
+                chapter: &chapter,
+                id,
+                path: &path,
+                text: &file.text,
+                schema,
+            };
+            if let Some((p, diags)) = last.and_then(|r| r.get(&key)) {
                 return Some((chapter, path, id, p, diags, true));
             }
             let mut diags = Vec::new();
@@ -263,8 +269,15 @@ fn read_and_parse(
     let mut chapters = Vec::with_capacity(parsed.len());
     for (chapter, path, id, p, diags, reused) in parsed.into_iter().flatten() {
         if let Some(r) = reuse.as_deref_mut() {
-            let text = &out.sources.get(id).text;
-            r.keep(lang, &chapter, id, &path, text, schema, &p, &diags, reused);
+            let file = FileKey {
+                lang,
+                chapter: &chapter,
+                id,
+                path: &path,
+                text: &out.sources.get(id).text,
+                schema,
+            };
+            r.keep(&file, &p, &diags, reused);
         }
         out.diagnostics.extend(diags);
         chapters.push((chapter, path, p));

@@ -14,7 +14,7 @@
 //! key — `tests/reuse.rs` holds the two equal over random sequences of edits.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::chapter::ParsedChapter;
 use super::clause_block::Schema;
@@ -49,6 +49,18 @@ struct Kept {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// What a chapter file's parse depends on (see the module documentation): a kept parse is reused
+/// only for a file that matches it in all of these.
+#[derive(Clone, Copy)]
+pub(super) struct FileKey<'a> {
+    pub(super) lang: &'a str,
+    pub(super) chapter: &'a str,
+    pub(super) id: FileId,
+    pub(super) path: &'a Path,
+    pub(super) text: &'a str,
+    pub(super) schema: Schema,
+}
+
 /// One load's use of the cache: what the last load kept (taken out of the cache), and what this
 /// load keeps for the next. Only chapter files this load read are kept, so a removed or renamed
 /// chapter's result goes.
@@ -74,36 +86,32 @@ impl<'c> Reuse<'c> {
         Reuse { cache, last }
     }
 
-    /// The kept parse of chapter `chapter` of `lang`, if it was parsed from exactly this file.
-    pub(super) fn get(
-        &self,
-        lang: &str,
-        chapter: &str,
-        id: FileId,
-        path: &std::path::Path,
-        text: &str,
-        schema: Schema,
-    ) -> Option<(ParsedChapter, Vec<Diagnostic>)> {
-        let k = self.last.get(&(lang.to_string(), chapter.to_string()))?;
-        (k.id == id && k.path == path && k.schema == schema && k.text == text)
+    /// The kept parse of this chapter file, if it was parsed from exactly this file.
+    pub(super) fn get(&self, file: &FileKey) -> Option<(ParsedChapter, Vec<Diagnostic>)> {
+        let k = self
+            .last
+            .get(&(file.lang.to_string(), file.chapter.to_string()))?;
+        (k.id == file.id && k.path == file.path && k.schema == file.schema && k.text == file.text)
             .then(|| (k.parsed.clone(), k.diagnostics.clone()))
     }
 
     /// Keep this load's parse of a chapter file for the next load. `reused`: it came from
     /// [`Self::get`], so the entry of the last load is moved over instead of copied again.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn keep(
         &mut self,
-        lang: &str,
-        chapter: &str,
-        id: FileId,
-        path: &std::path::Path,
-        text: &str,
-        schema: Schema,
+        file: &FileKey,
         parsed: &ParsedChapter,
         diagnostics: &[Diagnostic],
         reused: bool,
     ) {
+        let FileKey {
+            lang,
+            chapter,
+            id,
+            path,
+            text,
+            schema,
+        } = *file;
         let key = (lang.to_string(), chapter.to_string());
         let kept = match self.last.remove(&key) {
             Some(k) if reused => k,
