@@ -389,12 +389,8 @@ fn main() {
             );
         }
         for (name, log) in &logs {
-            let rebuilds: Vec<f64> = fs::read_to_string(log)
-                .unwrap_or_default()
-                .lines()
-                .filter_map(|l| l.strip_prefix("rebuilt in "))
-                .filter_map(|l| l.split(' ').next()?.parse().ok())
-                .collect();
+            let text = fs::read_to_string(log).unwrap_or_default();
+            let rebuilds = log_figures(&text, "rebuilt in ");
             if rebuilds.len() > 1 {
                 // The first is the warm-up; the last restores the file.
                 let timed = &rebuilds[1..rebuilds.len().min(runs + 1)];
@@ -406,12 +402,7 @@ fn main() {
             }
             // From the start of a rebuild to the edited chapter's pages handed to the server
             // (load, test scan, matrix, templates, those pages rendered).
-            let first: Vec<f64> = fs::read_to_string(log)
-                .unwrap_or_default()
-                .lines()
-                .filter_map(|l| l.strip_prefix("  the edited chapter's pages in "))
-                .filter_map(|l| l.split(' ').next()?.parse().ok())
-                .collect();
+            let first = log_figures(&text, "  the edited chapter's pages in ");
             if first.len() > 1 {
                 let timed = &first[1..first.len().min(runs + 1)];
                 println!(
@@ -428,4 +419,12 @@ fn main() {
             );
         }
     }
+}
+
+/// The figure after `prefix` on each line of serve's log that starts with it (`rebuilt in 12 ms`).
+fn log_figures(log: &str, prefix: &str) -> Vec<f64> {
+    log.lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .filter_map(|l| l.split(' ').next()?.parse().ok())
+        .collect()
 }
