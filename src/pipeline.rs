@@ -102,12 +102,14 @@ impl<'c> Stages<'c> {
         let (root, globs) = self.where_tests_are(spec, at);
         let cache = annotations::CacheChoice::for_root(&root);
         let spec_dir = &self.ctx.spec;
+        let catalogue_cache = crate::fsutil::cache_folder(&root);
         let (loaded, mut scan) = rayon::join(
-            || runtimes::load(spec_dir),
+            || runtimes::load_cached(spec_dir, catalogue_cache.as_deref()),
             || annotations::scan_with(spec, &root, &globs, &cache),
         );
         self.timings.add("runtimes+tests", start.elapsed());
         self.timings.note(scan.cache.to_string());
+        self.timings.extend_notes(loaded.cache.iter().cloned());
         add_review(spec, &mut scan, at, &globs, &root);
         self.ctx.report(&loaded.diagnostics, &loaded.sources)?;
         self.ctx.report(&scan.diagnostics, &scan.sources)?;

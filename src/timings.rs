@@ -37,6 +37,10 @@ impl Timings {
         self.notes.push(line);
     }
 
+    pub fn extend_notes(&mut self, lines: impl IntoIterator<Item = String>) {
+        self.notes.extend(lines);
+    }
+
     pub fn extend(&mut self, other: &Timings) {
         for (s, d) in &other.steps {
             self.add(s, *d);

@@ -57,14 +57,9 @@ impl CacheChoice {
     /// The default for a scan of `root`: `root/target/kcontract/scan-cache.json` when `root/target`
     /// is a folder and `KCONTRACT_NO_CACHE` is not set.
     pub fn for_root(root: &Path) -> CacheChoice {
-        if std::env::var_os("KCONTRACT_NO_CACHE").is_some() {
-            return CacheChoice::Off;
-        }
-        let target = root.join("target");
-        if target.is_dir() {
-            CacheChoice::At(target.join("kcontract").join("scan-cache.json"))
-        } else {
-            CacheChoice::Off
+        match crate::fsutil::cache_folder(root) {
+            Some(dir) => CacheChoice::At(dir.join("scan-cache.json")),
+            None => CacheChoice::Off,
         }
     }
 }

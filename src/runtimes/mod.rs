@@ -11,6 +11,8 @@ use serde_json::Value;
 use crate::diagnostic::{Diagnostic, SourceMap, Span};
 use crate::spec_source::read_source;
 
+mod cache;
+
 /// The `format:` this version reads.
 pub const FORMAT: &str = "kcontract-runtimes/1";
 
@@ -200,26 +202,53 @@ pub struct Loaded {
     pub sources: SourceMap,
     /// What reading and checking the file reported.
     pub diagnostics: Vec<Diagnostic>,
+    /// What the parse cache did, for `build --timings` (`None` without a cache).
+    pub cache: Option<String>,
 }
 
 /// `runtimes/deviations.yaml` in the spec folder `spec_dir` (optional: `catalogue` is `None` without
 /// it). A stage of its own: the catalogue is not part of the contract, only the site renders it.
 pub fn load(spec_dir: &Path) -> Loaded {
+    load_cached(spec_dir, None)
+}
+
+/// [`load`], with the parsed catalogue kept in the folder `cache` (see `runtimes/cache.rs`): when the file's
+/// text is the one parsed last time, the stored value is read instead of parsing the YAML again.
+/// The result is the same either way.
+pub fn load_cached(spec_dir: &Path, cache: Option<&Path>) -> Loaded {
     let mut out = Loaded::default();
-    out.catalogue = read(spec_dir, &mut out.sources, &mut out.diagnostics);
+    let path = spec_dir.join("runtimes").join("deviations.yaml");
+    if !path.exists() {
+        return out;
+    }
+    let Some(fid) = read_source(&path, &mut out.sources, &mut out.diagnostics) else {
+        return out;
+    };
+    let text = &out.sources.get(fid).text;
+    if let Some(dir) = cache
+        && let Some(c) = cache::get(dir, text)
+    {
+        out.catalogue = Some(c);
+        out.cache = Some("runtimes cache: used".into());
+        return out;
+    }
+    out.catalogue = parse(&path, fid, &out.sources, &mut out.diagnostics);
+    if let (Some(dir), Some(c)) = (cache, &out.catalogue) {
+        out.cache = Some(match cache::put(dir, &out.sources.get(fid).text, c) {
+            Ok(()) => "runtimes cache: parsed, written".into(),
+            Err(e) => format!("runtimes cache: parsed, not written ({e})"),
+        });
+    }
     out
 }
 
-fn read(
-    spec_dir: &Path,
-    sources: &mut SourceMap,
+/// The catalogue in file `fid` (at `path`), or its problems.
+fn parse(
+    path: &Path,
+    fid: crate::diagnostic::FileId,
+    sources: &SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Catalogue> {
-    let path = spec_dir.join("runtimes").join("deviations.yaml");
-    if !path.exists() {
-        return None;
-    }
-    let fid = read_source(&path, sources, diags)?;
     let file = sources.get(fid);
     match serde_saphyr::from_str::<Catalogue>(&file.text) {
         Ok(c) if c.format == FORMAT => Some(c),
@@ -229,7 +258,7 @@ fn read(
                     "K0701",
                     format!("runtimes/deviations.yaml has format `{}`", c.format),
                 )
-                .in_file(&path)
+                .in_file(path)
                 .help(format!(
                     "this kcontract reads `{}`; see docs/runtimes.md",
                     FORMAT
@@ -251,7 +280,7 @@ fn read(
                     let o = file.offset_of(loc.line() as usize, loc.column() as usize);
                     d.at(Span::new(fid, o..file.line_end(o)), msg)
                 }
-                None => d.in_file(&path).help(msg.clone()),
+                None => d.in_file(path).help(msg.clone()),
             };
             diags.push(d.help("the shape is documented in docs/runtimes.md"));
             None
