@@ -188,36 +188,44 @@ fn render_jobs(
     // Render `template` as the page `name` of `lr`, with `ctx` (the base context and the page's own
     // values); the sidebar and `page` are added here.
     // On a chapter page, `sections` (the sidebar's list of its sections) goes right after its link.
-    let page =
-        |lr: &Lang, template: &str, mut ctx: Context, name: &str, rel: String, sections: &str| {
-            ctx.insert("page", name);
-            let at = lr.order.iter().position(|p| p.name == name);
-            let prev = at
-                .and_then(|i| i.checked_sub(1))
-                .and_then(|i| lr.order.get(i));
-            let next = at.and_then(|i| lr.order.get(i + 1));
-            ctx.insert("prev", &prev);
-            ctx.insert("next", &next);
-            let toc = match lr.toc_links.get(name) {
-                Some(&end) => {
-                    let close = lr.toc[end..].find("</a>").map_or(end, |i| end + i + 4);
-                    [
-                        &lr.toc[..end],
-                        " aria-current=\"page\"",
-                        &lr.toc[end..close],
-                        sections,
-                        &lr.toc[close..],
-                    ]
-                    .concat()
-                }
-                None => lr.toc.clone(),
-            };
-            ctx.insert_value("toc", Value::safe_string(&toc));
-            let mut html = Vec::with_capacity(toc.len() + 16384);
-            tera.render_to(template, &ctx, &mut html)
-                .map_err(|e| template_error(&e))?;
-            put(rel, html)
+    // `blocks`: the bytes of the HTML blocks the page shows, so its buffer is made large enough
+    // at once instead of doubling up to the print page's 16 MB at ×100 (each doubling holding the
+    // old and the new buffer).
+    let page = |lr: &Lang,
+                template: &str,
+                mut ctx: Context,
+                name: &str,
+                rel: String,
+                sections: &str,
+                blocks: usize| {
+        ctx.insert("page", name);
+        let at = lr.order.iter().position(|p| p.name == name);
+        let prev = at
+            .and_then(|i| i.checked_sub(1))
+            .and_then(|i| lr.order.get(i));
+        let next = at.and_then(|i| lr.order.get(i + 1));
+        ctx.insert("prev", &prev);
+        ctx.insert("next", &next);
+        let toc = match lr.toc_links.get(name) {
+            Some(&end) => {
+                let close = lr.toc[end..].find("</a>").map_or(end, |i| end + i + 4);
+                [
+                    &lr.toc[..end],
+                    " aria-current=\"page\"",
+                    &lr.toc[end..close],
+                    sections,
+                    &lr.toc[close..],
+                ]
+                .concat()
+            }
+            None => lr.toc.clone(),
         };
+        ctx.insert_value("toc", Value::safe_string(&toc));
+        let mut html = Vec::with_capacity(toc.len() + blocks + blocks / 8 + 16384);
+        tera.render_to(template, &ctx, &mut html)
+            .map_err(|e| template_error(&e))?;
+        put(rel, html)
+    };
     let run = |job: &Job| -> Result<(), Diagnostic> {
         match *job {
             Job::ClausesJson => put("clauses.json".into(), files::clauses_json(spec)?),
@@ -231,7 +239,7 @@ fn render_jobs(
             Job::Chapter(l, d) => {
                 let lr = &per_lang[l];
                 let doc = &lr.docs[d];
-                let (blocks, numbers) = chapter_blocks(lr, d);
+                let (blocks, numbers, bytes) = chapter_blocks(lr, d);
                 let mut ctx = lr.base.clone();
                 ctx.insert("page_title", &doc.title);
                 ctx.insert_value("blocks", Value::from(blocks));
@@ -248,15 +256,19 @@ fn render_jobs(
                     &doc.chapter,
                     format!("{}/{}.html", lr.lang, doc.chapter),
                     &sections,
+                    bytes,
                 )
             }
             Job::Print(l) => {
                 let lr = &per_lang[l];
+                let mut bytes = 0;
                 let chapters: Vec<Value> = (0..lr.docs.len())
                     .map(|d| {
+                        let (blocks, _, b) = chapter_blocks(lr, d);
+                        bytes += b;
                         let mut map = std::collections::BTreeMap::new();
                         map.insert("name", Value::from(lr.docs[d].chapter.as_str()));
-                        map.insert("blocks", Value::from(chapter_blocks(lr, d).0));
+                        map.insert("blocks", Value::from(blocks));
                         Value::from(map)
                     })
                     .collect();
@@ -270,6 +282,7 @@ fn render_jobs(
                     "print",
                     format!("{}/print.html", lr.lang),
                     "",
+                    bytes,
                 )
             }
             Job::Index(l) => {
@@ -284,6 +297,7 @@ fn render_jobs(
                     "index",
                     format!("{}/index.html", lr.lang),
                     "",
+                    0,
                 )
             }
             Job::ClauseIndex(l) => {
@@ -298,6 +312,7 @@ fn render_jobs(
                     "clauses",
                     format!("{}/clauses.html", lr.lang),
                     "",
+                    0,
                 )
             }
             Job::Matrix(l) => {
@@ -314,6 +329,7 @@ fn render_jobs(
                     "matrix",
                     format!("{}/matrix.html", lr.lang),
                     "",
+                    0,
                 )
             }
             Job::Search(l) => {
@@ -338,6 +354,7 @@ fn render_jobs(
                         "runtimes",
                         format!("{}/runtimes.html", lr.lang),
                         "",
+                        0,
                     )
                 }
                 None => Ok(()),
@@ -356,7 +373,7 @@ fn render_jobs(
 
 /// The blocks of chapter `d` of `lr` for `chapter.html` (prose rendered with its headings' ids
 /// and section numbers; clauses as their shared values and pieces), and those section numbers.
-fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>) {
+fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>, usize) {
     let doc = &lr.docs[d];
     let numbers = crate::spec::section_numbers(d + 1, &doc.headings);
     let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
@@ -364,13 +381,21 @@ fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>) {
         number: n,
     });
     let mut blocks: Vec<Value> = Vec::with_capacity(doc.blocks.len());
+    let mut bytes = 0;
     for b in &doc.blocks {
         blocks.push(match b {
-            Block::Prose(p) => context::prose_block(Value::safe_string(&prose_html(p, &mut heads))),
-            Block::Clause(i) => context::clause_block(lr.values[*i].clone(), lr.html[*i].clone()),
+            Block::Prose(p) => {
+                let html = prose_html(p, &mut heads);
+                bytes += html.len();
+                context::prose_block(Value::safe_string(&html))
+            }
+            Block::Clause(i) => {
+                bytes += lr.html[*i].as_str().map_or(0, str::len);
+                context::clause_block(lr.values[*i].clone(), lr.html[*i].clone())
+            }
         });
     }
-    (blocks, numbers)
+    (blocks, numbers, bytes)
 }
 
 /// A language's shared state for [`render_into`].
