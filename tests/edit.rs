@@ -2,10 +2,11 @@
 //! page from first) is the full load's `Spec`, whenever it answers at all, and then that load has
 //! no errors: after every step of random sequences of edits to this repository's spec (en and zh)
 //! — words in prose and clause texts, a keyword changed, a heading renamed, a clause id renamed,
-//! a clause block copied into another chapter, a translated block moved to another chapter, a bad
-//! level, bytes that are not UTF-8, files restored, and contract.yaml changed behind its back —
-//! with and without `--strict`. And it does answer for the edit serve's benchmark makes, with the
-//! same pages as a full build's.
+//! a clause block copied into another chapter, a translated block moved to another chapter or
+//! removed, a `review:` note, a link to another chapter's clause (there, or not), a bad level,
+//! bytes that are not UTF-8, files restored, and contract.yaml changed behind its back — with and
+//! without `--strict`. And it does answer for the edit serve's benchmark makes, with the same
+//! pages as a full build's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -70,6 +71,21 @@ enum Edit {
     /// A `review:` note on the first clause of an English chapter (a warning; an error under
     /// `--strict`).
     Review { chapter: usize },
+    /// The `nth` second-level heading of a chapter file made third-level (the translation's
+    /// headings no longer match the source's, and keep ids of their own from there on).
+    HeadingLevel {
+        lang: usize,
+        chapter: usize,
+        nth: usize,
+    },
+    /// A paragraph linking to the first clause of chapter `target` appended to a chapter file
+    /// (`#id` when that is its own chapter); `good: false` names an anchor that is not there.
+    Link {
+        lang: usize,
+        chapter: usize,
+        target: usize,
+        good: bool,
+    },
     /// The first translated block of a Chinese chapter removed (the clause shows untranslated).
     RemoveTranslation { chapter: usize },
     /// The `nth` level made unknown.
@@ -103,6 +119,8 @@ impl Edit {
             | Edit::Restore { chapter, .. }
             | Edit::RemoveTranslation { chapter }
             | Edit::Review { chapter }
+            | Edit::Link { chapter, .. }
+            | Edit::HeadingLevel { chapter, .. }
             | Edit::RemoveActor { chapter }
             | Edit::RestoreContract { chapter } => of(&[chapter]),
             Edit::DuplicateBlock { to, .. } => of(&[to]),
@@ -125,6 +143,10 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => (ch.clone(), ch.clone()).prop_map(|(from, to)| Edit::MoveTranslation { from, to }),
         1 => ch.clone().prop_map(|chapter| Edit::RemoveTranslation { chapter }),
         1 => ch.clone().prop_map(|chapter| Edit::Review { chapter }),
+        1 => (lang.clone(), ch.clone(), 0..6usize)
+            .prop_map(|(lang, chapter, nth)| Edit::HeadingLevel { lang, chapter, nth }),
+        2 => (lang.clone(), ch.clone(), ch.clone(), any::<bool>())
+            .prop_map(|(lang, chapter, target, good)| Edit::Link { lang, chapter, target, good }),
         1 => (lang.clone(), ch.clone(), 0..6usize)
             .prop_map(|(lang, chapter, nth)| Edit::BadLevel { lang, chapter, nth }),
         1 => (lang.clone(), ch.clone()).prop_map(|(lang, chapter)| Edit::NotUtf8 { lang, chapter }),
@@ -205,6 +227,36 @@ fn apply(
         }
         Edit::Review { chapter } => set(files, path(0, chapter), &|t| {
             t.replacen("\ntext: ", "\nreview: a person must decide this\ntext: ", 1)
+        }),
+        Edit::Link {
+            lang,
+            chapter,
+            target,
+            good,
+        } => {
+            let target_text = text(files, &path(0, target));
+            let Some(id) = target_text
+                .split("\nid: ")
+                .nth(1)
+                .and_then(|t| t.split_whitespace().next())
+            else {
+                return;
+            };
+            let anchor = if good {
+                id.to_string()
+            } else {
+                format!("{id}-nope")
+            };
+            let file = if target == chapter {
+                String::new()
+            } else {
+                format!("{}.md", CHAPTERS[target])
+            };
+            let link = format!("\nSee [there]({file}#{anchor}).\n");
+            set(files, path(lang, chapter), &|t| format!("{t}{link}"));
+        }
+        Edit::HeadingLevel { lang, chapter, nth } => set(files, path(lang, chapter), &|t| {
+            replace_nth(t, "\n## ", "\n### ", nth)
         }),
         Edit::RemoveTranslation { chapter } => {
             set(files, path(1, chapter), &|t| match first_block(t) {
@@ -341,6 +393,33 @@ fn it_answers_for_a_word_with_the_full_builds_pages() {
             lang: 0,
             chapter: 4,
         },
+        // "Inbound network connectivity", which only another chapter links to.
+        Edit::Heading {
+            lang: 0,
+            chapter: 3,
+            nth: 0,
+        },
+        Edit::Restore {
+            lang: 0,
+            chapter: 3,
+        },
+        // A link to an anchor of its own chapter that is not there; then one to another's that is.
+        Edit::Link {
+            lang: 0,
+            chapter: 4,
+            target: 4,
+            good: false,
+        },
+        Edit::Restore {
+            lang: 0,
+            chapter: 4,
+        },
+        Edit::Link {
+            lang: 1,
+            chapter: 3,
+            target: 4,
+            good: true,
+        },
         // "Root", which nothing links to.
         Edit::Heading {
             lang: 0,
@@ -381,9 +460,14 @@ fn it_answers_for_a_word_with_the_full_builds_pages() {
     }
     assert_eq!(
         answers,
-        [true, true, true, false, false, false, false, true, false],
+        [
+            true, true, true, false, false, false, false, false, false, false, false, true, true,
+            false
+        ],
         "answers for: word, word (zh), restore, renamed id, restore (from an error), renamed \
-         heading (its links break), restore (from an error), renamed heading, contract edited"
+         heading (its links break), restore (from an error), renamed heading (another chapter's \
+         links break), restore (from an error), broken link, restore (from an error), good link, \
+         renamed heading, contract edited"
     );
 
     // The pages: the edited chapter's pages rendered from `load_edited`'s Spec are the full build's.
@@ -426,4 +510,62 @@ fn it_answers_for_a_word_with_the_full_builds_pages() {
         String::from_utf8_lossy(&first_pages[0].1).contains("edited0"),
         "the edit is on the page"
     );
+}
+
+/// With the source language alone (no translation whose headings follow the source's), a renamed
+/// heading that another chapter links to is still seen.
+#[test]
+fn a_renamed_heading_is_seen_without_translations() {
+    let shipped = shipped();
+    let mut files = shipped.clone();
+    let contract = PathBuf::from("s/contract.yaml");
+    let text = String::from_utf8(files[&contract].clone()).unwrap();
+    assert!(text.contains("languages: [en, zh]"));
+    // Without zh, and without its `translated:` title and attribution.
+    let start = text.find("\ntranslated:\n").unwrap() + 1;
+    let end = start + text[start..].find("\n# ").unwrap() + 1;
+    let text = format!("{}{}", &text[..start], &text[end..]);
+    files.insert(
+        contract,
+        text.replacen("languages: [en, zh]", "languages: [en]", 1)
+            .into_bytes(),
+    );
+    let mut cache = ParseCache::default();
+    let opts = LoadOptions::default();
+    let mut last = None;
+    let none = BTreeSet::new();
+    step(&files, &mut cache, &mut last, &none, opts, "the first load");
+    assert!(
+        last.is_some(),
+        "the English spec alone loads without errors"
+    );
+    let e = Edit::Word {
+        lang: 0,
+        chapter: 3,
+        nth: 2,
+    };
+    apply(&mut files, &shipped, &e, 0);
+    assert!(step(
+        &files,
+        &mut cache,
+        &mut last,
+        &e.chapters(),
+        opts,
+        "a word"
+    ));
+    // "Inbound network connectivity", which only another chapter links to.
+    let e = Edit::Heading {
+        lang: 0,
+        chapter: 3,
+        nth: 0,
+    };
+    apply(&mut files, &shipped, &e, 1);
+    assert!(!step(
+        &files,
+        &mut cache,
+        &mut last,
+        &e.chapters(),
+        opts,
+        "a renamed heading"
+    ));
 }

@@ -115,12 +115,14 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
             (Some(chapters), Some(last)) => rebuild::first_pass(ctx, opts, last, &cache, chapters),
             _ => None,
         };
-        let shown_first = fast.map(|(pages, timings)| {
-            let sent: Vec<(String, u128)> = pages
+        let shown_first = fast.map(|first| {
+            let sent: Vec<(String, u128)> = first
+                .pages
                 .iter()
                 .map(|(rel, bytes)| (rel.clone(), xxhash_rust::xxh3::xxh3_128(bytes)))
                 .collect();
-            early(pages, &timings);
+            early(first.pages, &first.timings);
+            drop(first.spec);
             sent
         });
         let first = match shown_first {
