@@ -55,6 +55,9 @@ enum Edit {
     /// The `nth` `MUST` of an English chapter made `SHOULD` (a clause's text and level disagree,
     /// or its translation's keyword does).
     Keyword { chapter: usize, nth: usize },
+    /// The `nth` `（MUST）` of a Chinese chapter made `（SHOULD）` (the translation's keyword and
+    /// the source's disagree).
+    ZhKeyword { chapter: usize, nth: usize },
     /// The `nth` second-level heading of a chapter file renamed (its id changes; links to it
     /// break).
     Heading {
@@ -112,6 +115,7 @@ impl Edit {
         match *self {
             Edit::Word { chapter, .. }
             | Edit::Keyword { chapter, .. }
+            | Edit::ZhKeyword { chapter, .. }
             | Edit::Heading { chapter, .. }
             | Edit::RenameId { chapter, .. }
             | Edit::BadLevel { chapter, .. }
@@ -136,6 +140,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         8 => (lang.clone(), ch.clone(), 0..12usize)
             .prop_map(|(lang, chapter, nth)| Edit::Word { lang, chapter, nth }),
         1 => (ch.clone(), 0..6usize).prop_map(|(chapter, nth)| Edit::Keyword { chapter, nth }),
+        1 => (ch.clone(), 0..6usize).prop_map(|(chapter, nth)| Edit::ZhKeyword { chapter, nth }),
         1 => (lang.clone(), ch.clone(), 0..6usize)
             .prop_map(|(lang, chapter, nth)| Edit::Heading { lang, chapter, nth }),
         1 => (ch.clone(), 0..6usize).prop_map(|(chapter, nth)| Edit::RenameId { chapter, nth }),
@@ -199,6 +204,9 @@ fn apply(
         }),
         Edit::Keyword { chapter, nth } => set(files, path(0, chapter), &|t| {
             replace_nth(t, "MUST", "SHOULD", nth)
+        }),
+        Edit::ZhKeyword { chapter, nth } => set(files, path(1, chapter), &|t| {
+            replace_nth(t, "（MUST）", "（SHOULD）", nth)
         }),
         Edit::Heading { lang, chapter, nth } => set(files, path(lang, chapter), &|t| {
             replace_nth(t, "\n## ", &format!("\n## Renamed{step} "), nth)
@@ -420,6 +428,34 @@ fn it_answers_for_a_word_with_the_full_builds_pages() {
             target: 4,
             good: true,
         },
+        // A translation's keyword changed: its level is the source's no more.
+        Edit::ZhKeyword { chapter: 4, nth: 0 },
+        Edit::Restore {
+            lang: 1,
+            chapter: 4,
+        },
+        // A translated block removed: its clause shows untranslated.
+        Edit::RemoveTranslation { chapter: 4 },
+        Edit::Restore {
+            lang: 1,
+            chapter: 4,
+        },
+        // A translated block moved to another chapter's file (no error, but the other chapter's
+        // page then holds it); an edit of either chapter while it is there; both restored.
+        Edit::MoveTranslation { from: 4, to: 3 },
+        Edit::Word {
+            lang: 1,
+            chapter: 4,
+            nth: 0,
+        },
+        Edit::Restore {
+            lang: 1,
+            chapter: 3,
+        },
+        Edit::Restore {
+            lang: 1,
+            chapter: 4,
+        },
         // "Root", which nothing links to.
         Edit::Heading {
             lang: 0,
@@ -461,13 +497,15 @@ fn it_answers_for_a_word_with_the_full_builds_pages() {
     assert_eq!(
         answers,
         [
-            true, true, true, false, false, false, false, false, false, false, false, true, true,
-            false
+            true, true, true, false, false, false, false, false, false, false, false, true, false,
+            false, true, true, false, false, false, true, true, false
         ],
         "answers for: word, word (zh), restore, renamed id, restore (from an error), renamed \
          heading (its links break), restore (from an error), renamed heading (another chapter's \
          links break), restore (from an error), broken link, restore (from an error), good link, \
-         renamed heading, contract edited"
+         zh keyword, restore (from an error), translation removed, restore, translation moved, \
+         word in one of its chapters, restore one, restore the other, renamed heading, contract \
+         edited"
     );
 
     // The pages: the edited chapter's pages rendered from `load_edited`'s Spec are the full build's.
@@ -568,4 +606,47 @@ fn a_renamed_heading_is_seen_without_translations() {
         opts,
         "a renamed heading"
     ));
+}
+
+/// A chapter's clause translated in another chapter's file (no error) is not lost when only the
+/// first chapter is edited: it declines.
+#[test]
+fn a_translation_kept_in_another_chapter_is_not_lost() {
+    let shipped = shipped();
+    let mut files = shipped.clone();
+    let mut cache = ParseCache::default();
+    let opts = LoadOptions::default();
+    let mut last = None;
+    let none = BTreeSet::new();
+    step(&files, &mut cache, &mut last, &none, opts, "the first load");
+    let moved = Edit::MoveTranslation { from: 4, to: 3 };
+    apply(&mut files, &shipped, &moved, 0);
+    assert!(!step(
+        &files,
+        &mut cache,
+        &mut last,
+        &moved.chapters(),
+        opts,
+        "moved"
+    ));
+    assert!(
+        last.is_some(),
+        "a translation in another chapter's file is no error"
+    );
+    for (i, lang) in [0, 1].into_iter().enumerate() {
+        let e = Edit::Word {
+            lang,
+            chapter: 4,
+            nth: 1,
+        };
+        apply(&mut files, &shipped, &e, i + 1);
+        assert!(!step(
+            &files,
+            &mut cache,
+            &mut last,
+            &e.chapters(),
+            opts,
+            "a word"
+        ));
+    }
 }
