@@ -53,5 +53,5 @@ mod timings;
 pub use cli::run;
 pub use list::json as clause_list_json;
 pub use spec_source::{
-    LoadOptions, Loaded, ParseCache, Tree, load, load_from, load_reusing, load_with,
+    LoadOptions, Loaded, ParseCache, Tree, load, load_edited, load_from, load_reusing, load_with,
 };

@@ -1,7 +1,8 @@
 //! `kcontract serve`: the real binary on a copy of this repository's spec, on a free loopback port.
 //!
 //! Without a browser: pages are served, an edit is rebuilt and announced to the pages' event stream
-//! (only the files that changed), a broken spec keeps the last good site and streams the
+//! (only the files that changed; the edited chapter's pages first, made from the last rebuild with
+//! the edited file read again), a broken spec keeps the last good site and streams the
 //! diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
 //! the project; a port in use is K0901. With `--features browser`: a page open in headless
 //! Chromium shows an edit of its chapter in place (keeping its scroll position), reloads by itself
@@ -184,6 +185,16 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
         "not again: {got}"
     );
     assert!(!got.contains("en/configuration.html"), "{got}");
+    // Those first pages came from the last rebuild with the edited files read again (not a whole
+    // load), and the full rebuild made the same.
+    assert!(
+        serve.stderr().contains("the edited chapter's pages in ")
+            && serve
+                .stderr()
+                .contains("from the last build: edited chapters"),
+        "{}",
+        serve.stderr()
+    );
 
     // A broken spec: the diagnostics are streamed, the last good site is still served.
     edit(&dir, "level: MUST\n", "level: MUSTY\n");
@@ -227,6 +238,11 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
     };
     assert_eq!(status.code(), Some(0), "{}", serve.stderr());
     assert!(serve.stderr().ends_with("serve stopped\n"));
+    assert!(
+        !serve.stderr().contains("differs from the full rebuild's"),
+        "{}",
+        serve.stderr()
+    );
     let written: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

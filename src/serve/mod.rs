@@ -60,6 +60,8 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
         }
     };
     let shared = Arc::new(http::Shared::new(first.site));
+    // What the last good rebuild's pages were made from (none after a failed one).
+    let mut kept = Some(first.kept);
     let watcher =
         watch::Watcher::start(ctx, opts, &first.tests_root, &first.tests).map_err(|d| {
             ctx.print_diagnostics(&[d], &Default::default());
@@ -84,27 +86,66 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
             // Up to 300 ms for the open page to show it (far longer than that takes here).
             let n = shared.update_and_wait(pages, std::time::Duration::from_millis(300));
             paused.set(start.elapsed() - at);
-            // Where the time before the pages went: the load's steps (the rest is the test scan,
-            // the matrix, the templates and the pages' render).
+            // Where the time before the pages went: from the last good rebuild, its steps (the
+            // edited chapters, the review of tests and the matrix, the render); from a full
+            // load, the load's steps (the rest is the test scan, the matrix, the templates and
+            // the pages' render).
             let steps: Vec<String> = load
                 .steps()
                 .iter()
                 .map(|(s, d)| format!("{s} {:.1}", d.as_secs_f64() * 1e3))
                 .collect();
             eprintln!(
-                "  the edited chapter's pages in {} ms ({n} changed; load: {} ms); the page \
+                "  the edited chapter's pages in {} ms ({n} changed; {} ms); the page \
                  showed them in {} ms",
                 at.as_millis(),
-                steps.join(", "),
+                if load.steps().iter().any(|(s, _)| *s == "edited chapters") {
+                    format!("from the last build: {}", steps.join(", "))
+                } else {
+                    format!("load: {}", steps.join(", "))
+                },
                 paused.get().as_millis()
             );
         };
-        let first = change
-            .chapters
-            .as_ref()
-            .map(|c| (c, &early as &dyn Fn(Vec<(String, Vec<u8>)>, &Timings)));
+        // An edit of chapter files only: their pages from the last good rebuild with those files
+        // read again, when that gives the full rebuild's pages (then the full rebuild renders
+        // them again, and only the rest of the site is new); else the full rebuild shows them first.
+        let last = kept.take();
+        let fast = match (&change.chapters, last) {
+            (Some(chapters), Some(last)) => rebuild::first_pass(ctx, opts, last, &cache, chapters),
+            _ => None,
+        };
+        let shown_first = fast.map(|first| {
+            let sent: Vec<(String, u128)> = first
+                .pages
+                .iter()
+                .map(|(rel, bytes)| (rel.clone(), xxhash_rust::xxh3::xxh3_128(bytes)))
+                .collect();
+            early(first.pages, &first.timings);
+            drop(first.spec);
+            sent
+        });
+        let first = match shown_first {
+            Some(_) => None,
+            None => change
+                .chapters
+                .as_ref()
+                .map(|c| (c, &early as &dyn Fn(Vec<(String, Vec<u8>)>, &Timings))),
+        };
         match rebuild::build(ctx, opts, &mut cache, first) {
             Ok(built) => {
+                // The first pages are the full rebuild's by construction: say so if one is not
+                // (its open copy reloads with the full rebuild's, as any changed page does).
+                for (rel, hash) in shown_first.iter().flatten() {
+                    let same = built
+                        .site
+                        .get(rel)
+                        .is_some_and(|b| xxhash_rust::xxh3::xxh3_128(b) == *hash);
+                    if !same {
+                        eprintln!("warning: {rel} shown first differs from the full rebuild's");
+                    }
+                }
+                kept = Some(built.kept);
                 let files = shared.replace(built.site);
                 let (parsed, read) = cache.parsed();
                 eprintln!(

@@ -10,13 +10,17 @@ use std::sync::Arc;
 use annotate_snippets::Renderer;
 
 use super::{Options, Site};
-use crate::annotations::{self, CacheChoice};
+use crate::annotations::{self, CacheChoice, TestFn};
 use crate::diagnostic::{Diagnostic, SourceMap, render_all};
-use crate::spec::TestGlobs;
+use crate::runtimes::Catalogue;
+use crate::spec::{Spec, TestGlobs};
 use crate::spec_source::{self, LoadOptions, ParseCache, Tree};
 use crate::terminal::Ctx;
 use crate::timings::Timings;
 use crate::{matrix, runtimes, site};
+
+/// Rendered files: (relative path, bytes).
+pub(super) type Pages = Vec<(String, Vec<u8>)>;
 
 /// A good rebuild.
 pub(super) struct Built {
@@ -24,6 +28,17 @@ pub(super) struct Built {
     /// The folder of the test globs, and the globs: which files the watcher follows.
     pub(super) tests_root: PathBuf,
     pub(super) tests: TestGlobs,
+    /// What the pages were made from, for the first pages after the next edit ([`first_pass`]).
+    pub(super) kept: Kept,
+}
+
+/// What a good rebuild's pages were made from: its `Spec`, the tests that claim clauses, the
+/// runtimes catalogue and the compiled templates.
+pub(super) struct Kept {
+    spec: Spec,
+    tests: Vec<TestFn>,
+    catalogue: Option<Catalogue>,
+    templates: site::Templates,
 }
 
 /// The pages to show before the whole site is rendered: those of these chapters, handed to the
@@ -73,25 +88,85 @@ pub(super) fn build(
     let review = annotations::review_diagnostics(spec, &scan.tests, opts.strict);
     shown.stage(&review, &scan.sources)?;
     let m = matrix::compute(spec, &scan.tests, None);
-    let rendered = site::templates(opts.templates.as_deref()).and_then(|mut tpl| {
-        tpl.serving();
+    let mut tpl = match site::templates(opts.templates.as_deref()) {
+        Ok(tpl) => tpl,
+        Err(d) => return Err(shown.fail(&d)),
+    };
+    tpl.serving();
+    let rendered = (|| {
         if let Some((chapters, show)) = first {
             let pages = site::render_chapters(&m, catalogue.catalogue.as_ref(), &tpl, chapters)?;
             show(pages, &loaded.timings);
         }
         site::render(&m, catalogue.catalogue.as_ref(), &tpl)
-    });
-    match rendered {
-        Ok(files) => Ok(Built {
-            site: files
-                .into_iter()
-                .map(|(rel, bytes)| (rel, Arc::from(bytes)))
-                .collect::<BTreeMap<_, _>>(),
-            tests_root: root,
-            tests: globs,
-        }),
-        Err(d) => Err(shown.fail(&d)),
+    })();
+    let files = rendered.map_err(|d| shown.fail(&d))?;
+    drop(m);
+    Ok(Built {
+        site: files
+            .into_iter()
+            .map(|(rel, bytes)| (rel, Arc::from(bytes)))
+            .collect::<BTreeMap<_, _>>(),
+        tests_root: root,
+        tests: globs,
+        kept: Kept {
+            spec: loaded.spec,
+            tests: scan.tests,
+            catalogue: catalogue.catalogue,
+            templates: tpl,
+        },
+    })
+}
+
+/// The pages of the edited `chapters` (every language) made from the last good rebuild's `kept`
+/// with only those chapters' files read and parsed again ([`spec_source::load_edited`]), its tests,
+/// catalogue and templates: byte for byte the pages the full rebuild that follows makes, in a few
+/// milliseconds instead of a whole load's time. `None` (nothing shown; the full rebuild shows
+/// its pages first, or the errors) when the loader cannot be sure, or the rebuild would fail: an
+/// error in the edited files, a clause id added, removed or renamed, a link broken, a test made
+/// suspect under `--strict`, a template that fails on the new text. Prints nothing: the full
+/// rebuild prints the diagnostics.
+pub(super) fn first_pass(
+    ctx: &Ctx,
+    opts: &Options,
+    kept: Kept,
+    cache: &ParseCache,
+    chapters: &BTreeSet<String>,
+) -> Option<FirstPass> {
+    let mut timings = Timings::default();
+    let start = std::time::Instant::now();
+    let load = LoadOptions {
+        strict: opts.strict,
+        named: ctx.spec_given,
+    };
+    let spec = spec_source::load_edited(&Tree::Disk, &ctx.spec, load, kept.spec, cache, chapters)?;
+    timings.add("edited chapters", start.elapsed());
+    let start = std::time::Instant::now();
+    let review = annotations::review_diagnostics(&spec, &kept.tests, opts.strict);
+    if review.iter().any(Diagnostic::is_error) {
+        return None;
     }
+    let m = matrix::compute(&spec, &kept.tests, None);
+    timings.add("review+matrix", start.elapsed());
+    let start = std::time::Instant::now();
+    let pages =
+        site::render_chapters(&m, kept.catalogue.as_ref(), &kept.templates, chapters).ok()?;
+    timings.add("render", start.elapsed());
+    drop(m);
+    Some(FirstPass {
+        pages,
+        timings,
+        spec,
+    })
+}
+
+/// What [`first_pass`] made.
+pub(super) struct FirstPass {
+    pub(super) pages: Pages,
+    pub(super) timings: Timings,
+    /// The `Spec` the pages were made from, handed back so that freeing it (some ~100,000
+    /// allocations at ×100) waits until the page shows them.
+    pub(super) spec: Spec,
 }
 
 /// The diagnostics of one rebuild: printed stage by stage like `build` prints them, and kept as

@@ -37,6 +37,21 @@ impl ParseCache {
     pub fn parsed(&self) -> (usize, usize) {
         (self.parsed, self.chapters.len())
     }
+
+    /// The path and text of `contract.yaml` the last load read.
+    pub(super) fn contract(&self) -> Option<(&Path, &str)> {
+        self.contract
+            .as_ref()
+            .map(|(p, t)| (p.as_path(), t.as_str()))
+    }
+
+    /// The id and path the last load gave the chapter file of `chapter` in `lang`, if it read it.
+    pub(super) fn file(&self, lang: &str, chapter: &str) -> Option<(FileId, &Path)> {
+        let k = self
+            .chapters
+            .get(&(lang.to_string(), chapter.to_string()))?;
+        Some((k.id, k.path.as_path()))
+    }
 }
 
 /// One chapter file's parse, and what it was parsed from.

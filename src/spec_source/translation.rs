@@ -27,6 +27,38 @@ pub(super) fn load_translation(
     // Per source clause, the translation registered for it.
     tr.clauses = vec![None; spec.clauses.len()];
     for (chapter, file, parsed) in parsed {
+        let doc = translate_chapter(
+            lang,
+            chapter,
+            file,
+            parsed,
+            spec,
+            unbuilt,
+            &mut tr.clauses,
+            diags,
+        );
+        tr.documents.push(doc);
+    }
+    place_untranslated(spec, &mut tr);
+    tr
+}
+
+/// One chapter file of a translation: its translated clauses registered in `translated` (by source
+/// clause; a clause translated twice is an error), checked against their source clauses, and the
+/// chapter's document (its headings aligned with the source's; the untranslated clauses are placed
+/// afterwards, by [`place_untranslated_in`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn translate_chapter(
+    lang: &str,
+    chapter: String,
+    file: PathBuf,
+    parsed: ParsedChapter,
+    spec: &Spec,
+    unbuilt: &std::collections::BTreeSet<String>,
+    translated: &mut [Option<Box<crate::spec::TranslatedClause>>],
+    diags: &mut Vec<Diagnostic>,
+) -> Document {
+    {
         let mut blocks = Vec::with_capacity(parsed.pieces.len());
         for piece in parsed.pieces {
             match piece {
@@ -46,7 +78,7 @@ pub(super) fn load_translation(
                         );
                         continue;
                     };
-                    if let Some(first) = &tr.clauses[idx] {
+                    if let Some(first) = &translated[idx] {
                         diags.push(duplicate(&t.id, &t.span, &first.span));
                         continue;
                     }
@@ -84,7 +116,7 @@ pub(super) fn load_translation(
                         }
                     }
                     blocks.push(Block::Clause(idx));
-                    tr.clauses[idx] = Some(t);
+                    translated[idx] = Some(t);
                 }
             }
         }
@@ -92,7 +124,7 @@ pub(super) fn load_translation(
         if let Some(source) = spec.documents.iter().find(|d| d.chapter == chapter) {
             align_headings(&source.headings, &mut headings, diags);
         }
-        tr.documents.push(Document {
+        Document {
             title: parsed.title.unwrap_or_else(|| chapter.clone()),
             chapter,
             lang: lang.to_string(),
@@ -100,10 +132,8 @@ pub(super) fn load_translation(
             headings,
             links: parsed.links,
             blocks,
-        });
+        }
     }
-    place_untranslated(spec, &mut tr);
-    tr
 }
 
 /// A translated heading takes the id of the source heading at the same position, so
@@ -189,9 +219,19 @@ fn place_untranslated(spec: &Spec, tr: &mut Translation) {
         .map(|d| (d.chapter.as_str(), d))
         .collect();
     for doc in documents.iter_mut() {
-        let Some(source_doc) = by_chapter.get(doc.chapter.as_str()) else {
-            continue;
-        };
+        if let Some(source_doc) = by_chapter.get(doc.chapter.as_str()) {
+            place_untranslated_in(source_doc, doc, translated);
+        }
+    }
+}
+
+/// [`place_untranslated`] in one translated chapter, `doc`, of the source chapter `source_doc`.
+pub(super) fn place_untranslated_in(
+    source_doc: &Document,
+    doc: &mut Document,
+    translated: &[Option<Box<crate::spec::TranslatedClause>>],
+) {
+    {
         let mut previous: Option<usize> = None;
         for block in &source_doc.blocks {
             let Block::Clause(i) = block else { continue };
