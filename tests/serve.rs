@@ -5,10 +5,12 @@
 //! the edited file read again), a broken spec keeps the last good site and streams the
 //! diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
 //! the project; a port in use is K0901. With `--features browser`: a page open in headless
-//! Chromium shows an edit of its chapter in place (keeping its scroll position), reloads by itself
+//! Chromium shows an edit of its chapter in place (keeping its scroll position; a renamed section
+//! in its sidebar, which stays the same element), reloads by itself
 //! after an edit of contract.yaml, and shows the overlay while the spec is broken.
-//! Mutants that fail them: every file announced as changed, no `fixed` event, no
-//! `location.reload()` in `templates/serve/reload.html`.
+//! Mutants that fail them: every file announced as changed (also: every file not the same
+//! allocation), no `fixed` event, no `location.reload()` in `templates/serve/reload.html`; there,
+//! the sidebar never replaced, or replaced as an element.
 
 mod common;
 
@@ -304,6 +306,15 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
         d.js("return window.scrollY;"),
         y,
         "the reader keeps their place"
+    );
+    // A renamed section: the sidebar (whose children are kept when they are unchanged) shows the
+    // new name in place, and stays the element site.js holds for its menu.
+    d.js("window.kcToc = document.getElementById('toc');");
+    edit(&dir, "## Warnings\n", "## Warnings renamed\n");
+    d.wait_for(
+        "window.kcMark === 1 && document.getElementById('toc') === window.kcToc && document.querySelector('#toc .sections').textContent.includes('Warnings renamed')",
+        every,
+        within,
     );
     // What a chapter file does not make (here the header, from contract.yaml) reloads the page.
     let contract = dir.join("spec/contract.yaml");

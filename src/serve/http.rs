@@ -70,7 +70,14 @@ impl Shared {
         );
         let mut changed: Vec<&str> = site
             .iter()
-            .filter(|(rel, bytes)| old.get(*rel) != Some(*bytes))
+            // The same allocation first: `Arc<[u8]>`'s `==` compares the bytes even then (std's
+            // pointer shortcut needs a sized `T: Eq`), and after an edit's first pages every
+            // other file is the same allocation — comparing them read the whole site (~140 MB at
+            // ×100), 16–23 ms before the pages were told (BENCHMARKS.md, "Session 10").
+            .filter(|(rel, bytes)| {
+                old.get(*rel)
+                    .is_none_or(|was| !Arc::ptr_eq(was, bytes) && was != *bytes)
+            })
             .map(|(rel, _)| rel.as_str())
             .collect();
         changed.extend(

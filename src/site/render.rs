@@ -115,7 +115,7 @@ pub(super) fn render_into(
                     .map(move |(d, _)| Job::Chapter(l, d))
             })
             .collect();
-        let pages = render_jobs(m, runtimes, tpl, &per_lang, &jobs, &parts, put)?;
+        let pages = render_jobs(m, runtimes, tpl, &per_lang, &jobs, &parts, put, false)?;
         return Ok(Rendered {
             pages,
             parts: parts.report(),
@@ -140,7 +140,7 @@ pub(super) fn render_into(
             jobs.push(Job::Runtimes(0));
         }
         jobs.extend((0..lr[0].docs.len()).map(|d| Job::Chapter(0, d)));
-        done += render_jobs(m, runtimes, tpl, &lr, &jobs, &parts, put)?;
+        done += render_jobs(m, runtimes, tpl, &lr, &jobs, &parts, put, true)?;
     }
     for (name, content) in ASSETS {
         put(format!("assets/{name}"), content.as_bytes().to_vec())?;
@@ -160,7 +160,9 @@ pub(super) fn render_into(
     })
 }
 
-/// Run `jobs` (in parallel, each a file handed to `put`); returns how many were pages.
+/// Run `jobs` (each a file handed to `put`; in parallel if `parallel`, see [`lang_state`] for when
+/// not); returns how many were pages.
+#[allow(clippy::too_many_arguments)]
 fn render_jobs(
     m: &Matrix,
     runtimes: Option<&Catalogue>,
@@ -169,6 +171,7 @@ fn render_jobs(
     jobs: &[Job],
     parts: &Parts,
     put: &Put,
+    parallel: bool,
 ) -> Result<usize, Diagnostic> {
     let spec = m.spec;
     let tera = &tpl.tera;
@@ -361,12 +364,17 @@ fn render_jobs(
             },
         }
     };
-    jobs.par_iter().with_max_len(1).try_for_each(|job| {
+    let timed = |job: &Job| {
         let start = Instant::now();
         let done = run(job);
         parts.add(job.part(), start);
         done
-    })?;
+    };
+    if parallel {
+        jobs.par_iter().with_max_len(1).try_for_each(timed)?;
+    } else {
+        jobs.iter().try_for_each(timed)?;
+    }
 
     Ok(pages)
 }
@@ -416,44 +424,56 @@ fn lang_state<'s>(
         .tera
         .render("toc.html", &base)
         .map_err(|e| template_error(&e))?;
-    // With `only`, the clauses of those chapters alone (the others' entries stay empty, so that a
-    // chapter finds its clauses by index as in a full render). Each clause's context becomes its
-    // template value at once and is dropped but for its plain text (the search index's): holding
-    // the contexts beside the values held every clause's HTML twice, in every language.
-    let wanted = |c: &crate::spec::Clause| only.is_none_or(|set| set.contains(&c.chapter));
-    let (values, plain): (Vec<Value>, Vec<String>) = spec
-        .clauses
-        .par_iter()
-        .zip(&m.rows)
-        .enumerate()
-        .map(|(i, (c, r))| {
-            if !wanted(c) {
-                return (Value::none(), String::new());
-            }
-            let ctx = context::clause(i, c, tr, r.status, &spec.contract.links);
-            (Value::from_serializable(&ctx), ctx.plain)
-        })
-        .unzip();
-    // Each clause's piece, rendered once per language with the language's context and `c`: the
-    // chapter page and the print page both show it (rendering it in each interpreted every clause
-    // twice). With `only`, the other chapters' clauses stay empty.
-    let html = values
-        .par_iter()
-        .map_init(
-            || base.clone(),
-            |ctx, v| {
-                if v.is_none() {
-                    return Ok(Value::none());
+    // Each clause's context becomes its template value at once and is dropped but for its plain
+    // text (the search index's): holding the contexts beside the values held every clause's HTML
+    // twice, in every language. Each clause's piece is rendered once per language with the
+    // language's context and `c`: the chapter page and the print page both show it (rendering it
+    // in each interpreted every clause twice).
+    let value = |i: usize| {
+        let c = &spec.clauses[i];
+        let cc = context::clause(i, c, tr, m.rows[i].status, &spec.contract.links);
+        (Value::from_serializable(&cc), cc.plain)
+    };
+    let piece = |ctx: &mut Context, v: &Value| {
+        ctx.insert_value("c", v.clone());
+        let html = tpl
+            .tera
+            .render("clause.html", ctx)
+            .map_err(|e| template_error(&e))?;
+        Ok(Value::safe_string(&html))
+    };
+    let n = spec.clauses.len();
+    let (values, plain, html) = match only {
+        None => {
+            let (values, plain): (Vec<Value>, Vec<String>) =
+                (0..n).into_par_iter().map(value).unzip();
+            let html = values
+                .par_iter()
+                .map_init(|| base.clone(), piece)
+                .collect::<Result<Vec<_>, Diagnostic>>()?;
+            (values, plain, html)
+        }
+        // The clauses of those chapters alone, on this thread: `serve`'s first pages after an
+        // edit, a chapter's few dozen clauses. A rayon call from serve's thread has to wake a pool
+        // thread; on a busy 2-core machine that cost 14 ms, against 0.5 ms for the work
+        // (BENCHMARKS.md, "Session 10"). The other clauses' entries stay empty, so that a chapter
+        // finds its clauses by index as in a full render.
+        Some(chapters) => {
+            let mut values = vec![Value::none(); n];
+            let mut plain = vec![String::new(); n];
+            let mut html = vec![Value::none(); n];
+            let mut ctx = base.clone();
+            for doc in docs.iter().filter(|d| chapters.contains(&d.chapter)) {
+                for b in &doc.blocks {
+                    if let Block::Clause(i) = *b {
+                        (values[i], plain[i]) = value(i);
+                        html[i] = piece(&mut ctx, &values[i])?;
+                    }
                 }
-                ctx.insert_value("c", v.clone());
-                let html = tpl
-                    .tera
-                    .render("clause.html", ctx)
-                    .map_err(|e| template_error(&e))?;
-                Ok(Value::safe_string(&html))
-            },
-        )
-        .collect::<Result<Vec<_>, Diagnostic>>()?;
+            }
+            (values, plain, html)
+        }
+    };
     Ok(Lang {
         lang,
         docs,
