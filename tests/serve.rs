@@ -6,11 +6,11 @@
 //! diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
 //! the project; a port in use is K0901. With `--features browser`: a page open in headless
 //! Chromium shows an edit of its chapter in place (keeping its scroll position; a renamed section
-//! in its sidebar, which stays the same element), reloads by itself
+//! in its sidebar, which stays the same element; its search then finds the new words), reloads by itself
 //! after an edit of contract.yaml, and shows the overlay while the spec is broken.
 //! Mutants that fail them: every file announced as changed (also: every file not the same
 //! allocation), no `fixed` event, no `location.reload()` in `templates/serve/reload.html`; there,
-//! the sidebar never replaced, or replaced as an element.
+//! the sidebar never replaced, or replaced as an element, or no `kcontract:search-stale` event.
 
 mod common;
 
@@ -313,6 +313,21 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
     edit(&dir, "## Warnings\n", "## Warnings renamed\n");
     d.wait_for(
         "window.kcMark === 1 && document.getElementById('toc') === window.kcToc && document.querySelector('#toc .sections').textContent.includes('Warnings renamed')",
+        every,
+        within,
+    );
+    // The search index the page loaded before an edit is loaded again after it (the full rebuild
+    // changed it; the page stayed): a search finds the new word.
+    d.js("document.getElementById('q').focus();");
+    d.wait_for("!!window.KC_SEARCH", every, within);
+    edit(
+        &dir,
+        "The container is sent the `SIGTERM` signal",
+        "The container is sent the zebrafinch `SIGTERM` signal",
+    );
+    d.wait_for(
+        "(function () { var q = document.getElementById('q'); q.value = 'zebrafinch'; q.dispatchEvent(new Event('input')); \
+         return window.kcMark === 1 && document.querySelectorAll('#results a').length > 0; })()",
         every,
         within,
     );

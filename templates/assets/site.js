@@ -77,7 +77,11 @@
   // The index (assets/search-<lang>.js, which sets window.KC_SEARCH) is loaded when the search
   // box is first used, not with every page: on a large contract it is megabytes that every page
   // load would otherwise parse first. A script element works from file://, where fetch does not.
-  var index = null, waiting = [];
+  var index = null, waiting = [], loads = 0;
+  // Under `kcontract serve`, the pages' reload script says when this language's index changed
+  // without the page reloading (an edit shown in place): the next search loads it again, under a
+  // new address so that the browser does not answer from its cache.
+  document.addEventListener("kcontract:search-stale", function () { index = null; window.KC_SEARCH = null; });
   function buildIndex() {
     index = (window.KC_SEARCH || []).map(function (e, n) {
       var idToks = e.id ? tokens(e.id) : [];
@@ -91,7 +95,7 @@
     waiting.push(then);
     if (waiting.length > 1) return;
     var script = document.createElement("script");
-    script.src = input.getAttribute("data-index");
+    script.src = input.getAttribute("data-index") + (loads++ ? "?" + loads : "");
     script.onload = script.onerror = function () {
       buildIndex();
       var ready = waiting; waiting = [];
