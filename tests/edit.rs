@@ -8,41 +8,16 @@
 //! without `--strict`. And it does answer for the edit serve's benchmark makes, with the same
 //! pages as a full build's.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use common::spec_files::{self, CHAPTERS, LANGS, replace_nth, shipped};
 
 use kcontract::spec::Spec;
 use kcontract::{LoadOptions, ParseCache, Tree, load_edited, load_reusing};
 use proptest::prelude::*;
-
-const CHAPTERS: [&str; 5] = [
-    "abstract",
-    "background",
-    "runtime-and-lifecycle",
-    "network-environment",
-    "configuration",
-];
-const LANGS: [&str; 2] = ["en", "zh"];
-
-/// The shipped spec as files in memory, under `s/`.
-fn shipped() -> BTreeMap<PathBuf, Vec<u8>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
-    let mut files = BTreeMap::new();
-    files.insert(
-        PathBuf::from("s/contract.yaml"),
-        std::fs::read(root.join("contract.yaml")).unwrap(),
-    );
-    for lang in LANGS {
-        for c in CHAPTERS {
-            let rel = format!("{lang}/{c}.md");
-            files.insert(
-                Path::new("s").join(&rel),
-                std::fs::read(root.join(&rel)).unwrap(),
-            );
-        }
-    }
-    files
-}
 
 #[derive(Clone, Debug)]
 enum Edit {
@@ -161,19 +136,9 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
+/// The file of chapter number `chapter` in language number `lang`.
 fn path(lang: usize, chapter: usize) -> PathBuf {
-    Path::new("s")
-        .join(LANGS[lang])
-        .join(format!("{}.md", CHAPTERS[chapter]))
-}
-
-/// Replace the `nth` occurrence of `what` (or the last one, when there are fewer).
-fn replace_nth(text: &str, what: &str, with: &str, nth: usize) -> String {
-    let hits: Vec<usize> = text.match_indices(what).map(|(i, _)| i).collect();
-    let Some(&at) = hits.get(nth).or(hits.last()) else {
-        return text.to_string();
-    };
-    format!("{}{with}{}", &text[..at], &text[at + what.len()..])
+    spec_files::path(lang, CHAPTERS[chapter])
 }
 
 /// The first clause block of `text`, as a range.

@@ -6,40 +6,15 @@
 //! renamed in the list). Same means the same `Spec`, the same diagnostics in the same order and the
 //! same source files (compared through `Debug`, which prints every field).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use common::spec_files::{CHAPTERS, LANGS, path, replace_nth, shipped};
+
 use kcontract::{LoadOptions, Loaded, ParseCache, Tree, load_from, load_reusing};
 use proptest::prelude::*;
-
-const CHAPTERS: [&str; 5] = [
-    "abstract",
-    "background",
-    "runtime-and-lifecycle",
-    "network-environment",
-    "configuration",
-];
-const LANGS: [&str; 2] = ["en", "zh"];
-
-/// The shipped spec as files in memory, under `s/`.
-fn shipped() -> BTreeMap<PathBuf, Vec<u8>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
-    let mut files = BTreeMap::new();
-    files.insert(
-        PathBuf::from("s/contract.yaml"),
-        std::fs::read(root.join("contract.yaml")).unwrap(),
-    );
-    for lang in LANGS {
-        for c in CHAPTERS {
-            let rel = format!("{lang}/{c}.md");
-            files.insert(
-                Path::new("s").join(&rel),
-                std::fs::read(root.join(&rel)).unwrap(),
-            );
-        }
-    }
-    files
-}
 
 #[derive(Clone, Debug)]
 enum Edit {
@@ -100,21 +75,6 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => ch.prop_map(|chapter| Edit::RenameChapter { chapter }),
         2 => Just(Edit::RestoreContract),
     ]
-}
-
-fn path(lang: usize, chapter: &str) -> PathBuf {
-    Path::new("s")
-        .join(LANGS[lang])
-        .join(format!("{chapter}.md"))
-}
-
-/// Replace the `nth` occurrence of `what` (or the last one, when there are fewer).
-fn replace_nth(text: &str, what: &str, with: &str, nth: usize) -> String {
-    let hits: Vec<usize> = text.match_indices(what).map(|(i, _)| i).collect();
-    let Some(&at) = hits.get(nth).or(hits.last()) else {
-        return text.to_string();
-    };
-    format!("{}{with}{}", &text[..at], &text[at + what.len()..])
 }
 
 /// Apply an edit to the files; `step` makes each inserted word new.
