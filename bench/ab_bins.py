@@ -33,5 +33,5 @@ for i in range(runs):
         assert status == 0
         res[side][0].append(wall); res[side][1].append((ru.ru_utime + ru.ru_stime) * 1000); res[side][2].append(ru.ru_maxrss / 1024)
 for s in 'AB':
-    print(f"{s}: wall median {statistics.median(res[s][0]):.0f} ms (min {min(res[s][0]):.0f}), cpu median {statistics.median(res[s][1]):.0f} ms, peak RSS median {statistics.median(res[s][2]):.1f} MB (max {max(res[s][2]):.1f})")
+    print(f"{s}: wall median {statistics.median(res[s][0]):.1f} ms (min {min(res[s][0]):.1f}), cpu median {statistics.median(res[s][1]):.1f} ms, peak RSS median {statistics.median(res[s][2]):.1f} MB (max {max(res[s][2]):.1f})")
 print(f"B/A wall {statistics.median(res['B'][0])/statistics.median(res['A'][0]):.3f}, cpu {statistics.median(res['B'][1])/statistics.median(res['A'][1]):.3f}")

@@ -11,6 +11,12 @@
 //! immutable once loaded). Each stage prints what it found through [`Ctx::report`] and stops the
 //! command when that includes an error, so a command reads top to bottom as the list of stages it
 //! runs (see `commands/build.rs`).
+//!
+//! What needs only `contract.yaml` runs alongside the chapters' load ([`Stages::spec_and_tests`]):
+//! the test files read and tokenised (`annotations::find`), the runtimes catalogue, and `build`'s
+//! templates; the claims are checked once the `Spec` is there (`Found::scan`). In the real build
+//! (`cargo run --release -- build` here) that took 11 % off the wall time and 4 % off the CPU time
+//! (`bench/ab_bins.py 41 repo`, BENCHMARKS.md, "Session 11").
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -20,7 +26,7 @@ use crate::diagnostic::{Diagnostic, SourceMap};
 use crate::matrix::{self, Matrix};
 use crate::results::{self, Results};
 use crate::runtimes::{self, Catalogue};
-use crate::spec::{Spec, TestGlobs};
+use crate::spec::{Contract, Spec, TestGlobs};
 use crate::spec_source::{self, LoadOptions, Loaded};
 use crate::terminal::{Ctx, Failure};
 use crate::timings::Timings;
@@ -70,7 +76,7 @@ impl<'c> Stages<'c> {
     /// Files unchanged since the last scan are not lexed again (`annotations::CacheChoice::for_root`).
     pub(crate) fn tests(&mut self, spec: &Spec, at: &TestsAt) -> Result<Scan, Failure> {
         let start = Instant::now();
-        let (root, globs) = self.where_tests_are(spec, at);
+        let (root, globs) = where_tests_are(&self.ctx.spec, &spec.contract, at);
         let cache = annotations::CacheChoice::for_root(&root);
         let mut scan = annotations::scan_with(spec, &root, &globs, &cache);
         self.timings.add("tests", start.elapsed());
@@ -80,40 +86,69 @@ impl<'c> Stages<'c> {
         Ok(scan)
     }
 
-    /// The folder walked for tests and the globs relative to it.
-    fn where_tests_are(&self, spec: &Spec, at: &TestsAt) -> (PathBuf, TestGlobs) {
-        match &at.root {
-            Some(dir) => (dir.clone(), annotations::cargo_layout()),
-            None => annotations::rooted(&self.ctx.spec, &spec.contract.tests),
-        }
-    }
-
-    /// The runtimes catalogue (`runtimes/deviations.yaml` beside the chapters, when there is one) and
-    /// [`Self::tests`] side by side: neither reads the other, and in the real build (this repository,
-    /// `cargo run --release -- build`) each is 2–3 ms of ~16; overlapped, the build takes 7 % less
-    /// wall time (61 alternating runs, BENCHMARKS.md, "Session 5"). Their diagnostics are reported
-    /// in the same order as one after the other.
-    pub(crate) fn runtimes_and_tests(
+    /// Load → `Spec` ([`Self::spec`], all diagnostics shown), and the runtimes catalogue
+    /// (`runtimes/deviations.yaml` beside the chapters, when there is one) and the tests
+    /// ([`Self::tests`]). Reading and tokenising the test files and loading the catalogue need
+    /// only `contract.yaml`, so they run alongside the chapters' load; only the claims wait for
+    /// the `Spec`. `also`, work of a later stage that needs none of these (`build`'s templates),
+    /// runs alongside too; its result is returned as it is. Diagnostics are reported in the same
+    /// order as one stage after the other: the spec's (stopping there on an error), the
+    /// catalogue's, the tests'.
+    pub(crate) fn spec_and_tests<T: Send>(
         &mut self,
-        spec: &Spec,
+        opts: LoadOptions,
         at: &TestsAt,
-    ) -> Result<(Option<Catalogue>, Scan), Failure> {
-        let start = Instant::now();
-        let (root, globs) = self.where_tests_are(spec, at);
-        let cache = annotations::CacheChoice::for_root(&root);
+        also: impl FnOnce() -> T + Send,
+    ) -> Result<(Loaded, Option<Catalogue>, Scan, T), Failure> {
         let spec_dir = &self.ctx.spec;
-        let catalogue_cache = crate::fsutil::cache_folder(&root);
-        let (loaded, mut scan) = rayon::join(
-            || runtimes::load_cached(spec_dir, catalogue_cache.as_deref()),
-            || annotations::scan_with(spec, &root, &globs, &cache),
+        let alongside = |contract: &Contract| {
+            let start = Instant::now();
+            let (root, globs) = where_tests_are(spec_dir, contract, at);
+            let cache = annotations::CacheChoice::for_root(&root);
+            let catalogue_cache = crate::fsutil::cache_folder(&root);
+            let (runtimes, found) = rayon::join(
+                || runtimes::load_cached(spec_dir, catalogue_cache.as_deref()),
+                || annotations::find(&root, &globs, &cache),
+            );
+            Side {
+                runtimes,
+                found,
+                root,
+                globs,
+                took: start.elapsed(),
+            }
+        };
+        let opts = LoadOptions {
+            named: self.ctx.spec_given,
+            ..opts
+        };
+        let ((loaded, side), also) = rayon::join(
+            || spec_source::load_alongside(spec_dir, opts, alongside),
+            also,
         );
-        self.timings.add("runtimes+tests", start.elapsed());
-        self.timings.note(scan.cache.to_string());
-        self.timings.extend_notes(loaded.cache.iter().cloned());
-        add_review(spec, &mut scan, at, &globs, &root);
+        self.timings.extend(&loaded.timings);
         self.ctx.report(&loaded.diagnostics, &loaded.sources)?;
+        // The contract was read when the spec loaded without errors; should it ever not have
+        // been, the same work runs now.
+        let side = match side {
+            Some(s) => s,
+            None => alongside(&loaded.spec.contract),
+        };
+        let start = Instant::now();
+        let mut scan = side.found.scan(&loaded.spec);
+        add_review(&loaded.spec, &mut scan, at, &side.globs, &side.root);
+        self.timings.add("claims", start.elapsed());
+        self.timings.note(format!(
+            "runtimes+tests: {:.1} ms, alongside the load (read … validate)",
+            side.took.as_secs_f64() * 1e3
+        ));
+        self.timings.note(scan.cache.to_string());
+        self.timings
+            .extend_notes(side.runtimes.cache.iter().cloned());
+        self.ctx
+            .report(&side.runtimes.diagnostics, &side.runtimes.sources)?;
         self.ctx.report(&scan.diagnostics, &scan.sources)?;
-        Ok((loaded.catalogue, scan))
+        Ok((loaded, side.runtimes.catalogue, scan, also))
     }
 
     /// The test results files (`--results`); `None` when none were given.
@@ -151,6 +186,23 @@ impl<'c> Stages<'c> {
         }
         self.ctx.report(&not_run_warnings(&m), &scan.sources)?;
         Ok(m)
+    }
+}
+
+/// What [`Stages::spec_and_tests`] does alongside the load.
+struct Side {
+    runtimes: runtimes::Loaded,
+    found: annotations::Found,
+    root: PathBuf,
+    globs: TestGlobs,
+    took: std::time::Duration,
+}
+
+/// The folder walked for tests and the globs relative to it.
+fn where_tests_are(spec_dir: &Path, contract: &Contract, at: &TestsAt) -> (PathBuf, TestGlobs) {
+    match &at.root {
+        Some(dir) => (dir.clone(), annotations::cargo_layout()),
+        None => annotations::rooted(spec_dir, &contract.tests),
     }
 }
 

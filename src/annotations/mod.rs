@@ -51,7 +51,7 @@ mod tokens;
 pub use cache::{CacheChoice, CacheOutcome, CacheStatus};
 pub use items::{FnItem, STUB_IGNORE_PREFIX};
 pub use review::{Restamped, ReviewTarget, restamp, review_diagnostics};
-pub use scan::{Scan, cargo_layout, rooted, scan, scan_with};
+pub use scan::{Found, Scan, cargo_layout, find, rooted, scan, scan_with};
 pub use sites::{Site, may_hold_annotation};
 pub use syntax::{FileSyntax, LexFailure, parse_source};
 pub use targets::{Target, package_name, target_of};

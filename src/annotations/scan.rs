@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -72,31 +73,63 @@ pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
 /// Scan the project at `root` (globs relative to it; see [`rooted`]) for annotated tests; report unknown and malformed ids (errors), stray
 /// annotations and unreadable files (warnings). Only tests that claim at least one clause are
 /// returned. Files whose bytes the `cache` has seen are not lexed again (the result is the same).
+/// [`find`], then [`Found::scan`].
 pub fn scan_with(spec: &Spec, root: &Path, globs: &TestGlobs, cache: &CacheChoice) -> Scan {
+    find(root, globs, cache).scan(spec)
+}
+
+/// The first half of a scan, which needs no spec: the files the globs select, read, and those
+/// that may hold an annotation tokenised (or taken from the cache), with the place of each in its
+/// crate. A command can run it while the spec loads (`pipeline::Stages::spec_and_tests`).
+pub struct Found {
+    /// Each selected file (relative to the root) with what reading it gave, in path order.
+    files: Vec<(String, Read)>,
+    cache: CacheStatus,
+}
+
+/// Walk `root` for the files `globs` select, read them and tokenise those that may hold an
+/// annotation, in parallel; keep the cache's new entries.
+pub fn find(root: &Path, globs: &TestGlobs, cache: &CacheChoice) -> Found {
     let files = GlobMatcher::new(&globs.include, &globs.exclude).files(root);
     let cache = Cache::open(cache);
+    let places = Mutex::new(Places::new(root));
     // Reading and lexing is most of the work and each file is independent; `collect` keeps the
     // path order, so nothing after this depends on the threads.
     let read: Vec<(Read, Option<Used>)> = files
         .par_iter()
-        .map(|rel| read(root, rel, &cache))
+        .map(|rel| read(root, rel, &cache, &places))
         .collect();
-    let mut out = Scan {
-        tests: Vec::new(),
-        files: files.len(),
-        sources: SourceMap::default(),
-        diagnostics: Vec::new(),
-        cache: CacheStatus::Off,
-    };
-    let mut places = Places::new(root);
     let mut used = Vec::new();
-    for (rel, (r, u)) in files.iter().zip(read) {
-        used.extend(u);
-        out.add(spec, rel, r, &mut places);
+    let files = files
+        .into_iter()
+        .zip(read)
+        .map(|(rel, (r, u))| {
+            used.extend(u);
+            (rel, r)
+        })
+        .collect();
+    Found {
+        files,
+        cache: cache.keep(used),
     }
-    out.cache = cache.keep(used);
-    out.tests.retain(|t| !t.claims.is_empty());
-    out
+}
+
+impl Found {
+    /// The second half: the tests and their claims, each claimed id looked up in `spec`.
+    pub fn scan(self, spec: &Spec) -> Scan {
+        let mut out = Scan {
+            tests: Vec::new(),
+            files: self.files.len(),
+            sources: SourceMap::default(),
+            diagnostics: Vec::new(),
+            cache: self.cache,
+        };
+        for (rel, r) in self.files {
+            out.add(spec, &rel, r);
+        }
+        out.tests.retain(|t| !t.claims.is_empty());
+        out
+    }
 }
 
 /// A cache entry one file used: its key, its result, whether it came from the cache.
@@ -119,12 +152,14 @@ enum Read {
     Tokens {
         file: SourceFile,
         syntax: FileSyntax,
+        /// Its package, test target and module path.
+        place: Place,
     },
 }
 
 /// Read one file and, if it may hold an annotation, tokenise it (or take its syntax from the
-/// cache).
-fn read(root: &Path, rel: &str, cache: &Cache) -> (Read, Option<Used>) {
+/// cache) and find its place in its crate.
+fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read, Option<Used>) {
     let bytes = match fs::read(root.join(rel)) {
         Ok(b) => b,
         Err(e) => return (Read::Unreadable(e), None),
@@ -147,6 +182,11 @@ fn read(root: &Path, rel: &str, cache: &Cache) -> (Read, Option<Used>) {
         Entry::Syntax(syntax) => Read::Tokens {
             file: SourceFile::new(crate::globs::under(root, rel), text),
             syntax: syntax.clone(),
+            // Each folder's Cargo.toml is read once, under the lock; few files get here.
+            place: places
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .of(Path::new(rel)),
         },
         Entry::NotTokens(failure) => Read::NotTokens {
             file: SourceFile::new(crate::globs::under(root, rel), text),
@@ -158,7 +198,7 @@ fn read(root: &Path, rel: &str, cache: &Cache) -> (Read, Option<Used>) {
 
 impl Scan {
     /// Add one file's tests and problems (problems are warnings: the compiler reports them properly).
-    fn add(&mut self, spec: &Spec, rel: &str, read: Read, places: &mut Places) {
+    fn add(&mut self, spec: &Spec, rel: &str, read: Read) {
         match read {
             Read::Nothing => {}
             Read::Unreadable(e) => self.diagnostics.push(
@@ -188,9 +228,12 @@ impl Scan {
                         .help("fix the file (cargo build shows the error), or exclude it with `tests: exclude:` in contract.yaml"),
                 );
             }
-            Read::Tokens { file, syntax } => {
+            Read::Tokens {
+                file,
+                syntax,
+                place,
+            } => {
                 let fid = self.sources.add_file(file);
-                let place = places.of(Path::new(rel));
                 self.add_tests(spec, rel, fid, &syntax, &place);
             }
         }

@@ -1,9 +1,10 @@
 //! `kcontract build`: check the spec, then render the site. The whole data path, stage by stage.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
-use crate::pipeline::{Show, Stages};
-use crate::site::{self, BuildOptions};
+use crate::pipeline::Stages;
+use crate::site;
 use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, print};
 
@@ -21,9 +22,10 @@ pub(crate) struct Build {
     /// Missing or stale translations are errors, not warnings; so are suspect tests.
     #[arg(long)]
     strict: bool,
-    /// Print where the time went to stderr: each stage (read, parse, assemble, validate,
-    /// runtimes+tests, matrix, templates, prepare, render+write, swap), the parts of render+write,
-    /// and how the test scan's cache served.
+    /// Print where the time went to stderr: each stage (read, parse, assemble, validate, claims,
+    /// matrix, prepare, render+write, swap), the parts of render+write, what ran alongside the load
+    /// (the test scan with the runtimes catalogue, the templates) and how the test scan's cache
+    /// served.
     #[arg(long)]
     timings: bool,
     /// Test results (JUnit XML or libtest output) to show in the matrix page.
@@ -38,23 +40,28 @@ impl Build {
             self.out.display()
         ));
         let mut stages = Stages::new(ctx);
-        let loaded = stages.spec(
+        // The templates need nothing of the spec: they are read and compiled while it loads.
+        let templates = self.templates.as_deref();
+        let (loaded, runtimes, scan, tpl) = stages.spec_and_tests(
             LoadOptions {
                 strict: self.strict,
                 ..LoadOptions::default()
             },
-            Show::All,
+            &self.tests.at(ctx, self.strict)?,
+            || {
+                let start = Instant::now();
+                (site::templates(templates), start.elapsed())
+            },
         )?;
+        let (tpl, took) = tpl;
+        stages.timings.note(format!(
+            "templates: {:.1} ms, alongside the load",
+            took.as_secs_f64() * 1e3
+        ));
         let spec = &loaded.spec;
-        let (runtimes, scan) =
-            stages.runtimes_and_tests(spec, &self.tests.at(ctx, self.strict)?)?;
         let results = stages.results(&self.results)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref())?;
-        let opts = BuildOptions {
-            out: self.out.clone(),
-            templates: self.templates,
-        };
-        let built = site::build(&matrix, runtimes.as_ref(), &opts).map_err(|d| {
+        let failed = |d: crate::diagnostic::Diagnostic| {
             ctx.fail(
                 &d,
                 &loaded.sources,
@@ -63,7 +70,9 @@ impl Build {
                     self.out.display()
                 ),
             )
-        })?;
+        };
+        let tpl = tpl.map_err(failed)?;
+        let built = site::build(&matrix, runtimes.as_ref(), &tpl, &self.out).map_err(failed)?;
         if self.timings {
             let mut t = stages.timings;
             t.extend(&built.timings);

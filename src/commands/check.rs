@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::annotations::{Scan, TestKind};
-use crate::pipeline::{Show, Stages};
+use crate::pipeline::Stages;
 use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, plural, print};
 
@@ -22,15 +22,14 @@ pub(crate) struct Check {
 impl Check {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         let mut stages = Stages::new(ctx);
-        let loaded = stages.spec(
+        let (loaded, _, scan, ()) = stages.spec_and_tests(
             LoadOptions {
                 strict: self.strict,
                 ..LoadOptions::default()
             },
-            Show::All,
+            &self.tests.at(ctx, self.strict)?,
+            || (),
         )?;
-        let (_, scan) =
-            stages.runtimes_and_tests(&loaded.spec, &self.tests.at(ctx, self.strict)?)?;
         let verdict = match ctx.warnings() {
             0 => "ok: no problems found".to_string(),
             n => format!("ok: no errors, {n} warning{} (above)", plural(n)),

@@ -18,7 +18,7 @@ mod search;
 mod templates;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -31,14 +31,6 @@ use output::OutputDir;
 pub use markdown::{level_class, to_html, to_inline_html};
 pub use render::Rendered;
 pub use templates::{TEMPLATES, Templates, templates};
-
-/// Where a build writes, and from which templates.
-pub struct BuildOptions {
-    /// The output folder (written atomically: a failed build leaves it as it was).
-    pub out: PathBuf,
-    /// A folder whose templates (and `i18n/*.yaml`) override the embedded ones, file by file.
-    pub templates: Option<PathBuf>,
-}
 
 /// What a build wrote.
 pub struct BuildReport {
@@ -89,19 +81,20 @@ fn render_some(
     Ok(files)
 }
 
-/// Render and write the site atomically into `opts.out`.
+/// Render with `tpl` ([`templates`]) and write the site atomically into the folder `out` (a failed
+/// build leaves it as it was).
 pub fn build(
     m: &Matrix,
     runtimes: Option<&Catalogue>,
-    opts: &BuildOptions,
+    tpl: &Templates,
+    out: &Path,
 ) -> Result<BuildReport, Diagnostic> {
     let mut timings = crate::timings::Timings::default();
-    let tpl = timings.time("templates", || templates(opts.templates.as_deref()))?;
-    let out = timings.time("prepare", || OutputDir::prepare(&opts.out))?;
+    let out = timings.time("prepare", || OutputDir::prepare(out))?;
     let files = AtomicUsize::new(0);
     let write_nanos = AtomicU64::new(0);
     let rendered = timings.time("render+write", || {
-        render::render_into(m, runtimes, &tpl, None, &|rel, bytes| {
+        render::render_into(m, runtimes, tpl, None, &|rel, bytes| {
             files.fetch_add(1, Ordering::Relaxed);
             let start = std::time::Instant::now();
             let r = out.write(&rel, &bytes);

@@ -36,7 +36,7 @@ use clause_block::Schema;
 use reuse::{FileKey, Reuse};
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap};
-use crate::spec::Spec;
+use crate::spec::{Contract, Spec};
 use crate::timings::Timings;
 
 /// The result of reading a spec directory.
@@ -104,27 +104,73 @@ fn load_inner(
     opts: LoadOptions,
     cache: Option<&mut ParseCache>,
 ) -> Loaded {
-    let mut out = load_structure(tree, dir, opts, cache);
-    if !out.has_errors() {
-        let start = Instant::now();
-        let extra = translation_diagnostics(&out.spec, opts.strict);
-        out.diagnostics.extend(extra);
-        out.diagnostics.extend(links::check_links(&out.spec));
-        let reviews = clause_block::review_diagnostics(&out.spec, opts.strict);
-        out.diagnostics.extend(reviews);
-        out.timings.add("validate", start.elapsed());
-    }
-    out
+    load_parts(tree, dir, opts, cache, |_| ()).0
 }
 
-/// Read, parse and assemble: the contract, then the source language, then each translation.
-fn load_structure(
+/// [`load_with`], running `alongside` on another thread while the chapters are read, parsed,
+/// assembled and validated. It gets the contract as soon as `contract.yaml` is parsed, for work
+/// that needs nothing else of the spec (the test files' scan, `pipeline::Stages::spec_and_tests`);
+/// its result is `None` when the contract could not be read (the `Loaded` then has the errors).
+pub(crate) fn load_alongside<T: Send>(
+    dir: &Path,
+    opts: LoadOptions,
+    alongside: impl FnOnce(&Contract) -> T + Send,
+) -> (Loaded, Option<T>) {
+    load_parts(&Tree::Disk, dir, opts, None, alongside)
+}
+
+/// The contract first; then, in parallel, the rest of the load and `alongside`.
+fn load_parts<T: Send>(
     tree: &Tree,
     dir: &Path,
     opts: LoadOptions,
     cache: Option<&mut ParseCache>,
-) -> Loaded {
+    alongside: impl FnOnce(&Contract) -> T + Send,
+) -> (Loaded, Option<T>) {
     let mut out = Loaded::default();
+    let Some(start) = load_contract(tree, dir, opts, cache, &mut out) else {
+        return (out, None);
+    };
+    let contract = start.contract.clone();
+    let ((), side) = rayon::join(
+        || {
+            load_languages(tree, dir, start, &mut out);
+            if !out.has_errors() {
+                validate(&mut out, opts);
+            }
+        },
+        || alongside(&contract),
+    );
+    (out, Some(side))
+}
+
+/// The checks that need the whole spec: translations, links, review stamps.
+fn validate(out: &mut Loaded, opts: LoadOptions) {
+    let start = Instant::now();
+    let extra = translation_diagnostics(&out.spec, opts.strict);
+    out.diagnostics.extend(extra);
+    out.diagnostics.extend(links::check_links(&out.spec));
+    let reviews = clause_block::review_diagnostics(&out.spec, opts.strict);
+    out.diagnostics.extend(reviews);
+    out.timings.add("validate", start.elapsed());
+}
+
+/// `contract.yaml` read and parsed: what the chapters' load starts from.
+struct ContractRead<'c> {
+    contract: Contract,
+    chapter_spans: Vec<crate::diagnostic::Span>,
+    reuse: Option<Reuse<'c>>,
+}
+
+/// Read and parse `contract.yaml` (after checking the spec folder exists); `None` when that failed
+/// (`out` then has the errors).
+fn load_contract<'c>(
+    tree: &Tree,
+    dir: &Path,
+    opts: LoadOptions,
+    cache: Option<&'c mut ParseCache>,
+    out: &mut Loaded,
+) -> Option<ContractRead<'c>> {
     if !tree.is_dir(dir) {
         let what = if tree.exists(dir) {
             "is not a folder"
@@ -142,26 +188,34 @@ fn load_structure(
                 "kcontract reads ./spec by default, relative to the working directory: run it from the folder above spec/, or pass --spec DIR"
             }),
         );
-        return out;
+        return None;
     }
-    let Some(cid) = files::read_source_in(
+    let cid = files::read_source_in(
         tree,
         &dir.join("contract.yaml"),
         &mut out.sources,
         &mut out.diagnostics,
-    ) else {
-        return out;
-    };
-    let mut reuse = cache.map(|c| {
+    )?;
+    let reuse = cache.map(|c| {
         let file = out.sources.get(cid);
         Reuse::start(c, &file.path, &file.text)
     });
-    let Some((contract, chapter_spans)) =
-        contract::parse_contract(cid, &out.sources, &mut out.diagnostics)
-    else {
-        return out;
-    };
+    let (contract, chapter_spans) =
+        contract::parse_contract(cid, &out.sources, &mut out.diagnostics)?;
+    Some(ContractRead {
+        contract,
+        chapter_spans,
+        reuse,
+    })
+}
 
+/// Read, parse and assemble the chapters: the source language, then each translation.
+fn load_languages(tree: &Tree, dir: &Path, start: ContractRead<'_>, out: &mut Loaded) {
+    let ContractRead {
+        contract,
+        chapter_spans,
+        mut reuse,
+    } = start;
     let source_lang = contract.languages.first().cloned().unwrap_or_default();
     let parsed = read_and_parse(
         tree,
@@ -170,7 +224,7 @@ fn load_structure(
         &chapter_spans,
         Schema::Source,
         &contract,
-        &mut out,
+        out,
         reuse.as_mut(),
     );
     let start = Instant::now();
@@ -194,7 +248,7 @@ fn load_structure(
             &chapter_spans,
             Schema::Translation,
             &spec.contract,
-            &mut out,
+            out,
             reuse.as_mut(),
         );
         let start = Instant::now();
@@ -204,7 +258,6 @@ fn load_structure(
         out.timings.add("assemble", start.elapsed());
     }
     out.spec = spec;
-    out
 }
 
 /// A chapter file parsed: its chapter name, its path, what it holds.
