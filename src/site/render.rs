@@ -84,6 +84,20 @@ pub(super) fn render_into(
     only: Option<&BTreeSet<String>>,
     put: &Put,
 ) -> Result<Rendered, Diagnostic> {
+    let together = m.spec.clauses.len() * m.spec.contract.languages.len() <= TOGETHER;
+    render_with(m, runtimes, tpl, only, together, put)
+}
+
+/// [`render_into`], with every language's files in one pass (`together`) or one language after
+/// the other; the files are the same either way.
+fn render_with(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    tpl: &Templates,
+    only: Option<&BTreeSet<String>>,
+    together: bool,
+    put: &Put,
+) -> Result<Rendered, Diagnostic> {
     let spec = m.spec;
     let tera = &tpl.tera;
     let langs = &spec.contract.languages;
@@ -121,26 +135,30 @@ pub(super) fn render_into(
             parts: parts.report(),
         });
     }
-    // One language after the other, each language's state dropped before the next is made: the
-    // pass over a language's files is parallel, and holding every language's clause values and
-    // pieces at once was the largest share of the peak memory (BENCHMARKS.md, "Session 8").
+    // A small site: every language's state at once, then all their files in one parallel pass,
+    // instead of two passes with a wait between them per language (see `TOGETHER`).
     let mut done = 0;
-    for i in 0..interfaces.len() {
-        let lr = [lang_state(i)?];
-        let mut jobs = Vec::new();
-        if i == 0 {
-            jobs.push(Job::ClausesJson);
+    if together {
+        let per_lang: Vec<Lang> = (0..interfaces.len())
+            .into_par_iter()
+            .map(lang_state)
+            .collect::<Result<_, _>>()?;
+        let jobs: Vec<Job> = per_lang
+            .iter()
+            .enumerate()
+            .flat_map(|(l, lr)| jobs_of(l, l == 0, runtimes.is_some(), lr.docs.len()))
+            .collect();
+        done += render_jobs(m, runtimes, tpl, &per_lang, &jobs, &parts, put, true)?;
+    } else {
+        // One language after the other, each language's state dropped before the next is made:
+        // the pass over a language's files is parallel, and holding every language's clause
+        // values and pieces at once was the largest share of the peak memory (BENCHMARKS.md,
+        // "Session 8").
+        for i in 0..interfaces.len() {
+            let lr = [lang_state(i)?];
+            let jobs = jobs_of(0, i == 0, runtimes.is_some(), lr[0].docs.len());
+            done += render_jobs(m, runtimes, tpl, &lr, &jobs, &parts, put, true)?;
         }
-        jobs.extend([Job::ClauseIndex(0), Job::Matrix(0), Job::Search(0)]);
-        if i == 0 {
-            jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
-        }
-        jobs.extend([Job::Index(0), Job::Print(0)]);
-        if runtimes.is_some() {
-            jobs.push(Job::Runtimes(0));
-        }
-        jobs.extend((0..lr[0].docs.len()).map(|d| Job::Chapter(0, d)));
-        done += render_jobs(m, runtimes, tpl, &lr, &jobs, &parts, put, true)?;
     }
     for (name, content) in ASSETS {
         put(format!("assets/{name}"), content.as_bytes().to_vec())?;
@@ -158,6 +176,31 @@ pub(super) fn render_into(
         pages: done + 1,
         parts: parts.report(),
     })
+}
+
+/// The most clauses × languages rendered in one pass, every language's state held at once. In
+/// this repository's build (105 clauses × 2) that took 7 % off the wall time; at ×100 (10,500 × 2)
+/// it raised the peak memory from 136 to 182 MB, so above this the languages go one after the
+/// other (BENCHMARKS.md, "Session 11").
+const TOGETHER: usize = 2_000;
+
+/// The files of the language at index `l` of the states passed to [`render_jobs`]; the
+/// language-independent files (`clauses.json`, the matrix files) with the `first` language.
+fn jobs_of(l: usize, first: bool, runtimes: bool, chapters: usize) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    if first {
+        jobs.push(Job::ClausesJson);
+    }
+    jobs.extend([Job::ClauseIndex(l), Job::Matrix(l), Job::Search(l)]);
+    if first {
+        jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
+    }
+    jobs.extend([Job::Index(l), Job::Print(l)]);
+    if runtimes {
+        jobs.push(Job::Runtimes(l));
+    }
+    jobs.extend((0..chapters).map(|d| Job::Chapter(l, d)));
+    jobs
 }
 
 /// Run `jobs` (each a file handed to `put`; in parallel if `parallel`, see [`lang_state`] for when
@@ -571,5 +614,54 @@ impl Job {
             self,
             Job::ClausesJson | Job::MatrixJson | Job::MatrixCsv | Job::Search(_)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use super::*;
+
+    /// The shipped spec's site, rendered with every language in one pass and one language after
+    /// the other: the same files, byte for byte. The real build takes the first way and a large
+    /// spec the second, so without this only the benchmarks would see the second.
+    #[test]
+    fn languages_together_or_one_after_the_other_render_the_same_files() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
+        let loaded = crate::spec_source::load(&dir);
+        assert!(!loaded.has_errors());
+        let m = crate::matrix::compute(&loaded.spec, &[], None);
+        let rt = crate::runtimes::load(&dir);
+        let tpl = super::super::templates(None).unwrap();
+        let render = |together: bool| {
+            let files = Mutex::new(BTreeMap::new());
+            let r = render_with(
+                &m,
+                rt.catalogue.as_ref(),
+                &tpl,
+                None,
+                together,
+                &|rel, b| {
+                    let old = files.lock().unwrap().insert(rel.clone(), b);
+                    assert!(old.is_none(), "{rel} written twice");
+                    Ok(())
+                },
+            )
+            .unwrap();
+            (r.pages, files.into_inner().unwrap())
+        };
+        let (pages_together, together) = render(true);
+        let (pages_apart, apart) = render(false);
+        assert_eq!(pages_together, pages_apart);
+        assert!(together.len() > 20, "{} files", together.len());
+        assert_eq!(
+            together.keys().collect::<Vec<_>>(),
+            apart.keys().collect::<Vec<_>>()
+        );
+        for (rel, bytes) in &together {
+            assert!(apart[rel] == *bytes, "{rel} differs");
+        }
     }
 }
