@@ -137,6 +137,18 @@ pub(crate) fn interface_template(lang: &str) -> String {
         .replacen("html_lang: \"en\"", &format!("html_lang: \"{lang}\""), 1)
 }
 
+/// `f` with the shipped spec's matrix (no tests), its runtimes catalogue and the embedded
+/// templates: what the render tests start from.
+#[cfg(test)]
+pub(super) fn with_shipped<R>(f: impl FnOnce(&Matrix, Option<&Catalogue>, &Templates) -> R) -> R {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
+    let loaded = crate::spec_source::load(&dir);
+    assert!(!loaded.has_errors());
+    let m = crate::matrix::compute(&loaded.spec, &[], None);
+    let rt = crate::runtimes::load(&dir);
+    f(&m, rt.catalogue.as_ref(), &templates(None).unwrap())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,32 +157,25 @@ mod tests {
     /// full render makes of it, and nothing else.
     #[test]
     fn a_chapter_render_is_the_full_renders_pages_of_that_chapter() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
-        let loaded = crate::spec_source::load(&dir);
-        assert!(!loaded.has_errors());
-        let m = crate::matrix::compute(&loaded.spec, &[], None);
-        let rt = crate::runtimes::load(&dir);
-        let tpl = templates(None).unwrap();
-        let full: std::collections::BTreeMap<String, Vec<u8>> =
-            render(&m, rt.catalogue.as_ref(), &tpl)
-                .unwrap()
-                .into_iter()
-                .collect();
-        for chapter in &loaded.spec.contract.chapters {
-            let only = BTreeSet::from([chapter.clone()]);
-            let pages = render_chapters(&m, rt.catalogue.as_ref(), &tpl, &only).unwrap();
-            let names: Vec<&str> = pages.iter().map(|(rel, _)| rel.as_str()).collect();
-            let want: Vec<String> = loaded
-                .spec
-                .contract
-                .languages
-                .iter()
-                .map(|l| format!("{l}/{chapter}.html"))
-                .collect();
-            assert_eq!(names, want);
-            for (rel, bytes) in &pages {
-                assert!(full[rel] == *bytes, "{rel} differs from the full render");
+        with_shipped(|m, rt, tpl| {
+            let full: std::collections::BTreeMap<String, Vec<u8>> =
+                render(m, rt, tpl).unwrap().into_iter().collect();
+            for chapter in &m.spec.contract.chapters {
+                let only = BTreeSet::from([chapter.clone()]);
+                let pages = render_chapters(m, rt, tpl, &only).unwrap();
+                let names: Vec<&str> = pages.iter().map(|(rel, _)| rel.as_str()).collect();
+                let want: Vec<String> = m
+                    .spec
+                    .contract
+                    .languages
+                    .iter()
+                    .map(|l| format!("{l}/{chapter}.html"))
+                    .collect();
+                assert_eq!(names, want);
+                for (rel, bytes) in &pages {
+                    assert!(full[rel] == *bytes, "{rel} differs from the full render");
+                }
             }
-        }
+        })
     }
 }

@@ -629,39 +629,28 @@ mod tests {
     /// spec the second, so without this only the benchmarks would see the second.
     #[test]
     fn languages_together_or_one_after_the_other_render_the_same_files() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
-        let loaded = crate::spec_source::load(&dir);
-        assert!(!loaded.has_errors());
-        let m = crate::matrix::compute(&loaded.spec, &[], None);
-        let rt = crate::runtimes::load(&dir);
-        let tpl = super::super::templates(None).unwrap();
-        let render = |together: bool| {
-            let files = Mutex::new(BTreeMap::new());
-            let r = render_with(
-                &m,
-                rt.catalogue.as_ref(),
-                &tpl,
-                None,
-                together,
-                &|rel, b| {
+        super::super::with_shipped(|m, rt, tpl| {
+            let render = |together: bool| {
+                let files = Mutex::new(BTreeMap::new());
+                let r = render_with(m, rt, tpl, None, together, &|rel, b| {
                     let old = files.lock().unwrap().insert(rel.clone(), b);
                     assert!(old.is_none(), "{rel} written twice");
                     Ok(())
-                },
-            )
-            .unwrap();
-            (r.pages, files.into_inner().unwrap())
-        };
-        let (pages_together, together) = render(true);
-        let (pages_apart, apart) = render(false);
-        assert_eq!(pages_together, pages_apart);
-        assert!(together.len() > 20, "{} files", together.len());
-        assert_eq!(
-            together.keys().collect::<Vec<_>>(),
-            apart.keys().collect::<Vec<_>>()
-        );
-        for (rel, bytes) in &together {
-            assert!(apart[rel] == *bytes, "{rel} differs");
-        }
+                })
+                .unwrap();
+                (r.pages, files.into_inner().unwrap())
+            };
+            let (pages_together, together) = render(true);
+            let (pages_apart, apart) = render(false);
+            assert_eq!(pages_together, pages_apart);
+            assert!(together.len() > 20, "{} files", together.len());
+            assert_eq!(
+                together.keys().collect::<Vec<_>>(),
+                apart.keys().collect::<Vec<_>>()
+            );
+            for (rel, bytes) in &together {
+                assert!(apart[rel] == *bytes, "{rel} differs");
+            }
+        })
     }
 }
