@@ -248,6 +248,23 @@ fn matrix_from_another_directory_finds_the_same_tests() {
         assert_eq!(code, 2, "{bad}: {err}");
         assert!(err.contains(says), "{bad}: {err}");
     }
+    // --tests-root that is no folder: a usage error too, not a warning that nothing was found.
+    std::fs::write(elsewhere.path().join("a-file"), "").unwrap();
+    for (bad, says) in [("missing", "does not exist"), ("a-file", "is not a folder")] {
+        let path = elsewhere.path().join(bad);
+        let (code, _, err) = kcontract(
+            elsewhere.path(),
+            &[
+                "--spec",
+                spec_arg,
+                "check",
+                "--tests-root",
+                path.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains(says), "{bad}: {err}");
+    }
     std::fs::write(
         elsewhere.path().join("Cargo.toml"),
         "[workspace]\nmembers = [\"a\"]\n",

@@ -22,11 +22,23 @@ pub(crate) struct TestsFlags {
 }
 
 impl TestsFlags {
-    /// Where to look, with `strict` for the review diagnostics. A manifest that is missing, not a
-    /// `Cargo.toml`, not TOML, or a workspace's without a `[package]` is a usage error (exit 2):
-    /// scanning the wrong folder would pass a gate on tests it never saw.
+    /// Where to look, with `strict` for the review diagnostics. A `--tests-root` that is not a
+    /// folder, and a manifest that is missing, not a `Cargo.toml`, not TOML, or a workspace's
+    /// without a `[package]`, are usage errors (exit 2): scanning the wrong folder would pass a
+    /// gate on tests it never saw.
     pub(crate) fn at(&self, ctx: &Ctx, strict: bool) -> Result<TestsAt, Failure> {
         let root = match (&self.tests_root, &self.manifest_path) {
+            (Some(dir), _) if !dir.is_dir() => {
+                let what = if dir.exists() {
+                    "is not a folder"
+                } else {
+                    "does not exist"
+                };
+                return Err(ctx.usage(
+                    &format!("--tests-root `{}` {what}", dir.display()),
+                    "give the folder of the tested crate (the one holding its Cargo.toml, tests/ and src/); a relative path starts at the working directory",
+                ));
+            }
             (Some(dir), _) => Some(dir.clone()),
             (None, Some(manifest)) => Some(crate_dir(ctx, manifest)?),
             (None, None) => None,
