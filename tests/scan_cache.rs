@@ -165,6 +165,52 @@ fn an_edited_file_is_lexed_again_and_its_new_annotations_are_found() {
     assert!(result(&edited).contains("no.such-clause"));
 }
 
+/// How many files without the marker the scan skipped unread.
+fn unread(s: &Scan) -> usize {
+    match &s.cache {
+        CacheStatus::Used { unread, .. } => *unread,
+        CacheStatus::Off => panic!("the cache was off"),
+    }
+}
+
+/// A file without the marker is skipped unread once it has settled, and read again as soon as it
+/// is written: here with the same length and its old modification time put back, so only its
+/// change time tells. (Waits 3.1 s for the file to settle: its stamp is not kept before.)
+#[test]
+fn a_file_without_the_marker_is_read_again_once_written_even_with_its_old_mtime() {
+    let (a, _) = ids();
+    let after = format!("/// Clause: {a}\n#[test]\nfn plain() {{}}\n");
+    let base = "#[test]\nfn plain() {}\n";
+    // The same length: a comment line (no marker) where the annotation will be.
+    let before = format!("{base}//{}\n", "-".repeat(after.len() - base.len() - 3));
+    assert_eq!(before.len(), after.len());
+    let p = Project::new(&[("tests/x.rs", &before)]);
+    let x = p.root().join("tests/x.rs");
+    let fresh = p.cached();
+    assert_eq!(unread(&fresh), 0, "just written: read, and not recorded");
+    std::thread::sleep(std::time::Duration::from_millis(3100));
+    let settled = p.cached();
+    assert_eq!(unread(&settled), 0);
+    assert_eq!(counts(&settled).3, CacheOutcome::Written, "now recorded");
+    let skipped = p.cached();
+    assert_eq!(unread(&skipped), 1, "{}", skipped.cache);
+    assert_eq!(counts(&skipped).3, CacheOutcome::Unchanged);
+    assert!(claimed(&skipped).is_empty());
+    let mtime = fs::metadata(&x).unwrap().modified().unwrap();
+    fs::write(&x, &after).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&x)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(fs::metadata(&x).unwrap().modified().unwrap(), mtime);
+    let edited = p.cached();
+    assert_eq!(unread(&edited), 0, "{}", edited.cache);
+    assert_eq!(claimed(&edited), [("plain".to_string(), vec![a])]);
+    assert_eq!(result(&edited), result(&p.uncached()));
+}
+
 #[test]
 fn a_corrupt_truncated_or_foreign_cache_is_ignored_and_rebuilt() {
     let (a, _) = ids();
@@ -286,12 +332,16 @@ fn build_timings_report_the_cache_and_the_site_does_not_depend_on_it() {
     };
     let (cold, _) = build("a", false);
     assert!(
-        cold.ends_with("0 files from ./target/kcontract/scan-cache.json, 1 lexed; written"),
+        cold.ends_with(
+            "0 files from ./target/kcontract/scan-cache.json, 1 lexed, 0 without the marker not read; written"
+        ),
         "{cold}"
     );
     let (warm, with) = build("b", false);
     assert!(
-        warm.ends_with("1 files from ./target/kcontract/scan-cache.json, 0 lexed; unchanged"),
+        warm.ends_with(
+            "1 files from ./target/kcontract/scan-cache.json, 0 lexed, 0 without the marker not read; unchanged"
+        ),
         "{warm}"
     );
     let (off, without) = build("c", true);

@@ -16,6 +16,15 @@
 //! left alone. Neither is an error or a warning — the build is only slower — but the scan's
 //! [`CacheStatus`] says it, and `build --timings` prints it.
 //!
+//! **Files without the marker are not read again.** Most selected files (116 of 150 here) hold no
+//! `clause:` at all; reading them was 6 % of the real build's CPU time. The cache keeps each such
+//! file's [`Stamp`] (size, device and inode, modification and change times) under its path, and a
+//! file whose stamp is unchanged is skipped unread. The change time is set by the kernel on every
+//! write, rename or `touch` and cannot be set back by any tool, so a file that was written since
+//! has another stamp, whatever its size and modification time. A file changed less than
+//! [`SETTLE`] before the scan is not recorded: a second write within the same tick of the file
+//! system's clock (up to 2 s on FAT) could leave its stamp as it was (git's "racy" case).
+//!
 //! The file is rewritten (atomically) only when it changed: it holds exactly the entries the last
 //! scan used, so it never grows beyond the files the `tests:` globs select.
 
@@ -23,6 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_128;
@@ -31,8 +41,12 @@ use crate::fsutil::write_atomic;
 
 use super::syntax::{FileSyntax, LexFailure, parse_source};
 
-/// Bump when the stored shape changes (the serde types of [`FileSyntax`] and [`Entry`]).
-const FORMAT: u32 = 2;
+/// Bump when the stored shape changes (the serde types of [`FileSyntax`], [`Entry`] and [`Stamp`]).
+const FORMAT: u32 = 3;
+
+/// How long ago a file must have last changed for its [`Stamp`] to be kept: longer than the
+/// coarsest file system clock tick (FAT's 2 s).
+const SETTLE: Duration = Duration::from_secs(3);
 
 /// The scanner's own source: a change to how files are read invalidates the cache even when
 /// neither the version nor [`FORMAT`] was bumped (as during development).
@@ -82,6 +96,47 @@ impl Entry {
     }
 }
 
+/// A file as it is on disk, without reading it: equal stamps mean it was not written in between
+/// (see the module's doc). Only where the platform has change times and inodes (Unix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Stamp {
+    len: u64,
+    dev: u64,
+    ino: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    #[cfg(unix)]
+    fn of(meta: &fs::Metadata) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        Some(Stamp {
+            len: meta.len(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(_: &fs::Metadata) -> Option<Stamp> {
+        None
+    }
+
+    /// The stamp, if the file last changed at least [`SETTLE`] before `now` (and after 1970).
+    fn settled(meta: &fs::Metadata, now: SystemTime) -> Option<Stamp> {
+        let s = Stamp::of(meta)?;
+        let since_epoch = Duration::new(
+            u64::try_from(s.ctime.0).ok()?,
+            u32::try_from(s.ctime.1).ok()?,
+        );
+        let changed = SystemTime::UNIX_EPOCH.checked_add(since_epoch)?;
+        (s.ctime.0 > 0 && changed + SETTLE <= now).then_some(s)
+    }
+}
+
 /// The file on disk.
 #[derive(Serialize, Deserialize)]
 struct Stored {
@@ -90,6 +145,10 @@ struct Stored {
     scanner: String,
     /// Hex xxh3-128 of a file's bytes → its result (sorted, so equal contents give equal files).
     files: BTreeMap<String, Entry>,
+    /// Path (relative to the scan root) of a file without the marker → its stamp when it was read.
+    /// (Absent from older formats, which the format check then names.)
+    #[serde(default)]
+    unmarked: BTreeMap<String, Stamp>,
 }
 
 /// The identity a stored cache must match to be used.
@@ -101,8 +160,20 @@ fn scanner_key() -> String {
 pub(super) struct Cache {
     path: Option<PathBuf>,
     loaded: HashMap<String, Entry>,
+    unmarked: HashMap<String, Stamp>,
     /// Why nothing was loaded, when a cache was wanted.
     ignored: Option<String>,
+    /// When the scan started, for [`Stamp::settled`].
+    now: SystemTime,
+}
+
+/// What the scan did with one file, for [`Cache::keep`].
+pub(super) enum Used {
+    /// Its syntax (or its lexing failure) under the hash of its bytes, and whether that came from
+    /// the cache.
+    Syntax(String, Entry, bool),
+    /// A file without the marker, by path: its stamp, and whether it was skipped unread.
+    Unmarked(String, Stamp, bool),
 }
 
 impl Cache {
@@ -113,20 +184,43 @@ impl Cache {
                 return Cache {
                     path: None,
                     loaded: HashMap::new(),
+                    unmarked: HashMap::new(),
                     ignored: None,
+                    now: SystemTime::now(),
                 };
             }
             CacheChoice::At(p) => p.clone(),
         };
-        let (loaded, ignored) = match load(&path) {
-            Ok(files) => (files.into_iter().collect(), None),
-            Err(why) => (HashMap::new(), why),
+        let (loaded, unmarked, ignored) = match load(&path) {
+            Ok(s) => (
+                s.files.into_iter().collect(),
+                s.unmarked.into_iter().collect(),
+                None,
+            ),
+            Err(why) => (HashMap::new(), HashMap::new(), why),
         };
         Cache {
             path: Some(path),
             loaded,
+            unmarked,
             ignored,
+            now: SystemTime::now(),
         }
+    }
+
+    /// For a file recorded as without the marker: its stamp, if the file at `path` still has it
+    /// (then it need not be read).
+    pub(super) fn unread(&self, rel: &str, path: &Path) -> Option<Stamp> {
+        let stored = self.unmarked.get(rel)?;
+        let now = Stamp::of(&fs::metadata(path).ok()?)?;
+        (now == *stored).then_some(now)
+    }
+
+    /// The stamp to record for a file about to be read, when a cache is in use and the file has
+    /// settled: taken before reading, so a write during the read changes what the next scan sees.
+    pub(super) fn stamp(&self, path: &Path) -> Option<Stamp> {
+        self.path.as_ref()?;
+        Stamp::settled(&fs::metadata(path).ok()?, self.now)
     }
 
     /// Is a cache in use (should the scan hand its entries to [`Cache::keep`])?
@@ -150,20 +244,40 @@ impl Cache {
         }
     }
 
-    /// Store the entries this scan used (`used`: key, entry, whether it came from the cache) when
-    /// they differ from what was loaded.
-    pub(super) fn keep(self, used: Vec<(String, Entry, bool)>) -> CacheStatus {
+    /// Store the entries this scan used when they differ from what was loaded.
+    pub(super) fn keep(self, used: Vec<Used>) -> CacheStatus {
         let Some(path) = self.path else {
             return CacheStatus::Off;
         };
-        let hits = used.iter().filter(|(_, _, hit)| *hit).count();
-        let misses = used.len() - hits;
-        let files: BTreeMap<String, Entry> = used.into_iter().map(|(k, e, _)| (k, e)).collect();
+        let (mut hits, mut misses, mut unread) = (0, 0, 0);
+        let mut files = BTreeMap::new();
+        let mut unmarked = BTreeMap::new();
+        for u in used {
+            match u {
+                Used::Syntax(key, entry, hit) => {
+                    if hit {
+                        hits += 1;
+                    } else {
+                        misses += 1;
+                    }
+                    files.insert(key, entry);
+                }
+                Used::Unmarked(rel, stamp, skipped) => {
+                    unread += usize::from(skipped);
+                    unmarked.insert(rel, stamp);
+                }
+            }
+        }
         // Unchanged: every entry came from the cache and every loaded entry was used.
-        let outcome = if misses == 0 && self.ignored.is_none() && files.len() == self.loaded.len() {
+        let outcome = if misses == 0
+            && self.ignored.is_none()
+            && files.len() == self.loaded.len()
+            && unread == unmarked.len()
+            && unmarked.len() == self.unmarked.len()
+        {
             CacheOutcome::Unchanged
         } else {
-            match store(&path, files) {
+            match store(&path, files, unmarked) {
                 Ok(()) => CacheOutcome::Written,
                 Err(e) => CacheOutcome::NotWritten(e),
             }
@@ -172,6 +286,7 @@ impl Cache {
             path,
             hits,
             misses,
+            unread,
             ignored: self.ignored,
             outcome,
         }
@@ -179,7 +294,7 @@ impl Cache {
 }
 
 /// Read a stored cache; `Err(None)` when there is none, `Err(Some(why))` when it is unusable.
-fn load(path: &Path) -> Result<BTreeMap<String, Entry>, Option<String>> {
+fn load(path: &Path) -> Result<Stored, Option<String>> {
     let bytes = match fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(None),
@@ -196,15 +311,20 @@ fn load(path: &Path) -> Result<BTreeMap<String, Entry>, Option<String>> {
             stored.kcontract, stored.format
         )));
     }
-    Ok(stored.files)
+    Ok(stored)
 }
 
-fn store(path: &Path, files: BTreeMap<String, Entry>) -> Result<(), String> {
+fn store(
+    path: &Path,
+    files: BTreeMap<String, Entry>,
+    unmarked: BTreeMap<String, Stamp>,
+) -> Result<(), String> {
     let stored = Stored {
         kcontract: env!("CARGO_PKG_VERSION").to_string(),
         format: FORMAT,
         scanner: scanner_key(),
         files,
+        unmarked,
     };
     let bytes = serde_json::to_vec(&stored).map_err(|e| e.to_string())?;
     if let Some(dir) = path.parent() {
@@ -226,6 +346,8 @@ pub enum CacheStatus {
         hits: usize,
         /// Files lexed (not in the cache).
         misses: usize,
+        /// Files without the marker skipped unread, their stamps unchanged.
+        unread: usize,
         /// Why the stored cache was not used, if it existed but was unusable.
         ignored: Option<String>,
         /// Whether the file was rewritten after the scan.
@@ -256,12 +378,13 @@ impl fmt::Display for CacheStatus {
                 path,
                 hits,
                 misses,
+                unread,
                 ignored,
                 outcome,
             } => {
                 write!(
                     f,
-                    "scan cache: {hits} files from {}, {misses} lexed",
+                    "scan cache: {hits} files from {}, {misses} lexed, {unread} without the marker not read",
                     path.display()
                 )?;
                 if let Some(why) = ignored {

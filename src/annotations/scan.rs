@@ -17,7 +17,7 @@ use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 use crate::globs::GlobMatcher;
 use crate::spec::{Spec, TestGlobs};
 
-use super::cache::{Cache, CacheChoice, CacheStatus, Entry};
+use super::cache::{Cache, CacheChoice, CacheStatus, Entry, Used};
 use super::claims::validate_claim;
 use super::items::STUB_IGNORE_PREFIX;
 use super::sites::{Site, may_hold_annotation};
@@ -132,9 +132,6 @@ impl Found {
     }
 }
 
-/// A cache entry one file used: its key, its result, whether it came from the cache.
-type Used = (String, Entry, bool);
-
 /// One file as a worker thread leaves it.
 enum Read {
     /// Nothing to report: no marker in its bytes (not tokenised), or no `Clause:` line in its docs.
@@ -160,7 +157,15 @@ enum Read {
 /// Read one file and, if it may hold an annotation, tokenise it (or take its syntax from the
 /// cache) and find its place in its crate.
 fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read, Option<Used>) {
-    let bytes = match fs::read(root.join(rel)) {
+    let path = root.join(rel);
+    if let Some(stamp) = cache.unread(rel, &path) {
+        return (
+            Read::Nothing,
+            Some(Used::Unmarked(rel.to_string(), stamp, true)),
+        );
+    }
+    let stamp = cache.stamp(&path);
+    let bytes = match fs::read(&path) {
         Ok(b) => b,
         Err(e) => return (Read::Unreadable(e), None),
     };
@@ -174,7 +179,8 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
         }
     };
     if !may_hold_annotation(text.as_bytes()) {
-        return (Read::Nothing, None);
+        let unmarked = stamp.map(|s| Used::Unmarked(rel.to_string(), s, false));
+        return (Read::Nothing, unmarked);
     }
     let (key, entry, hit) = cache.get(&text);
     let read = match &entry {
@@ -193,7 +199,10 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
             failure: failure.clone(),
         },
     };
-    (read, cache.wanted().then_some((key, entry, hit)))
+    (
+        read,
+        cache.wanted().then_some(Used::Syntax(key, entry, hit)),
+    )
 }
 
 impl Scan {
