@@ -4,7 +4,10 @@
 usage: bench/ab_bins.py RUNS MODE BIN_A BIN_B ["ENV_A"] ["ENV_B"]
 Runs the two binaries in turn (the order swapped every run, each after an untimed sync). MODE fresh: `build`
 into a removed folder; rebuild: `build` over its own previous output; repo: `build` over its own previous
-output in this repository (the real build, its tests scanned) instead of the ×100 spec; anything else is
+output in this repository (the real build, its tests scanned) instead of the ×100 spec; copies: the same,
+but each binary in its own copy of the repository's spec/, src/, tests/ and Cargo.toml (made first under
+target/ab-bins-copy-A and -B, each with a target/ folder so the scan cache is on; for two binaries whose
+scan caches differ in format, which in one folder would rewrite each other's every run); anything else is
 the command to run,
 e.g. "check" or "matrix --format json". Prints the median wall time and
 the median CPU time (user + sys from wait4, steadier than wall time on a shared VM) and the median and largest peak RSS
@@ -14,20 +17,31 @@ import os, sys, time, shutil, subprocess, statistics
 runs, mode, A, B = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 envs = {'A': sys.argv[5] if len(sys.argv) > 5 else '', 'B': sys.argv[6] if len(sys.argv) > 6 else ''}
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
-os.chdir(root if mode == 'repo' else os.path.join(root, 'target', 'bench', 'x100'))
+os.chdir(root if mode in ('repo', 'copies') else os.path.join(root, 'target', 'bench', 'x100'))
+cwd = {'A': None, 'B': None}
+if mode == 'copies':
+    for side in 'AB':
+        copy = os.path.join(root, 'target', f'ab-bins-copy-{side}')
+        shutil.rmtree(copy, ignore_errors=True)
+        os.makedirs(os.path.join(copy, 'target'))
+        for d in ('spec', 'src', 'tests'):
+            shutil.copytree(os.path.join(root, d), os.path.join(copy, d))
+        shutil.copy(os.path.join(root, 'Cargo.toml'), copy)
+        cwd[side] = copy
+    time.sleep(4)  # the copies' files settle (the scan cache keeps no stamp of a file changed in the last 3 s)
 res = {'A': ([], [], []), 'B': ([], [], [])}
 for i in range(runs):
     for side, binp in (('A', A), ('B', B)) if i % 2 == 0 else (('B', B), ('A', A)):
-        out = f'target/ab-bins-{side}' if mode == 'repo' else f'out-ab-bins-{side}'
+        out = f'target/ab-bins-{side}' if mode in ('repo', 'copies') else f'out-ab-bins-{side}'
         if mode == 'fresh':
             shutil.rmtree(out, ignore_errors=True)
         os.sync()
         env = dict(os.environ)
         for kv in envs[side].split():
             k, v = kv.split('='); env[k] = v
-        args = ['build', '--out', out] if mode in ('fresh', 'rebuild', 'repo') else mode.split()
+        args = ['build', '--out', out] if mode in ('fresh', 'rebuild', 'repo', 'copies') else mode.split()
         t = time.perf_counter()
-        p = subprocess.Popen([binp] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        p = subprocess.Popen([binp] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd[side])
         _, status, ru = os.wait4(p.pid, 0)
         wall = (time.perf_counter() - t) * 1000
         assert status == 0
