@@ -230,40 +230,22 @@ fn matrix_from_another_directory_finds_the_same_tests() {
     let by_manifest = matrix_from_elsewhere("--manifest-path", &manifest);
     assert_eq!(json(&by_manifest), json(&rooted));
     let spec_arg = spec.to_str().unwrap();
-    for (bad, says) in [
-        ("Cargo.toml", "cannot be read"),
-        ("README.md", "is not a Cargo.toml"),
+    // A wrong --manifest-path, and a --tests-root that is no folder: usage errors, not a warning
+    // that nothing was found.
+    std::fs::write(elsewhere.path().join("a-file"), "").unwrap();
+    for (flag, bad, says) in [
+        ("--manifest-path", "Cargo.toml", "cannot be read"),
+        ("--manifest-path", "README.md", "is not a Cargo.toml"),
+        ("--tests-root", "missing", "does not exist"),
+        ("--tests-root", "a-file", "is not a folder"),
     ] {
         let path = elsewhere.path().join(bad);
         let (code, _, err) = kcontract(
             elsewhere.path(),
-            &[
-                "--spec",
-                spec_arg,
-                "check",
-                "--manifest-path",
-                path.to_str().unwrap(),
-            ],
+            &["--spec", spec_arg, "check", flag, path.to_str().unwrap()],
         );
-        assert_eq!(code, 2, "{bad}: {err}");
-        assert!(err.contains(says), "{bad}: {err}");
-    }
-    // --tests-root that is no folder: a usage error too, not a warning that nothing was found.
-    std::fs::write(elsewhere.path().join("a-file"), "").unwrap();
-    for (bad, says) in [("missing", "does not exist"), ("a-file", "is not a folder")] {
-        let path = elsewhere.path().join(bad);
-        let (code, _, err) = kcontract(
-            elsewhere.path(),
-            &[
-                "--spec",
-                spec_arg,
-                "check",
-                "--tests-root",
-                path.to_str().unwrap(),
-            ],
-        );
-        assert_eq!(code, 2, "{bad}: {err}");
-        assert!(err.contains(says), "{bad}: {err}");
+        assert_eq!(code, 2, "{flag} {bad}: {err}");
+        assert!(err.contains(says), "{flag} {bad}: {err}");
     }
     std::fs::write(
         elsewhere.path().join("Cargo.toml"),
