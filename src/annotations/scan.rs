@@ -72,8 +72,9 @@ pub fn scan(spec: &Spec, root: &Path, globs: &TestGlobs) -> Scan {
 
 /// Scan the project at `root` (globs relative to it; see [`rooted`]) for annotated tests; report unknown and malformed ids (errors), stray
 /// annotations and unreadable files (warnings). Only tests that claim at least one clause are
-/// returned. Files whose bytes the `cache` has seen are not lexed again (the result is the same).
-/// [`find`], then [`Found::scan`].
+/// returned. Files whose bytes the `cache` has seen are not lexed again, and files it recorded as
+/// without the marker are not read again while unchanged (the result is the same). [`find`], then
+/// [`Found::scan`].
 pub fn scan_with(spec: &Spec, root: &Path, globs: &TestGlobs, cache: &CacheChoice) -> Scan {
     find(root, globs, cache).scan(spec)
 }

@@ -104,44 +104,50 @@ fn load_inner(
     opts: LoadOptions,
     cache: Option<&mut ParseCache>,
 ) -> Loaded {
-    load_parts(tree, dir, opts, cache, |_| ()).0
+    let mut out = Loaded::default();
+    if let Some(start) = load_contract(tree, dir, opts, cache, &mut out) {
+        load_rest(tree, dir, start, opts, &mut out);
+    }
+    out
 }
 
 /// [`load_with`], running `alongside` on another thread while the chapters are read, parsed,
 /// assembled and validated. It gets the contract as soon as `contract.yaml` is parsed, for work
 /// that needs nothing else of the spec (the test files' scan, `pipeline::Stages::spec_and_tests`);
 /// its result is `None` when the contract could not be read (the `Loaded` then has the errors).
+/// (The other loads make no such call: `serve` loads from its own thread, where a rayon call
+/// waits for a pool thread to wake; BENCHMARKS.md, "Session 10".)
 pub(crate) fn load_alongside<T: Send>(
     dir: &Path,
     opts: LoadOptions,
     alongside: impl FnOnce(&Contract) -> T + Send,
 ) -> (Loaded, Option<T>) {
-    load_parts(&Tree::Disk, dir, opts, None, alongside)
-}
-
-/// The contract first; then, in parallel, the rest of the load and `alongside`.
-fn load_parts<T: Send>(
-    tree: &Tree,
-    dir: &Path,
-    opts: LoadOptions,
-    cache: Option<&mut ParseCache>,
-    alongside: impl FnOnce(&Contract) -> T + Send,
-) -> (Loaded, Option<T>) {
+    let tree = &Tree::Disk;
     let mut out = Loaded::default();
-    let Some(start) = load_contract(tree, dir, opts, cache, &mut out) else {
+    let Some(start) = load_contract(tree, dir, opts, None, &mut out) else {
         return (out, None);
     };
     let contract = start.contract.clone();
     let ((), side) = rayon::join(
-        || {
-            load_languages(tree, dir, start, &mut out);
-            if !out.has_errors() {
-                validate(&mut out, opts);
-            }
-        },
+        || load_rest(tree, dir, start, opts, &mut out),
         || alongside(&contract),
     );
     (out, Some(side))
+}
+
+/// Everything after the contract: the chapters, then (without errors so far) the checks that need
+/// the whole spec.
+fn load_rest(
+    tree: &Tree,
+    dir: &Path,
+    start: ContractRead<'_>,
+    opts: LoadOptions,
+    out: &mut Loaded,
+) {
+    load_languages(tree, dir, start, out);
+    if !out.has_errors() {
+        validate(out, opts);
+    }
 }
 
 /// The checks that need the whole spec: translations, links, review stamps.
