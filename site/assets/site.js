@@ -199,7 +199,9 @@
       if (ev.key === "ArrowDown") move(ev, 1);
       else if (ev.key === "ArrowUp") move(ev, -1);
       else if (ev.key === "Escape") { close(); input.focus(); }
-      else if (ev.key === "Enter" && ev.target === input) { var first = list.querySelector("a"); if (first) first.click(); }
+      // Enter follows the first result, once the index is there: typed fast after the box got the
+      // focus, the query can be complete before the index has loaded.
+      else if (ev.key === "Enter" && ev.target === input) withIndex(function () { showResults(); var first = list.querySelector("a"); if (first) first.click(); });
     });
     document.addEventListener("click", function (ev) { if (!form.contains(ev.target)) close(); });
     list.addEventListener("click", function (ev) { if (ev.target.closest && ev.target.closest("a")) close(); });
