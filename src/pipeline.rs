@@ -55,16 +55,25 @@ impl<'c> Stages<'c> {
 
     /// Load → `Spec`: read, parse, assemble and validate the spec folder.
     pub(crate) fn spec(&mut self, opts: LoadOptions, show: Show) -> Result<Loaded, Failure> {
-        let opts = LoadOptions {
-            named: self.ctx.spec_given,
-            ..opts
-        };
-        let mut loaded = spec_source::load_with(&self.ctx.spec, opts);
+        let mut loaded = spec_source::load_with(&self.ctx.spec, self.named(opts));
         if show == Show::AllButTranslationState {
             loaded
                 .diagnostics
                 .retain(|d| !matches!(d.code, "K0301" | "K0303"));
         }
+        self.loaded(loaded)
+    }
+
+    /// `opts` with how the spec folder was named (for the hint when it is missing).
+    fn named(&self, opts: LoadOptions) -> LoadOptions {
+        LoadOptions {
+            named: self.ctx.spec_given,
+            ..opts
+        }
+    }
+
+    /// The load's timings kept and its diagnostics printed; stops on an error.
+    fn loaded(&mut self, loaded: Loaded) -> Result<Loaded, Failure> {
         self.timings.extend(&loaded.timings);
         self.ctx.report(&loaded.diagnostics, &loaded.sources)?;
         Ok(loaded)
@@ -77,13 +86,27 @@ impl<'c> Stages<'c> {
     pub(crate) fn tests(&mut self, spec: &Spec, at: &TestsAt) -> Result<Scan, Failure> {
         let start = Instant::now();
         let (root, globs) = where_tests_are(&self.ctx.spec, &spec.contract, at);
-        let cache = annotations::CacheChoice::for_root(&root);
-        let mut scan = annotations::scan_with(spec, &root, &globs, &cache);
+        let found = annotations::find(&root, &globs, &annotations::CacheChoice::for_root(&root));
+        let scan = self.claims(spec, found, at, &globs, &root);
         self.timings.add("tests", start.elapsed());
-        self.timings.note(scan.cache.to_string());
-        add_review(spec, &mut scan, at, &globs, &root);
         self.ctx.report(&scan.diagnostics, &scan.sources)?;
         Ok(scan)
+    }
+
+    /// The second half of the test scan: the claims checked against `spec`, the review
+    /// diagnostics added, how the scan cache served noted.
+    fn claims(
+        &mut self,
+        spec: &Spec,
+        found: annotations::Found,
+        at: &TestsAt,
+        globs: &TestGlobs,
+        root: &Path,
+    ) -> Scan {
+        let mut scan = found.scan(spec);
+        add_review(spec, &mut scan, at, globs, root);
+        self.timings.note(scan.cache.to_string());
+        scan
     }
 
     /// Load → `Spec` ([`Self::spec`], all diagnostics shown), and the runtimes catalogue
@@ -118,31 +141,25 @@ impl<'c> Stages<'c> {
                 took: start.elapsed(),
             }
         };
-        let opts = LoadOptions {
-            named: self.ctx.spec_given,
-            ..opts
-        };
+        let opts = self.named(opts);
         let ((loaded, side), also) = rayon::join(
             || spec_source::load_alongside(spec_dir, opts, alongside),
             also,
         );
-        self.timings.extend(&loaded.timings);
-        self.ctx.report(&loaded.diagnostics, &loaded.sources)?;
+        let loaded = self.loaded(loaded)?;
         // The contract was read when the spec loaded without errors; should it ever not have
         // been, the same work runs now.
         let side = match side {
             Some(s) => s,
             None => alongside(&loaded.spec.contract),
         };
-        let start = Instant::now();
-        let mut scan = side.found.scan(&loaded.spec);
-        add_review(&loaded.spec, &mut scan, at, &side.globs, &side.root);
-        self.timings.add("claims", start.elapsed());
         self.timings.note(format!(
             "runtimes+tests: {:.1} ms, alongside the load (read … validate)",
             side.took.as_secs_f64() * 1e3
         ));
-        self.timings.note(scan.cache.to_string());
+        let start = Instant::now();
+        let scan = self.claims(&loaded.spec, side.found, at, &side.globs, &side.root);
+        self.timings.add("claims", start.elapsed());
         self.timings
             .extend_notes(side.runtimes.cache.iter().cloned());
         self.ctx
