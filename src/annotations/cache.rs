@@ -216,11 +216,11 @@ impl Cache {
         (now == *stored).then_some(now)
     }
 
-    /// The stamp to record for a file about to be read, when a cache is in use and the file has
-    /// settled: taken before reading, so a write during the read changes what the next scan sees.
-    pub(super) fn stamp(&self, path: &Path) -> Option<Stamp> {
+    /// The stamp to record for a file about to be read (`meta`, its metadata), when a cache is in
+    /// use and the file has settled.
+    pub(super) fn stamp(&self, meta: &fs::Metadata) -> Option<Stamp> {
         self.path.as_ref()?;
-        Stamp::settled(&fs::metadata(path).ok()?, self.now)
+        Stamp::settled(meta, self.now)
     }
 
     /// Is a cache in use (should the scan hand its entries to [`Cache::keep`])?

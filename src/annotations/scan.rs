@@ -17,7 +17,7 @@ use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 use crate::globs::GlobMatcher;
 use crate::spec::{Spec, TestGlobs};
 
-use super::cache::{Cache, CacheChoice, CacheStatus, Entry, Used};
+use super::cache::{Cache, CacheChoice, CacheStatus, Entry, Stamp, Used};
 use super::claims::validate_claim;
 use super::items::STUB_IGNORE_PREFIX;
 use super::sites::{Site, may_hold_annotation};
@@ -165,9 +165,8 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
             Some(Used::Unmarked(rel.to_string(), stamp, true)),
         );
     }
-    let stamp = cache.stamp(&path);
-    let bytes = match fs::read(&path) {
-        Ok(b) => b,
+    let (bytes, stamp) = match read_stamped(&path, cache) {
+        Ok(r) => r,
         Err(e) => return (Read::Unreadable(e), None),
     };
     let text = match String::from_utf8(bytes) {
@@ -204,6 +203,18 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
         read,
         cache.wanted().then_some(Used::Syntax(key, entry, hit)),
     )
+}
+
+/// The bytes of the file at `path` and, for the cache, its stamp, from the opened file's metadata
+/// taken before reading it (as `fs::read` takes it for the size): a write during the read changes
+/// what the next scan sees, and no second lookup of the path is made.
+fn read_stamped(path: &Path, cache: &Cache) -> std::io::Result<(Vec<u8>, Option<Stamp>)> {
+    use std::io::Read as _;
+    let mut f = fs::File::open(path)?;
+    let meta = f.metadata()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    f.read_to_end(&mut bytes)?;
+    Ok((bytes, cache.stamp(&meta)))
 }
 
 impl Scan {
