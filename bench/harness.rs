@@ -17,8 +17,9 @@
 //!    with `mdbook build` of the same English text (the ×1 book). The scaled specs have no tests to
 //!    scan, so only this figure shows what the scan costs. `--copies none` runs only this.
 //!
-//! Prints medians, min/max, peak RSS (from `/usr/bin/time -f %M`) and the ratios ours/mdBook and
-//! ours/Hugo. Whole-process wall time, like a user sees it. Nothing here asserts a number: figures
+//! Prints medians, min/max, peak RSS and the ratios ours/mdBook and ours/Hugo. Whole-process wall
+//! time of the command itself, like a user sees it; the peak RSS (`/usr/bin/time -f %M`) comes from an
+//! untimed second run of each (see [`timed`]). Nothing here asserts a number: figures
 //! go in BENCHMARKS.md with the command and the machine.
 
 use std::fmt::Write as _;
@@ -192,11 +193,8 @@ fn main() {
         for run in 0..args.runs {
             for &i in &orders[(run * 7) % orders.len()] {
                 let (_, cmd, clean) = &mut tools[i];
-                if let Some(d) = clean {
-                    let _ = fs::remove_dir_all(d);
-                }
                 settle();
-                samples[i].push(timed(cmd));
+                samples[i].push(timed(cmd, clean.as_deref()));
             }
         }
         let medians: Vec<f64> = samples.iter().map(|s| median(s)).collect();
@@ -227,7 +225,7 @@ fn main() {
             gen_stubs
                 .current_dir(&dir)
                 .args(["scaffold", "--out", "scaffold"]);
-            timed(&mut gen_stubs);
+            timed(&mut gen_stubs, None);
             commands.push((
                 "scaffold --check",
                 vec!["scaffold", "--check", "--out", "scaffold"],
@@ -239,7 +237,7 @@ fn main() {
             let s: Vec<(f64, u64)> = (0..args.runs)
                 .map(|_| {
                     settle();
-                    timed(&mut c)
+                    timed(&mut c, None)
                 })
                 .collect();
             let _ = writeln!(report, "{}", line(&format!("kcontract {name}"), &s));
@@ -305,7 +303,7 @@ fn real_build(root: &Path, kcontract: &Path, args: &Args, mdbook: bool) {
         for k in 0..tools.len() {
             let i = if run % 2 == 0 { k } else { tools.len() - 1 - k };
             settle();
-            samples[i].push(timed(&mut tools[i].1));
+            samples[i].push(timed(&mut tools[i].1, None));
         }
     }
     for ((name, _), s) in tools.iter().zip(&samples) {
@@ -466,30 +464,29 @@ fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
     out
 }
 
-/// Run once under `/usr/bin/time -f %M`: (wall seconds, peak RSS KiB; 0 if time(1) is absent).
-fn timed(cmd: &mut Command) -> (f64, u64) {
-    let rss_file = tempfile_path();
-    let use_time = Path::new("/usr/bin/time").exists();
-    let mut full = if use_time {
-        let mut c = Command::new("/usr/bin/time");
-        c.arg("-f").arg("%M").arg("-o").arg(&rss_file);
-        c.arg(cmd.get_program());
-        c.args(cmd.get_args());
+/// Run once, timed: (wall seconds, peak RSS KiB; 0 if time(1) is absent), with the folder `clean`
+/// (if any) removed before each run, untimed. The timed run is the command itself. The peak RSS comes from a second, untimed run under `/usr/bin/time -f %M`: timing
+/// that run would add time(1)'s own start (a fork and an exec, ~1–2 ms on these VMs) to every tool,
+/// a larger share of a 15 ms build than of a 60 ms one (Session 12, BENCHMARKS.md).
+fn timed(cmd: &mut Command, clean: Option<&Path>) -> (f64, u64) {
+    let clean = || {
+        if let Some(d) = clean {
+            let _ = fs::remove_dir_all(d);
+        }
+    };
+    let like = |program: &std::ffi::OsStr| {
+        let mut c = Command::new(program);
         if let Some(d) = cmd.get_current_dir() {
             c.current_dir(d);
         }
-        c
-    } else {
-        let mut c = Command::new(cmd.get_program());
-        c.args(cmd.get_args());
-        if let Some(d) = cmd.get_current_dir() {
-            c.current_dir(d);
-        }
+        c.stdout(Stdio::null()).stderr(Stdio::piped());
         c
     };
-    full.stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut direct = like(cmd.get_program());
+    direct.args(cmd.get_args());
+    clean();
     let start = Instant::now();
-    let out = full.output().expect("run the benchmarked command");
+    let out = direct.output().expect("run the benchmarked command");
     let secs = start.elapsed().as_secs_f64();
     if !out.status.success() {
         eprintln!(
@@ -499,6 +496,15 @@ fn timed(cmd: &mut Command) -> (f64, u64) {
         );
         std::process::exit(1);
     }
+    if !Path::new("/usr/bin/time").exists() {
+        return (secs, 0);
+    }
+    let rss_file = tempfile_path();
+    let mut c = like("/usr/bin/time".as_ref());
+    c.arg("-f").arg("%M").arg("-o").arg(&rss_file);
+    c.arg(cmd.get_program()).args(cmd.get_args());
+    clean();
+    let _ = c.output();
     let rss = fs::read_to_string(&rss_file)
         .ok()
         .and_then(|s| s.trim().lines().last().and_then(|l| l.trim().parse().ok()))
