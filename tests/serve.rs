@@ -2,8 +2,8 @@
 //!
 //! Without a browser: pages are served, an edit is rebuilt and announced to the pages' event stream
 //! (only the files that changed; the edited chapter's pages first, made from the last rebuild with
-//! the edited file read again), a broken spec keeps the last good site and streams the
-//! diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
+//! the edited file read again; saved again before the full rebuild read it, still to be updated in
+//! place), a broken spec keeps the last good site and streams the diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
 //! the project; a port in use is K0901. With `--features browser`: a page open in headless
 //! Chromium shows an edit of its chapter in place (keeping its scroll position; a renamed section
 //! in its sidebar, which stays the same element; its search then finds the new words), reloads by itself
@@ -250,6 +250,43 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(written, ["spec"], "serve writes nothing into the project");
+}
+
+/// A second save of the chapter while serve waits for the page to show the first one (this event
+/// stream never says it did: serve waits its 300 ms), so after the first pass read the file and
+/// before the full rebuild does. No event may then list the chapter's page without it in `swap`
+/// (its open copy would reload: `templates/serve/reload.html`); the second save shows in place.
+#[test]
+fn a_second_save_before_the_full_rebuild_still_shows_in_place() {
+    let tmp = project();
+    let dir = tmp.path().join("p");
+    let serve = Serve::start(&dir);
+    let mut events = Events::open(&serve.url);
+    edit(&dir, SENTENCE, "The container is sent the `SIGTERM` signal");
+    let got = events.wait_for("\n\n");
+    let swapped = "\"swap\":[\"en/runtime-and-lifecycle.html\",\"zh/runtime-and-lifecycle.html\"]";
+    assert!(got.contains(swapped), "{got}");
+    edit(&dir, "## Warnings\n", "## Warnings renamed\n");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = events.wait_for("\n\n");
+        assert!(
+            !got.contains("runtime-and-lifecycle.html") || got.contains(swapped),
+            "the open page would reload: {got}\n{}",
+            serve.stderr()
+        );
+        if got.contains(swapped) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{}", serve.stderr());
+    }
+    let (_, page) = serve.get("en/runtime-and-lifecycle.html");
+    assert!(page.contains("Warnings renamed"));
+    assert!(
+        !serve.stderr().contains("differs from the full rebuild's"),
+        "{}",
+        serve.stderr()
+    );
 }
 
 #[test]
