@@ -2,8 +2,8 @@
 //!
 //! Without a browser: pages are served, an edit is rebuilt and announced to the pages' event stream
 //! (only the files that changed; the edited chapter's pages first, made from the last rebuild with
-//! the edited file read again), a broken spec keeps the last good site and streams the
-//! diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
+//! the edited file read again; saved again before the full rebuild read it, still to be updated in
+//! place), a broken spec keeps the last good site and streams the diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
 //! the project; a port in use is K0901. With `--features browser`: a page open in headless
 //! Chromium shows an edit of its chapter in place (keeping its scroll position; a renamed section
 //! in its sidebar, which stays the same element; its search then finds the new words), reloads by itself
@@ -252,6 +252,43 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
     assert_eq!(written, ["spec"], "serve writes nothing into the project");
 }
 
+/// A second save of the chapter while serve waits for the page to show the first one (this event
+/// stream never says it did: serve waits its 300 ms), so after the first pass read the file and
+/// before the full rebuild does. No event may then list the chapter's page without it in `swap`
+/// (its open copy would reload: `templates/serve/reload.html`); the second save shows in place.
+#[test]
+fn a_second_save_before_the_full_rebuild_still_shows_in_place() {
+    let tmp = project();
+    let dir = tmp.path().join("p");
+    let serve = Serve::start(&dir);
+    let mut events = Events::open(&serve.url);
+    edit(&dir, SENTENCE, "The container is sent the `SIGTERM` signal");
+    let got = events.wait_for("\n\n");
+    let swapped = "\"swap\":[\"en/runtime-and-lifecycle.html\",\"zh/runtime-and-lifecycle.html\"]";
+    assert!(got.contains(swapped), "{got}");
+    edit(&dir, "## Warnings\n", "## Warnings renamed\n");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = events.wait_for("\n\n");
+        assert!(
+            !got.contains("runtime-and-lifecycle.html") || got.contains(swapped),
+            "the open page would reload: {got}\n{}",
+            serve.stderr()
+        );
+        if got.contains(swapped) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{}", serve.stderr());
+    }
+    let (_, page) = serve.get("en/runtime-and-lifecycle.html");
+    assert!(page.contains("Warnings renamed"));
+    assert!(
+        !serve.stderr().contains("differs from the full rebuild's"),
+        "{}",
+        serve.stderr()
+    );
+}
+
 #[test]
 fn k0901_port_in_use() {
     let tmp = project();
@@ -263,6 +300,32 @@ fn k0901_port_in_use() {
         "exit: {code}\n--- stdout\n{out}--- stderr\n{}",
         err.replace(&port, "PORT")
     ));
+}
+
+/// What an open page shows, for a failure's message: where it is, whether it is the load that was
+/// marked (`window.kcMark`) or a reload, the overlay, the title, the sidebar's sections.
+const PAGE_STATE: &str = "JSON.stringify({ href: location.href, kcMark: String(window.kcMark), \
+     navigation: (performance.getEntriesByType('navigation')[0] || {}).type, \
+     overlayHidden: document.querySelector('#kc-serve-overlay').hidden, \
+     overlay: document.querySelector('#kc-serve-overlay').textContent.slice(0, 2000), \
+     title: document.title, tocSame: document.getElementById('toc') === window.kcToc, \
+     kcServeShown: window.kcServeShown, \
+     sections: (document.querySelector('#toc .sections') || {}).textContent }, null, 1)";
+
+/// [`common::webdriver::Driver::wait_for`] every 20 ms for up to 20 s; on a timeout the failure
+/// says what serve printed and what the page shows.
+fn wait_for(d: &common::webdriver::Driver, serve: &Serve, expr: &str) -> serde_json::Value {
+    let (every, within) = (Duration::from_millis(20), Duration::from_secs(20));
+    d.poll(expr, every, within).unwrap_or_else(|| {
+        let page = d
+            .poll(PAGE_STATE, every, Duration::ZERO)
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "(the page did not answer)".into());
+        panic!(
+            "timed out waiting for: {expr}\n--- the page\n{page}\n--- serve's stderr\n{}",
+            serve.stderr()
+        )
+    })
 }
 
 #[test]
@@ -282,14 +345,13 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
     let dir = tmp.path().join("p");
     let serve = Serve::start(&dir);
     let d = Driver::start();
-    let (every, within) = (Duration::from_millis(20), Duration::from_secs(20));
     d.goto(&format!("{}en/runtime-and-lifecycle.html", serve.url));
     // A mark on this load of the page: gone once the page has reloaded by itself.
     d.js("window.kcMark = 1;");
-    d.wait_for(
+    wait_for(
+        &d,
+        &serve,
         "document.querySelector('#kc-serve-overlay').hidden",
-        every,
-        within,
     );
 
     // An edit of the chapter: the page shows it in place (no reload: the mark stays), where the
@@ -297,10 +359,10 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
     d.js("window.scrollTo(0, 600);");
     let y = d.js("return window.scrollY;");
     edit(&dir, SENTENCE, "The container is sent the `SIGTERM` signal");
-    d.wait_for(
+    wait_for(
+        &d,
+        &serve,
         "window.kcMark === 1 && window.kcServeShown && document.body.textContent.includes('The container is sent the SIGTERM signal')",
-        every,
-        within,
     );
     assert_eq!(
         d.js("return window.scrollY;"),
@@ -311,25 +373,25 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
     // new name in place, and stays the element site.js holds for its menu.
     d.js("window.kcToc = document.getElementById('toc');");
     edit(&dir, "## Warnings\n", "## Warnings renamed\n");
-    d.wait_for(
+    wait_for(
+        &d,
+        &serve,
         "window.kcMark === 1 && document.getElementById('toc') === window.kcToc && document.querySelector('#toc .sections').textContent.includes('Warnings renamed')",
-        every,
-        within,
     );
     // The search index the page loaded before an edit is loaded again after it (the full rebuild
     // changed it; the page stayed): a search finds the new word.
     d.js("document.getElementById('q').focus();");
-    d.wait_for("!!window.KC_SEARCH", every, within);
+    wait_for(&d, &serve, "!!window.KC_SEARCH");
     edit(
         &dir,
         "The container is sent the `SIGTERM` signal",
         "The container is sent the zebrafinch `SIGTERM` signal",
     );
-    d.wait_for(
+    wait_for(
+        &d,
+        &serve,
         "(function () { var q = document.getElementById('q'); q.value = 'zebrafinch'; q.dispatchEvent(new Event('input')); \
          return window.kcMark === 1 && document.querySelectorAll('#results a').length > 0; })()",
-        every,
-        within,
     );
     // What a chapter file does not make (here the header, from contract.yaml) reloads the page.
     let contract = dir.join("spec/contract.yaml");
@@ -343,18 +405,18 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
         ),
     )
     .unwrap();
-    d.wait_for(
+    wait_for(
+        &d,
+        &serve,
         "!window.kcMark && document.querySelector('header .brand').textContent.includes('Contract edited')",
-        every,
-        within,
     );
 
     d.js("window.kcMark = 2;");
     edit(&dir, "level: MUST\n", "level: MUSTY\n");
-    let shown = d.wait_for(
+    let shown = wait_for(
+        &d,
+        &serve,
         "!document.querySelector('#kc-serve-overlay').hidden && document.querySelector('#kc-serve-diagnostics').textContent",
-        every,
-        within,
     );
     let shown = shown.as_str().unwrap_or_default();
     assert!(
@@ -368,10 +430,10 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
     );
 
     edit(&dir, "level: MUSTY\n", "level: MUST\n");
-    d.wait_for(
+    wait_for(
+        &d,
+        &serve,
         "document.querySelector('#kc-serve-overlay').hidden",
-        every,
-        within,
     );
     assert_eq!(
         d.js("return window.kcMark;"),

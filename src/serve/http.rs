@@ -55,6 +55,15 @@ impl Shared {
         }
     }
 
+    /// The file served at `rel` now.
+    pub(super) fn get(&self, rel: &str) -> Option<Arc<[u8]>> {
+        self.site
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(rel)
+            .cloned()
+    }
+
     /// Serve `site` from now on and tell the pages which files changed. Returns how many did.
     pub(super) fn replace(&self, site: Site) -> usize {
         self.replace_with(site, false)

@@ -133,16 +133,32 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
                 .map(|c| (c, &early as &dyn Fn(Vec<(String, Vec<u8>)>, &Timings))),
         };
         match rebuild::build(ctx, opts, &mut cache, first) {
-            Ok(built) => {
-                // The first pages are the full rebuild's by construction: say so if one is not
-                // (its open copy reloads with the full rebuild's, as any changed page does).
+            Ok(mut built) => {
+                // The first pages are the full rebuild's by construction, made from the same
+                // files. One that is not: a file was saved again after the first pass read it and
+                // before the full rebuild did (a second save, or a save in two writes), and the
+                // rebuild of that save is waiting. Until it, the page shown first is served, so
+                // that it is that rebuild which announces the page — in place, when only chapter
+                // files changed — instead of this one, whose open copies would reload. With no
+                // such rebuild waiting, say so (its open copy reloads with the full rebuild's,
+                // as any changed page does).
+                let mut newer = None;
                 for (rel, hash) in shown_first.iter().flatten() {
                     let same = built
                         .site
                         .get(rel)
                         .is_some_and(|b| xxhash_rust::xxh3::xxh3_128(b) == *hash);
-                    if !same {
-                        eprintln!("warning: {rel} shown first differs from the full rebuild's");
+                    if same {
+                        continue;
+                    }
+                    match shared.get(rel) {
+                        Some(shown) if *newer.get_or_insert_with(|| watcher.pending()) => {
+                            eprintln!("  {rel}: edited again since it was shown; shown next");
+                            built.site.insert(rel.clone(), shown);
+                        }
+                        _ => {
+                            eprintln!("warning: {rel} shown first differs from the full rebuild's")
+                        }
                     }
                 }
                 kept = Some(built.kept);

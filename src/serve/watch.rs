@@ -3,7 +3,8 @@
 //! the events; editors save in bursts (a temporary file, a rename, a second write), so a rebuild
 //! waits until the events have been quiet for [`QUIET`].
 
-use std::collections::BTreeSet;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
@@ -42,6 +43,8 @@ pub(super) struct Watcher {
     /// Kept for its watches: dropping it ends them.
     _watcher: RecommendedWatcher,
     events: Receiver<Message>,
+    /// Messages read ahead by [`Self::pending`]: read before the channel's.
+    ahead: RefCell<VecDeque<Message>>,
     /// The working directory: the root of the test globs.
     root: PathBuf,
     spec: PathBuf,
@@ -126,6 +129,7 @@ impl Watcher {
         Ok(Watcher {
             _watcher: watcher,
             events,
+            ahead: RefCell::default(),
             root,
             spec,
             templates,
@@ -155,7 +159,7 @@ impl Watcher {
     /// serve is to stop.
     pub(super) fn next_change(&self) -> Option<Change> {
         let mut paths: Vec<PathBuf> = loop {
-            match self.events.recv() {
+            match self.recv(None) {
                 Ok(Message::File(Ok(ev))) => {
                     let found = self.relevant(&ev);
                     if !found.is_empty() {
@@ -168,7 +172,7 @@ impl Watcher {
         };
         let start = Instant::now();
         while start.elapsed() < MOST {
-            match self.events.recv_timeout(QUIET) {
+            match self.recv(Some(QUIET)) {
                 Ok(Message::File(Ok(ev))) => paths.extend(self.relevant(&ev)),
                 Ok(Message::File(Err(_))) => {}
                 Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return None,
@@ -178,6 +182,31 @@ impl Watcher {
         paths.sort();
         paths.dedup();
         Some(self.change(&paths))
+    }
+
+    /// Whether a change that needs a rebuild has come in since [`Self::next_change`] returned
+    /// (the next call gets it: the messages are read ahead, and kept for it).
+    pub(super) fn pending(&self) -> bool {
+        let mut ahead = self.ahead.borrow_mut();
+        ahead.extend(self.events.try_iter());
+        ahead.iter().any(|m| match m {
+            Message::File(Ok(ev)) => !self.relevant(ev).is_empty(),
+            _ => false,
+        })
+    }
+
+    /// The next message: one read ahead, else the channel's (within `timeout`, if given).
+    fn recv(&self, timeout: Option<Duration>) -> Result<Message, RecvTimeoutError> {
+        if let Some(m) = self.ahead.borrow_mut().pop_front() {
+            return Ok(m);
+        }
+        match timeout {
+            Some(t) => self.events.recv_timeout(t),
+            None => self
+                .events
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
+        }
     }
 
     /// What a burst of changed files means. An editor that saves through a temporary file (sed's
