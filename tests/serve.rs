@@ -3,11 +3,12 @@
 //! Without a browser: pages are served, an edit is rebuilt and announced to the pages' event stream
 //! (only the files that changed; the edited chapter's pages first, made from the last rebuild with
 //! the edited file read again; saved again before the full rebuild read it, still to be updated in
-//! place), a broken spec keeps the last good site and streams the diagnostics, fixing it clears them, Ctrl-C stops serve with exit 0, and nothing is written into
-//! the project; a port in use is K0901. With `--features browser`: a page open in headless
-//! Chromium shows an edit of its chapter in place (keeping its scroll position; a renamed section
-//! in its sidebar, which stays the same element; its search then finds the new words), reloads by itself
-//! after an edit of contract.yaml, and shows the overlay while the spec is broken.
+//! place), a broken spec keeps the last good site and streams the diagnostics, fixing it clears
+//! them, Ctrl-C stops serve with exit 0, and nothing is written into the project; a port in use is
+//! K0901. With `--features browser`: a page open in headless Chromium shows an edit of its chapter
+//! in place (keeping its scroll position; a renamed section in its sidebar, which stays the same
+//! element; its search then finds the new words), reloads by itself after an edit of
+//! contract.yaml, and shows the overlay while the spec is broken.
 //! Mutants that fail them: every file announced as changed (also: every file not the same
 //! allocation), no `fixed` event, no `location.reload()` in `templates/serve/reload.html`; there,
 //! the sidebar never replaced, or replaced as an element, or no `kcontract:search-stale` event.
