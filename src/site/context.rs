@@ -1,6 +1,8 @@
 //! What the templates are given: each clause's context, each language's base context (interface
 //! text, chapters, the language switch) and the matrix page's summary.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use tera::Context;
 use tera::value::Value;
@@ -45,19 +47,180 @@ pub(crate) struct ClauseCtx<'s> {
     pub plain: String,
 }
 
+impl ClauseCtx<'_> {
+    /// A clause's place in a partial render (`serve`'s first pages) when it is not rendered.
+    pub(super) fn empty() -> ClauseCtx<'static> {
+        ClauseCtx {
+            id: "",
+            level: "",
+            level_class: "",
+            keyword: "",
+            actor: "",
+            verify: "",
+            text_html: String::new(),
+            reason_html: None,
+            reason_source: false,
+            implicit_html: None,
+            implicit_source: false,
+            text_source: false,
+            oci: None,
+            oci_url: None,
+            upstream_tests: Vec::new(),
+            chapter: "",
+            state: "",
+            original_html: None,
+            status: Status::ALL[0],
+            plain: String::new(),
+        }
+    }
+}
+
+/// A chapter in the table of contents and on the index page.
 #[derive(Serialize)]
-struct ChapterLink<'s> {
-    name: &'s str,
-    title: &'s str,
-    clauses: usize,
+pub(super) struct ChapterLink<'s> {
+    pub(super) name: &'s str,
+    pub(super) title: &'s str,
+    pub(super) clauses: usize,
 }
 
 /// A link of the language switch: another configured language, named in itself.
 #[derive(Serialize)]
-struct LangLink<'a> {
-    lang: &'a str,
-    name: &'a str,
-    html_lang: &'a str,
+pub(super) struct LangLink<'a> {
+    pub(super) lang: &'a str,
+    pub(super) name: &'a str,
+    pub(super) html_lang: &'a str,
+}
+
+/// Finished HTML, written into a page as it is (a tera safe string, so an overriding template
+/// needs no `| safe` for it either).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Html<'a>(pub(super) &'a str);
+
+impl Serialize for Html<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Value::safe_string(self.0).serialize(s)
+    }
+}
+
+/// What the templates are given: [`Shared`] (every page of a language alike, through `Deref`)
+/// and the page's own values. The compiled templates read its fields; tera is given it
+/// serialised (the page's own values only where the page has them).
+#[derive(Clone, Serialize)]
+pub(super) struct Env<'a> {
+    #[serde(flatten)]
+    pub(super) shared: &'a Shared<'a>,
+    pub(super) page: &'a str,
+    pub(super) page_title: &'a str,
+    pub(super) prev: Option<&'a PageLink<'a>>,
+    pub(super) next: Option<&'a PageLink<'a>>,
+    /// The sidebar, with this page's link marked.
+    pub(super) toc: Html<'a>,
+    /// A chapter page's blocks (`chapter.html`).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub(super) blocks: &'a [BlockView<'a>],
+    /// The print page's chapters.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub(super) print_chapters: &'a [PrintChapter<'a>],
+    /// The index page's clause count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) clause_count: Option<usize>,
+    /// Every clause (the clause index and the matrix).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub(super) clauses: &'a [ClauseCtx<'a>],
+    /// Each clause's tests, in the order of `clauses` (the matrix).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub(super) tests_by_clause: &'a [&'a [crate::matrix::TestView]],
+    /// The matrix page's statuses, coverage table and results files (see [`MatrixSummary`]).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub(super) statuses: &'a [&'static str],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub(super) coverage: &'a [Group],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub(super) results: &'a [String],
+    /// The runtimes page's values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) rt: Option<&'a serde_json::Value>,
+}
+
+impl<'a> std::ops::Deref for Env<'a> {
+    type Target = Shared<'a>;
+    fn deref(&self) -> &Shared<'a> {
+        self.shared
+    }
+}
+
+impl<'a> Env<'a> {
+    /// The values of no page in particular (for the sidebar and the clause pieces).
+    pub(super) fn of(shared: &'a Shared<'a>) -> Env<'a> {
+        Env {
+            shared,
+            page: "",
+            page_title: "",
+            prev: None,
+            next: None,
+            toc: Html(""),
+            blocks: &[],
+            print_chapters: &[],
+            clause_count: None,
+            clauses: &[],
+            tests_by_clause: &[],
+            statuses: &[],
+            coverage: &[],
+            results: &[],
+            rt: None,
+        }
+    }
+
+    /// The values as a tera context.
+    pub(super) fn to_tera(&self) -> Result<Context, tera::Error> {
+        Context::from_serialize(self)
+    }
+}
+
+/// A block of a chapter page (`blocks` of `chapter.html`): `kind` `prose` or `clause`, `html`
+/// finished (a clause's `clause.html`), and a clause block's `clause`.
+#[derive(Serialize)]
+pub(super) struct BlockView<'a> {
+    pub(super) kind: &'static str,
+    pub(super) html: Html<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) clause: Option<&'a ClauseCtx<'a>>,
+}
+
+/// A chapter of the print page: its name and blocks.
+#[derive(Serialize)]
+pub(super) struct PrintChapter<'a> {
+    pub(super) name: &'a str,
+    pub(super) blocks: Vec<BlockView<'a>>,
+}
+
+/// What every page of a language shares: `lang`, `html_lang`, `other_langs` (the language
+/// switch), `t`, `title`, `attribution`, `version`, `upstream`, the vocabulary and its labels,
+/// `chapters`, `has_runtimes`, `serve`.
+#[derive(Serialize)]
+pub(super) struct Shared<'s> {
+    pub(super) lang: &'s str,
+    pub(super) html_lang: &'s str,
+    pub(super) other_langs: Vec<LangLink<'s>>,
+    pub(super) t: &'s BTreeMap<String, String>,
+    pub(super) title: &'s str,
+    pub(super) attribution: Option<&'s str>,
+    /// The language the attribution is written in, when it is not the page's.
+    pub(super) attribution_lang: Option<&'s str>,
+    pub(super) version: &'s str,
+    pub(super) upstream: Option<&'s crate::spec::Upstream>,
+    pub(super) actors: Vec<&'s str>,
+    pub(super) verify_kinds: Vec<&'s str>,
+    pub(super) actor_label: BTreeMap<String, String>,
+    pub(super) verify_label: BTreeMap<String, String>,
+    pub(super) oci_label: String,
+    pub(super) upstream_tests_label: String,
+    /// `links.tests`: the matrix page links each test as `BASE<file>#L<line>` (see `Links::tests`).
+    pub(super) tests_base: Option<&'s str>,
+    pub(super) chapters: Vec<ChapterLink<'s>>,
+    pub(super) has_runtimes: bool,
+    /// Rendering for `kcontract serve` (`base.html` includes `serve/reload.html`).
+    pub(super) serve: bool,
 }
 
 /// The chapters of `lang`: its translation's documents, or the source's.
@@ -71,17 +234,17 @@ pub(super) fn documents<'s>(
     }
 }
 
-/// What every page of `lang` shares: `lang`, `html_lang`, `other_langs` (the language switch), `t`,
-/// `title`, `version`, `upstream`, `chapters`, `has_runtimes`.
-pub(super) fn base(
-    spec: &Spec,
-    lang: &str,
-    docs: &[Document],
-    own: &Interface,
-    interfaces: &[(&str, &Interface)],
+/// What every page of `lang` shares.
+pub(super) fn shared<'s>(
+    spec: &'s Spec,
+    lang: &'s str,
+    docs: &'s [Document],
+    own: &'s Interface,
+    interfaces: &[(&'s str, &'s Interface)],
     has_runtimes: bool,
-) -> Context {
-    let others: Vec<LangLink> = interfaces
+    serve: bool,
+) -> Shared<'s> {
+    let other_langs: Vec<LangLink> = interfaces
         .iter()
         .filter(|(l, _)| *l != lang)
         .map(|(l, i)| LangLink {
@@ -102,23 +265,9 @@ pub(super) fn base(
                 .count(),
         })
         .collect();
-    let mut ctx = Context::new();
-    ctx.insert("lang", lang);
-    ctx.insert("html_lang", &own.html_lang);
-    ctx.insert("other_langs", &others);
-    ctx.insert("t", &own.text);
-    ctx.insert("title", spec.contract.title_in(lang));
     let attribution = spec.contract.attribution_in(lang);
     let translated = attribution.is_none_or(|(_, translated)| translated);
-    ctx.insert("attribution", &attribution.map(|(text, _)| text));
-    // The language the attribution is written in, when it is not the page's.
     let source = spec.contract.languages.first().map_or("en", String::as_str);
-    ctx.insert(
-        "attribution_lang",
-        &(!translated && lang != source).then_some(source),
-    );
-    ctx.insert("version", &spec.contract.version);
-    ctx.insert("upstream", &spec.contract.upstream);
     // The vocabulary's words and labels come from contract.yaml (a word without a label in this
     // language shows its name); the links' labels too, else the interface text's.
     let c = &spec.contract;
@@ -126,49 +275,45 @@ pub(super) fn base(
         words
             .into_iter()
             .map(|(name, label)| (name.to_string(), label.unwrap_or(name).to_string()))
-            .collect::<std::collections::BTreeMap<String, String>>()
+            .collect::<BTreeMap<String, String>>()
     };
-    let actors: Vec<&str> = c.actor_list().map(|a| a.as_str()).collect();
-    let verify: Vec<&str> = c.verify_list().map(|v| v.as_str()).collect();
-    ctx.insert("actors", &actors);
-    ctx.insert("verify_kinds", &verify);
-    ctx.insert(
-        "actor_label",
-        &labels(
-            c.actors
-                .iter()
-                .map(|a| (a.value.as_str(), a.label(lang)))
-                .collect(),
-        ),
-    );
-    ctx.insert(
-        "verify_label",
-        &labels(
-            c.verify
-                .iter()
-                .map(|v| (v.value.as_str(), v.label(lang)))
-                .collect(),
-        ),
-    );
     let link_label = |l: Option<&crate::spec::LinkBase>, key: &str| {
         l.and_then(|l| l.labels.get(lang))
             .or_else(|| own.text.get(key))
             .cloned()
             .unwrap_or_else(|| key.to_string())
     };
-    ctx.insert("oci_label", &link_label(c.links.oci.as_ref(), "oci"));
-    ctx.insert(
-        "upstream_tests_label",
-        &link_label(c.links.upstream_tests.as_ref(), "upstream_tests"),
-    );
-    // `links.tests`: the matrix page links each test as `BASE<file>#L<line>` (see `Links::tests`).
-    ctx.insert(
-        "tests_base",
-        &c.links.tests.as_ref().map(|l| l.base.as_str()),
-    );
-    ctx.insert("chapters", &chapters);
-    ctx.insert("has_runtimes", &has_runtimes);
-    ctx
+    Shared {
+        lang,
+        html_lang: &own.html_lang,
+        other_langs,
+        t: &own.text,
+        title: spec.contract.title_in(lang),
+        attribution: attribution.map(|(text, _)| text),
+        attribution_lang: (!translated && lang != source).then_some(source),
+        version: &spec.contract.version,
+        upstream: spec.contract.upstream.as_ref(),
+        actors: c.actor_list().map(|a| a.as_str()).collect(),
+        verify_kinds: c.verify_list().map(|v| v.as_str()).collect(),
+        actor_label: labels(
+            c.actors
+                .iter()
+                .map(|a| (a.value.as_str(), a.label(lang)))
+                .collect(),
+        ),
+        verify_label: labels(
+            c.verify
+                .iter()
+                .map(|v| (v.value.as_str(), v.label(lang)))
+                .collect(),
+        ),
+        oci_label: link_label(c.links.oci.as_ref(), "oci"),
+        upstream_tests_label: link_label(c.links.upstream_tests.as_ref(), "upstream_tests"),
+        tests_base: c.links.tests.as_ref().map(|l| l.base.as_str()),
+        chapters,
+        has_runtimes,
+        serve,
+    }
 }
 
 /// A page of the site, for previous/next links: its file name (without `.html`) and title.
@@ -214,10 +359,10 @@ pub(super) fn page_order<'s>(
 /// A section in the sidebar of its chapter page (`sections` of `toc-sections.html`).
 #[derive(Serialize)]
 pub(super) struct Section<'s> {
-    id: &'s str,
-    number: &'s str,
-    title: &'s str,
-    level: u8,
+    pub(super) id: &'s str,
+    pub(super) number: &'s str,
+    pub(super) title: &'s str,
+    pub(super) level: u8,
 }
 
 /// The sections of a chapter (its headings below the title), with their numbers.
@@ -235,15 +380,26 @@ pub(super) fn sections<'s>(headings: &'s [Heading], numbers: &'s [String]) -> Ve
         .collect()
 }
 
-/// The matrix page's summary: `coverage` groups, `statuses` and `results` (the rows are `rows`).
-pub(super) fn matrix_summary(m: &Matrix, t: &Interface, lang: &str, ctx: &mut Context) {
-    #[derive(Serialize)]
-    struct Group {
-        label: String,
-        clauses: usize,
-        counts: Vec<usize>,
-        ratio: String,
-    }
+/// A row of the matrix page's coverage table.
+#[derive(Serialize)]
+pub(super) struct Group {
+    pub(super) label: String,
+    pub(super) clauses: usize,
+    pub(super) counts: Vec<usize>,
+    pub(super) ratio: String,
+}
+
+/// The matrix page's summary: `coverage` groups, `statuses` and `results` (the rows are
+/// `clauses` and `tests_by_clause`).
+#[derive(Serialize)]
+pub(super) struct MatrixSummary<'a> {
+    pub(super) statuses: [&'static str; Status::ALL.len()],
+    pub(super) coverage: Vec<Group>,
+    pub(super) results: &'a [String],
+}
+
+/// The matrix page's summary in `lang`.
+pub(super) fn matrix_summary<'a>(m: &'a Matrix, t: &Interface, lang: &str) -> MatrixSummary<'a> {
     let summary = m.summary();
     let group = |g: &matrix::Coverage, label: String| Group {
         label,
@@ -273,9 +429,11 @@ pub(super) fn matrix_summary(m: &Matrix, t: &Interface, lang: &str, ctx: &mut Co
             .map(|g| group(g, actor_label(&g.group))),
     );
     groups.push(group(&summary.total, text("total")));
-    ctx.insert("statuses", &Status::ALL.map(Status::as_str));
-    ctx.insert("coverage", &groups);
-    ctx.insert("results", &m.results);
+    MatrixSummary {
+        statuses: Status::ALL.map(Status::as_str),
+        coverage: groups,
+        results: &m.results,
+    }
 }
 
 /// The context of `c`, the clause at `index` of `spec.clauses`, in the language of `tr` (`None`:
@@ -342,23 +500,4 @@ pub(super) fn clause<'s>(
         original_html: original,
         status,
     }
-}
-
-/// A prose block of a chapter page (`blocks` of `chapter.html`): `{kind: "prose", html}`, finished
-/// HTML marked safe.
-pub(super) fn prose_block(html: Value) -> Value {
-    let mut map = std::collections::BTreeMap::new();
-    map.insert("kind", Value::from("prose"));
-    map.insert("html", html);
-    Value::from(map)
-}
-
-/// A clause block of a chapter page: `{kind: "clause", clause, html}`, `html` being `clause.html`
-/// rendered for `clause` (marked safe).
-pub(super) fn clause_block(clause: Value, html: Value) -> Value {
-    let mut map = std::collections::BTreeMap::new();
-    map.insert("kind", Value::from("clause"));
-    map.insert("clause", clause);
-    map.insert("html", html);
-    Value::from(map)
 }

@@ -7,6 +7,7 @@
 //! leaves the previous site untouched. Every path written is built from fixed names and validated
 //! chapter and language names, never from clause text.
 
+mod compiled;
 mod context;
 mod files;
 mod interface;
@@ -152,6 +153,40 @@ pub(super) fn with_shipped<R>(f: impl FnOnce(&Matrix, Option<&Catalogue>, &Templ
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Under `serve` (every page includes `serve/reload.html`) the compiled templates render what
+    /// tera renders from the same files, as in a build (tests/compiled_templates.rs): the built-in
+    /// templates compiled, against every one of them given as an override.
+    #[test]
+    fn served_pages_compiled_are_what_tera_renders() {
+        with_shipped(|m, rt, _| {
+            let mut compiled = templates(None).unwrap();
+            let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+            let mut interpreted = templates(Some(&all)).unwrap();
+            assert!(compiled.compiled("chapter.html") && compiled.compiled("clause.html"));
+            assert!(!interpreted.compiled("chapter.html") && !interpreted.compiled("clause.html"));
+            compiled.serving();
+            interpreted.serving();
+            let a = render(m, rt, &compiled).unwrap();
+            let b = render(m, rt, &interpreted).unwrap();
+            assert!(a.len() > 20, "{} files", a.len());
+            assert_eq!(a.len(), b.len());
+            for ((rel, x), (rel_b, y)) in a.iter().zip(&b) {
+                assert_eq!(rel, rel_b);
+                assert!(x == y, "{rel} differs");
+            }
+            let page = String::from_utf8_lossy(&a[0].1).into_owned();
+            let chapter = a
+                .iter()
+                .find(|(rel, _)| rel.ends_with(&format!("/{}.html", m.spec.contract.chapters[0])))
+                .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or(page);
+            assert!(
+                chapter.contains("kc-serve-overlay"),
+                "no live reload in {chapter:.200}"
+            );
+        })
+    }
 
     /// `serve`'s first pass: the pages of the edited chapters alone, each byte for byte what the
     /// full render makes of it, and nothing else.

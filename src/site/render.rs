@@ -1,11 +1,14 @@
 //! The render pass: every file of the site, from the templates and the contexts, handed to a sink.
 //!
 //! One language after the other: its clause contexts (Markdown → HTML, translation state, status)
-//! are made once and converted to the template values every page of that language shares, each
-//! clause's `clause.html` is rendered once (its chapter page and the print page show that HTML),
-//! then every file of the language is one job of a parallel pass, the largest first, and the
-//! language's state is dropped. The index and matrix pages include their row templates in a loop.
-//! So there is one definition of each piece, and an override of a piece applies everywhere.
+//! are made once and shared by every page of that language, each clause's `clause.html` is
+//! rendered once (its chapter page and the print page show that HTML), then every file of the
+//! language is one job of a parallel pass, the largest first, and the language's state is dropped.
+//! The index and matrix pages include their row templates in a loop. So there is one definition of
+//! each piece, and an override of a piece applies everywhere.
+//!
+//! Each page is given an [`Env`]: a compiled template reads its fields, tera its serialisation
+//! (see [`render_page`]).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use tera::Context;
-use tera::value::Value;
 
-use super::context;
+use super::compiled::{self, Missing};
+use super::context::{self, BlockView, ClauseCtx, Env, Html, PrintChapter, Shared};
 use super::interface::Interface;
 use super::markdown::{SectionHead, prose_html};
 use super::templates::{ASSETS, Templates, template_error};
@@ -41,20 +44,18 @@ struct Lang<'s> {
     lang: &'s str,
     docs: &'s [Document],
     t: &'s Interface,
-    base: Context,
+    shared: Shared<'s>,
     /// The table of contents, rendered once per language.
     toc: String,
     /// Where each page's link in `toc` ends (see [`toc_links`]).
     toc_links: HashMap<String, usize>,
     /// Each clause's text without markup (the search index's), in the order of `spec.clauses`.
     plain: Vec<String>,
-    /// Each clause's context ([`context::ClauseCtx`]) as a template value, in the same order.
-    values: Vec<Value>,
-    /// `values` as one template array (shared, not copied, by the pages that list every clause).
-    all: Value,
+    /// Each clause's context, in the same order (with `only`, those of other chapters are empty).
+    clauses: Vec<ClauseCtx<'s>>,
     /// Each clause's `clause.html`, rendered once and shown by its chapter page and the print
     /// page alike (in the same order; with `only`, empty for the clauses of other chapters).
-    html: Vec<Value>,
+    html: Vec<String>,
     /// The pages in reading order, for previous/next.
     order: Vec<context::PageLink<'s>>,
 }
@@ -217,41 +218,24 @@ fn render_jobs(
     parallel: bool,
 ) -> Result<usize, Diagnostic> {
     let spec = m.spec;
-    let tera = &tpl.tera;
     // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
-    let tests = if jobs.iter().any(|j| matches!(j, Job::Matrix(_))) {
-        Value::from(
-            m.rows
-                .iter()
-                .map(|r| Value::from_serializable(&r.tests))
-                .collect::<Vec<_>>(),
-        )
-    } else {
-        Value::none()
-    };
+    let tests: Vec<&[crate::matrix::TestView]> =
+        m.rows.iter().map(|r| r.tests.as_slice()).collect();
     let pages = jobs.iter().filter(|j| j.is_page()).count();
 
-    // Render `template` as the page `name` of `lr`, with `ctx` (the base context and the page's own
-    // values); the sidebar and `page` are added here.
+    // Render `template` as the page `env.page` of `lr`, with `env` (the page's own values); the
+    // sidebar and previous/next are added here.
     // On a chapter page, `sections` (the sidebar's list of its sections) goes right after its link.
     // `blocks`: the bytes of the HTML blocks the page shows, so its buffer is made large enough
     // at once instead of doubling up to the print page's 16 MB at ×100 (each doubling holding the
     // old and the new buffer).
-    let page = |lr: &Lang,
-                template: &str,
-                mut ctx: Context,
-                name: &str,
-                rel: String,
-                sections: &str,
-                blocks: usize| {
-        ctx.insert("page", name);
+    let page = |lr: &Lang, template: &str, env: Env, rel: String, sections: &str, blocks: usize| {
+        let name = env.page;
         let at = lr.order.iter().position(|p| p.name == name);
         let prev = at
             .and_then(|i| i.checked_sub(1))
             .and_then(|i| lr.order.get(i));
         let next = at.and_then(|i| lr.order.get(i + 1));
-        ctx.insert("prev", &prev);
-        ctx.insert("next", &next);
         let toc = match lr.toc_links.get(name) {
             Some(&end) => {
                 let close = lr.toc[end..].find("</a>").map_or(end, |i| end + i + 4);
@@ -266,10 +250,13 @@ fn render_jobs(
             }
             None => lr.toc.clone(),
         };
-        ctx.insert_value("toc", Value::safe_string(&toc));
-        let mut html = Vec::with_capacity(toc.len() + blocks + blocks / 8 + 16384);
-        tera.render_to(template, &ctx, &mut html)
-            .map_err(|e| template_error(&e))?;
+        let env = Env {
+            prev,
+            next,
+            toc: Html(&toc),
+            ..env
+        };
+        let html = render_page(tpl, template, &env, toc.len() + blocks + blocks / 8 + 16384)?;
         put(rel, html)
     };
     let run = |job: &Job| -> Result<(), Diagnostic> {
@@ -285,21 +272,23 @@ fn render_jobs(
             Job::Chapter(l, d) => {
                 let lr = &per_lang[l];
                 let doc = &lr.docs[d];
-                let (blocks, numbers, bytes) = chapter_blocks(lr, d);
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", &doc.title);
-                ctx.insert_value("blocks", Value::from(blocks));
-                let mut side = Context::new();
-                side.insert("sections", &context::sections(&doc.headings, &numbers));
-                side.insert("t", &lr.t.text);
-                let sections = tera
-                    .render("toc-sections.html", &side)
-                    .map_err(|e| template_error(&e))?;
+                let (prose, numbers) = chapter_prose(lr, d);
+                let (blocks, bytes) = block_views(lr, d, &prose);
+                let sections = toc_sections(
+                    tpl,
+                    &Env::of(&lr.shared),
+                    &context::sections(&doc.headings, &numbers),
+                )?;
+                let env = Env {
+                    page: &doc.chapter,
+                    page_title: &doc.title,
+                    blocks: &blocks,
+                    ..Env::of(&lr.shared)
+                };
                 page(
                     lr,
                     "chapter.html",
-                    ctx,
-                    &doc.chapter,
+                    env,
                     format!("{}/{}.html", lr.lang, doc.chapter),
                     &sections,
                     bytes,
@@ -307,25 +296,31 @@ fn render_jobs(
             }
             Job::Print(l) => {
                 let lr = &per_lang[l];
+                let prose: Vec<Vec<String>> =
+                    (0..lr.docs.len()).map(|d| chapter_prose(lr, d).0).collect();
                 let mut bytes = 0;
-                let chapters: Vec<Value> = (0..lr.docs.len())
-                    .map(|d| {
-                        let (blocks, _, b) = chapter_blocks(lr, d);
+                let chapters: Vec<PrintChapter> = prose
+                    .iter()
+                    .enumerate()
+                    .map(|(d, prose)| {
+                        let (blocks, b) = block_views(lr, d, prose);
                         bytes += b;
-                        let mut map = std::collections::BTreeMap::new();
-                        map.insert("name", Value::from(lr.docs[d].chapter.as_str()));
-                        map.insert("blocks", Value::from(blocks));
-                        Value::from(map)
+                        PrintChapter {
+                            name: &lr.docs[d].chapter,
+                            blocks,
+                        }
                     })
                     .collect();
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", &lr.t.text.get("print_short"));
-                ctx.insert_value("print_chapters", Value::from(chapters));
+                let env = Env {
+                    page: "print",
+                    page_title: text(lr, "print_short"),
+                    print_chapters: &chapters,
+                    ..Env::of(&lr.shared)
+                };
                 page(
                     lr,
                     "print.html",
-                    ctx,
-                    "print",
+                    env,
                     format!("{}/print.html", lr.lang),
                     "",
                     bytes,
@@ -333,14 +328,16 @@ fn render_jobs(
             }
             Job::Index(l) => {
                 let lr = &per_lang[l];
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", spec.contract.title_in(lr.lang));
-                ctx.insert("clause_count", &lr.values.len());
+                let env = Env {
+                    page: "index",
+                    page_title: spec.contract.title_in(lr.lang),
+                    clause_count: Some(lr.clauses.len()),
+                    ..Env::of(&lr.shared)
+                };
                 page(
                     lr,
                     "index.html",
-                    ctx,
-                    "index",
+                    env,
                     format!("{}/index.html", lr.lang),
                     "",
                     0,
@@ -348,14 +345,16 @@ fn render_jobs(
             }
             Job::ClauseIndex(l) => {
                 let lr = &per_lang[l];
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", &lr.t.text.get("clauses"));
-                ctx.insert_value("clauses", lr.all.clone());
+                let env = Env {
+                    page: "clauses",
+                    page_title: text(lr, "clauses"),
+                    clauses: &lr.clauses,
+                    ..Env::of(&lr.shared)
+                };
                 page(
                     lr,
                     "clauses.html",
-                    ctx,
-                    "clauses",
+                    env,
                     format!("{}/clauses.html", lr.lang),
                     "",
                     0,
@@ -363,16 +362,21 @@ fn render_jobs(
             }
             Job::Matrix(l) => {
                 let lr = &per_lang[l];
-                let mut ctx = lr.base.clone();
-                ctx.insert("page_title", &lr.t.text.get("matrix"));
-                context::matrix_summary(m, lr.t, lr.lang, &mut ctx);
-                ctx.insert_value("clauses", lr.all.clone());
-                ctx.insert_value("tests_by_clause", tests.clone());
+                let summary = context::matrix_summary(m, lr.t, lr.lang);
+                let env = Env {
+                    page: "matrix",
+                    page_title: text(lr, "matrix"),
+                    clauses: &lr.clauses,
+                    tests_by_clause: &tests,
+                    statuses: &summary.statuses,
+                    coverage: &summary.coverage,
+                    results: summary.results,
+                    ..Env::of(&lr.shared)
+                };
                 page(
                     lr,
                     "matrix.html",
-                    ctx,
-                    "matrix",
+                    env,
                     format!("{}/matrix.html", lr.lang),
                     "",
                     0,
@@ -390,14 +394,17 @@ fn render_jobs(
             Job::Runtimes(l) => match runtimes {
                 Some(rt) => {
                     let lr = &per_lang[l];
-                    let mut ctx = lr.base.clone();
-                    ctx.insert("page_title", &lr.t.text.get("runtimes"));
-                    ctx.insert("rt", &runtimes_page::context(rt, lr.lang)?);
+                    let values = runtimes_page::context(rt, lr.lang)?;
+                    let env = Env {
+                        page: "runtimes",
+                        page_title: text(lr, "runtimes"),
+                        rt: Some(&values),
+                        ..Env::of(&lr.shared)
+                    };
                     page(
                         lr,
                         "runtimes.html",
-                        ctx,
-                        "runtimes",
+                        env,
                         format!("{}/runtimes.html", lr.lang),
                         "",
                         0,
@@ -422,31 +429,104 @@ fn render_jobs(
     Ok(pages)
 }
 
-/// The blocks of chapter `d` of `lr` for `chapter.html` (prose rendered with its headings' ids
-/// and section numbers; clauses as their shared values and pieces), and those section numbers.
-fn chapter_blocks(lr: &Lang, d: usize) -> (Vec<Value>, Vec<String>, usize) {
+/// The prose blocks of chapter `d` of `lr` as HTML (with their headings' ids and section
+/// numbers), in order, and those section numbers.
+fn chapter_prose(lr: &Lang, d: usize) -> (Vec<String>, Vec<String>) {
     let doc = &lr.docs[d];
     let numbers = crate::spec::section_numbers(d + 1, &doc.headings);
     let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
         id: &h.anchor,
         number: n,
     });
-    let mut blocks: Vec<Value> = Vec::with_capacity(doc.blocks.len());
+    let prose = doc
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Prose(p) => Some(prose_html(p, &mut heads)),
+            Block::Clause(_) => None,
+        })
+        .collect();
+    (prose, numbers)
+}
+
+/// The blocks of chapter `d` of `lr` for `chapter.html`, its prose being `prose` (from
+/// [`chapter_prose`]) and its clauses their shared contexts and pieces; and their bytes.
+fn block_views<'a>(lr: &'a Lang, d: usize, prose: &'a [String]) -> (Vec<BlockView<'a>>, usize) {
+    let mut prose = prose.iter();
     let mut bytes = 0;
-    for b in &doc.blocks {
-        blocks.push(match b {
-            Block::Prose(p) => {
-                let html = prose_html(p, &mut heads);
-                bytes += html.len();
-                context::prose_block(Value::safe_string(&html))
+    let blocks = lr.docs[d]
+        .blocks
+        .iter()
+        .map(|b| {
+            let (kind, html, clause) = match b {
+                Block::Prose(_) => ("prose", prose.next().map_or("", String::as_str), None),
+                Block::Clause(i) => ("clause", lr.html[*i].as_str(), Some(&lr.clauses[*i])),
+            };
+            bytes += html.len();
+            BlockView {
+                kind,
+                html: Html(html),
+                clause,
             }
-            Block::Clause(i) => {
-                bytes += lr.html[*i].as_str().map_or(0, str::len);
-                context::clause_block(lr.values[*i].clone(), lr.html[*i].clone())
-            }
-        });
+        })
+        .collect();
+    (blocks, bytes)
+}
+
+/// The interface text `key` of `lr`'s language (the key itself where it has none).
+fn text<'s>(lr: &Lang<'s>, key: &'s str) -> &'s str {
+    lr.t.text.get(key).map_or(key, String::as_str)
+}
+
+/// Render the page template `template` with `env` into a buffer of `capacity` bytes: its
+/// compiled code, or tera's where it is not compiled or `--templates` replaced a part of it.
+fn render_page(
+    tpl: &Templates,
+    template: &str,
+    env: &Env,
+    capacity: usize,
+) -> Result<Vec<u8>, Diagnostic> {
+    if tpl.compiled(template) {
+        let mut out = String::with_capacity(capacity);
+        if let Some(done) = compiled::render_page(template, &mut out, env) {
+            done.map_err(|m| missing(template, m))?;
+            return Ok(out.into_bytes());
+        }
     }
-    (blocks, numbers, bytes)
+    let ctx = env.to_tera().map_err(|e| template_error(&e))?;
+    let mut out = Vec::with_capacity(capacity);
+    tpl.tera
+        .render_to(template, &ctx, &mut out)
+        .map_err(|e| template_error(&e))?;
+    Ok(out)
+}
+
+/// `toc-sections.html` for a chapter's `sections`.
+fn toc_sections(
+    tpl: &Templates,
+    env: &Env,
+    sections: &[context::Section],
+) -> Result<String, Diagnostic> {
+    const TEMPLATE: &str = "toc-sections.html";
+    if tpl.compiled(TEMPLATE) {
+        let mut out = String::new();
+        compiled::toc_sections_html(&mut out, env, sections).map_err(|m| missing(TEMPLATE, m))?;
+        return Ok(out);
+    }
+    let mut side = Context::new();
+    side.insert("sections", sections);
+    side.insert("t", env.t);
+    tpl.tera
+        .render(TEMPLATE, &side)
+        .map_err(|e| template_error(&e))
+}
+
+/// A compiled template's failed lookup, as tera's errors are reported.
+fn missing(template: &str, m: Missing) -> Diagnostic {
+    Diagnostic::error("K0403", "a template has an error").help(format!(
+        "`{template}`: {}\nfix the template (see templates/ for the defaults)",
+        m.0
+    ))
 }
 
 /// A language's shared state for [`render_into`].
@@ -455,46 +535,53 @@ fn lang_state<'s>(
     tpl: &Templates,
     lang: &'s str,
     t: &'s Interface,
-    interfaces: &[(&str, &Interface)],
+    interfaces: &[(&'s str, &'s Interface)],
     has_runtimes: bool,
     only: Option<&BTreeSet<String>>,
 ) -> Result<Lang<'s>, Diagnostic> {
     let spec = m.spec;
     let (docs, tr) = context::documents(spec, lang);
-    let base = context::base(spec, lang, docs, t, interfaces, has_runtimes);
+    let shared = context::shared(spec, lang, docs, t, interfaces, has_runtimes, tpl.serve);
     let order = context::page_order(docs, t, has_runtimes);
-    let toc = tpl
-        .tera
-        .render("toc.html", &base)
-        .map_err(|e| template_error(&e))?;
-    // Each clause's context becomes its template value at once and is dropped but for its plain
-    // text (the search index's): holding the contexts beside the values held every clause's HTML
-    // twice, in every language. Each clause's piece is rendered once per language with the
-    // language's context and `c`: the chapter page and the print page both show it (rendering it
-    // in each interpreted every clause twice).
-    let value = |i: usize| {
-        let c = &spec.clauses[i];
-        let cc = context::clause(i, c, tr, m.rows[i].status, &spec.contract.links);
-        (Value::from_serializable(&cc), cc.plain)
+    let toc = {
+        let bytes = render_page(tpl, "toc.html", &Env::of(&shared), 0)?;
+        String::from_utf8(bytes).map_err(|e| {
+            Diagnostic::error("K0403", format!("toc.html rendered invalid UTF-8: {e}"))
+        })?
     };
-    let piece = |ctx: &mut Context, v: &Value| {
-        ctx.insert_value("c", v.clone());
-        let html = tpl
-            .tera
+    let clause = |i: usize| {
+        let c = &spec.clauses[i];
+        context::clause(i, c, tr, m.rows[i].status, &spec.contract.links)
+    };
+    // Each clause's piece is rendered once per language: the chapter page and the print page both
+    // show it (rendering it in each made every clause twice). With tera, the language's context is
+    // made once per thread and given each clause as `c`.
+    let base = Env::of(&shared);
+    let compiled = tpl.compiled("clause.html");
+    let piece = |ctx: &mut Option<Context>, c: &ClauseCtx| -> Result<String, Diagnostic> {
+        if compiled {
+            let mut out = String::new();
+            compiled::clause_html(&mut out, &base, c).map_err(|e| missing("clause.html", e))?;
+            return Ok(out);
+        }
+        if ctx.is_none() {
+            *ctx = Some(base.to_tera().map_err(|e| template_error(&e))?);
+        }
+        let ctx = ctx.as_mut().expect("made just above");
+        ctx.insert("c", c);
+        tpl.tera
             .render("clause.html", ctx)
-            .map_err(|e| template_error(&e))?;
-        Ok(Value::safe_string(&html))
+            .map_err(|e| template_error(&e))
     };
     let n = spec.clauses.len();
-    let (values, plain, html) = match only {
+    let (mut clauses, html) = match only {
         None => {
-            let (values, plain): (Vec<Value>, Vec<String>) =
-                (0..n).into_par_iter().map(value).unzip();
-            let html = values
+            let clauses: Vec<ClauseCtx> = (0..n).into_par_iter().map(clause).collect();
+            let html = clauses
                 .par_iter()
-                .map_init(|| base.clone(), piece)
+                .map_init(|| None, piece)
                 .collect::<Result<Vec<_>, Diagnostic>>()?;
-            (values, plain, html)
+            (clauses, html)
         }
         // The clauses of those chapters alone, on this thread: `serve`'s first pages after an
         // edit, a chapter's few dozen clauses. A rayon call from serve's thread has to wake a pool
@@ -502,31 +589,33 @@ fn lang_state<'s>(
         // (BENCHMARKS.md, "Session 10"). The other clauses' entries stay empty, so that a chapter
         // finds its clauses by index as in a full render.
         Some(chapters) => {
-            let mut values = vec![Value::none(); n];
-            let mut plain = vec![String::new(); n];
-            let mut html = vec![Value::none(); n];
-            let mut ctx = base.clone();
+            let mut clauses: Vec<ClauseCtx> = (0..n).map(|_| ClauseCtx::empty()).collect();
+            let mut html = vec![String::new(); n];
+            let mut ctx = None;
             for doc in docs.iter().filter(|d| chapters.contains(&d.chapter)) {
                 for b in &doc.blocks {
                     if let Block::Clause(i) = *b {
-                        (values[i], plain[i]) = value(i);
-                        html[i] = piece(&mut ctx, &values[i])?;
+                        clauses[i] = clause(i);
+                        html[i] = piece(&mut ctx, &clauses[i])?;
                     }
                 }
             }
-            (values, plain, html)
+            (clauses, html)
         }
     };
+    let plain = clauses
+        .iter_mut()
+        .map(|c| std::mem::take(&mut c.plain))
+        .collect();
     Ok(Lang {
         lang,
         docs,
         t,
-        base,
+        shared,
         toc_links: toc_links(&toc),
         toc,
         plain,
-        all: Value::from(values.as_slice()),
-        values,
+        clauses,
         html,
         order,
     })

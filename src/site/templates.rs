@@ -3,13 +3,17 @@
 //!
 //! Every byte of HTML the site has comes from these templates (the Markdown of the spec aside); the
 //! per-clause pieces (`clause.html`, `clause-row.html`, `matrix-row.html`) are included by the page
-//! templates, so overriding one of them changes every clause.
+//! templates, so overriding one of them changes every clause. Most of the built-in templates are
+//! also compiled to Rust by `build.rs` (see `compiled.rs`); a page is rendered by tera from these
+//! sources when a template it is made of is overridden.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
 use tera::Tera;
 
+use super::compiled::COMPILED;
 use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
@@ -62,12 +66,18 @@ pub(super) const ASSETS: [(&str, &str); 2] = [
 pub struct Templates {
     pub(super) tera: Tera,
     pub(super) interfaces: Interfaces,
+    /// The templates `--templates` replaced: a compiled template made of any of them is rendered
+    /// by tera instead (see [`Templates::compiled`]).
+    overridden: BTreeSet<String>,
+    /// Rendering for `kcontract serve` (see [`Templates::serving`]).
+    pub(super) serve: bool,
 }
 
 /// Parse the templates once: embedded, then the overrides in `dir`.
 pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
     let mut sources: Vec<(&str, String)> =
         TEMPLATES.iter().map(|(n, s)| (*n, s.to_string())).collect();
+    let mut overridden = BTreeSet::new();
     if let Some(dir) = dir {
         if !dir.is_dir() {
             let names: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
@@ -84,6 +94,7 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
             let p = dir.join(*name);
             if p.exists() {
                 *src = fs::read_to_string(&p).map_err(|e| crate::spec_source::io_error(&p, &e))?;
+                overridden.insert(name.to_string());
             }
         }
     }
@@ -94,6 +105,8 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
     Ok(Templates {
         tera,
         interfaces: Interfaces::load(dir)?,
+        overridden,
+        serve: false,
     })
 }
 
@@ -102,7 +115,17 @@ impl Templates {
     /// includes `serve/reload.html` (live reload, the build-error overlay). A plain build never
     /// sets it.
     pub fn serving(&mut self) {
-        self.tera.global_context().insert("serve", &true);
+        self.serve = true;
+    }
+
+    /// Whether `template` is rendered by its compiled code: it is compiled, and `--templates`
+    /// replaced none of the templates it is made of (a replaced one is rendered by tera, so the
+    /// override applies).
+    pub(super) fn compiled(&self, template: &str) -> bool {
+        COMPILED
+            .iter()
+            .find(|(name, _)| *name == template)
+            .is_some_and(|(_, parts)| !parts.iter().any(|p| self.overridden.contains(*p)))
     }
 }
 
@@ -110,22 +133,34 @@ impl Templates {
 /// writer the runs of text between special bytes whole. Why: tera's writes every byte on its own
 /// through `dyn Write`; see BENCHMARKS.md, "Session 5", for what this saves.
 fn escape_html(s: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut rest = s.as_bytes();
+    let mut done = Ok(());
+    escape_runs(s, |run| {
+        if done.is_ok() {
+            done = w.write_all(run.as_bytes());
+        }
+    });
+    done
+}
+
+/// The escaping of [`escape_html`], as runs of text handed to `put` (the compiled templates write
+/// them into a `String`).
+pub(super) fn escape_runs(s: &str, mut put: impl FnMut(&str)) {
+    let mut rest = s;
     while let Some(i) = rest
-        .iter()
+        .bytes()
         .position(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\''))
     {
-        w.write_all(&rest[..i])?;
-        w.write_all(match rest[i] {
-            b'&' => b"&amp;",
-            b'<' => b"&lt;",
-            b'>' => b"&gt;",
-            b'"' => b"&quot;",
-            _ => b"&#39;",
-        })?;
+        put(&rest[..i]);
+        put(match rest.as_bytes()[i] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            _ => "&#39;",
+        });
         rest = &rest[i + 1..];
     }
-    w.write_all(rest)
+    put(rest);
 }
 
 /// A template that does not parse or fails to render: tera's message with its causes.
