@@ -11,7 +11,6 @@
 use std::collections::BTreeMap;
 
 use super::context::{ClauseCtx, Env, Html, PageLink, Section};
-use super::templates::escape_runs;
 use crate::matrix::Status;
 use crate::results::Outcome;
 use crate::spec::Upstream;
@@ -376,4 +375,26 @@ impl<C: At<K> + ?Sized, K: ?Sized> At<K> for &C {
     fn at(&self, k: &K) -> Result<&C::Out, Missing> {
         (**self).at(k)
     }
+}
+
+/// HTML escaping as tera's default escaper does it (`&`, `<`, `>`, `"`, `'`), as runs of text
+/// handed to `put`: the compiled templates write them into a `String`, and tera's escape function
+/// (`templates.rs`) into its writer.
+pub(super) fn escape_runs(s: &str, mut put: impl FnMut(&str)) {
+    let mut rest = s;
+    while let Some(i) = rest
+        .bytes()
+        .position(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\''))
+    {
+        put(&rest[..i]);
+        put(match rest.as_bytes()[i] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            _ => "&#39;",
+        });
+        rest = &rest[i + 1..];
+    }
+    put(rest);
 }

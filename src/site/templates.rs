@@ -13,7 +13,7 @@ use std::path::Path;
 
 use tera::Tera;
 
-use super::compiled::COMPILED;
+use super::compiled::{COMPILED, escape_runs};
 use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
@@ -140,27 +140,6 @@ fn escape_html(s: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         }
     });
     done
-}
-
-/// The escaping of [`escape_html`], as runs of text handed to `put` (the compiled templates write
-/// them into a `String`).
-pub(super) fn escape_runs(s: &str, mut put: impl FnMut(&str)) {
-    let mut rest = s;
-    while let Some(i) = rest
-        .bytes()
-        .position(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\''))
-    {
-        put(&rest[..i]);
-        put(match rest.as_bytes()[i] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            _ => "&#39;",
-        });
-        rest = &rest[i + 1..];
-    }
-    put(rest);
 }
 
 /// A template that does not parse or fails to render: tera's message with its causes.
