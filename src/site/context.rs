@@ -330,10 +330,9 @@ pub(super) fn page_order<'s>(
     t: &'s Interface,
     has_runtimes: bool,
 ) -> Vec<PageLink<'s>> {
-    let text = |key: &'static str| t.text.get(key).map_or(key, String::as_str);
     let mut order = vec![PageLink {
         name: "index",
-        title: text("home"),
+        title: t.text("home"),
     }];
     order.extend(docs.iter().map(|d| PageLink {
         name: &d.chapter,
@@ -341,16 +340,16 @@ pub(super) fn page_order<'s>(
     }));
     order.push(PageLink {
         name: "clauses",
-        title: text("clauses"),
+        title: t.text("clauses"),
     });
     order.push(PageLink {
         name: "matrix",
-        title: text("matrix"),
+        title: t.text("matrix"),
     });
     if has_runtimes {
         order.push(PageLink {
             name: "runtimes",
-            title: text("runtimes"),
+            title: t.text("runtimes"),
         });
     }
     order
@@ -407,7 +406,6 @@ pub(super) fn matrix_summary<'a>(m: &'a Matrix, t: &Interface, lang: &str) -> Ma
         counts: Status::ALL.iter().map(|s| g.status.get(*s)).collect(),
         ratio: g.ratio(),
     };
-    let text = |key: &str| t.text.get(key).cloned().unwrap_or_else(|| key.to_string());
     let mut groups: Vec<Group> = summary
         .by_level
         .iter()
@@ -428,7 +426,7 @@ pub(super) fn matrix_summary<'a>(m: &'a Matrix, t: &Interface, lang: &str) -> Ma
             .iter()
             .map(|g| group(g, actor_label(&g.group))),
     );
-    groups.push(group(&summary.total, text("total")));
+    groups.push(group(&summary.total, t.text("total").to_string()));
     MatrixSummary {
         statuses: Status::ALL.map(Status::as_str),
         coverage: groups,

@@ -36,6 +36,14 @@ pub(super) struct Interface {
     pub text: BTreeMap<String, String>,
 }
 
+impl Interface {
+    /// The text of `key`, or the key itself where this language has none (the interface a build
+    /// uses has every key, see [`Interfaces::get`]; Rust code that names a key falls back this way).
+    pub(super) fn text<'a>(&'a self, key: &'a str) -> &'a str {
+        self.text.get(key).map_or(key, String::as_str)
+    }
+}
+
 /// Where an interface file came from, for messages.
 #[derive(Clone, Debug)]
 struct Loaded {

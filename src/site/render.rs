@@ -313,7 +313,7 @@ fn render_jobs(
                     .collect();
                 let env = Env {
                     page: "print",
-                    page_title: text(lr, "print_short"),
+                    page_title: lr.t.text("print_short"),
                     print_chapters: &chapters,
                     ..Env::of(&lr.shared)
                 };
@@ -347,7 +347,7 @@ fn render_jobs(
                 let lr = &per_lang[l];
                 let env = Env {
                     page: "clauses",
-                    page_title: text(lr, "clauses"),
+                    page_title: lr.t.text("clauses"),
                     clauses: &lr.clauses,
                     ..Env::of(&lr.shared)
                 };
@@ -365,7 +365,7 @@ fn render_jobs(
                 let summary = context::matrix_summary(m, lr.t, lr.lang);
                 let env = Env {
                     page: "matrix",
-                    page_title: text(lr, "matrix"),
+                    page_title: lr.t.text("matrix"),
                     clauses: &lr.clauses,
                     tests_by_clause: &tests,
                     statuses: &summary.statuses,
@@ -384,10 +384,7 @@ fn render_jobs(
             }
             Job::Search(l) => {
                 let lr = &per_lang[l];
-                let rt = runtimes.map(|rt| {
-                    let title = lr.t.text.get("runtimes").map_or("runtimes", String::as_str);
-                    (rt, title)
-                });
+                let rt = runtimes.map(|rt| (rt, lr.t.text("runtimes")));
                 let index = search::index_script(spec, lr.docs, &lr.plain, lr.lang, rt)?;
                 put(format!("assets/search-{}.js", lr.lang), index)
             }
@@ -397,7 +394,7 @@ fn render_jobs(
                     let values = runtimes_page::context(rt, lr.lang)?;
                     let env = Env {
                         page: "runtimes",
-                        page_title: text(lr, "runtimes"),
+                        page_title: lr.t.text("runtimes"),
                         rt: Some(&values),
                         ..Env::of(&lr.shared)
                     };
@@ -471,11 +468,6 @@ fn block_views<'a>(lr: &'a Lang, d: usize, prose: &'a [String]) -> (Vec<BlockVie
         })
         .collect();
     (blocks, bytes)
-}
-
-/// The interface text `key` of `lr`'s language (the key itself where it has none).
-fn text<'s>(lr: &Lang<'s>, key: &'s str) -> &'s str {
-    lr.t.text.get(key).map_or(key, String::as_str)
 }
 
 /// Render the page template `template` with `env` into a buffer of `capacity` bytes: its
