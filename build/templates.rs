@@ -222,6 +222,17 @@ enum Expr {
     And(Box<Expr>, Box<Expr>),
     Eq(Box<Expr>, Box<Expr>, bool),
     Filter(Box<Expr>, String),
+    /// A whole expression of a tag, with where it is (`templates/NAME:LINE`), for the messages of
+    /// code generation.
+    At(String, Box<Expr>),
+}
+
+/// `e`'s place (empty if unknown) and `e` itself.
+fn located(e: &Expr) -> (&str, &Expr) {
+    match e {
+        Expr::At(at, e) => (at, e),
+        e => ("", e),
+    }
 }
 
 struct Parsed {
@@ -301,10 +312,7 @@ impl Parser<'_> {
                             let Some((var, iter)) = rest.split_once(" in ") else {
                                 return Err(self.err(line, "expected `for NAME in EXPR`"));
                             };
-                            let var = var.trim();
-                            if !is_ident(var) {
-                                return Err(self.err(line, "one loop variable is supported"));
-                            }
+                            let var = self.ident(var, line, "one loop variable is supported")?;
                             let iter = self.expr(iter, line)?;
                             let (body, end) = self.until(&["endfor", "else"])?;
                             let (tag, _) = self.closed(end, "endfor", line)?;
@@ -319,10 +327,7 @@ impl Parser<'_> {
                             let Some((var, e)) = rest.split_once('=') else {
                                 return Err(self.err(line, "expected `set NAME = EXPR`"));
                             };
-                            let var = var.trim();
-                            if !is_ident(var) {
-                                return Err(self.err(line, "expected `set NAME = EXPR`"));
-                            }
+                            let var = self.ident(var, line, "expected `set NAME = EXPR`")?;
                             nodes.push(Node::Set(var.to_string(), self.expr(e, line)?));
                         }
                         "include" => nodes.push(Node::Include(self.string(rest, line)?)),
@@ -354,9 +359,19 @@ impl Parser<'_> {
         end.ok_or_else(|| self.err(line, &format!("no `{{% {expected} %}}` for this tag")))
     }
 
+    /// `s` trimmed, when it is a name; else the error `msg` at `line`.
+    fn ident<'s>(&self, s: &'s str, line: usize, msg: &str) -> Result<&'s str, String> {
+        let s = s.trim();
+        if is_ident(s) {
+            Ok(s)
+        } else {
+            Err(self.err(line, msg))
+        }
+    }
+
     fn string(&self, s: &str, line: usize) -> Result<String, String> {
-        match self.expr(s, line)? {
-            Expr::Str(s) => Ok(s),
+        match located(&self.expr(s, line)?).1 {
+            Expr::Str(s) => Ok(s.clone()),
             _ => Err(self.err(line, "expected a string")),
         }
     }
@@ -374,7 +389,10 @@ impl Parser<'_> {
         if ep.at != ep.toks.len() {
             return Err(self.err(line, &format!("unexpected `{}` in `{src}`", ep.toks[ep.at])));
         }
-        Ok(e)
+        Ok(Expr::At(
+            format!("templates/{}:{line}", self.name),
+            Box::new(e),
+        ))
     }
 }
 
@@ -595,16 +613,15 @@ impl Gen<'_> {
         for n in nodes {
             match n {
                 Node::Text(t) => self.line(&format!("out.push_str({t:?});")),
-                Node::Emit(e) => match e {
-                    Expr::Filter(inner, f) if f == "safe" => {
-                        let v = self.value(inner)?;
-                        self.line(&format!("emit_raw(&{v}, out);"));
-                    }
-                    _ => {
-                        let v = self.value(e)?;
-                        self.line(&format!("emit(&{v}, out);"));
-                    }
-                },
+                Node::Emit(e) => {
+                    let (at, e) = located(e);
+                    let (e, call) = match e {
+                        Expr::Filter(inner, f) if f == "safe" => (&**inner, "emit_raw"),
+                        _ => (e, "emit"),
+                    };
+                    let v = self.value(e).map_err(|m| located_msg(at, m))?;
+                    self.line(&format!("{call}(&{v}, out);"));
+                }
                 Node::If(arms, otherwise) => {
                     for (k, (cond, body)) in arms.iter().enumerate() {
                         let c = self.cond(cond)?;
@@ -689,6 +706,7 @@ impl Gen<'_> {
     /// A Rust expression for the value of `e` (a place or a reference).
     fn value(&self, e: &Expr) -> Result<String, String> {
         Ok(match e {
+            Expr::At(at, e) => self.value(e).map_err(|m| located_msg(at, m))?,
             Expr::Name(n) if n == "loop" => return Err("`loop` alone is not a value".into()),
             Expr::Name(n) => self.name(n),
             Expr::Str(s) => format!("{s:?}"),
@@ -733,6 +751,7 @@ impl Gen<'_> {
     /// A Rust `bool` expression for `e` as a condition (tera's truthiness).
     fn cond(&self, e: &Expr) -> Result<String, String> {
         Ok(match e {
+            Expr::At(at, e) => self.cond(e).map_err(|m| located_msg(at, m))?,
             Expr::Not(x) => format!("!{}", self.cond(x)?),
             Expr::Or(a, b) => format!("({} || {})", self.cond(a)?, self.cond(b)?),
             Expr::And(a, b) => format!("({} && {})", self.cond(a)?, self.cond(b)?),
@@ -744,6 +763,15 @@ impl Gen<'_> {
             ),
             _ => format!("truthy(&{})", self.value(e)?),
         })
+    }
+}
+
+/// `m` with its place in front (once: an inner expression's message already has it).
+fn located_msg(at: &str, m: String) -> String {
+    if m.starts_with("templates/") {
+        m
+    } else {
+        format!("{at}: {m}")
     }
 }
 
@@ -812,11 +840,14 @@ mod tests {
         for n in nodes {
             match n {
                 Node::Text(t) => out.push_str(t),
-                Node::Emit(Expr::Str(s)) => out.push_str(&s.replace('<', "&lt;")),
+                Node::Emit(e) => match super::located(e).1 {
+                    Expr::Str(s) => out.push_str(&s.replace('<', "&lt;")),
+                    other => panic!("not generated: {other:?}"),
+                },
                 Node::If(arms, otherwise) => {
-                    let arm = arms
-                        .iter()
-                        .find(|(c, _)| matches!(c, Expr::Str(s) if !s.is_empty()));
+                    let arm = arms.iter().find(
+                        |(c, _)| matches!(super::located(c).1, Expr::Str(s) if !s.is_empty()),
+                    );
                     match (arm, otherwise) {
                         (Some((_, body)), _) | (None, Some(body)) => walk(body, out),
                         (None, None) => {}
