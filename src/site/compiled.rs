@@ -218,8 +218,9 @@ impl<T: Truthy + ?Sized> Truthy for &T {
     }
 }
 
-/// Values that are maps with entries to tera: always true.
-macro_rules! truthy_map {
+/// Values tera always sees as true: maps with entries (a page link, the upstream) and names that are
+/// never empty (a status, an outcome).
+macro_rules! always_true {
     ($($t:ty),*) => {$(
         impl Truthy for $t {
             fn truthy(&self) -> bool {
@@ -228,7 +229,7 @@ macro_rules! truthy_map {
         }
     )*};
 }
-truthy_map!(PageLink<'_>, Upstream, Status, Outcome);
+always_true!(PageLink<'_>, Upstream, Status, Outcome);
 
 /// The text of a value, for `==`.
 pub(crate) trait Text {
