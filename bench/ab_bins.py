@@ -11,7 +11,8 @@ scan caches differ in format, which in one folder would rewrite each other's eve
 the command to run,
 e.g. "check" or "matrix --format json". Prints the median wall time and
 the median CPU time (user + sys from wait4, steadier than wall time on a shared VM) and the median and largest peak RSS
-(ru_maxrss; the harness reports the largest). ENV_x: extra
+(ru_maxrss; the harness reports the largest), then the median and quartiles of the ratio within each run
+(steadier than the ratio of the medians when the VM drifts; run the same binary as A and B to see the noise). ENV_x: extra
 environment, e.g. "RAYON_NUM_THREADS=1". Binary paths must be absolute."""
 import os, sys, time, shutil, subprocess, statistics
 runs, mode, A, B = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
@@ -49,3 +50,9 @@ for i in range(runs):
 for s in 'AB':
     print(f"{s}: wall median {statistics.median(res[s][0]):.1f} ms (min {min(res[s][0]):.1f}), cpu median {statistics.median(res[s][1]):.1f} ms, peak RSS median {statistics.median(res[s][2]):.1f} MB (max {max(res[s][2]):.1f})")
 print(f"B/A wall {statistics.median(res['B'][0])/statistics.median(res['A'][0]):.3f}, cpu {statistics.median(res['B'][1])/statistics.median(res['A'][1]):.3f}")
+# The ratio within each run (A and B back to back): this VM's speed drifts over minutes, which moves
+# both medians above but cancels here. Quartiles show the spread; an A/A run shows the noise floor.
+for k, name in ((0, 'wall'), (1, 'cpu')):
+    paired = sorted(b / a for a, b in zip(res['A'][k], res['B'][k]))
+    q = statistics.quantiles(paired, n=4) if len(paired) > 1 else paired * 3
+    print(f"paired B/A {name}: median {statistics.median(paired):.3f} (quartiles {q[0]:.3f}–{q[2]:.3f}, {len(paired)} runs)")

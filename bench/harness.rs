@@ -8,7 +8,8 @@
 //!    PATH, alternating the tools run by run so drift on a noisy machine hits all of them alike, each
 //!    round in another order (what ran just before a process changes its time on these VMs).
 //!    kcontract runs three ways: rebuilding over its previous output (it reuses unchanged files),
-//!    into a fresh folder, and without the sidebar (an empty `toc.html`), to show what that costs.
+//!    into a fresh folder, and with `--templates` naming the built-in templates (tera then renders
+//!    every page instead of the compiled code), to show what an override costs.
 //!    All five alternate: a ratio is only meaningful between runs made at the same time here.
 //!    Each timed run starts after a `sync` (untimed), so no run pays for writing back another's output.
 //! 3. Times `check`, `list`, `matrix` and `scaffold --check` (those the binary has) at each N.
@@ -155,19 +156,16 @@ fn main() {
             fresh,
             Some(dir.join("out-kcontract-fresh")),
         ));
-        // What the sidebar costs: every page lists every chapter, so its bytes grow with the
-        // square of the chapter count. An empty `toc.html` override leaves it out.
-        fs::create_dir_all(dir.join("no-toc")).expect("create the template folder");
-        fs::write(dir.join("no-toc/toc.html"), "").expect("write the empty toc.html");
-        let mut no_toc = Command::new(&kcontract);
-        no_toc.current_dir(&dir).args([
-            "build",
-            "--out",
-            "out-kcontract-no-toc",
-            "--templates",
-            "no-toc",
-        ]);
-        tools.push(("kcontract build, no sidebar", no_toc, None));
+        // What `--templates` costs: with the built-in templates given as a folder, every page is
+        // one whose templates are overridden, so tera renders them all instead of the compiled
+        // code (README, "The site"). (This line was "no sidebar", an empty `toc.html` override,
+        // until overriding it made tera render every page; an A/B with the sidebar left out of
+        // the compiled templates measured no difference: BENCHMARKS.md, "Session 14".)
+        let mut tera = Command::new(&kcontract);
+        tera.current_dir(&dir)
+            .args(["build", "--out", "out-kcontract-templates", "--templates"]);
+        tera.arg(root.join("templates"));
+        tools.push(("kcontract build, --templates (tera)", tera, None));
         if mdbook {
             let mut c = Command::new("mdbook");
             c.current_dir(dir.join("mdbook"))
@@ -276,7 +274,7 @@ fn real_build(root: &Path, kcontract: &Path, args: &Args, mdbook: bool) {
         .and_then(|o| {
             String::from_utf8_lossy(&o.stdout)
                 .lines()
-                .find(|l| l.trim_start().starts_with("tests"))
+                .find_map(|l| l.trim_start().strip_prefix("tests"))
                 .map(|l| l.trim().to_string())
         })
         .unwrap_or_else(|| "tests: unknown".into());
