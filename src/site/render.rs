@@ -1,9 +1,10 @@
 //! The render pass: every file of the site, from the templates and the contexts, handed to a sink.
 //!
 //! One language after the other: its clause contexts (Markdown → HTML, translation state, status)
-//! are made once and shared by every page of that language, each clause's `clause.html` is
-//! rendered once (its chapter page and the print page show that HTML), then every file of the
-//! language is one job of a parallel pass, the largest first, and the language's state is dropped.
+//! are made once and shared by every page of that language, each clause's `clause.html` and each
+//! chapter's prose are rendered once (its chapter page and the print page show that HTML), then
+//! every file of the language is one job of a parallel pass, the print page first, and the
+//! language's state is dropped.
 //! The index and matrix pages include their row templates in a loop. So there is one definition of
 //! each piece, and an override of a piece applies everywhere.
 //!
@@ -58,9 +59,13 @@ struct Lang<'s> {
     html: Vec<String>,
     /// The pages in reading order, for previous/next.
     order: Vec<context::PageLink<'s>>,
+    /// Each chapter's prose blocks as HTML and its section numbers (see [`chapter_prose`]), made
+    /// once: its chapter page and the print page both show them (with `only`, empty for the
+    /// other chapters).
+    prose: Vec<(Vec<String>, Vec<String>)>,
 }
 
-/// One file to render; the list of them is run in parallel, largest first.
+/// One file to render; the list of them is run in parallel (see [`jobs_of`] for the order).
 #[derive(Clone, Copy)]
 enum Job {
     ClausesJson,
@@ -187,8 +192,11 @@ const TOGETHER: usize = 2_000;
 
 /// The files of the language at index `l` of the states passed to [`render_jobs`]; the
 /// language-independent files (`clauses.json`, the matrix files) with the `first` language.
+/// The print page comes first: it is the largest file and a single job, and the pool's first
+/// thread takes the jobs from the front. Listed after the data files, it began late and was the
+/// tail the other core waited for (BENCHMARKS.md, "Session 14").
 fn jobs_of(l: usize, first: bool, runtimes: bool, chapters: usize) -> Vec<Job> {
-    let mut jobs = Vec::new();
+    let mut jobs = vec![Job::Print(l)];
     if first {
         jobs.push(Job::ClausesJson);
     }
@@ -196,7 +204,7 @@ fn jobs_of(l: usize, first: bool, runtimes: bool, chapters: usize) -> Vec<Job> {
     if first {
         jobs.extend([Job::MatrixJson, Job::MatrixCsv]);
     }
-    jobs.extend([Job::Index(l), Job::Print(l)]);
+    jobs.push(Job::Index(l));
     if runtimes {
         jobs.push(Job::Runtimes(l));
     }
@@ -272,12 +280,12 @@ fn render_jobs(
             Job::Chapter(l, d) => {
                 let lr = &per_lang[l];
                 let doc = &lr.docs[d];
-                let (prose, numbers) = chapter_prose(lr, d);
-                let (blocks, bytes) = block_views(lr, d, &prose);
+                let (prose, numbers) = &lr.prose[d];
+                let (blocks, bytes) = block_views(lr, d, prose);
                 let sections = toc_sections(
                     tpl,
                     &Env::of(&lr.shared),
-                    &context::sections(&doc.headings, &numbers),
+                    &context::sections(&doc.headings, numbers),
                 )?;
                 let env = Env {
                     page: &doc.chapter,
@@ -296,13 +304,12 @@ fn render_jobs(
             }
             Job::Print(l) => {
                 let lr = &per_lang[l];
-                let prose: Vec<Vec<String>> =
-                    (0..lr.docs.len()).map(|d| chapter_prose(lr, d).0).collect();
                 let mut bytes = 0;
-                let chapters: Vec<PrintChapter> = prose
+                let chapters: Vec<PrintChapter> = lr
+                    .prose
                     .iter()
                     .enumerate()
-                    .map(|(d, prose)| {
+                    .map(|(d, (prose, _))| {
                         let (blocks, b) = block_views(lr, d, prose);
                         bytes += b;
                         PrintChapter {
@@ -426,10 +433,10 @@ fn render_jobs(
     Ok(pages)
 }
 
-/// The prose blocks of chapter `d` of `lr` as HTML (with their headings' ids and section
+/// The prose blocks of chapter `d` of `docs` as HTML (with their headings' ids and section
 /// numbers), in order, and those section numbers.
-fn chapter_prose(lr: &Lang, d: usize) -> (Vec<String>, Vec<String>) {
-    let doc = &lr.docs[d];
+fn chapter_prose(docs: &[Document], d: usize) -> (Vec<String>, Vec<String>) {
+    let doc = &docs[d];
     let numbers = crate::spec::section_numbers(d + 1, &doc.headings);
     let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
         id: &h.anchor,
@@ -595,6 +602,21 @@ fn lang_state<'s>(
             (clauses, html)
         }
     };
+    let prose = match only {
+        None => (0..docs.len())
+            .into_par_iter()
+            .map(|d| chapter_prose(docs, d))
+            .collect(),
+        Some(chapters) => (0..docs.len())
+            .map(|d| {
+                if chapters.contains(&docs[d].chapter) {
+                    chapter_prose(docs, d)
+                } else {
+                    Default::default()
+                }
+            })
+            .collect(),
+    };
     let plain = clauses
         .iter_mut()
         .map(|c| std::mem::take(&mut c.plain))
@@ -610,6 +632,7 @@ fn lang_state<'s>(
         clauses,
         html,
         order,
+        prose,
     })
 }
 
