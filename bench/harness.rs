@@ -165,7 +165,7 @@ fn main() {
         tera.current_dir(&dir)
             .args(["build", "--out", "out-kcontract-templates", "--templates"]);
         tera.arg(root.join("templates"));
-        tools.push(("kcontract build, --templates (tera)", tera, None));
+        tools.push(("kcontract build, --templates", tera, None));
         if mdbook {
             let mut c = Command::new("mdbook");
             c.current_dir(dir.join("mdbook"))
