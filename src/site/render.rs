@@ -280,12 +280,11 @@ fn render_jobs(
             Job::Chapter(l, d) => {
                 let lr = &per_lang[l];
                 let doc = &lr.docs[d];
-                let (prose, numbers) = &lr.prose[d];
-                let (blocks, bytes) = block_views(lr, d, prose);
+                let (blocks, bytes) = block_views(lr, d);
                 let sections = toc_sections(
                     tpl,
                     &Env::of(&lr.shared),
-                    &context::sections(&doc.headings, numbers),
+                    &context::sections(&doc.headings, &lr.prose[d].1),
                 )?;
                 let env = Env {
                     page: &doc.chapter,
@@ -305,12 +304,9 @@ fn render_jobs(
             Job::Print(l) => {
                 let lr = &per_lang[l];
                 let mut bytes = 0;
-                let chapters: Vec<PrintChapter> = lr
-                    .prose
-                    .iter()
-                    .enumerate()
-                    .map(|(d, (prose, _))| {
-                        let (blocks, b) = block_views(lr, d, prose);
+                let chapters: Vec<PrintChapter> = (0..lr.docs.len())
+                    .map(|d| {
+                        let (blocks, b) = block_views(lr, d);
                         bytes += b;
                         PrintChapter {
                             name: &lr.docs[d].chapter,
@@ -453,10 +449,10 @@ fn chapter_prose(docs: &[Document], d: usize) -> (Vec<String>, Vec<String>) {
     (prose, numbers)
 }
 
-/// The blocks of chapter `d` of `lr` for `chapter.html`, its prose being `prose` (from
-/// [`chapter_prose`]) and its clauses their shared contexts and pieces; and their bytes.
-fn block_views<'a>(lr: &'a Lang, d: usize, prose: &'a [String]) -> (Vec<BlockView<'a>>, usize) {
-    let mut prose = prose.iter();
+/// The blocks of chapter `d` of `lr` for `chapter.html`: its prose and its clauses' shared contexts
+/// and pieces, as made once for the language; and their bytes.
+fn block_views<'a>(lr: &'a Lang, d: usize) -> (Vec<BlockView<'a>>, usize) {
+    let mut prose = lr.prose[d].0.iter();
     let mut bytes = 0;
     let blocks = lr.docs[d]
         .blocks
@@ -573,25 +569,34 @@ fn lang_state<'s>(
             .map_err(|e| template_error(&e))
     };
     let n = spec.clauses.len();
-    let (mut clauses, html) = match only {
+    let (mut clauses, html, prose) = match only {
         None => {
             let clauses: Vec<ClauseCtx> = (0..n).into_par_iter().map(clause).collect();
             let html = clauses
                 .par_iter()
                 .map_init(|| None, piece)
                 .collect::<Result<Vec<_>, Diagnostic>>()?;
-            (clauses, html)
+            let prose = (0..docs.len())
+                .into_par_iter()
+                .map(|d| chapter_prose(docs, d))
+                .collect();
+            (clauses, html, prose)
         }
         // The clauses of those chapters alone, on this thread: `serve`'s first pages after an
         // edit, a chapter's few dozen clauses. A rayon call from serve's thread has to wake a pool
         // thread; on a busy 2-core machine that cost 14 ms, against 0.5 ms for the work
-        // (BENCHMARKS.md, "Session 10"). The other clauses' entries stay empty, so that a chapter
-        // finds its clauses by index as in a full render.
+        // (BENCHMARKS.md, "Session 10"). The other clauses' and chapters' entries stay empty, so
+        // that a chapter finds its clauses and prose by index as in a full render.
         Some(chapters) => {
             let mut clauses: Vec<ClauseCtx> = (0..n).map(|_| ClauseCtx::empty()).collect();
             let mut html = vec![String::new(); n];
+            let mut prose = vec![Default::default(); docs.len()];
             let mut ctx = None;
-            for doc in docs.iter().filter(|d| chapters.contains(&d.chapter)) {
+            for (d, doc) in docs.iter().enumerate() {
+                if !chapters.contains(&doc.chapter) {
+                    continue;
+                }
+                prose[d] = chapter_prose(docs, d);
                 for b in &doc.blocks {
                     if let Block::Clause(i) = *b {
                         clauses[i] = clause(i);
@@ -599,23 +604,8 @@ fn lang_state<'s>(
                     }
                 }
             }
-            (clauses, html)
+            (clauses, html, prose)
         }
-    };
-    let prose = match only {
-        None => (0..docs.len())
-            .into_par_iter()
-            .map(|d| chapter_prose(docs, d))
-            .collect(),
-        Some(chapters) => (0..docs.len())
-            .map(|d| {
-                if chapters.contains(&docs[d].chapter) {
-                    chapter_prose(docs, d)
-                } else {
-                    Default::default()
-                }
-            })
-            .collect(),
     };
     let plain = clauses
         .iter_mut()
