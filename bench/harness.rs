@@ -10,7 +10,8 @@
 //!    kcontract runs three ways: rebuilding over its previous output (it reuses unchanged files),
 //!    into a fresh folder, and with `--templates` naming the built-in templates (tera then renders
 //!    every page instead of the compiled code), to show what an override costs.
-//!    All five alternate: a ratio is only meaningful between runs made at the same time here.
+//!    Hugo runs twice too, over its previous output and into a fresh folder. All six alternate:
+//!    a ratio is only meaningful between runs made at the same time here.
 //!    Each timed run starts after a `sync` (untimed), so no run pays for writing back another's output.
 //! 3. Times `check`, `list`, `matrix` and `scaffold --check` (those the binary has) at each N.
 //! 4. The real build: `kcontract build` in this repository (the shipped spec, its Rust tests scanned
@@ -173,25 +174,36 @@ fn main() {
             tools.push(("mdbook build (en)", c, None));
         }
         if hugo {
+            // Hugo twice, as kcontract: over its previous output (Hugo does not clear the folder,
+            // so this is its usual rebuild) and into a folder that does not exist yet. On these
+            // VMs the first is ~25 % slower than the second (BENCHMARKS.md, "Session 15"), so a
+            // ratio to Hugo depends on which one it divides by.
             let mut c = Command::new("hugo");
             c.current_dir(dir.join("hugo"))
                 .args(["--quiet", "-d", "../out-hugo"]);
-            tools.push(("hugo (en)", c, None));
+            tools.push(("hugo (en), over its output", c, None));
+            let mut c = Command::new("hugo");
+            c.current_dir(dir.join("hugo"))
+                .args(["--quiet", "-d", "../out-hugo-fresh"]);
+            tools.push((
+                "hugo (en), fresh output",
+                c,
+                Some(dir.join("out-hugo-fresh")),
+            ));
         }
         let mut samples: Vec<Vec<(f64, u64)>> = vec![Vec::new(); tools.len()];
         // One round of alternation over every tool: this VM's speed drifts over minutes, and a
         // ratio of medians taken at different times would measure the drift as well. (Every run
         // starts after an untimed `sync`, so the ~100 MB a fresh-output run writes does not spill
-        // into the next run.) Run r uses one of the orderings, spread over all of them (every
-        // 7th: with five tools, 120 orderings), so no tool always follows the same one: on these
-        // VMs how fast a process gets its memory depends on what ran just before it
-        // (BENCHMARKS.md, "Order effects").
+        // into the next run.) Run r uses one of the orderings, evenly spaced over all of them
+        // (with six tools, 720 in lexicographic order, so the first tool changes every 120), and
+        // no tool always follows the same one: on these VMs how fast a process gets its memory
+        // depends on what ran just before it (BENCHMARKS.md, "Order effects").
         let all: Vec<usize> = (0..tools.len()).collect();
         let orders = permutations(&all);
         for run in 0..args.runs {
-            for &i in &orders[(run * 7) % orders.len()] {
+            for &i in &orders[run * orders.len() / args.runs % orders.len()] {
                 let (_, cmd, clean) = &mut tools[i];
-                settle();
                 samples[i].push(timed(cmd, clean.as_deref()));
             }
         }
@@ -203,10 +215,12 @@ fn main() {
         for (i, (name, _, _)) in tools.iter().enumerate().skip(3) {
             let _ = writeln!(
                 report,
-                "  ratio kcontract / {}: {:.2} (rebuild), {:.2} (fresh output)",
-                name.split_whitespace().next().unwrap_or(name),
+                "  ratio kcontract / {name}: {:.2} (rebuild), {:.2} (fresh output); \
+                 median of the rounds' ratios {:.2}, {:.2}",
                 medians[0] / medians[i],
-                medians[1] / medians[i]
+                medians[1] / medians[i],
+                paired(&samples[0], &samples[i]),
+                paired(&samples[1], &samples[i])
             );
         }
 
@@ -232,12 +246,7 @@ fn main() {
         for (name, argv) in commands {
             let mut c = Command::new(&kcontract);
             c.current_dir(&dir).args(&argv);
-            let s: Vec<(f64, u64)> = (0..args.runs)
-                .map(|_| {
-                    settle();
-                    timed(&mut c, None)
-                })
-                .collect();
+            let s: Vec<(f64, u64)> = (0..args.runs).map(|_| timed(&mut c, None)).collect();
             let _ = writeln!(report, "{}", line(&format!("kcontract {name}"), &s));
         }
         report.push('\n');
@@ -300,7 +309,6 @@ fn real_build(root: &Path, kcontract: &Path, args: &Args, mdbook: bool) {
     for run in 0..args.runs {
         for k in 0..tools.len() {
             let i = if run % 2 == 0 { k } else { tools.len() - 1 - k };
-            settle();
             samples[i].push(timed(&mut tools[i].1, None));
         }
     }
@@ -309,8 +317,9 @@ fn real_build(root: &Path, kcontract: &Path, args: &Args, mdbook: bool) {
     }
     if samples.len() == 2 {
         println!(
-            "  ratio kcontract / mdbook: {:.2}",
-            median(&samples[0]) / median(&samples[1])
+            "  ratio kcontract / mdbook: {:.2}; median of the rounds' ratios {:.2}",
+            median(&samples[0]) / median(&samples[1]),
+            paired(&samples[0], &samples[1])
         );
     }
     let _ = fs::remove_dir_all(&out);
@@ -482,7 +491,9 @@ fn timed(cmd: &mut Command, clean: Option<&Path>) -> (f64, u64) {
     };
     let mut direct = like(cmd.get_program());
     direct.args(cmd.get_args());
+    // The folder is removed before the `sync`, so the removal's writeback is not timed either.
     clean();
+    settle();
     let start = Instant::now();
     let out = direct.output().expect("run the benchmarked command");
     let secs = start.elapsed().as_secs_f64();
@@ -524,6 +535,13 @@ fn median(s: &[(f64, u64)]) -> f64 {
     } else {
         v[m]
     }
+}
+
+/// The median of `a[r] / b[r]` over the rounds r: each ratio is between two runs made minutes
+/// closer together than the medians' runs, so it is less moved by the VM's drift.
+fn paired(a: &[(f64, u64)], b: &[(f64, u64)]) -> f64 {
+    let ratios: Vec<(f64, u64)> = a.iter().zip(b).map(|(x, y)| (x.0 / y.0, 0)).collect();
+    median(&ratios)
 }
 
 fn line(name: &str, s: &[(f64, u64)]) -> String {
