@@ -343,6 +343,25 @@ fn k0403_template_error() {
 }
 
 #[test]
+fn k0406_unread_file_in_the_templates_folder() {
+    let mut files = good_spec();
+    files.push(("tpl/chaper.html", b"<p>typo</p>".to_vec()));
+    files.push(("tpl/.gitkeep", Vec::new()));
+    files.push(("tpl/assets/logo.svg", b"<svg/>".to_vec()));
+    insta::assert_snapshot!(run_owned(&files, &["build", "--templates", "tpl"]));
+}
+
+#[test]
+fn k0407_asset_named_like_a_search_index() {
+    let mut files = good_spec();
+    files.push((
+        "tpl/assets/search-en.js",
+        b"window.KC_SEARCH = [];".to_vec(),
+    ));
+    insta::assert_snapshot!(run_owned(&files, &["build", "--templates", "tpl"]));
+}
+
+#[test]
 fn explain_prints_the_catalogue_entry() {
     let out = run(&[], &["explain", "K0104"]);
     assert!(

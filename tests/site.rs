@@ -275,6 +275,36 @@ fn a_template_can_be_overridden_from_a_folder() {
 }
 
 #[test]
+fn the_style_can_be_replaced_and_files_added_to_assets() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let tpl = tmp.path().join("tpl");
+    std::fs::create_dir_all(tpl.join("assets/img")).unwrap();
+    std::fs::write(tpl.join("assets/style.css"), "body { color: teal }\n").unwrap();
+    std::fs::write(tpl.join("assets/img/logo.svg"), "<svg/>").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("K0406"), "{err}");
+    let site = tmp.path().join("site/assets");
+    assert_eq!(
+        std::fs::read_to_string(site.join("style.css")).unwrap(),
+        "body { color: teal }\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(site.join("img/logo.svg")).unwrap(),
+        "<svg/>"
+    );
+    // The script was not replaced: it is the embedded one.
+    assert_eq!(
+        std::fs::read_to_string(site.join("site.js")).unwrap(),
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/assets/site.js")
+        )
+        .unwrap()
+    );
+}
+
+#[test]
 fn missing_and_unknown_translations_are_reported_and_visible() {
     let tmp = tempfile::tempdir().unwrap();
     copy_spec(tmp.path());

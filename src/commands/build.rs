@@ -16,7 +16,8 @@ pub(crate) struct Build {
     /// Output folder.
     #[arg(long, default_value = "site", value_name = "DIR")]
     out: PathBuf,
-    /// Folder of templates overriding the embedded ones (same file names).
+    /// Folder overriding the embedded templates (same file names), interface text
+    /// (`i18n/<lang>.yaml`) and assets (`assets/`: style.css, site.js, and files they use).
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
     /// Missing or stale translations are errors, not warnings; so are suspect tests.
@@ -72,6 +73,7 @@ impl Build {
             )
         };
         let tpl = tpl.map_err(failed)?;
+        ctx.report(&tpl.warnings, &loaded.sources)?;
         let built = site::build(&matrix, runtimes.as_ref(), &tpl, &self.out).map_err(failed)?;
         if self.timings {
             let mut t = stages.timings;

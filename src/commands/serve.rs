@@ -15,7 +15,8 @@ pub(crate) struct Serve {
     /// Open the site in the default browser.
     #[arg(long)]
     open: bool,
-    /// Folder of templates overriding the embedded ones (same file names); watched too.
+    /// Folder overriding the embedded templates, interface text and assets, as `build`'s; watched
+    /// too.
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
     /// Missing or stale translations are errors, not warnings.

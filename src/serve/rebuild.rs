@@ -92,6 +92,7 @@ pub(super) fn build(
         Ok(tpl) => tpl,
         Err(d) => return Err(shown.fail(&d)),
     };
+    shown.stage(&tpl.warnings, &loaded.sources)?;
     tpl.serving();
     let rendered = (|| {
         if let Some((chapters, show)) = first {

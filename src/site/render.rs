@@ -22,7 +22,7 @@ use super::compiled::{self, Missing};
 use super::context::{self, BlockView, ClauseCtx, Env, Html, PrintChapter, Shared};
 use super::interface::Interface;
 use super::markdown::{SectionHead, prose_html};
-use super::templates::{ASSETS, Templates, template_error};
+use super::templates::{Templates, template_error};
 use super::{files, runtimes_page, search};
 use crate::diagnostic::Diagnostic;
 use crate::matrix::{self, Matrix};
@@ -166,8 +166,8 @@ fn render_with(
             done += render_jobs(m, runtimes, tpl, &lr, &jobs, &parts, put, true)?;
         }
     }
-    for (name, content) in ASSETS {
-        put(format!("assets/{name}"), content.as_bytes().to_vec())?;
+    for (name, content) in &tpl.assets {
+        put(format!("assets/{name}"), content.clone())?;
     }
     if let Some(first) = langs.first() {
         let mut ctx = Context::new();

@@ -7,11 +7,12 @@
 //! also compiled to Rust by `build.rs` (see `compiled.rs`); a page is rendered by tera from these
 //! sources when a template it is made of is overridden.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tera::Tera;
+use walkdir::WalkDir;
 
 use super::compiled::{COMPILED, escape_runs};
 use super::interface::Interfaces;
@@ -53,8 +54,8 @@ pub const TEMPLATES: [(&str, &str); 14] = [
     ),
 ];
 
-/// Files copied into `assets/` as they are.
-pub(super) const ASSETS: [(&str, &str); 2] = [
+/// Files copied into `assets/` as they are, each replaceable by `DIR/assets/<name>`.
+const ASSETS: [(&str, &str); 2] = [
     (
         "style.css",
         include_str!("../../templates/assets/style.css"),
@@ -71,6 +72,13 @@ pub struct Templates {
     overridden: BTreeSet<String>,
     /// Rendering for `kcontract serve` (see [`Templates::serving`]).
     pub(super) serve: bool,
+    /// The files of `assets/` (path inside it → bytes): the built-in style and script, each
+    /// replaced by a file of the same name in `DIR/assets/`, and every other file there (what a
+    /// replaced style uses: images, fonts).
+    pub(super) assets: BTreeMap<String, Vec<u8>>,
+    /// Files in `--templates DIR` that no build reads (K0406): a misspelt template name would
+    /// otherwise change nothing, silently.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Parse the templates once: embedded, then the overrides in `dir`.
@@ -107,7 +115,101 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
         interfaces: Interfaces::load(dir)?,
         overridden,
         serve: false,
+        assets: assets(dir)?,
+        warnings: dir.map(unused_files).transpose()?.unwrap_or_default(),
     })
+}
+
+/// The files under `dir` (by path inside it, `/`-separated, sorted), hidden ones (a name starting
+/// with `.`, such as `.gitkeep`) and folders left out.
+fn files_under(dir: &Path) -> Result<Vec<(String, PathBuf)>, Diagnostic> {
+    let mut out = Vec::new();
+    let walk = WalkDir::new(dir)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walk {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(dir).to_path_buf();
+            crate::spec_source::io_error(&path, &e.into())
+        })?;
+        // `is_file` follows a symbolic link, as reading the file does.
+        if !entry.path().is_file() {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        let parts: Option<Vec<&str>> = rel.iter().map(|c| c.to_str()).collect();
+        let Some(parts) = parts else {
+            return Err(Diagnostic::error(
+                "K0407",
+                format!("the file name `{}` is not UTF-8", rel.display()),
+            )
+            .in_file(entry.path())
+            .help("rename it: a file of the templates folder is named in the site's links"));
+        };
+        out.push((parts.join("/"), entry.path().to_path_buf()));
+    }
+    Ok(out)
+}
+
+/// The files of `assets/` (see [`Templates::assets`]).
+fn assets(dir: Option<&Path>) -> Result<BTreeMap<String, Vec<u8>>, Diagnostic> {
+    let mut files: BTreeMap<String, Vec<u8>> = ASSETS
+        .iter()
+        .map(|(name, text)| (name.to_string(), text.as_bytes().to_vec()))
+        .collect();
+    let Some(folder) = dir.map(|d| d.join("assets")).filter(|d| d.is_dir()) else {
+        return Ok(files);
+    };
+    for (name, path) in files_under(&folder)? {
+        // The search indexes are written into `assets/` by the build; a file of that name would
+        // replace one language's index, or be replaced by it.
+        if name.starts_with("search-") && name.ends_with(".js") {
+            return Err(Diagnostic::error(
+                "K0407",
+                format!("`assets/{name}` is the name of a generated search index"),
+            )
+            .in_file(&path)
+            .help("rename the file: `assets/search-<lang>.js` is written by the build"));
+        }
+        let bytes = fs::read(&path).map_err(|e| crate::spec_source::io_error(&path, &e))?;
+        files.insert(name, bytes);
+    }
+    Ok(files)
+}
+
+/// A warning (K0406) for each file in `dir` that no build reads: not a template name, not
+/// `i18n/<lang>.yaml`, not under `assets/`.
+fn unused_files(dir: &Path) -> Result<Vec<Diagnostic>, Diagnostic> {
+    let names: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
+    let used = |rel: &str| {
+        names.contains(&rel)
+            || rel.starts_with("assets/")
+            || rel
+                .strip_prefix("i18n/")
+                .is_some_and(|f| f.ends_with(".yaml") && !f.contains('/'))
+    };
+    Ok(files_under(dir)?
+        .into_iter()
+        .filter(|(rel, _)| !used(rel))
+        .map(|(rel, path)| {
+            let what = format!(
+                "the templates are {}; interface text is `i18n/<lang>.yaml`; the style, the script and the files they use go in `assets/`",
+                names.join(", ")
+            );
+            let help = match crate::suggest::closest(&rel, names.iter().copied(), |_| 3) {
+                Some(n) => format!("did you mean `{n}`? T{}", &what[1..]),
+                None => what,
+            };
+            Diagnostic::warning(
+                "K0406",
+                format!("`{rel}` in the templates folder is not read by any build; it is ignored"),
+            )
+            .in_file(path)
+            .help(help)
+        })
+        .collect())
 }
 
 impl Templates {
