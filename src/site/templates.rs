@@ -195,12 +195,12 @@ fn unused_files(dir: &Path) -> Result<Vec<Diagnostic>, Diagnostic> {
         .filter(|(rel, _)| !used(rel))
         .map(|(rel, path)| {
             let what = format!(
-                "the templates are {}; interface text is `i18n/<lang>.yaml`; the style, the script and the files they use go in `assets/`",
+                "templates are {}; interface text is `i18n/<lang>.yaml`; the style, the script and the files they use go in `assets/`",
                 names.join(", ")
             );
             let help = match crate::suggest::closest(&rel, names.iter().copied(), |_| 3) {
-                Some(n) => format!("did you mean `{n}`? T{}", &what[1..]),
-                None => what,
+                Some(n) => format!("did you mean `{n}`? The {what}"),
+                None => format!("the {what}"),
             };
             Diagnostic::warning(
                 "K0406",
