@@ -358,8 +358,11 @@ fn respond(
     let _ = stream.flush();
 }
 
+/// The type of a served file, by its extension: the site's own kinds, and what a replaced style in
+/// `--templates DIR/assets/` may bring along (images, fonts).
 fn content_type(rel: &str) -> &'static str {
-    match rel.rsplit('.').next() {
+    let ext = rel.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match ext.as_deref() {
         Some("html") => "text/html; charset=utf-8",
         Some("css") => "text/css; charset=utf-8",
         Some("js") => "text/javascript; charset=utf-8",
@@ -367,6 +370,28 @@ fn content_type(rel: &str) -> &'static str {
         Some("csv") => "text/csv; charset=utf-8",
         Some("svg") => "image/svg+xml",
         Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("ico") => "image/x-icon",
+        Some("woff2") => "font/woff2",
+        Some("woff") => "font/woff",
+        Some("ttf") => "font/ttf",
+        Some("otf") => "font/otf",
         _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::content_type;
+
+    #[test]
+    fn types_by_extension() {
+        assert_eq!(content_type("en/index.html"), "text/html; charset=utf-8");
+        assert_eq!(content_type("assets/fonts/a.woff2"), "font/woff2");
+        assert_eq!(content_type("assets/logo.JPG"), "image/jpeg");
+        assert_eq!(content_type("assets/logo.jpeg"), "image/jpeg");
+        assert_eq!(content_type("matrix"), "application/octet-stream");
     }
 }
