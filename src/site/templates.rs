@@ -110,13 +110,15 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
     tera.set_escape_fn(escape_html);
     tera.add_raw_templates(sources.iter().map(|(n, s)| (*n, s.as_str())))
         .map_err(|e| template_error(&e))?;
+    // The folder is walked once: its `assets/` are published, and what no build reads is named.
+    let files = dir.map(files_under).transpose()?.unwrap_or_default();
     Ok(Templates {
         tera,
         interfaces: Interfaces::load(dir)?,
         overridden,
         serve: false,
-        assets: assets(dir)?,
-        warnings: dir.map(unused_files).transpose()?.unwrap_or_default(),
+        assets: assets(&files)?,
+        warnings: unused_files(&files),
     })
 }
 
@@ -153,16 +155,16 @@ fn files_under(dir: &Path) -> Result<Vec<(String, PathBuf)>, Diagnostic> {
     Ok(out)
 }
 
-/// The files of `assets/` (see [`Templates::assets`]).
-fn assets(dir: Option<&Path>) -> Result<BTreeMap<String, Vec<u8>>, Diagnostic> {
-    let mut files: BTreeMap<String, Vec<u8>> = ASSETS
+/// The files of `assets/` (see [`Templates::assets`]) from the folder's `files`.
+fn assets(files: &[(String, PathBuf)]) -> Result<BTreeMap<String, Vec<u8>>, Diagnostic> {
+    let mut out: BTreeMap<String, Vec<u8>> = ASSETS
         .iter()
         .map(|(name, text)| (name.to_string(), text.as_bytes().to_vec()))
         .collect();
-    let Some(folder) = dir.map(|d| d.join("assets")).filter(|d| d.is_dir()) else {
-        return Ok(files);
-    };
-    for (name, path) in files_under(&folder)? {
+    for (rel, path) in files {
+        let Some(name) = rel.strip_prefix("assets/") else {
+            continue;
+        };
         // The search indexes are written into `assets/` by the build; a file of that name would
         // replace one language's index, or be replaced by it.
         if name.starts_with("search-") && name.ends_with(".js") {
@@ -170,18 +172,18 @@ fn assets(dir: Option<&Path>) -> Result<BTreeMap<String, Vec<u8>>, Diagnostic> {
                 "K0407",
                 format!("`assets/{name}` is the name of a generated search index"),
             )
-            .in_file(&path)
+            .in_file(path)
             .help("rename the file: `assets/search-<lang>.js` is written by the build"));
         }
-        let bytes = fs::read(&path).map_err(|e| crate::spec_source::io_error(&path, &e))?;
-        files.insert(name, bytes);
+        let bytes = fs::read(path).map_err(|e| crate::spec_source::io_error(path, &e))?;
+        out.insert(name.to_string(), bytes);
     }
-    Ok(files)
+    Ok(out)
 }
 
-/// A warning (K0406) for each file in `dir` that no build reads: not a template name, not
-/// `i18n/<lang>.yaml`, not under `assets/`.
-fn unused_files(dir: &Path) -> Result<Vec<Diagnostic>, Diagnostic> {
+/// A warning (K0406) for each of the folder's `files` that no build reads: not a template name,
+/// not `i18n/<lang>.yaml`, not under `assets/`.
+fn unused_files(files: &[(String, PathBuf)]) -> Vec<Diagnostic> {
     let names: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
     let used = |rel: &str| {
         names.contains(&rel)
@@ -190,15 +192,15 @@ fn unused_files(dir: &Path) -> Result<Vec<Diagnostic>, Diagnostic> {
                 .strip_prefix("i18n/")
                 .is_some_and(|f| f.ends_with(".yaml") && !f.contains('/'))
     };
-    Ok(files_under(dir)?
-        .into_iter()
+    files
+        .iter()
         .filter(|(rel, _)| !used(rel))
         .map(|(rel, path)| {
             let what = format!(
                 "templates are {}; interface text is `i18n/<lang>.yaml`; the style, the script and the files they use go in `assets/`",
                 names.join(", ")
             );
-            let help = match crate::suggest::closest(&rel, names.iter().copied(), |_| 3) {
+            let help = match crate::suggest::closest(rel, names.iter().copied(), |_| 3) {
                 Some(n) => format!("did you mean `{n}`? The {what}"),
                 None => format!("the {what}"),
             };
@@ -209,7 +211,7 @@ fn unused_files(dir: &Path) -> Result<Vec<Diagnostic>, Diagnostic> {
             .in_file(path)
             .help(help)
         })
-        .collect())
+        .collect()
 }
 
 impl Templates {
