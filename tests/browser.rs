@@ -213,6 +213,26 @@ fn site_for_readers_in_headless_chromium() {
     );
     assert_eq!(small, json!([]), "touch targets under 24 px");
     screenshot(&d, "menu-en-390");
+    // The coverage table scrolls sideways on a phone (its numbers need the width); scrolled to
+    // its last column, each row's label is still where the region starts.
+    for lang in ["en", "zh"] {
+        d.goto(&file_url(&site.join(format!("{lang}/matrix.html"))));
+        let got = d.js(
+            "const r = document.querySelector('.scroll:has(table.coverage)');\
+             r.scrollLeft = r.scrollWidth;\
+             const left = r.getBoundingClientRect().left;\
+             return {scrolled: r.scrollLeft, off: [...r.querySelectorAll('th[scope=row]')]\
+               .map(h => Math.round(h.getBoundingClientRect().left - left))\
+               .filter(x => x !== 0)}",
+        );
+        assert!(got["scrolled"].as_f64().unwrap() > 100.0, "{lang}: {got}");
+        assert_eq!(
+            got["off"],
+            json!([]),
+            "{lang}: row labels moved from the left edge (px)"
+        );
+    }
+    screenshot(&d, "matrix-zh-390-coverage-scrolled");
 
     // 3. On a desktop: the header stays in view with search and the language switch; the sidebar
     //    lists the page's sections with the same numbers in both languages.
