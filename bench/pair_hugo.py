@@ -2,7 +2,9 @@
 """kcontract's ×100 fresh build against Hugo's two builds, without the other tools (after
 `cargo run --release --example bench -- --copies 100`, which generates target/bench/x100 with its Hugo site).
 
-usage: bench/pair_hugo.py RUNS [BIN]   (BIN: an absolute path; default target/release/kcontract)
+usage: bench/pair_hugo.py RUNS [BIN] [WORK]   (BIN: an absolute path; default target/release/kcontract;
+WORK: the folder holding the generated spec/ and hugo/, default target/bench/x100; a copy of them
+elsewhere, e.g. on tmpfs or on another file system, shows what the file system costs each tool)
 
 Three builds run in turn, each round in the next of their six orders: kcontract into a removed folder,
 Hugo into a removed folder, and Hugo over its previous output (Hugo does not clear its folder, so that is
@@ -15,8 +17,8 @@ import itertools, os, shutil, statistics, subprocess, sys, time
 
 runs = int(sys.argv[1])
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
-ours = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, 'target', 'release', 'kcontract')
-work = os.path.join(root, 'target', 'bench', 'x100')
+ours = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else os.path.join(root, 'target', 'release', 'kcontract')
+work = sys.argv[3] if len(sys.argv) > 3 else os.path.join(root, 'target', 'bench', 'x100')
 hugo = os.path.join(work, 'hugo')
 if not os.path.isdir(hugo):
     sys.exit('generate target/bench/x100 first: cargo run --release --example bench -- --copies 100')
