@@ -192,14 +192,14 @@ fn unused_files(files: &[(String, PathBuf)]) -> Vec<Diagnostic> {
                 .strip_prefix("i18n/")
                 .is_some_and(|f| f.ends_with(".yaml") && !f.contains('/'))
     };
+    let what = format!(
+        "templates are {}; interface text is `i18n/<lang>.yaml`; the style, the script and the files they use go in `assets/`",
+        names.join(", ")
+    );
     files
         .iter()
         .filter(|(rel, _)| !used(rel))
         .map(|(rel, path)| {
-            let what = format!(
-                "templates are {}; interface text is `i18n/<lang>.yaml`; the style, the script and the files they use go in `assets/`",
-                names.join(", ")
-            );
             let help = match crate::suggest::closest(rel, names.iter().copied(), |_| 3) {
                 Some(n) => format!("did you mean `{n}`? The {what}"),
                 None => format!("the {what}"),
