@@ -26,7 +26,7 @@ fn import(upstream: &str) -> (tempfile::TempDir, String) {
 
 /// [`import`] with more arguments (`--link-base URL`).
 fn import_with(upstream: &str, more: &[&str]) -> (tempfile::TempDir, String) {
-    let path = root().join("..").join(upstream);
+    let path = root().join(upstream);
     let src = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{} is needed for this test: {e}", path.display()));
     let dir = tempfile::tempdir().unwrap();
@@ -89,7 +89,7 @@ fn check_and_count(upstream: &str, more: &[&str]) {
 #[test]
 fn the_knative_contract_imports_and_checks() {
     // Its links to its own sections land in the chapters; the one to another file keeps its words.
-    check_and_count("shared/upstream/knative/runtime-contract.en.md", &[]);
+    check_and_count("upstream/knative/runtime-contract.en.md", &[]);
 }
 
 #[test]
@@ -98,11 +98,11 @@ fn the_oci_runtime_spec_imports_and_checks() {
     // K0118), links to its own sections into the chapters.
     let base = "https://github.com/opencontainers/runtime-spec/blob/v1.3.0/";
     check_and_count(
-        "shared/upstream/oci-runtime-spec/runtime-v1.3.0.md",
+        "upstream/oci-runtime-spec/runtime-v1.3.0.md",
         &["--link-base", base],
     );
     let (dir, _) = import_with(
-        "shared/upstream/oci-runtime-spec/runtime-v1.3.0.md",
+        "upstream/oci-runtime-spec/runtime-v1.3.0.md",
         &["--link-base", base],
     );
     let hooks = std::fs::read_to_string(dir.path().join("spec/en/hooks.md")).unwrap();
@@ -114,8 +114,8 @@ fn the_oci_runtime_spec_imports_and_checks() {
 
 #[test]
 fn import_is_deterministic_and_builds() {
-    let (a, _) = import("shared/upstream/oci-runtime-spec/runtime-v1.3.0.md");
-    let (b, _) = import("shared/upstream/oci-runtime-spec/runtime-v1.3.0.md");
+    let (a, _) = import("upstream/oci-runtime-spec/runtime-v1.3.0.md");
+    let (b, _) = import("upstream/oci-runtime-spec/runtime-v1.3.0.md");
     let read = |d: &Path| std::fs::read_to_string(d.join("spec/en/lifecycle.md")).unwrap();
     assert_eq!(read(a.path()), read(b.path()));
     let (code, out, err) = kcontract(a.path(), &["build"]);
