@@ -491,7 +491,14 @@ pub(super) fn clause<'s>(
         upstream_tests: c
             .upstream_tests
             .iter()
-            .map(|p| (p.as_str(), links.upstream_tests.as_ref().map(|l| l.url(p))))
+            // The link is the file's: `#TestName` names a function, not an anchor of the file view.
+            .map(|p| {
+                let file = p.split_once('#').map_or(p.as_str(), |(file, _)| file);
+                (
+                    p.as_str(),
+                    links.upstream_tests.as_ref().map(|l| l.url(file)),
+                )
+            })
             .collect(),
         chapter: &c.chapter,
         state,

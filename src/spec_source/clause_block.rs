@@ -339,7 +339,7 @@ pub(super) fn parse_block_with(
                                 format!("`{}` is not an upstream test path", item.value),
                             )
                             .at(span_of(item), "expected a path like this")
-                            .help(format!("`upstream-tests` lists the upstream's tests as {rule}: a-z, 0-9, `/`, `_`, `-`, `.`, no `..`, e.g. `test/conformance/runtime/envvars_test.go`")),
+                            .help(format!("`upstream-tests` lists the upstream's tests as {rule}: a-z, 0-9, `/`, `_`, `-`, `.`, no `..`, then optionally `#` and the test function (and `/subtest`), e.g. `test/conformance/runtime/envvars_test.go#TestMustEnvVars`")),
                         );
                     }
                 }
@@ -598,12 +598,26 @@ fn is_oci_ref(v: &str) -> bool {
 }
 
 fn is_test_path(v: &str, suffix: Option<&str>) -> bool {
-    suffix.is_none_or(|s| v.ends_with(s))
-        && !v.is_empty()
-        && !v.starts_with('/')
-        && !v.contains("..")
-        && v.chars()
+    // `path#Test/subtest`: the test function (and subtest) in the file, as `go test -v` names it.
+    let (path, test) = match v.split_once('#') {
+        Some((path, test)) => (path, Some(test)),
+        None => (v, None),
+    };
+    suffix.is_none_or(|s| path.ends_with(s))
+        && !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains("..")
+        && path
+            .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '.'))
+        && test.is_none_or(|t| {
+            t.split('/').all(|name| {
+                !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+            })
+        })
 }
 
 /// Clauses that still carry a `review:` note (written by `import` where a person must decide):
@@ -642,6 +656,27 @@ fn suggest(unknown: &str, fields: &[&'static str]) -> Option<&'static str> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn an_upstream_test_may_name_its_function_and_subtest() {
+        let go = Some("_test.go");
+        for ok in [
+            "test/conformance/runtime/user_test.go",
+            "test/conformance/runtime/user_test.go#TestMustRunAsUser",
+            "test/conformance/runtime/header_test.go#TestShouldHaveHeadersSet/x-forwarded-for",
+        ] {
+            assert!(is_test_path(ok, go), "{ok}");
+        }
+        for bad in [
+            "test/conformance/runtime/user_test.go#",
+            "test/conformance/runtime/user_test.go#Test Must",
+            "test/conformance/runtime/user_test.go#TestA//b",
+            "test/conformance/runtime/user.go#TestMustRunAsUser",
+            "../user_test.go#TestMustRunAsUser",
+        ] {
+            assert!(!is_test_path(bad, go), "{bad}");
+        }
+    }
 
     /// Run a block through both paths; return (fast path taken, fields, rendered diagnostics) per path.
     fn both(block: &str) -> ((bool, ClauseFields, String), (ClauseFields, String)) {
