@@ -52,6 +52,4 @@ mod timings;
 
 pub use cli::run;
 pub use list::json as clause_list_json;
-pub use spec_source::{
-    LoadOptions, Loaded, ParseCache, Tree, load, load_edited, load_from, load_reusing, load_with,
-};
+pub use spec_source::{LoadOptions, Loaded, Tree, load, load_from, load_with};

@@ -820,13 +820,10 @@ fn build_timings_name_every_step_and_part() {
         "  render+write ",
         "  swap ",
         "· contexts ",
-        "· chapters ",
-        "· clause index ",
-        "· matrix page ",
+        "· pages ",
         "· search index ",
-        "· clauses.json ",
-        "· matrix files ",
-        "· file writes ",
+        "· data files ",
+        "· assets ",
         "  total ",
     ];
     let positions: Vec<usize> = order.iter().map(|n| at(n)).collect();
