@@ -10,7 +10,6 @@ mod assemble;
 mod chapter;
 mod clause_block;
 mod contract;
-pub(crate) mod fast_yaml;
 mod files;
 mod links;
 mod translation;
@@ -21,7 +20,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
-pub(crate) use clause_block::{FIELDS as CLAUSE_FIELDS, general_fields};
+pub(crate) use clause_block::{ClauseYaml, FieldValue};
 pub(crate) use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
 pub(crate) use files::{io_error, read_source};
