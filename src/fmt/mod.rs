@@ -429,20 +429,32 @@ impl Meaning {
             c.title, c.version, c.languages, c.chapters
         ));
         for cl in &spec.clauses {
+            // Every field is named, so a new one does not compile until it is part of the meaning
+            // (or said not to be: the stamp follows from the text, the rest is where it is written).
+            let crate::spec::Clause {
+                id,
+                level,
+                keyword,
+                actor,
+                text,
+                stamp: _,
+                verify,
+                reason,
+                implicit,
+                oci,
+                upstream_tests,
+                review,
+                chapter,
+                section,
+                file: _,
+                line: _,
+                span: _,
+                id_span: _,
+            } = cl;
+            let review = review.as_ref().map(|(note, _)| note);
             out.push(format!(
-                "clause {} {:?} {:?} {} {:?} {} {:?} {:?} {:?} {:?} {} {:?}",
-                cl.id,
-                cl.level,
-                cl.keyword,
-                cl.actor,
-                cl.text,
-                cl.verify,
-                cl.reason,
-                cl.implicit,
-                cl.oci,
-                cl.upstream_tests,
-                cl.chapter,
-                cl.section
+                "clause {id} {level:?} {keyword:?} {actor} {text:?} {verify} {reason:?} {implicit:?} \
+                 {oci:?} {upstream_tests:?} {review:?} {chapter} {section:?}"
             ));
         }
         let translated = spec.translations.iter().flat_map(|t| {
