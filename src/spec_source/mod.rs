@@ -207,7 +207,7 @@ fn load_contract<'c>(
         Reuse::start(c, &file.path, &file.text)
     });
     let (contract, chapter_spans) =
-        contract::parse_contract(cid, &out.sources, &mut out.diagnostics)?;
+        contract::parse_contract(tree, dir, cid, &out.sources, &mut out.diagnostics)?;
     Some(ContractRead {
         contract,
         chapter_spans,
