@@ -190,28 +190,6 @@ fn config_filesystems_tmp_read_write() {
     todo!()
 }
 
-/// `/var/log` MUST be a directory with write permissions for logs storage.
-///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/filesystem_test.go`
-///
-/// Clause: config.filesystems.var-log-writable @ b82b59fb0d42
-#[test]
-#[ignore = "not yet written: config.filesystems.var-log-writable"]
-fn config_filesystems_var_log_writable() {
-    todo!()
-}
-
-/// `/dev/log` MUST be a writable socket to syslog
-///
-/// MUST · platform · verify: conformance
-///
-/// Clause: config.filesystems.dev-log-syslog @ aabfb4208e62
-#[test]
-#[ignore = "not yet written: config.filesystems.dev-log-syslog"]
-fn config_filesystems_dev_log_syslog() {
-    todo!()
-}
-
 /// `/etc/resolv.conf` SHOULD be set to a valid cluster-specific recursive resolver.
 ///
 /// SHOULD · platform · verify: conformance · upstream:

@@ -270,19 +270,6 @@ fn network_probes_defaults() {
     todo!()
 }
 
-/// In order to enable scaling in response to load, developers SHOULD NOT set the
-/// `initialDelaySeconds` to a value greater than 0, and should aim to minimize container startup
-/// time (aka cold start time).
-///
-/// SHOULD NOT · developer · verify: manual
-///
-/// Clause: network.probes.no-initial-delay @ 6b772f414c50
-#[test]
-#[ignore = "not yet written: network.probes.no-initial-delay"]
-fn network_probes_no_initial_delay() {
-    todo!()
-}
-
 // 4.1.3.1 Deployment probe
 
 /// On the initial deployment, platform providers SHOULD start an instance of the container to

@@ -36,19 +36,6 @@ fn lifecycle_errors_limit_failure_space() {
 
 // 3.5 Operations
 
-/// [The OCI
-/// interface](https://github.com/opencontainers/runtime-spec/blob/v1.0.0-rc3/runtime.md#operations)
-/// SHOULD NOT be exposed within the container.
-///
-/// SHOULD NOT · platform · verify: manual
-///
-/// Clause: lifecycle.operations.oci-interface-not-exposed @ 906b8c2ac40a
-#[test]
-#[ignore = "not yet written: lifecycle.operations.oci-interface-not-exposed"]
-fn lifecycle_operations_oci_interface_not_exposed() {
-    todo!()
-}
-
 // 3.6 Hooks
 
 /// Operation hooks SHOULD NOT be configurable by the Knative developer.
