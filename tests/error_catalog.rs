@@ -182,6 +182,44 @@ fn k0010_contract_unknown_field() {
     ));
 }
 
+/// `history:` and `upstream.revision`: a bad name, a name listed twice, paths that leave the spec
+/// folder or name a folder without contract.yaml, revisions and dates that are not; the last entry
+/// is good and raises nothing.
+#[test]
+fn k0015_history_and_revision() {
+    let contract = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n\
+upstream: {title: t, url: u, revision: HEAD, license: Apache-2.0, attribution: a}\n\
+history:\n\
+  - {name: Old, path: /abs/old, url: u, revision: 95e6390a, date: 2019-04-28}\n\
+  - {name: two, path: history/../two, url: u, revision: 95E6390A, date: 2019-4-28}\n\
+  - {name: two, path: history/missing, url: u, revision: 95e6390a, date: 2019-13-01}\n\
+  - {name: three, path: history/three, url: u, revision: c6ebb0c3be6a9b95b8826ff629970858428f1c5d, date: 2024-01-11}\n";
+    insta::assert_snapshot!(run(
+        &[
+            ("spec/contract.yaml", contract.as_bytes()),
+            ("spec/en/one.md", b"# One\n"),
+            ("spec/history/three/contract.yaml", CONTRACT.as_bytes()),
+            ("spec/history/three/en/one.md", b"# One\n"),
+        ],
+        &["check"],
+    ));
+}
+
+/// A misspelt field of a `history:` entry is named, with the fields it may have.
+#[test]
+fn k0010_history_unknown_field() {
+    insta::assert_snapshot!(run(
+        &[
+            (
+                "spec/contract.yaml",
+                format!("{CONTRACT}history:\n  - {{name: old, path: old, url: u, revison: 95e6390a, date: 2019-04-28}}\n").as_bytes()
+            ),
+            ("spec/en/one.md", b"# One\n"),
+        ],
+        &["check"],
+    ));
+}
+
 #[test]
 fn k0011_k0012_chapter_missing_and_unlisted() {
     insta::assert_snapshot!(run(

@@ -41,6 +41,7 @@ fn this_repository_stubs_are_up_to_date() {
     // Every testable clause but the five the model tests claim has a stub (they compile: they are
     // the `contract` test target of this very crate).
     let stubs: usize = [
+        "background",
         "configuration",
         "network_environment",
         "runtime_and_lifecycle",

@@ -174,7 +174,7 @@ fn load_contract(
         &mut out.diagnostics,
     )?;
     let (contract, chapter_spans) =
-        contract::parse_contract(cid, &out.sources, &mut out.diagnostics)?;
+        contract::parse_contract(tree, dir, cid, &out.sources, &mut out.diagnostics)?;
     Some(ContractRead {
         contract,
         chapter_spans,
