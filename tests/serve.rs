@@ -186,7 +186,12 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
     assert!(!got.contains("en/configuration.html"), "{got}");
     let (_, page) = serve.get("en/runtime-and-lifecycle.html");
     assert!(page.contains("The container is sent the <code>SIGTERM</code> signal"));
-    assert!(serve.stderr().contains("rebuilt in "), "{}", serve.stderr());
+    // Said after the pages are told.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !serve.stderr().contains("rebuilt in ") {
+        assert!(Instant::now() < deadline, "{}", serve.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
 
     // A broken spec: the diagnostics are streamed, the last good site is still served.
     edit(&dir, "level: MUST\n", "level: MUSTY\n");

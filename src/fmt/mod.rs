@@ -201,12 +201,31 @@ fn values(block: &ClauseYaml) -> Vec<(&'static str, Vec<String>)> {
 }
 
 /// Does the block hold something YAML reads as a comment (a `#` starting a line or after a space
-/// or tab)? Conservative: a `#` after a space inside a quoted text counts too, and such a block
-/// is left as written.
+/// or tab, outside the text of a `>`/`|` block scalar, where it is a character)? Conservative: a
+/// `#` after a space inside a quoted text counts too, and such a block is left as written.
 fn has_comment(content: &str) -> bool {
-    content
-        .lines()
-        .any(|l| l.trim_start().starts_with('#') || l.contains(" #") || l.contains("\t#"))
+    // Inside a block scalar: the indentation of its first text line, once seen.
+    let mut block_scalar: Option<Option<usize>> = None;
+    for line in content.lines() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(text_indent) = &mut block_scalar {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = *text_indent.get_or_insert(indent);
+            if indent > 0 && indent >= at {
+                continue;
+            }
+        }
+        if line.trim_start().starts_with('#') || line.contains(" #") || line.contains("\t#") {
+            return true;
+        }
+        block_scalar = line
+            .split_once(':')
+            .is_some_and(|(_, v)| v.trim_start().starts_with(['>', '|']))
+            .then_some(None);
+    }
+    false
 }
 
 /// The canonical text of `fields` (already in the canonical order, see [`ClauseYaml::fields`]).
@@ -506,6 +525,19 @@ impl Meaning {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hash_in_a_block_scalars_text_is_no_comment() {
+        assert!(!has_comment(
+            "text: >-\n  see knative/serving #9683\n  and # more\nverify: manual\n"
+        ));
+        assert!(has_comment(
+            "text: >-\n  some text\n # a comment, less indented\nverify: manual\n"
+        ));
+        assert!(has_comment("text: plain #comment\n"));
+        assert!(has_comment("# first\nid: a.b\n"));
+        assert!(has_comment("text: |\n  a\nverify: manual # why\n"));
+    }
 
     #[test]
     fn orders_unquotes_folds_and_spaces_blocks() {
