@@ -19,6 +19,11 @@ pub(crate) struct ClauseCtx<'s> {
     pub keyword: &'s str,
     pub actor: &'static str,
     pub verify: &'static str,
+    /// The actor, the verify kind and the status as the page's language shows them (display-ready:
+    /// the templates need no lookup).
+    pub actor_label: &'s str,
+    pub verify_label: &'s str,
+    pub status_label: &'s str,
     pub text_html: String,
     /// Why untestable, in the page's language where translated (inline Markdown rendered).
     pub reason_html: Option<String>,
@@ -309,7 +314,11 @@ pub(super) fn clause<'s>(
     tr: Option<&Translation>,
     status: Status,
     links: &Links,
+    shared: &'s Shared<'s>,
 ) -> ClauseCtx<'s> {
+    let label = |labels: &'s BTreeMap<String, String>, name: &'s str| {
+        labels.get(name).map_or(name, String::as_str)
+    };
     // A missing translation shows the source text once, marked as the source language's (the badge
     // says it is not translated); a stale one shows the translation and the original beside it.
     let (text, state, original, translated) = match tr {
@@ -343,6 +352,9 @@ pub(super) fn clause<'s>(
         keyword: &c.keyword,
         actor: c.actor.as_str(),
         verify: c.verify.as_str(),
+        actor_label: label(&shared.actor_label, c.actor.as_str()),
+        verify_label: label(&shared.verify_label, c.verify.as_str()),
+        status_label: label(shared.t, status.as_str()),
         text_html,
         plain,
         reason_html,

@@ -103,7 +103,10 @@ impl<'s> Lang<'s> {
             .clauses
             .par_iter()
             .enumerate()
-            .map(|(i, c)| context::clause(i, c, tr, m.rows[i].status, &spec.contract.links))
+            .map(|(i, c)| {
+                let status = m.rows[i].status;
+                context::clause(i, c, tr, status, &spec.contract.links, &shared)
+            })
             .collect();
         let plain = clauses
             .iter_mut()
