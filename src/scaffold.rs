@@ -598,7 +598,16 @@ pub fn merge_file_in(
             .filter(|(j, _)| *j > i)
             .min_by_key(|(j, r)| (*j, r.start));
         let label = section_label(spec, c);
+        // Into its own section when the test before it is in another one and the one after it
+        // is in its section: under that section's heading, not at the end of the previous
+        // section (where a stub deleted by hand and written again used to land).
+        let into_next = next.filter(|(j, _)| {
+            label.is_some()
+                && label_of(*j) == label
+                && prev.is_none_or(|(p, _)| label_of(*p) != label)
+        });
         let neighbour = match (prev, next) {
+            _ if into_next.is_some() => label.clone(),
             (Some((j, _)), _) => label_of(*j),
             (None, Some((j, _))) => label_of(*j),
             (None, None) => end_section.clone(),
@@ -610,6 +619,10 @@ pub fn merge_file_in(
             stub = format!("// {l}\n\n{stub}");
         }
         match (prev, next) {
+            _ if into_next.is_some() => {
+                let (_, r) = into_next.expect("checked");
+                before.entry(r.start).or_default().push(stub);
+            }
             (Some((_, r)), _) => after.entry(r.end).or_default().push(stub),
             (None, Some((_, r))) => {
                 // Above the next test's section heading, if it has one, not between the two.
@@ -1084,6 +1097,29 @@ mod tests {
             only_beta.contains("// 1.2 Beta\n\n/// The platform MUST do b1."),
             "{only_beta}"
         );
+        // A stub written again at the start of a section whose heading is still there (issue
+        // #36: it landed at the end of the section before, under that heading).
+        let spec_b2 = sectioned_spec(
+            "```clause\nid: c.b2\nlevel: MUST\nactor: platform\ntext: The platform MUST do b2.\nverify: manual\n```\n",
+        );
+        let full = merge_file("ch.rs", "//! header\n", &all(&spec_b2), &spec_b2)
+            .unwrap()
+            .0;
+        let without_b1 = {
+            let start = full.find("/// The platform MUST do b1.").unwrap();
+            let end = start + full[start..].find("}\n\n").unwrap() + 3;
+            format!("{}{}", &full[..start], &full[end..])
+        };
+        assert!(!without_b1.contains("fn c_b1") && without_b1.contains("fn c_b2"));
+        let (back, _, _) =
+            merge_file("ch.rs", &without_b1, &[spec_b2.by_id["c.b1"]], &spec_b2).unwrap();
+        let at = |f: &str| back.find(f).unwrap();
+        assert!(
+            at("// 1.2 Beta") < at("fn c_b1") && at("fn c_b1") < at("fn c_b2"),
+            "{back}"
+        );
+        assert_eq!(back, full, "written again where it was");
+
         let a1 = spec.by_id["c.a1"];
         let (out, _, _) = merge_file("ch.rs", &only_beta, &[a1], &spec).unwrap();
         let at = |f: &str| out.find(f).unwrap();
