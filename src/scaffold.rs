@@ -394,6 +394,69 @@ pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem, spec: &Spec) -
     ok.then(|| id.to_string())
 }
 
+/// The doc comment `scaffold` wrote on a test that someone has since written, when it is still,
+/// word for word, the clause text its `Clause: ID @ STAMP` line was reviewed against: its byte
+/// range (from the first doc line to the `Clause:` line) and the block for the clause's current
+/// text. `review` replaces it when it records the new stamp, so the test's doc does not keep
+/// the old words beside the new stamp. A doc line typed into the block (or above it) changes its
+/// words, and the doc is left alone; lines after the `Clause:` line are never part of it.
+pub fn stale_doc(
+    src: &str,
+    syntax: &FileSyntax,
+    f: &FnItem,
+    spec: &Spec,
+) -> Option<(Range<usize>, String)> {
+    let claims: Vec<&crate::annotations::Site> = syntax.claims_of(f).collect();
+    let [claim] = claims.as_slice() else {
+        return None;
+    };
+    let c = spec.clause(&claim.id)?;
+    let recorded = claim.stamp.as_deref()?;
+    if recorded == c.stamp {
+        return None;
+    }
+    let docs: Vec<&crate::annotations::Attr> = f
+        .attrs
+        .iter()
+        .filter(|a| matches!(a.kind, AttrKind::Doc(_)))
+        .collect();
+    let mut lines: Vec<&str> = Vec::new();
+    let mut end = None;
+    for a in &docs {
+        let text = src.get(a.range.clone())?;
+        let body = text.strip_prefix("///")?;
+        if body.starts_with('/') || body.contains('\n') {
+            return None;
+        }
+        let body = body.strip_prefix(' ').unwrap_or(body);
+        if body == format!("Clause: {} @ {recorded}", claim.id) {
+            end = Some(a.range.start);
+            break;
+        }
+        lines.push(body);
+    }
+    let end = end?;
+    let (blank, rest) = lines.split_last()?;
+    if !blank.is_empty() {
+        return None;
+    }
+    let split = rest.iter().rposition(|l| l.is_empty())?;
+    let (text, meta) = (&rest[..split], &rest[split + 1..]);
+    if text.is_empty() || !is_generated_meta(meta, &spec.contract) {
+        return None;
+    }
+    let words = text.join("\n");
+    let then =
+        crate::spec::clause_stamp(&words, c.reason.as_deref(), c.implicit.as_deref(), c.level);
+    let plain = crate::spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level);
+    if then != recorded && plain != recorded {
+        return None;
+    }
+    let fresh = render_stub(c, &f.name);
+    let block = &fresh[..fresh.find("/// Clause: ")?];
+    Some((docs.first()?.range.start..end, block.to_string()))
+}
+
 /// Are these doc lines the meta block [`render_stub`] writes: `LEVEL · ACTOR · verify: V` and
 /// optionally ` · upstream: `a`, `b``, wrapped as it wraps them?
 fn is_generated_meta(lines: &[&str], contract: &crate::spec::Contract) -> bool {

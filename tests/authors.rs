@@ -646,3 +646,46 @@ fn the_crate_sets_its_test_links() {
         &page[page.find("tests/t.rs").unwrap_or(0).saturating_sub(200)..]
     );
 }
+
+/// Finding 6: `review` refreshes the doc comment `scaffold` wrote on a test that has since been
+/// written, when it still shows the old clause text word for word; a doc someone edited is kept.
+#[test]
+fn review_refreshes_the_generated_doc_of_a_written_test() {
+    let tmp = workspace("tests/fixtures/matrix/spec");
+    let dir = tmp.path();
+    assert_eq!(kcontract(dir, &["scaffold"]).0, 0);
+    let one = dir.join("tests/contract/one.rs");
+    let text = std::fs::read_to_string(&one).unwrap();
+    // Both tests written; the second's doc gets a note typed into it.
+    let written = text
+        .replace("#[ignore = \"not yet written: one.passes\"]\n", "")
+        .replace("#[ignore = \"not yet written: one.fails\"]\n", "")
+        .replacen("todo!()", "assert!(true);", 2)
+        .replace(
+            "/// The platform MUST pass this check too, but its test fails.\n",
+            "/// The platform MUST pass this check too, but its test fails.\n/// (Ours: see the runbook.)\n",
+        );
+    std::fs::write(&one, &written).unwrap();
+    let md = dir.join("spec/en/one.md");
+    let spec = std::fs::read_to_string(&md).unwrap();
+    std::fs::write(
+        &md,
+        spec.replace("MUST pass this check.", "MUST pass this stricter check.")
+            .replace("this check too,", "this stricter check too,"),
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(dir, &["check"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches("warning[K0514]").count(), 2, "{err}");
+    let (code, out, err) = kcontract(dir, &["review", "one.passes", "one.fails"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2 claims re-stamped"), "{out}");
+    let after = std::fs::read_to_string(&one).unwrap();
+    assert!(after.contains("/// The platform MUST pass this stricter check.\n"), "{after}");
+    assert!(!after.contains("/// The platform MUST pass this check.\n"), "{after}");
+    // The edited doc is the author's: kept as it was.
+    assert!(after.contains("but its test fails.\n/// (Ours: see the runbook.)\n"), "{after}");
+    let (code, _, err) = kcontract(dir, &["check", "--strict-tests"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("K0514"), "{err}");
+}

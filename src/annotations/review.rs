@@ -116,11 +116,16 @@ pub type Restamped = (PathBuf, String, String);
 /// Record the current stamp on the chosen claims of real tests: the stamp after ` @ ` is replaced,
 /// or ` @ <stamp>` is inserted after the id. Only those bytes change (the files' text is edited,
 /// written atomically, one file at a time). Returns what was re-stamped, in file order.
+///
+/// `docs` are further edits made with the stamps: for a test (the span of its name), a byte
+/// range of its file and its new text (its generated doc comment refreshed to the current clause
+/// text: `crate::scaffold::stale_doc`); only those of re-stamped tests are applied.
 pub fn restamp(
     spec: &Spec,
     tests: &[TestFn],
     sources: &SourceMap,
     target: &ReviewTarget,
+    docs: &[(crate::diagnostic::Span, std::ops::Range<usize>, String)],
 ) -> Result<Vec<Restamped>, Diagnostic> {
     let mut edits: Edits = BTreeMap::new();
     let mut done = Vec::new();
@@ -145,6 +150,15 @@ pub fn restamp(
                 .entry(k.stamp_span.file)
                 .or_default()
                 .push((k.stamp_span.range.clone(), new));
+            // The test's generated doc, if it has one that is stale: it ends before the claim.
+            if let Some((_, range, text)) = docs.iter().find(|(n, _, _)| *n == t.name_span)
+                && !edits[&t.name_span.file].iter().any(|(r, _)| r == range)
+            {
+                edits
+                    .entry(t.name_span.file)
+                    .or_default()
+                    .push((range.clone(), text.clone()));
+            }
             done.push((
                 sources.get(k.stamp_span.file).path.clone(),
                 t.path.clone(),

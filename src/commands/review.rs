@@ -57,7 +57,8 @@ impl Review {
         } else {
             ReviewTarget::Ids(self.ids)
         };
-        let done = annotations::restamp(spec, &scan.tests, &scan.sources, &target)
+        let docs = stale_docs(spec, &scan);
+        let done = annotations::restamp(spec, &scan.tests, &scan.sources, &target, &docs)
             .map_err(|d| ctx.fail(&d, &scan.sources, "error: the files before it were re-stamped; this one and those after it were not"))?;
         let mut s = String::new();
         for (file, test, id) in &done {
@@ -73,6 +74,34 @@ impl Review {
         ));
         print(&s)
     }
+}
+
+/// The generated doc comments of the scanned tests that still show an older text of their clause
+/// (`crate::scaffold::stale_doc`), keyed by the test's name.
+fn stale_docs(
+    spec: &Spec,
+    scan: &annotations::Scan,
+) -> Vec<(crate::diagnostic::Span, std::ops::Range<usize>, String)> {
+    let mut out = Vec::new();
+    let mut files: Vec<crate::diagnostic::FileId> =
+        scan.tests.iter().map(|t| t.name_span.file).collect();
+    files.dedup();
+    for fid in files {
+        let text = &scan.sources.get(fid).text;
+        let Ok(syntax) = annotations::parse_source(text) else {
+            continue;
+        };
+        for f in syntax.fns.iter().filter(|f| f.is_test()) {
+            if let Some((range, block)) = crate::scaffold::stale_doc(text, &syntax, f, spec) {
+                out.push((
+                    crate::diagnostic::Span::new(fid, f.name_range.clone()),
+                    range,
+                    block,
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// `review --rename OLD NEW`: every `Clause: OLD` line becomes `Clause: NEW`, its stamp kept.
