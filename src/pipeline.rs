@@ -70,7 +70,7 @@ impl<'c> Stages<'c> {
         let loaded = self.loaded(loaded)?;
         if show == Show::TranslationStateCounted && translations > 0 {
             eprintln!(
-                "note: {translations} translation warning{} (missing or stale translations) are for the spec's editors: `kcontract{} i18n status` lists them",
+                "note: {translations} translation warning{} (missing or stale translations) for the spec's editors: `kcontract{} i18n status` lists them",
                 if translations == 1 { "" } else { "s" },
                 if self.ctx.spec_given {
                     format!(

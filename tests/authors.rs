@@ -681,11 +681,76 @@ fn review_refreshes_the_generated_doc_of_a_written_test() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("2 claims re-stamped"), "{out}");
     let after = std::fs::read_to_string(&one).unwrap();
-    assert!(after.contains("/// The platform MUST pass this stricter check.\n"), "{after}");
-    assert!(!after.contains("/// The platform MUST pass this check.\n"), "{after}");
+    assert!(
+        after.contains("/// The platform MUST pass this stricter check.\n"),
+        "{after}"
+    );
+    assert!(
+        !after.contains("/// The platform MUST pass this check.\n"),
+        "{after}"
+    );
     // The edited doc is the author's: kept as it was.
-    assert!(after.contains("but its test fails.\n/// (Ours: see the runbook.)\n"), "{after}");
+    assert!(
+        after.contains("but its test fails.\n/// (Ours: see the runbook.)\n"),
+        "{after}"
+    );
     let (code, _, err) = kcontract(dir, &["check", "--strict-tests"]);
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("K0514"), "{err}");
+}
+
+/// Finding 4: `scaffold` is given the crate (`--manifest-path`, or its kcontract.toml when run in
+/// it): a real test elsewhere in the crate replaces the clause's stub.
+#[test]
+fn scaffold_scans_the_crate_it_is_given() {
+    let tmp = workspace("tests/fixtures/matrix/spec");
+    let dir = tmp.path();
+    assert_eq!(
+        kcontract(
+            dir,
+            &["--spec", "spec", "scaffold", "--crate", "pt", "--out", "pt"]
+        )
+        .0,
+        0
+    );
+    let krate = dir.join("pt");
+    std::fs::write(
+        krate.join("tests/other.rs"),
+        "/// Clause: one.stubbed\n#[test]\nfn by_hand() {\n    assert!(true);\n}\n",
+    )
+    .unwrap();
+    // From outside, naming the crate by its manifest: the stub stays (it is the folder's own
+    // test of the clause), and nothing else changes.
+    let (code, out, err) = kcontract(
+        dir,
+        &[
+            "--spec",
+            "spec",
+            "scaffold",
+            "--manifest-path",
+            "pt/Cargo.toml",
+            "--check",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    // A new crate folder without the stub: the real test elsewhere in the crate replaces it.
+    let one = krate.join("tests/contract/one.rs");
+    let text = std::fs::read_to_string(&one).unwrap();
+    let at = text
+        .find("/// The platform SHOULD do something nobody")
+        .unwrap();
+    let end = at + text[at..].find("}\n").unwrap() + 2;
+    std::fs::write(&one, format!("{}{}", &text[..at], text[end..].trim_start())).unwrap();
+    std::fs::write(krate.join("tests/contract/.scaffolded"), "").unwrap();
+    let (code, out, err) = kcontract(&krate, &["scaffold"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("1 clause claimed by real tests elsewhere get no stub"),
+        "{out}"
+    );
+    assert!(
+        !std::fs::read_to_string(&one)
+            .unwrap()
+            .contains("fn one_stubbed")
+    );
 }

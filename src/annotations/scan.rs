@@ -299,6 +299,15 @@ impl Scan {
                 match validate_claim(spec, s, fid, &mut self.diagnostics, review) {
                     Validity::Known => {}
                     Validity::Unknown => {
+                        // A stub of a removed clause is generated code: say who removes it.
+                        if f.is_stub()
+                            && super::claims::renamed_to(spec, s.stamp.as_deref()).is_none()
+                            && let Some(d) = self.diagnostics.last_mut()
+                        {
+                            d.help = Some(
+                                "the clause was removed from the contract, and this is a stub (its body is `todo!()`): `kcontract scaffold` removes it if it is untouched; else delete it".into(),
+                            );
+                        }
                         unknown.push(claim);
                         continue;
                     }
