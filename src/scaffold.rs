@@ -583,7 +583,15 @@ pub fn merge_file_in(
             && !wanted(spec, scope, id)
         {
             // Generated and untouched, for a clause that gets no stub: nothing of anyone's.
-            edits.push((removal_range(existing, &f.range), String::new()));
+            // The text after the stub on its last line, if any, must not join the line before
+            // it (a `// comment` there would swallow it).
+            let rest_of_line = existing[f.range.end..].split('\n').next().unwrap_or("");
+            let sep = if rest_of_line.trim().is_empty() {
+                ""
+            } else {
+                "\n"
+            };
+            edits.push((removal_range(existing, &f.range), sep.to_string()));
             report.removed.push(id.clone());
             continue;
         }
@@ -1117,6 +1125,24 @@ mod tests {
 
     fn all(spec: &Spec) -> Vec<usize> {
         (0..spec.clauses.len()).collect()
+    }
+
+    /// Found by `scan_fuzz` (corrupted real files): text after a removed stub's closing brace on
+    /// the same line must not join the comment line before the stub.
+    #[test]
+    fn removing_a_stub_keeps_the_rest_of_its_line_on_a_line_of_its_own() {
+        let spec = sectioned_spec("");
+        let fresh = merge_file("ch.rs", "//! header\n", &all(&spec), &spec)
+            .unwrap()
+            .0;
+        let at = fresh.find("fn c_a1() {\n    todo!()\n}").unwrap()
+            + "fn c_a1() {\n    todo!()\n}".len();
+        let corrupted = format!("{}ed() {{\n    todo!()\n}}{}", &fresh[..at], &fresh[at..]);
+        let empty = Spec::default();
+        let (merged, report, _) = merge_file("ch.rs", &corrupted, &[], &empty).unwrap();
+        assert!(report.removed.contains(&"c.a1".to_string()), "{report:?}");
+        assert!(parse_source(&merged).is_ok(), "{merged}");
+        assert!(merged.contains("\ned() {"), "{merged}");
     }
 
     #[test]
