@@ -574,6 +574,8 @@ fn terminal_output_is_made_for_ci_logs() {
         "{out}"
     );
     assert!(!out.contains("one.passes"), "--only failing: {out}");
+    let (code, _, err) = kcontract(dir, &["matrix", "--only", "failing", "--format", "json"]);
+    assert_eq!(code, 2, "the JSON is never filtered silently: {err}");
     // Every clause but with its tests' names under it.
     let (_, out, _) = kcontract(dir, &["matrix", "--results", "results/libtest.txt"]);
     assert!(

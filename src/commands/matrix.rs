@@ -76,6 +76,12 @@ fn accept_command() -> String {
 
 impl Matrix {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
+        if !self.only.is_empty() && !matches!(self.format, MatrixFormat::Table) {
+            return Err(ctx.usage(
+                "--only applies to the table",
+                "the JSON and CSV have every clause of the selection (use --select to narrow them)",
+            ));
+        }
         let setup = self.tests.setup(ctx, false)?;
         let ctx = &setup.ctx.clone();
         let mut stages = Stages::new(ctx);
