@@ -599,7 +599,21 @@ fn terminal_output_is_made_for_ci_logs() {
     assert!(!out.is_empty(), "{err}");
     assert!(!err.contains("K0303") && !err.contains("K0301"), "{err}");
     assert!(err.contains("translation warning"), "{err}");
-    // `check` still shows them, and its error summary counts them with the others.
+    // `check` shows them all, and says whose the warnings are.
+    std::fs::create_dir_all(ws.path().join("tests")).unwrap();
+    std::fs::write(
+        ws.path().join("tests/t.rs"),
+        "/// Clause: config.env.port @ 000000000000\n#[test]\nfn t() {}\n",
+    )
+    .unwrap();
+    let (code, out, err) = kcontract(ws.path(), &["check", "--tests-root", "."]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("K0303") && err.contains("K0514"), "{err}");
+    assert!(
+        out.contains("for the spec's editors (1 of them translations), 1 for the test authors"),
+        "{out}"
+    );
+    // Its error summary counts every warning printed, not only its stage's.
     std::fs::create_dir_all(ws.path().join("tests")).unwrap();
     std::fs::write(
         ws.path().join("tests/t.rs"),

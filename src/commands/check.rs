@@ -39,7 +39,11 @@ impl Check {
         setup.check_config(&loaded.spec)?;
         let verdict = match ctx.warnings() {
             0 => "ok: no problems found".to_string(),
-            n => format!("ok: no errors, {n} warning{} (above)", plural(n)),
+            n => format!(
+                "ok: no errors, {n} warning{} (above){}",
+                plural(n),
+                who_acts(&loaded.diagnostics, &scan)
+            ),
         };
         let printed = print(&format!(
             "{}{}{verdict}\n",
@@ -49,6 +53,26 @@ impl Check {
         crate::pipeline::end(loaded);
         printed
     }
+}
+
+/// The warnings by who must act on them: the spec's editors (of which the translations) and the
+/// test authors, so that a test author's few are not lost under the translators' many. Empty when
+/// all are of one kind.
+fn who_acts(spec: &[crate::diagnostic::Diagnostic], scan: &Scan) -> String {
+    let warn = |d: &&crate::diagnostic::Diagnostic| !d.is_error();
+    let translations = spec
+        .iter()
+        .filter(warn)
+        .filter(|d| matches!(d.code, "K0301" | "K0303"))
+        .count();
+    let editors = spec.iter().filter(warn).count();
+    let authors = scan.diagnostics.iter().filter(warn).count();
+    if editors == 0 || authors == 0 {
+        return String::new();
+    }
+    format!(
+        ": {editors} for the spec's editors ({translations} of them translations), {authors} for the test authors"
+    )
 }
 
 /// The `check` summary line for tests.
