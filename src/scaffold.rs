@@ -1145,6 +1145,34 @@ mod tests {
         assert!(merged.contains("\ned() {"), "{merged}");
     }
 
+    /// A removed stub takes the generated heading above it when nothing else is under it.
+    #[test]
+    fn removing_the_last_stub_of_a_section_takes_its_heading() {
+        let spec = sectioned_spec("");
+        let fresh = merge_file("ch.rs", "//! header\n", &all(&spec), &spec)
+            .unwrap()
+            .0;
+        assert!(fresh.contains("// 1.2 Beta\n"));
+        let scope = Scope {
+            exempt: [("c.b1".to_string(), "not here".to_string())].into(),
+            ..Scope::default()
+        };
+        let (out, report, _) = merge_file_in("ch.rs", &fresh, &[], &spec, &scope).unwrap();
+        assert_eq!(report.removed, ["c.b1"]);
+        assert!(!out.contains("1.2 Beta") && !out.contains("c_b1"), "{out}");
+        assert!(out.ends_with("fn c_a2() {\n    todo!()\n}\n"), "{out}");
+        // Alpha keeps its heading: a2 is still under it.
+        let scope = Scope {
+            exempt: [("c.a1".to_string(), "not here".to_string())].into(),
+            ..Scope::default()
+        };
+        let (out, _, _) = merge_file_in("ch.rs", &fresh, &[], &spec, &scope).unwrap();
+        assert!(
+            out.contains("// 1.1 Alpha\n\n/// The platform MUST do a2."),
+            "{out}"
+        );
+    }
+
     #[test]
     fn stubs_are_grouped_under_their_section_headings() {
         let spec = sectioned_spec("");
