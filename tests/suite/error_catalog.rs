@@ -507,18 +507,108 @@ fn k0510_orphan_test_is_kept() {
         std::fs::write(dir.path().join(p), c).unwrap();
     }
     assert!(run_in(dir.path(), &["scaffold"]).starts_with("exit: 0"));
+    // The stub is written for real, then its clause renamed (same text, so the same stamp).
+    let file = dir.path().join("tests/contract/one.rs");
+    let written = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("todo!()", "assert!(true);");
+    std::fs::write(&file, &written).unwrap();
     std::fs::write(
         dir.path().join("spec/en/one.md"),
         ONE_GOOD.replace("one.good", "one.better"),
     )
     .unwrap();
     let out = run_in(dir.path(), &["scaffold"]);
-    let kept = std::fs::read_to_string(dir.path().join("tests/contract/one.rs")).unwrap();
-    assert!(
-        kept.contains("fn one_good()") && kept.contains("fn one_better()"),
-        "{kept}"
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        kept, written,
+        "the written test is kept, and no stub is added beside it"
     );
     insta::assert_snapshot!(out);
+}
+
+/// An untouched stub of a removed clause is generated code: removed (issue #36), and `check`
+/// then passes.
+#[test]
+fn removed_clause_takes_its_untouched_stub() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = format!(
+        "{ONE_GOOD}\n```clause\nid: one.gone\nlevel: MUST\nactor: platform\ntext: The platform MUST go.\nverify: manual\n```\n"
+    );
+    for (p, c) in [
+        ("spec/contract.yaml", CONTRACT),
+        ("spec/en/one.md", two.as_str()),
+    ] {
+        std::fs::create_dir_all(dir.path().join(p).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(p), c).unwrap();
+    }
+    assert!(run_in(dir.path(), &["scaffold"]).starts_with("exit: 0"));
+    std::fs::write(dir.path().join("spec/en/one.md"), ONE_GOOD).unwrap();
+    let out = run_in(dir.path(), &["scaffold", "--check"]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(!out.contains("+fn one_good"), "no second stub: {out}");
+    let out = run_in(dir.path(), &["scaffold"]);
+    assert!(out.contains("1 untouched stub removed"), "{out}");
+    let text = std::fs::read_to_string(dir.path().join("tests/contract/one.rs")).unwrap();
+    assert!(
+        !text.contains("one_gone") && text.contains("fn one_good()"),
+        "{text}"
+    );
+    let out = run_in(dir.path(), &["check"]);
+    assert!(out.starts_with("exit: 0"), "{out}");
+}
+
+#[test]
+fn k0520_crate_config_unusable() {
+    insta::assert_snapshot!(project(
+        &[("kcontract.toml", b"spec = \"spec\"\nselcet = \"MUST\"\n")],
+        &["matrix"]
+    ));
+}
+
+#[test]
+fn k0520_crate_config_selects_nothing() {
+    insta::assert_snapshot!(project(
+        &[(
+            "kcontract.toml",
+            b"spec = \"spec\"\nselect = \"chapter:on\"\n"
+        )],
+        &["matrix"]
+    ));
+}
+
+#[test]
+fn k0521_exemption_without_reason_or_clause() {
+    insta::assert_snapshot!(project(
+        &[(
+            "kcontract.toml",
+            b"spec = \"spec\"\n\n[exempt]\n\"one.good\" = \"no\"\n\"one.goood\" = \"we do not run this\"\n"
+        )],
+        &["check"]
+    ));
+}
+
+#[test]
+fn k0607_results_of_another_crate() {
+    insta::assert_snapshot!(project(
+        &[
+            ("Cargo.toml", b"[package]\nname = \"platform-tests\"\nversion = \"0.1.0\"\n"),
+            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() {}\n"),
+            ("r.txt", b"     Running unittests src/lib.rs (target/debug/deps/other_tests-0123abcd)\n\nrunning 0 tests\n\ntest result: ok. 0 passed\n\n     Running tests/t.rs (target/debug/deps/t-99)\n\nrunning 1 test\ntest t ... ok\n\ntest result: ok. 1 passed\n\n   Doc-tests other_tests\n"),
+        ],
+        &["matrix", "--tests-root", ".", "--results", "r.txt"],
+    ));
+}
+
+#[test]
+fn k0611_coverage_dropped() {
+    insta::assert_snapshot!(project(
+        &[
+            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() { todo!() }\n"),
+            ("coverage.json", b"{\n  \"format\": \"kcontract-coverage/1\",\n  \"selection\": null,\n  \"covered\": \"1/1 (100%)\",\n  \"clauses\": {\n    \"one.good\": \"implemented\"\n  }\n}\n"),
+        ],
+        &["matrix", "--format", "csv", "--ci", "coverage.json"],
+    ));
 }
 
 #[test]

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod authors;
 mod browser;
 mod cli;
 mod deviations;

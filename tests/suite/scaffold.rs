@@ -210,7 +210,10 @@ fn regeneration_keeps_work_and_reports_orphans() {
         err.contains("error[K0511]: `tests/contract/one.rs` is out of date"),
         "{err}"
     );
-    assert!(!err.contains("two.rs` is out of date"), "{err}");
+    // two.rs loses the untouched stub of the clause made untestable; --check shows no second
+    // stub anywhere.
+    assert!(err.contains("two.rs` is out of date"), "{err}");
+    assert!(!err.contains("+fn one_passes"), "{err}");
     assert_eq!(
         std::fs::read_to_string(&one).unwrap(),
         edited,
@@ -219,18 +222,23 @@ fn regeneration_keeps_work_and_reports_orphans() {
 
     let (code, out, err) = kcontract(tmp.path(), &["scaffold"]);
     assert_eq!(code, 0, "{err}");
+    // The untouched stubs of the removed and of the now untestable clause are generated code:
+    // removed (issue #36: they used to stay as orphans, and `check` failed until someone deleted
+    // generated code by hand). Nothing anyone wrote is an orphan here.
     assert!(
-        out.contains("wrote tests/contract/one.rs (1 new, 2 refreshed, 2 kept as written)"),
+        out.contains(
+            "wrote tests/contract/one.rs (1 new, 2 refreshed, 1 kept as written, 1 removed)"
+        ),
         "{out}"
     );
-    assert!(err.contains("warning[K0510]: orphan: `one_fails` claims `one.fails`, which is no longer in the contract; the test is kept"), "{err}");
-    assert!(err.contains("--> tests/contract/one.rs:"), "{err}");
     assert!(
-        err.contains(
-            "orphan: `two_untested` claims `two.untested`, which is now `verify: untestable`"
+        out.contains(
+            "wrote tests/contract/two.rs (0 new, 2 refreshed, 0 kept as written, 1 removed)"
         ),
-        "{err}"
+        "{out}"
     );
+    assert!(out.contains("2 untouched stubs removed"), "{out}");
+    assert!(!err.contains("K0510"), "{err}");
     let after = std::fs::read_to_string(&one).unwrap();
     let written = &edited[edited
         .find("/// The platform MUST pass this check.")
@@ -239,21 +247,37 @@ fn regeneration_keeps_work_and_reports_orphans() {
         "{written}fn one_passes() {{\n    // Written by hand.\n    assert_eq!(helper(), 1);\n}}"
     )));
     assert!(after.ends_with("\nfn helper() -> u32 {\n    1\n}\n"));
-    assert!(
-        after.contains("/// Clause: one.fails @ "),
-        "the orphan stays"
-    );
+    assert!(!after.contains("one.fails"), "the untouched stub is gone");
     assert!(after.contains("nobody has tested, yet."), "doc refreshed");
     insta::assert_snapshot!("regenerated_one_rs", after);
 
-    // Again: nothing changes.
+    // Again: nothing changes, and `check` passes: no annotation names a clause that is gone.
     let (_, out, _) = kcontract(tmp.path(), &["scaffold"]);
     assert!(out.starts_with("unchanged: tests/contract\n"), "{out}");
-    // `check` agrees that the orphan's annotation names a clause that does not exist.
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 0, "{err}");
+
+    // A test someone wrote for a clause that is then removed stays, an orphan (K0510), and
+    // `check` names it (K0501).
+    let text = std::fs::read_to_string(&one).unwrap();
+    std::fs::write(
+        &one,
+        text.replace(
+            "fn one_new() {\n    todo!()\n}",
+            "fn one_new() {\n    assert!(true);\n}",
+        ),
+    )
+    .unwrap();
+    let spec = std::fs::read_to_string(&en).unwrap();
+    let start = spec.find("```clause\nid: one.new").unwrap();
+    std::fs::write(&en, &spec[..start]).unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["scaffold"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning[K0510]: orphan: `one_new` claims `one.new`, which is no longer in the contract; the test is kept"), "{err}");
     let (code, _, err) = kcontract(tmp.path(), &["check"]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("error[K0501]: no clause `one.fails` in the contract"),
+        err.contains("error[K0501]: no clause `one.new` in the contract"),
         "{err}"
     );
 }

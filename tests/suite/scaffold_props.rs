@@ -192,6 +192,7 @@ fn snippet(e: &Extra, k: usize) -> String {
 /// What one case exercised.
 #[derive(Clone, Copy, Debug, Default)]
 struct Stats {
+    removed: usize,
     edited: usize,
     extras: usize,
     orphans: usize,
@@ -297,6 +298,24 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         .filter(|(_, g)| g.real_elsewhere_b)
         .map(|(n, _)| id(n))
         .collect();
+    // The untouched stubs whose clause is gone or untestable in b: generated code, removed.
+    let mut generated: BTreeSet<(String, String)> = BTreeSet::new();
+    for (file, text) in &files {
+        let syn = parse_source(text).unwrap();
+        for f in syn
+            .fns
+            .iter()
+            .filter(|f| f.is_test() && f.module.is_empty())
+        {
+            if let Some(cid) = kcontract::scaffold::untouched_stub(text, &syn, f, &b)
+                && b.clause(&cid)
+                    .is_none_or(|c| c.verify == Verify::UNTESTABLE)
+            {
+                generated.insert((file.clone(), f.name.clone()));
+            }
+        }
+    }
+    stats.removed = generated.len();
     let second = plan(&b, &files, &real).unwrap();
     let after = tests_in(&second.files);
 
@@ -314,13 +333,26 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         );
     }
     for (file, sig) in &renamed {
+        // A renamed stub is still untouched (its name is not work): removed with its clause.
+        let name = sig.trim_start_matches("fn ").trim_end_matches("()");
+        if generated.contains(&(file.clone(), name.to_string())) {
+            continue;
+        }
         assert!(
             second.files[file].contains(sig.as_str()),
             "rename lost: {sig}"
         );
     }
-    // No test disappears, and each keeps its claims.
+    // No test disappears but those untouched stubs, and each keeps its claims.
     for (key, claims) in &before {
+        if generated.contains(key) {
+            assert_eq!(
+                after.get(key),
+                None,
+                "untouched stub {key:?} of a removed clause kept"
+            );
+            continue;
+        }
         assert_eq!(
             after.get(key),
             Some(claims),
@@ -348,6 +380,9 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
     // Orphans: reported once per (test, clause), and the test is still there.
     let mut expected_orphans = BTreeSet::new();
     for ((file, test), claims) in &before {
+        if generated.contains(&(file.clone(), test.clone())) {
+            continue;
+        }
         for cid in claims {
             let why = match b.clause(cid) {
                 None => Some(OrphanWhy::Removed),
@@ -426,6 +461,7 @@ fn regeneration_never_loses_work() {
         t.orphans += s.orphans;
         t.added += s.added;
         t.refreshed_changed += s.refreshed_changed;
+        t.removed += s.removed;
         total.set(t);
         Ok(())
     });
@@ -435,12 +471,18 @@ fn regeneration_never_loses_work() {
     let t = total.get();
     println!(
         "{cases} cases: {} edited tests and {} pieces of added code kept, {} orphans reported, \
-         {} stubs added for new clauses, {} stubs refreshed with changed text",
-        t.edited, t.extras, t.orphans, t.added, t.refreshed_changed
+         {} stubs added for new clauses, {} stubs refreshed with changed text, {} untouched stubs \
+         of removed clauses removed",
+        t.edited, t.extras, t.orphans, t.added, t.refreshed_changed, t.removed
     );
     // The generator must reach every interesting case, or the property proves little.
     assert!(
-        t.edited > 0 && t.extras > 0 && t.orphans > 0 && t.added > 0 && t.refreshed_changed > 0
+        t.edited > 0
+            && t.extras > 0
+            && t.orphans > 0
+            && t.added > 0
+            && t.refreshed_changed > 0
+            && t.removed > 0
     );
 }
 

@@ -118,9 +118,22 @@ proptest! {
     #[test]
     fn corrupted_real_files_never_panic(text in corrupted()) {
         check_scan(&text);
-        if let Ok((merged, _, _)) = merge_file("x.rs", &text, &[], &empty_spec()) {
-            // With an empty contract every claiming test is an orphan, kept: nothing changes.
-            prop_assert_eq!(merged, text);
+        if let Ok((merged, report, _)) = merge_file("x.rs", &text, &[], &empty_spec()) {
+            // With an empty contract every claiming test someone wrote is an orphan, kept; the
+            // untouched stubs are generated code and go. Every other function is kept byte for
+            // byte, and merging again changes nothing.
+            let syn = parse_source(&text).unwrap();
+            let spec = empty_spec();
+            for f in &syn.fns {
+                let gone = f.is_test()
+                    && kcontract::scaffold::untouched_stub(&text, &syn, f, &spec).is_some();
+                if !gone {
+                    prop_assert!(merged.contains(&text[f.range.clone()]));
+                }
+            }
+            prop_assert_eq!(report.removed.len(), syn.fns.iter().filter(|f| f.is_test() && kcontract::scaffold::untouched_stub(&text, &syn, f, &spec).is_some()).count());
+            let (again, _, _) = merge_file("x.rs", &merged, &[], &spec).unwrap();
+            prop_assert_eq!(again, merged);
         }
     }
 

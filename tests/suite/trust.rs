@@ -360,17 +360,28 @@ fn scaffold_check_prints_a_diff_and_typed_notes_survive() {
     let scaffold = ["scaffold", "--crate", "stubs", "--out", "stubs"];
     let (code, _, err) = kcontract(dir, &scaffold);
     assert_eq!(code, 0, "{err}");
-    // A crate ready for CI: the nextest `ci` profile and a README of the three commands.
+    // A crate ready for CI: the nextest `ci` profile, a README of the commands (run in the
+    // crate: its kcontract.toml names the spec, relative to the crate), a .gitignore.
     let nextest = std::fs::read_to_string(dir.join("stubs/.config/nextest.toml")).unwrap();
     assert!(nextest.contains("[profile.ci.junit]"), "{nextest}");
     let readme = std::fs::read_to_string(dir.join("stubs/README.md")).unwrap();
     for cmd in [
-        "scaffold --crate stubs --out .",
+        "kcontract scaffold\n",
         "cargo nextest run --profile ci",
-        "matrix --tests-root . --results target/nextest/ci/junit.xml",
+        "kcontract matrix --results target/nextest/ci/junit.xml --require '*=passing'",
     ] {
         assert!(readme.contains(cmd), "{cmd}: {readme}");
     }
+    assert!(
+        !readme.contains(&dir.display().to_string()),
+        "no absolute path: {readme}"
+    );
+    let config = std::fs::read_to_string(dir.join("stubs/kcontract.toml")).unwrap();
+    assert!(config.contains("\nspec = \"../spec\"\n"), "{config}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("stubs/.gitignore")).unwrap(),
+        "/target\n"
+    );
     let one = dir.join("stubs/tests/contract/one.rs");
     let text = std::fs::read_to_string(&one).unwrap();
     let noted = text.replace(
