@@ -398,11 +398,25 @@ fn generate(spec: &Path, out: &Path, n: usize) -> std::io::Result<GenStats> {
     // contract.yaml: everything before `chapters:` and from `upstream:` on, with the new chapter list.
     let head = &contract[..contract.find("chapters:").unwrap_or(0)];
     let tail = &contract[contract.find("upstream:").unwrap_or(contract.len())..];
+    // The shipped contract's earlier versions (`history:`) are not copied: a top-level key's block
+    // runs to the next line that starts at column 0 with a letter.
+    let tail = match tail.find("\nhistory:") {
+        Some(at) => {
+            let rest = &tail[at + 1..];
+            let end = rest
+                .match_indices('\n')
+                .map(|(i, _)| i + 1)
+                .find(|&i| rest[i..].starts_with(|c: char| c.is_ascii_alphabetic()))
+                .unwrap_or(rest.len());
+            format!("{}{}", &tail[..at + 1], &rest[end..])
+        }
+        None => tail.to_string(),
+    };
     let mut yaml = format!("{head}chapters:\n");
     for nm in &names {
         let _ = writeln!(yaml, "  - {nm}");
     }
-    yaml.push_str(tail);
+    yaml.push_str(&tail);
     fs::write(out.join("spec/contract.yaml"), yaml)?;
     fs::write(out.join("mdbook/src/SUMMARY.md"), summary)?;
     fs::write(
