@@ -4,11 +4,18 @@
 //! optional and with its position, and every key that is no field kept with its own, so that one
 //! block reports *all* its problems at once (every unknown field, every missing one, a bad level and
 //! a bad actor together), each at its own line and column. [`check`] then validates it.
+//!
+//! Two readers fill it: `fast_yaml` for the plain YAML that clause blocks almost always are, and
+//! serde-saphyr for everything else (and every syntax error). The general parser took a quarter of a
+//! ×10 build's instructions and most of `check`'s (BENCHMARKS.md, "Wave 3"); a property test holds the
+//! two readers to the same values and positions.
 
 use std::ops::Range;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_saphyr::Spanned;
+
+use super::fast_yaml;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::{Level, find_keywords};
@@ -56,44 +63,104 @@ impl Schema {
     }
 }
 
+/// A value as written: its text (quotes removed, the lines of a block scalar joined) and its byte
+/// range in the block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Val {
+    pub(crate) value: String,
+    pub(crate) range: Range<usize>,
+}
+
 /// A clause block as written: each field, with where its value is, or `None` when the block does
-/// not have it; a translation's `source` too. Nothing is checked yet but the YAML's shape.
-#[derive(Debug, Default)]
-pub(crate) struct ClauseYaml {
-    pub(crate) id: Option<Spanned<String>>,
-    pub(crate) level: Option<Spanned<String>>,
-    pub(crate) actor: Option<Spanned<String>>,
-    pub(crate) text: Option<Spanned<String>>,
-    pub(crate) verify: Option<Spanned<String>>,
-    pub(crate) reason: Option<Spanned<String>>,
-    pub(crate) implicit: Option<Spanned<String>>,
-    pub(crate) oci: Option<Spanned<String>>,
-    pub(crate) upstream_tests: Option<Vec<Spanned<String>>>,
-    pub(crate) review: Option<Spanned<String>>,
-    pub(crate) source: Option<Spanned<String>>,
+/// not have it; a translation's `source` too. Nothing is checked yet but the YAML's shape. `V` is
+/// [`Val`]; serde-saphyr's reader fills it with its own `Spanned` values first.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct ClauseYaml<V = Val> {
+    pub(crate) id: Option<V>,
+    pub(crate) level: Option<V>,
+    pub(crate) actor: Option<V>,
+    pub(crate) text: Option<V>,
+    pub(crate) verify: Option<V>,
+    pub(crate) reason: Option<V>,
+    pub(crate) implicit: Option<V>,
+    pub(crate) oci: Option<V>,
+    pub(crate) upstream_tests: Option<Vec<V>>,
+    pub(crate) review: Option<V>,
+    pub(crate) source: Option<V>,
     /// Every key as written, in order, with where it is: those that are no field (their values
     /// skipped) and those a schema does not allow are reported at them.
-    pub(crate) keys: Vec<Spanned<String>>,
+    pub(crate) keys: Vec<V>,
 }
 
 /// A field's value as [`ClauseYaml::fields`] lists it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FieldValue<'a> {
-    Text(&'a Spanned<String>),
-    List(&'a [Spanned<String>]),
+    Text(&'a Val),
+    List(&'a [Val]),
 }
 
 impl ClauseYaml {
-    /// Read a block's YAML.
+    /// Read a block's YAML: the plain subset by `fast_yaml`, anything else by serde-saphyr.
     pub(crate) fn parse(yaml: &str) -> Result<Self, serde_saphyr::Error> {
-        serde_saphyr::from_str(yaml)
+        if let Some(c) = Self::parse_plain(yaml) {
+            return Ok(c);
+        }
+        Self::parse_general(yaml)
+    }
+
+    /// serde-saphyr's reading, each value located in the block.
+    fn parse_general(yaml: &str) -> Result<Self, serde_saphyr::Error> {
+        let raw: ClauseYaml<Spanned<String>> = serde_saphyr::from_str(yaml)?;
+        let lines = LineStarts::of(yaml);
+        Ok(raw.map(|s| Val {
+            range: lines.range(yaml, &s),
+            value: s.value,
+        }))
+    }
+
+    /// `fast_yaml`'s reading, when the block is in its subset and has the shapes serde-saphyr would
+    /// accept (a list only for `upstream-tests`); `None` leaves it to serde-saphyr, which also
+    /// reports every error.
+    fn parse_plain(yaml: &str) -> Option<Self> {
+        let fields = fast_yaml::parse(yaml, 0)?;
+        let mut c = ClauseYaml::default();
+        let val = |s: fast_yaml::Scalar| Val {
+            value: s.value.into_owned(),
+            range: s.range,
+        };
+        // An unknown key's value is skipped by serde-saphyr, which still parses numbers there (and
+        // rejects some, like `.inf`): a number-like value of an unknown key stays with it.
+        let numeric = |v: &str| v.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '+');
+        for f in fields {
+            let name = f.key.value.to_string();
+            c.keys.push(val(f.key));
+            let slot = match (name.as_str(), f.value) {
+                ("upstream-tests", fast_yaml::Value::List(items)) => {
+                    c.upstream_tests = Some(items.into_iter().map(val).collect());
+                    continue;
+                }
+                ("upstream-tests", fast_yaml::Value::Str(_)) => return None,
+                (k, fast_yaml::Value::List(items)) if !is_field(k) => {
+                    if items.iter().any(|i| numeric(&i.value)) {
+                        return None;
+                    }
+                    continue;
+                }
+                (_, fast_yaml::Value::List(_)) => return None,
+                (k, fast_yaml::Value::Str(s)) => match c.slot(k) {
+                    Some(slot) => (slot, s),
+                    None if numeric(&s.value) => return None,
+                    None => continue,
+                },
+            };
+            *slot.0 = Some(val(slot.1));
+        }
+        Some(c)
     }
 
     /// The keys that name no field.
-    pub(crate) fn unknown(&self) -> impl Iterator<Item = &Spanned<String>> {
-        self.keys
-            .iter()
-            .filter(|k| !FIELDS.contains(&k.value.as_str()) && k.value != "source")
+    pub(crate) fn unknown(&self) -> impl Iterator<Item = &Val> {
+        self.keys.iter().filter(|k| !is_field(&k.value))
     }
 
     /// The fields the block has, by name, in the canonical order ([`FIELDS`], then `source`, last
@@ -138,50 +205,151 @@ impl ClauseYaml {
 /// `name` with its value, if the block has it.
 fn text_field<'a>(
     name: &'static str,
-    v: &'a Option<Spanned<String>>,
+    v: &'a Option<Val>,
 ) -> Option<(&'static str, FieldValue<'a>)> {
     v.as_ref().map(|v| (name, FieldValue::Text(v)))
 }
 
-impl<'de> Deserialize<'de> for ClauseYaml {
+/// Is `key` a clause field (or a translation's `source`)?
+fn is_field(key: &str) -> bool {
+    FIELDS.contains(&key) || key == "source"
+}
+
+impl<V> Default for ClauseYaml<V> {
+    fn default() -> Self {
+        ClauseYaml {
+            id: None,
+            level: None,
+            actor: None,
+            text: None,
+            verify: None,
+            reason: None,
+            implicit: None,
+            oci: None,
+            upstream_tests: None,
+            review: None,
+            source: None,
+            keys: Vec::new(),
+        }
+    }
+}
+
+impl<V> ClauseYaml<V> {
+    /// The field of the text value `key`, for the readers.
+    fn slot(&mut self, key: &str) -> Option<&mut Option<V>> {
+        Some(match key {
+            "id" => &mut self.id,
+            "level" => &mut self.level,
+            "actor" => &mut self.actor,
+            "text" => &mut self.text,
+            "verify" => &mut self.verify,
+            "reason" => &mut self.reason,
+            "implicit" => &mut self.implicit,
+            "oci" => &mut self.oci,
+            "review" => &mut self.review,
+            "source" => &mut self.source,
+            _ => return None,
+        })
+    }
+
+    /// The same block with every value `f` of what it was.
+    fn map<W>(self, mut f: impl FnMut(V) -> W) -> ClauseYaml<W> {
+        let ClauseYaml {
+            id,
+            level,
+            actor,
+            text,
+            verify,
+            reason,
+            implicit,
+            oci,
+            upstream_tests,
+            review,
+            source,
+            keys,
+        } = self;
+        let mut one = |v: Option<V>| v.map(&mut f);
+        ClauseYaml {
+            id: one(id),
+            level: one(level),
+            actor: one(actor),
+            text: one(text),
+            verify: one(verify),
+            reason: one(reason),
+            implicit: one(implicit),
+            oci: one(oci),
+            review: one(review),
+            source: one(source),
+            upstream_tests: upstream_tests.map(|l| l.into_iter().map(&mut f).collect()),
+            keys: keys.into_iter().map(&mut f).collect(),
+        }
+    }
+}
+
+/// Where the lines of a block start, to turn serde-saphyr's line and column into a byte range.
+struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    fn of(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineStarts(starts)
+    }
+
+    /// The byte range in `text` of the value `s`: from its line and column (1-based, in characters)
+    /// for its length in bytes, or to the end of its line; never ending inside a character (a byte
+    /// order mark inside the block can make serde-saphyr's length disagree), nor on the trailing
+    /// line breaks of a block scalar (a caret would spill onto the next line).
+    fn range<T>(&self, text: &str, s: &Spanned<T>) -> Range<usize> {
+        let loc = &s.referenced;
+        let line = (loc.line() as usize)
+            .saturating_sub(1)
+            .min(self.0.len() - 1);
+        let line_start = self.0[line];
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        let start = text[line_start..line_end]
+            .char_indices()
+            .nth((loc.column() as usize).saturating_sub(1))
+            .map_or(line_end, |(i, _)| line_start + i);
+        let mut end = match loc.span().byte_len() {
+            Some(len) if len > 0 => (start + len as usize).min(text.len()),
+            _ => line_end,
+        };
+        while end > start && !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        start..start + text[start..end].trim_end().len()
+    }
+}
+
+/// serde-saphyr's reading of a block: every value with its `Spanned` position.
+impl<'de> Deserialize<'de> for ClauseYaml<Spanned<String>> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ClauseYaml;
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = ClauseYaml<Spanned<String>>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a mapping of clause fields (`id: …`, `level: …`, …)")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ClauseYaml, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut c = ClauseYaml::default();
                 while let Some(key) = map.next_key::<Spanned<String>>()? {
                     let name = key.value.clone();
                     c.keys.push(key);
-                    let slot = match name.as_str() {
-                        "id" => &mut c.id,
-                        "level" => &mut c.level,
-                        "actor" => &mut c.actor,
-                        "text" => &mut c.text,
-                        "verify" => &mut c.verify,
-                        "reason" => &mut c.reason,
-                        "implicit" => &mut c.implicit,
-                        "oci" => &mut c.oci,
-                        "review" => &mut c.review,
-                        "source" => &mut c.source,
-                        "upstream-tests" => {
-                            c.upstream_tests = Some(map.next_value()?);
-                            continue;
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    *slot = Some(map.next_value()?);
+                    if name == "upstream-tests" {
+                        c.upstream_tests = Some(map.next_value()?);
+                    } else if let Some(slot) = c.slot(&name) {
+                        *slot = Some(map.next_value()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
                 }
                 Ok(c)
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(Fields)
     }
 }
 
@@ -231,21 +399,10 @@ impl BlockPos<'_> {
             .clamp(self.content.start, self.content.end.max(self.content.start))
     }
 
-    fn span_of<T>(&self, s: &Spanned<T>) -> Span {
-        let start = self.offset(&s.referenced);
-        let mut end = match s.referenced.span().byte_len() {
-            Some(len) if len > 0 => (start + len as usize).min(self.content.end),
-            _ => self.file.line_end(start),
-        };
-        // serde-saphyr's length can disagree with the text around characters it skips (a byte order
-        // mark inside the block): never end a span inside a character.
-        while end > start && !self.file.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        // Trailing newlines of block scalars would make the caret spill onto the next line.
-        let text = &self.file.text[start..end.max(start)];
-        let end = start + text.trim_end().len();
-        Span::new(self.file_id, start..end.max(start))
+    /// Where `v` is in the file.
+    fn span_of(&self, v: &Val) -> Span {
+        let at = |o: usize| (self.content.start + o).min(self.content.end);
+        Span::new(self.file_id, at(v.range.start)..at(v.range.end))
     }
 
     fn fence_span(&self) -> Span {
@@ -299,7 +456,7 @@ fn check(
 ) -> ClauseFields {
     let mut out = ClauseFields::default();
     let allowed = schema.fields();
-    let span_of = |s: &Spanned<String>| pos.span_of(s);
+    let span_of = |v: &Val| pos.span_of(v);
     // Keys that are no field, and fields a translation inherits instead of stating.
     for key in raw
         .keys
@@ -322,7 +479,7 @@ fn check(
         );
     }
     let has = |k: &str| allowed.contains(&k);
-    let trimmed = |s: &Option<Spanned<String>>| -> Option<(String, Span)> {
+    let trimmed = |s: &Option<Val>| -> Option<(String, Span)> {
         s.as_ref().map(|s| (s.value.trim().to_string(), span_of(s)))
     };
 
@@ -424,7 +581,7 @@ fn check(
         out.source = Some(v.to_string());
         out.source_span = Some(span);
     }
-    let nonempty = |s: &Option<Spanned<String>>, k: &str| {
+    let nonempty = |s: &Option<Val>, k: &str| {
         trimmed(s)
             .filter(|(v, _)| has(k) && !v.is_empty())
             .map(|(v, _)| v)
@@ -653,6 +810,7 @@ fn suggest(unknown: &str, fields: &[&'static str]) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn an_upstream_test_may_name_its_function_and_subtest() {
@@ -673,6 +831,173 @@ mod tests {
         ] {
             assert!(!is_test_path(bad, go), "{bad}");
         }
+    }
+
+    fn word() -> impl Strategy<Value = String> {
+        proptest::sample::select(vec![
+            "The",
+            "platform",
+            "MUST",
+            "MUST NOT",
+            "SHOULD",
+            "MAY",
+            "do",
+            "it.",
+            "a.b",
+            "lifecycle.x-y",
+            "platform",
+            "manual",
+            "untestable",
+            "model",
+            "`code`",
+            "容器",
+            "é",
+            "a:b",
+            "a: b",
+            "#x",
+            " #x",
+            "\"q\"",
+            "'q'",
+            "-",
+            "- x",
+            "true",
+            "12",
+            "1.0",
+            "~",
+            "null",
+            "[a]",
+            "{a}",
+            "&a",
+            "*a",
+            "!t",
+            "|",
+            ">",
+            "%",
+            "@",
+            "x_test.go",
+            "runtime.md#kill",
+            "",
+            " ",
+            "  ",
+            "0x1F",
+            "1e3",
+            ".5",
+            "0o7",
+            ".inf",
+            "Y",
+            "NULL",
+            "No",
+            "3a7163a0d52f",
+            "a\\b",
+            "\\u00e9",
+            "...",
+            "---",
+        ])
+        .prop_map(str::to_string)
+    }
+
+    fn value() -> impl Strategy<Value = String> {
+        let words = || proptest::collection::vec(word(), 1..6).prop_map(|w| w.join(" "));
+        prop_oneof![
+            4 => words().prop_map(|w| format!(" {w}\n")),
+            // Double-quoted, sometimes with what the fast path leaves alone (escapes, inner quotes,
+            // something after the closing quote).
+            2 => (
+                    words(),
+                    proptest::sample::select(vec!["", "", "", "\\n", "\\\"", "\"", " # c", "#", ": x"]),
+                    proptest::sample::select(vec!["", "", "", " # c", " ", "x", "\""]),
+                )
+                .prop_map(|(w, inside, after)| format!(" \"{w}{inside}\"{after}\n")),
+            // A literal or folded block whose later lines are indented deeper (a nested list).
+            2 => (proptest::sample::select(vec!["|", ">-", "|-"]), 1usize..3, proptest::collection::vec((0usize..4, words()), 1..5))
+                .prop_map(|(ind, n, lines)| {
+                    let mut s = format!(" {ind}\n");
+                    for (k, (deeper, l)) in lines.iter().enumerate() {
+                        let pad = if k == 0 { n } else { n + deeper };
+                        s.push_str(&format!("{}{l}\n", " ".repeat(pad)));
+                    }
+                    s
+                }),
+            3 => (proptest::sample::select(vec![">-", "|", ">", "|-"]), 1usize..4, proptest::collection::vec(
+                    prop_oneof![4 => words(), 1 => Just(String::new())], 1..5), any::<bool>())
+                .prop_map(|(ind, n, lines, extra)| {
+                    let mut s = format!(" {ind}\n");
+                    for (i, l) in lines.iter().enumerate() {
+                        let pad = if extra && i == 1 { n + 1 } else { n };
+                        s.push_str(&format!("{}{l}\n", " ".repeat(if l.is_empty() { 0 } else { pad })));
+                    }
+                    s
+                }),
+            2 => (1usize..4, proptest::collection::vec(word(), 1..4), any::<bool>()).prop_map(|(n, items, zero)| {
+                    let mut s = String::from("\n");
+                    for it in items {
+                        s.push_str(&format!("{}- {it}\n", " ".repeat(if zero { 0 } else { n })));
+                    }
+                    s
+                }),
+            1 => Just("\n".to_string()),
+        ]
+    }
+
+    fn block() -> impl Strategy<Value = String> {
+        let key = proptest::sample::select(vec![
+            "id",
+            "level",
+            "actor",
+            "text",
+            "verify",
+            "reason",
+            "implicit",
+            "oci",
+            "upstream-tests",
+            "colour",
+            "verfy",
+            "# c",
+            "Id",
+        ]);
+        proptest::collection::vec((key, value()), 1..8).prop_map(|fields| {
+            fields
+                .into_iter()
+                .map(|(k, v)| format!("{k}:{v}"))
+                .collect()
+        })
+    }
+
+    proptest! {
+        /// Where the plain reader takes a block, it reads what serde-saphyr reads: every value, every
+        /// key, every position.
+        #[test]
+        fn the_plain_reader_reads_what_serde_saphyr_reads(b in block()) {
+            if let Some(plain) = ClauseYaml::parse_plain(&b) {
+                let general = ClauseYaml::parse_general(&b);
+                prop_assert!(general.is_ok(), "serde-saphyr rejects what the plain reader took: {b:?}");
+                prop_assert_eq!(plain, general.unwrap(), "{:?}", b);
+            }
+        }
+    }
+
+    /// The shipped spec's blocks are all in the plain subset, and read the same both ways.
+    #[test]
+    fn the_plain_reader_takes_the_shipped_spec() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
+        let mut total = 0;
+        for lang in ["en", "zh"] {
+            for e in std::fs::read_dir(root.join(lang)).unwrap() {
+                let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+                for part in text.split("```clause\n").skip(1) {
+                    let block = &part[..part.find("```").unwrap()];
+                    total += 1;
+                    let plain = ClauseYaml::parse_plain(block);
+                    assert!(plain.is_some(), "outside the subset: {block}");
+                    assert_eq!(
+                        plain.unwrap(),
+                        ClauseYaml::parse_general(block).unwrap(),
+                        "{block}"
+                    );
+                }
+            }
+        }
+        assert!(total >= 200, "{total}");
     }
 
     /// The field names, the reader and the canonical list agree: each name of [`FIELDS`] (and a

@@ -10,6 +10,7 @@ mod assemble;
 mod chapter;
 mod clause_block;
 mod contract;
+mod fast_yaml;
 mod files;
 mod links;
 mod translation;
