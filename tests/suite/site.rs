@@ -968,3 +968,108 @@ fn the_changes_page_lists_what_kcontract_diff_reports() {
         );
     }
 }
+
+/// Two earlier versions, listed newest first: the Changes page has a step for each, oldest first by
+/// date, the second ending at the current version; only clauses changed in that last step carry a
+/// badge on their chapter page, linking to their entry of that step.
+#[test]
+fn the_changes_page_has_a_step_per_earlier_version_in_date_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let clause = |id: &str, level: &str, text: &str| {
+        format!(
+            "```clause\nid: {id}\nlevel: {level}\nactor: platform\ntext: {text}\nverify: manual\n```\n\n"
+        )
+    };
+    let contract = |history: &str| {
+        format!(
+            "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n\
+             upstream: {{title: Up, url: https://example.org/up, revision: cccccccc, license: Apache-2.0, attribution: a}}\n{history}"
+        )
+    };
+    let write = |rel: &str, text: &str| {
+        let p = tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "spec/contract.yaml",
+        &contract(
+            "history:\n  - {name: v2020, path: history/v2020, url: https://example.org/b, revision: bbbbbbbb, date: 2020-01-01}\n  - {name: v2019, path: history/v2019, url: https://example.org/a, revision: aaaaaaaa, date: 2019-01-01}\n",
+        ),
+    );
+    write("spec/history/v2019/contract.yaml", &contract(""));
+    write(
+        "spec/history/v2019/en/one.md",
+        &format!(
+            "# One\n\n{}{}",
+            clause("one.a", "MUST", "The platform MUST do A."),
+            clause("one.b", "SHOULD", "The platform SHOULD do B.")
+        ),
+    );
+    write("spec/history/v2020/contract.yaml", &contract(""));
+    write(
+        "spec/history/v2020/en/one.md",
+        &format!(
+            "# One\n\n{}{}",
+            clause("one.a", "MUST", "The platform MUST always do A."),
+            clause("one.c", "MAY", "The platform MAY do C.")
+        ),
+    );
+    write(
+        "spec/en/one.md",
+        &format!(
+            "# One\n\n{}{}{}",
+            clause("one.a", "MAY", "The platform MAY always do A."),
+            clause("one.c", "MAY", "The platform MAY do C."),
+            clause("one.d", "MUST", "The platform MUST do D.")
+        ),
+    );
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(tmp.path().join("site/en/changes.html")).unwrap();
+    let first = html.find("<h2 id=\"since-v2019\">").expect("the 2019 step");
+    let second = html.find("<h2 id=\"since-v2020\">").expect("the 2020 step");
+    assert!(first < second, "oldest first");
+    let (step1, step2) = (&html[first..second], &html[second..]);
+    let kinds = |s: &str| {
+        let mut v: Vec<(String, String)> = change_entries(s)
+            .into_iter()
+            .map(|(k, i, _)| (k, i))
+            .collect();
+        v.sort();
+        v
+    };
+    let pair = |k: &str, i: &str| (k.to_string(), i.to_string());
+    assert_eq!(
+        kinds(step1),
+        [
+            pair("added", "one.c"),
+            pair("removed", "one.b"),
+            pair("reworded", "one.a")
+        ]
+    );
+    assert_eq!(
+        kinds(step2),
+        [
+            pair("added", "one.d"),
+            pair("level", "one.a"),
+            pair("reworded", "one.a")
+        ]
+    );
+    assert!(step1.contains("v2019 → v2020"), "{step1}");
+    assert!(step2.contains("v2020 → this version"), "{step2}");
+    assert!(step2.contains("<code>cccccccc</code>"));
+    let chapter = std::fs::read_to_string(tmp.path().join("site/en/one.html")).unwrap();
+    let badges: Vec<&str> = chapter
+        .split("<a class=\"badge changed\" href=\"changes.html#")
+        .skip(1)
+        .map(|p| &p[..p.find('"').unwrap()])
+        .collect();
+    assert_eq!(
+        badges,
+        ["change-v2020-reworded-one.a", "change-v2020-added-one.d"],
+        "one.c changed only in the earlier step"
+    );
+    assert!(chapter.contains(">new since 2020-01-01</a>"));
+    assert!(chapter.contains(">changed since 2020-01-01</a>"));
+}
