@@ -3,7 +3,8 @@
 //! ```text
 //! spec/ ──load──▶ Spec ──scan tests──▶ Scan ──┐
 //!                  │      results files ──▶ Results ──▶ Matrix ──▶ site / list / matrix / scaffold
-//!                  └─ runtimes/deviations.yaml ──▶ Catalogue ──────▶ site
+//!                  ├─ runtimes/deviations.yaml ──▶ Catalogue ──────▶ site
+//!                  └─ history: folders ──load, diff──▶ History ───▶ site (Changes page)
 //! ```
 //!
 //! Each stage reads the values of earlier stages and returns a new value of its own, with its own
@@ -23,6 +24,7 @@ use std::time::Instant;
 
 use crate::annotations::{self, Scan};
 use crate::diagnostic::{Diagnostic, SourceMap};
+use crate::diff::history::{self, History};
 use crate::matrix::{self, Matrix};
 use crate::results::{self, Results};
 use crate::runtimes::{self, Catalogue};
@@ -207,6 +209,26 @@ impl<'c> Stages<'c> {
             .report(&side.runtimes.diagnostics, &side.runtimes.sources)?;
         self.ctx.report(&scan.diagnostics, &scan.sources)?;
         Ok((loaded, side.runtimes.catalogue, scan, also))
+    }
+
+    /// The earlier versions of the contract (`history:`), each loaded like the current one and
+    /// compared with the next (`sources`: the current spec's files, where `history:` is written).
+    /// An earlier version with errors stops the command: its errors are printed with its own
+    /// files, then K0016 names its entry.
+    pub(crate) fn history(&mut self, spec: &Spec, sources: &SourceMap) -> Result<History, Failure> {
+        let start = Instant::now();
+        let versions = history::load(&self.ctx.spec, &spec.contract);
+        let mut printed = 0;
+        for v in &versions {
+            let errors = v.errors();
+            self.ctx.print_diagnostics(&errors, &v.loaded.sources);
+            printed += errors.len();
+        }
+        let broken = history::broken(&versions, &self.ctx.spec);
+        self.ctx.report_after(printed, &broken, sources)?;
+        let compared = history::compare(&versions, spec);
+        self.timings.add("history", start.elapsed());
+        Ok(compared)
     }
 
     /// The test results files (`--results`) for the tests of `scan`; `None` when none were given.

@@ -190,12 +190,18 @@ pub struct EarlierVersion {
     pub revision: String,
     /// and that revision's date (`YYYY-MM-DD`).
     pub date: String,
+    /// Where `path` is written in `contract.yaml`: a problem with the folder's contents points here.
+    pub span: crate::diagnostic::Span,
 }
 
 impl EarlierVersion {
     /// Its folder, given the folder of `contract.yaml`.
     pub fn dir(&self, spec_dir: &std::path::Path) -> std::path::PathBuf {
         spec_dir.join(&self.path)
+    }
+    /// How the site names it in `lang`: its label there, else its name.
+    pub fn label(&self, lang: &str) -> &str {
+        self.labels.get(lang).map_or(&self.name, String::as_str)
     }
 }
 

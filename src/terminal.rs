@@ -105,13 +105,24 @@ impl Ctx {
     /// Print `diags` (sorted by position) to stderr. With an error among them, say how many
     /// errors and warnings there were and what that means for the output, and fail.
     pub(crate) fn report(&self, diags: &[Diagnostic], sources: &SourceMap) -> Outcome {
+        self.report_after(0, diags, sources)
+    }
+
+    /// [`Self::report`], when `before` errors of other source files were printed just before
+    /// (an earlier version's, whose K0016 is among `diags`): the summary counts them too.
+    pub(crate) fn report_after(
+        &self,
+        before: usize,
+        diags: &[Diagnostic],
+        sources: &SourceMap,
+    ) -> Outcome {
         self.print_diagnostics(diags, sources);
-        let errors = diags.iter().filter(|d| d.is_error()).count();
-        self.warnings
-            .set(self.warnings.get() + diags.len() - errors);
-        if errors == 0 {
+        let own = diags.iter().filter(|d| d.is_error()).count();
+        self.warnings.set(self.warnings.get() + diags.len() - own);
+        if own == 0 {
             return Ok(());
         }
+        let errors = before + own;
         // Every warning printed so far, not only this stage's: the count must match the screen.
         let warnings = self.warnings.get();
         let consequence = match &self.consequence {

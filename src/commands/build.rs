@@ -24,7 +24,7 @@ pub(crate) struct Build {
     #[arg(long)]
     strict: bool,
     /// Print where the time went to stderr: each stage (read, parse, assemble, validate, claims,
-    /// matrix, prepare, render+write, swap), the parts of render+write, what ran alongside the load
+    /// matrix, history, prepare, render+write, swap), the parts of render+write, what ran alongside the load
     /// (the test scan with the runtimes catalogue, the templates) and how the test scan's cache
     /// served.
     #[arg(long)]
@@ -74,6 +74,7 @@ impl Build {
         let spec = &loaded.spec;
         let results = stages.results(&self.results, &scan)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref())?;
+        let history = stages.history(spec, &loaded.sources)?;
         let failed = |d: crate::diagnostic::Diagnostic| {
             ctx.fail(
                 &d,
@@ -86,7 +87,8 @@ impl Build {
         };
         let tpl = tpl.map_err(failed)?;
         ctx.report(&tpl.warnings, &loaded.sources)?;
-        let built = site::build(&matrix, runtimes.as_ref(), &tpl, &self.out).map_err(failed)?;
+        let built =
+            site::build(&matrix, runtimes.as_ref(), &history, &tpl, &self.out).map_err(failed)?;
         if self.timings {
             let mut t = stages.timings;
             t.extend(&built.timings);

@@ -7,6 +7,7 @@
 //! which `render` prints for a terminal, as Markdown for a pull-request comment, or as JSON.
 
 pub(crate) mod git;
+pub(crate) mod history;
 pub(crate) mod render;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,5 +1,5 @@
 //! One rebuild of the site into memory: the stages of `kcontract build` (spec, runtimes catalogue
-//! and test scan, matrix), then every page rendered with `serve` set. Diagnostics go to the
+//! and test scan, matrix, history), then every page rendered with `serve` set. Diagnostics go to the
 //! terminal as `build` prints them, and, when there is an error, also come back as plain text for
 //! the overlay on the open pages.
 
@@ -12,6 +12,7 @@ use annotate_snippets::Renderer;
 use super::{Options, Site};
 use crate::annotations::{self, CacheChoice};
 use crate::diagnostic::{Diagnostic, SourceMap, render_all};
+use crate::diff::history;
 use crate::spec::TestGlobs;
 use crate::spec_source::{self, LoadOptions};
 use crate::terminal::Ctx;
@@ -51,13 +52,22 @@ pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
     let review = annotations::review_diagnostics(spec, &scan.tests, opts.strict);
     shown.stage(&review, &scan.sources)?;
     let m = matrix::compute(spec, &scan.tests, None);
+    // The earlier versions, as `build` loads and compares them.
+    let versions = history::load(&ctx.spec, &spec.contract);
+    for v in &versions {
+        shown.earlier(&v.errors(), &v.loaded.sources);
+    }
+    shown.stage(&history::broken(&versions, &ctx.spec), &loaded.sources)?;
+    let history = history::compare(&versions, spec);
+    drop(versions);
     let mut tpl = match site::templates(opts.templates.as_deref()) {
         Ok(tpl) => tpl,
         Err(d) => return Err(shown.fail(&d)),
     };
     shown.stage(&tpl.warnings, &loaded.sources)?;
     tpl.serving();
-    let files = site::render(&m, catalogue.catalogue.as_ref(), &tpl).map_err(|d| shown.fail(&d))?;
+    let files = site::render(&m, catalogue.catalogue.as_ref(), &history, &tpl)
+        .map_err(|d| shown.fail(&d))?;
     Ok(Built {
         site: files
             .into_iter()
@@ -74,6 +84,9 @@ struct Shown<'c> {
     ctx: &'c Ctx,
     errors: usize,
     warnings: usize,
+    /// The errors of earlier versions, as plain text: the overlay shows them above the K0016
+    /// that stops the rebuild (they are in other files than its own).
+    earlier: String,
 }
 
 impl<'c> Shown<'c> {
@@ -82,7 +95,17 @@ impl<'c> Shown<'c> {
             ctx,
             errors: 0,
             warnings: 0,
+            earlier: String::new(),
         }
+    }
+
+    /// Print the errors of an earlier version's load, and keep them for the overlay; the stage
+    /// that follows (K0016) stops the rebuild.
+    fn earlier(&mut self, errs: &[Diagnostic], sources: &SourceMap) {
+        self.ctx.print_diagnostics(errs, sources);
+        self.errors += errs.len();
+        self.earlier
+            .push_str(&render_all(errs, sources, &Renderer::plain()));
     }
 
     /// Print one stage's diagnostics; stop the rebuild (with the overlay's text) at an error.
@@ -118,7 +141,8 @@ impl<'c> Shown<'c> {
         eprint!("{summary}");
         format!(
             "kcontract serve: the rebuild failed; this page is the last good build. Fix the \
-             problems below and save: the page reloads.\n\n{}\n{summary}",
+             problems below and save: the page reloads.\n\n{}{}\n{summary}",
+            self.earlier,
             render_all(errs, sources, &Renderer::plain())
         )
     }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::changes_page::Changed;
 use super::interface::Interface;
 use super::markdown::{self, level_class, to_html, to_inline_html};
 use crate::matrix::{self, Matrix, Status};
@@ -45,6 +46,8 @@ pub(crate) struct ClauseCtx<'s> {
     pub original_html: Option<String>,
     /// The clause's status in the traceability matrix.
     pub status: Status,
+    /// It changed in the latest version step: its entry on the Changes page.
+    pub changed: Option<Changed>,
     /// The text without markup, for the search index (from the same Markdown parse as `text_html`).
     #[serde(skip)]
     pub plain: String,
@@ -68,7 +71,7 @@ pub(super) struct LangLink<'a> {
 
 /// What every page of a language shares: `lang`, `html_lang`, `other_langs` (the language
 /// switch), `t`, `title`, `attribution`, `version`, `upstream`, the vocabulary and its labels,
-/// `chapters`, `has_runtimes`, `serve`.
+/// `chapters`, `has_runtimes`, `has_changes`, `serve`.
 #[derive(Serialize)]
 pub(super) struct Shared<'s> {
     pub(super) lang: &'s str,
@@ -91,6 +94,8 @@ pub(super) struct Shared<'s> {
     pub(super) tests_base: Option<&'s str>,
     pub(super) chapters: Vec<ChapterLink<'s>>,
     pub(super) has_runtimes: bool,
+    /// The contract has earlier versions: the site has a Changes page.
+    pub(super) has_changes: bool,
     /// Rendering for `kcontract serve` (`base.html` includes `serve/reload.html`).
     pub(super) serve: bool,
 }
@@ -113,7 +118,7 @@ pub(super) fn shared<'s>(
     docs: &'s [Document],
     own: &'s Interface,
     interfaces: &[(&'s str, &'s Interface)],
-    has_runtimes: bool,
+    pages: Pages,
     serve: bool,
 ) -> Shared<'s> {
     let other_langs: Vec<LangLink> = interfaces
@@ -183,9 +188,19 @@ pub(super) fn shared<'s>(
         upstream_tests_label: link_label(c.links.upstream_tests.as_ref(), "upstream_tests"),
         tests_base: c.links.tests.as_ref().map(|l| l.base.as_str()),
         chapters,
-        has_runtimes,
+        has_runtimes: pages.runtimes,
+        has_changes: pages.changes,
         serve,
     }
+}
+
+/// Which of the pages that not every contract has this site has.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pages {
+    /// The runtimes page (a runtimes catalogue was read).
+    pub(super) runtimes: bool,
+    /// The Changes page (the contract has earlier versions).
+    pub(super) changes: bool,
 }
 
 /// A page of the site, for previous/next links: its file name (without `.html`) and title.
@@ -195,12 +210,12 @@ pub(super) struct PageLink<'s> {
     pub title: &'s str,
 }
 
-/// The pages of a language in reading order: the index, the chapters, the clause index, the matrix
-/// and the runtimes page.
+/// The pages of a language in reading order: the index, the chapters, the clause index, the matrix,
+/// the Changes page and the runtimes page.
 pub(super) fn page_order<'s>(
     docs: &'s [Document],
     t: &'s Interface,
-    has_runtimes: bool,
+    pages: Pages,
 ) -> Vec<PageLink<'s>> {
     let mut order = vec![PageLink {
         name: "index",
@@ -218,7 +233,13 @@ pub(super) fn page_order<'s>(
         name: "matrix",
         title: t.text("matrix"),
     });
-    if has_runtimes {
+    if pages.changes {
+        order.push(PageLink {
+            name: "changes",
+            title: t.text("changes"),
+        });
+    }
+    if pages.runtimes {
         order.push(PageLink {
             name: "runtimes",
             title: t.text("runtimes"),
@@ -307,7 +328,8 @@ pub(super) fn matrix_summary<'a>(m: &'a Matrix, t: &Interface, lang: &str) -> Ma
 }
 
 /// The context of `c`, the clause at `index` of `spec.clauses`, in the language of `tr` (`None`:
-/// the source language).
+/// the source language); `changed`, its entry on the Changes page when it changed in the latest
+/// version step.
 pub(super) fn clause<'s>(
     index: usize,
     c: &'s Clause,
@@ -315,6 +337,7 @@ pub(super) fn clause<'s>(
     status: Status,
     links: &Links,
     shared: &'s Shared<'s>,
+    changed: Option<Changed>,
 ) -> ClauseCtx<'s> {
     let label = |labels: &'s BTreeMap<String, String>, name: &'s str| {
         labels.get(name).map_or(name, String::as_str)
@@ -383,5 +406,6 @@ pub(super) fn clause<'s>(
         state,
         original_html: original,
         status,
+        changed,
     }
 }

@@ -1,12 +1,14 @@
 //! `kcontract build`: the multilingual static site.
 //!
-//! A one-way pipeline: the matrix (spec, tests, statuses) and the runtimes catalogue → contexts
-//! (`context.rs`, `runtimes_page.rs`) → the templates ([`templates`](fn@templates), interface text
+//! A one-way pipeline: the matrix (spec, tests, statuses), the runtimes catalogue and the history
+//! (what changed from each earlier version to the next) → contexts (`context.rs`,
+//! `runtimes_page.rs`, `changes_page.rs`) → the templates ([`templates`](fn@templates), interface text
 //! from `interface.rs`) → files (`render.rs`, data files from `files.rs` and `search.rs`) → the
 //! output folder (`output.rs`), written beside the old one and swapped in at the end, so a failed build
 //! leaves the previous site untouched. Every path written is built from fixed names and validated
 //! chapter and language names, never from clause text.
 
+mod changes_page;
 mod context;
 mod files;
 mod interface;
@@ -27,6 +29,8 @@ use crate::runtimes::Catalogue;
 
 use output::OutputDir;
 
+pub use crate::diff::history::History;
+
 pub use markdown::{level_class, to_html, to_inline_html};
 pub use templates::{TEMPLATES, Templates, templates};
 
@@ -41,10 +45,11 @@ pub struct BuildReport {
 }
 
 /// Render every page into memory: (relative path, bytes), sorted. Pure: no I/O (`serve`, tests,
-/// fuzzing).
+/// fuzzing). `history` makes the Changes page (none when it is empty: `History::default()`).
 pub fn render(
     m: &Matrix,
     runtimes: Option<&Catalogue>,
+    history: &History,
     tpl: &Templates,
 ) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     let files = Mutex::new(Vec::new());
@@ -55,7 +60,7 @@ pub fn render(
             .push((rel, bytes));
         Ok(())
     };
-    render::render_site(m, runtimes, tpl, &put, &mut Default::default())?;
+    render::render_site(m, runtimes, history, tpl, &put, &mut Default::default())?;
     let mut files = files.into_inner().unwrap_or_else(|e| e.into_inner());
     files.sort();
     Ok(files)
@@ -67,6 +72,7 @@ pub fn render(
 pub fn build(
     m: &Matrix,
     runtimes: Option<&Catalogue>,
+    history: &History,
     tpl: &Templates,
     out: &Path,
 ) -> Result<BuildReport, Diagnostic> {
@@ -79,7 +85,7 @@ pub fn build(
     };
     let mut steps = crate::timings::Timings::default();
     let rendered = timings.time("render+write", || {
-        render::render_site(m, runtimes, tpl, &put, &mut steps)
+        render::render_site(m, runtimes, history, tpl, &put, &mut steps)
     });
     timings.extend(&steps);
     let pages = match rendered {

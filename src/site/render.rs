@@ -2,7 +2,8 @@
 //!
 //! One language after the other (so a large site's memory holds one language's values at a time),
 //! each in the same steps: its values ([`Lang::new`]: every clause's context and `clause.html`
-//! piece, every chapter's prose and blocks, made once and shared by the pages that show them),
+//! piece, every chapter's prose and blocks, made once and shared by the pages that show them, and
+//! the Changes page's steps, whose latest one gives the chapter pages' "changed" badges),
 //! then its pages ([`Lang::pages`], one parallel pass), then its search index. Then the files of
 //! the whole site: the data files, the assets and the root redirect. tera renders every page; a
 //! page is a template and the values its context adds to the language's.
@@ -11,12 +12,14 @@ use rayon::prelude::*;
 use tera::Context;
 use tera::value::Value;
 
-use super::context::{self, ClauseCtx, PageLink, Shared};
+use super::changes_page::{self, SearchItem};
+use super::context::{self, ClauseCtx, PageLink, Pages, Shared};
 use super::interface::Interface;
 use super::markdown::{SectionHead, prose_html};
 use super::templates::{Templates, template_error};
 use super::{files, runtimes_page, search};
 use crate::diagnostic::Diagnostic;
+use crate::diff::history::History;
 use crate::matrix::{self, Matrix};
 use crate::runtimes::Catalogue;
 use crate::spec::{Block, Document};
@@ -30,6 +33,7 @@ pub(super) type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sy
 pub(super) fn render_site(
     m: &Matrix,
     runtimes: Option<&Catalogue>,
+    history: &History,
     tpl: &Templates,
     put: &Put,
     timings: &mut Timings,
@@ -38,7 +42,7 @@ pub(super) fn render_site(
     // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
     let tests = Value::from_serializable(&m.rows.iter().map(|r| &r.tests).collect::<Vec<_>>());
     for lang in &m.spec.contract.languages {
-        let l = timings.detail("contexts", || Lang::new(m, runtimes, tpl, lang))?;
+        let l = timings.detail("contexts", || Lang::new(m, runtimes, history, tpl, lang))?;
         pages += timings.detail("pages", || l.pages(&tests, put))?;
         timings.detail("search index", || l.search_index(put))?;
     }
@@ -68,6 +72,10 @@ struct Lang<'s> {
     blocks: Vec<Value>,
     /// Each chapter's sections, for its sidebar (`sections` of `toc-sections.html`).
     sections: Vec<Value>,
+    /// The Changes page's steps (`steps` of `changes.html`); `None` without earlier versions.
+    changes: Option<Value>,
+    /// The Changes page's entries of the search index.
+    change_search: Vec<SearchItem>,
 }
 
 impl<'s> Lang<'s> {
@@ -76,6 +84,7 @@ impl<'s> Lang<'s> {
     fn new(
         m: &'s Matrix<'s>,
         runtimes: Option<&'s Catalogue>,
+        history: &'s History,
         tpl: &'s Templates,
         lang: &'s str,
     ) -> Result<Self, Diagnostic> {
@@ -88,24 +97,35 @@ impl<'s> Lang<'s> {
             .map(|l| Ok((l.as_str(), tpl.interfaces.get(l)?)))
             .collect::<Result<_, Diagnostic>>()?;
         let (docs, tr) = context::documents(spec, lang);
-        let shared: Shared = context::shared(
-            spec,
-            lang,
-            docs,
-            t,
-            &interfaces,
-            runtimes.is_some(),
-            tpl.serve,
-        );
+        let pages = Pages {
+            runtimes: runtimes.is_some(),
+            changes: !history.is_empty(),
+        };
+        let shared: Shared = context::shared(spec, lang, docs, t, &interfaces, pages, tpl.serve);
         let base = Context::from_serialize(&shared).map_err(|e| template_error(&e))?;
+
+        // The Changes page first: its latest step says which clauses show a "changed" badge.
+        let names = interfaces
+            .iter()
+            .map(|(l, i)| (*l, i.name.as_str()))
+            .collect();
+        let steps = changes_page::context(history, spec, docs, t, &names, lang);
+        let mut changed = changes_page::changed_in_latest(history, &steps);
+        let change_search = changes_page::search_entries(&steps);
+        let changes = pages.changes.then(|| Value::from_serializable(&steps));
+        drop(steps);
 
         let mut clauses: Vec<ClauseCtx> = spec
             .clauses
-            .par_iter()
+            .iter()
+            .map(|c| changed.remove(&c.id))
+            .collect::<Vec<_>>()
+            .into_par_iter()
             .enumerate()
-            .map(|(i, c)| {
+            .map(|(i, changed)| {
+                let c = &spec.clauses[i];
                 let status = m.rows[i].status;
-                context::clause(i, c, tr, status, &spec.contract.links, &shared)
+                context::clause(i, c, tr, status, &spec.contract.links, &shared, changed)
             })
             .collect();
         let plain = clauses
@@ -140,11 +160,13 @@ impl<'s> Lang<'s> {
             t,
             docs,
             base,
-            order: context::page_order(docs, t, runtimes.is_some()),
+            order: context::page_order(docs, t, pages),
             clauses: Value::from(values),
             plain,
             blocks,
             sections,
+            changes,
+            change_search,
         })
     }
 
@@ -191,6 +213,13 @@ impl<'s> Lang<'s> {
                 .with("coverage", Value::from_serializable(&summary.coverage))
                 .with("results", Value::from_serializable(&summary.results)),
         );
+        if let Some(steps) = &self.changes {
+            pages.push(
+                self.page("changes.html", "changes", t.text("changes"))
+                    .with("steps", steps.clone())
+                    .with("source_lang", spec.contract.languages[0].as_str().into()),
+            );
+        }
         if let Some(rt) = self.runtimes {
             let values = runtimes_page::context(rt, self.lang)?;
             pages.push(
@@ -230,7 +259,9 @@ impl<'s> Lang<'s> {
     /// `assets/search-<lang>.js`: the language's offline search index.
     fn search_index(&self, put: &Put) -> Result<(), Diagnostic> {
         let rt = self.runtimes.map(|rt| (rt, self.t.text("runtimes")));
-        let index = search::index_script(self.m.spec, self.docs, &self.plain, self.lang, rt)?;
+        let changes = (self.change_search.as_slice(), self.t.text("changes"));
+        let index =
+            search::index_script(self.m.spec, self.docs, &self.plain, self.lang, rt, changes)?;
         put(format!("assets/search-{}.js", self.lang), index)
     }
 }

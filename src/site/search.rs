@@ -6,13 +6,14 @@
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::Serialize;
 
+use super::changes_page::SearchItem;
 use crate::diagnostic::Diagnostic;
 use crate::runtimes::Catalogue;
 use crate::spec::{Block, Document, Spec};
 use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
 
-/// One entry of the index: a clause, a heading, a paragraph of prose or a runtime deviation, in
-/// the page's language. `kind` orders the results (site.js ranks clause ids and exact terms first,
+/// One entry of the index: a clause, a heading, a paragraph of prose, a runtime deviation or a
+/// removed clause on the Changes page, in the page's language. `kind` orders the results (site.js ranks clause ids and exact terms first,
 /// then headings, then text).
 #[derive(Serialize)]
 struct Entry<'a> {
@@ -33,13 +34,15 @@ struct Entry<'a> {
 
 /// The index of one language: its chapters' clauses, headings and prose paragraphs, in reading
 /// order, then the runtime deviations (`clause_text` is each clause's text without markup in the page's
-/// language, in the order of `spec.clauses`; `runtimes_title` the runtimes page's title, when there is one).
+/// language, in the order of `spec.clauses`; `runtimes_title` the runtimes page's title, when there is one),
+/// then the Changes page's entries with its title.
 pub(super) fn index_script(
     spec: &Spec,
     docs: &[Document],
     clause_text: &[String],
     lang: &str,
     runtimes: Option<(&Catalogue, &str)>,
+    changes: (&[SearchItem], &str),
 ) -> Result<Vec<u8>, Diagnostic> {
     let mut entries: Vec<Entry> = Vec::with_capacity(clause_text.len() * 2);
     for doc in docs {
@@ -115,6 +118,16 @@ pub(super) fn index_script(
             });
         }
     }
+    let (items, title) = changes;
+    entries.extend(items.iter().map(|i| Entry {
+        kind: i.kind,
+        id: i.id.as_deref(),
+        url: i.url.clone(),
+        level: i.level,
+        page: title,
+        section: i.section.as_deref(),
+        text: i.text.clone(),
+    }));
     const START: &[u8] = b"window.KC_SEARCH = ";
     let mut out: Vec<u8> =
         Vec::with_capacity(entries.iter().map(|e| e.text.len() + 160).sum::<usize>() + 32);

@@ -16,7 +16,7 @@ use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
 /// The embedded templates: (name, source).
-pub const TEMPLATES: [(&str, &str); 14] = [
+pub const TEMPLATES: [(&str, &str); 15] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("toc.html", include_str!("../../templates/toc.html")),
     (
@@ -41,6 +41,7 @@ pub const TEMPLATES: [(&str, &str); 14] = [
         "runtimes.html",
         include_str!("../../templates/runtimes.html"),
     ),
+    ("changes.html", include_str!("../../templates/changes.html")),
     (
         "redirect.html",
         include_str!("../../templates/redirect.html"),

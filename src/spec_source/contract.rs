@@ -398,6 +398,7 @@ fn history(
             url: v.url.clone(),
             revision: v.revision.value.clone(),
             date: v.date.value.clone(),
+            span: span_of(&v.path.referenced),
         })
         .collect()
 }

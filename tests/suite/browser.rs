@@ -137,6 +137,7 @@ fn site_for_readers_in_headless_chromium() {
         "clauses",
         "matrix",
         "runtimes",
+        "changes",
         "print",
     ];
     let mut overflow = Vec::new();
@@ -354,7 +355,40 @@ fn site_for_readers_in_headless_chromium() {
         json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": ""}}),
     );
 
-    // 7. Accessibility of the new pieces, on a phone and a desktop.
+    // 7. A clause that changed since the earlier version links from its chapter page to its entry
+    //    on the Changes page, in both languages, on a phone: the entry is the target, in view.
+    d.viewport(390, 844);
+    for (lang, badge) in [
+        ("en", "changed since 2019-04-28"),
+        ("zh", "自 2019-04-28 起有变更"),
+    ] {
+        d.goto(&format!(
+            "{}#config.filesystems.var-log-writable",
+            file_url(&site.join(format!("{lang}/configuration.html")))
+        ));
+        let link =
+            "document.querySelector('[id=\"config.filesystems.var-log-writable\"] a.changed')";
+        assert_eq!(d.js(&format!("return {link}.textContent")), badge);
+        d.js(&format!("{link}.click()"));
+        d.wait("location.pathname.endsWith('/changes.html')");
+        let got = d.js("const e = document.querySelector(':target'); \
+             const h = document.querySelector('header.top').getBoundingClientRect().bottom; \
+             return e ? [e.id, Math.round(e.getBoundingClientRect().top), Math.round(h)] : null");
+        assert_eq!(
+            got[0],
+            "change-knative-serving-2019-04-28-reworded-config.filesystems.var-log-writable",
+            "{lang}: {got}"
+        );
+        // In view below the sticky header (which takes three rows on a phone).
+        let (top, header) = (got[1].as_f64().unwrap(), got[2].as_f64().unwrap());
+        assert!(
+            (header..header + 200.0).contains(&top),
+            "{lang}: the entry is at {top} px, the header ends at {header} px"
+        );
+        screenshot(&d, &format!("changes-entry-{lang}-390"));
+    }
+
+    // 8. Accessibility of the new pieces, on a phone and a desktop.
     let mut problems = Vec::new();
     for (width, height) in [(390, 844), (1280, 800)] {
         d.viewport(width, height);
@@ -364,6 +398,8 @@ fn site_for_readers_in_headless_chromium() {
             "zh/clauses.html",
             "en/matrix.html",
             "zh/print.html",
+            "en/changes.html",
+            "zh/changes.html",
         ] {
             for theme in ["light", "dark"] {
                 d.goto(&file_url(&site.join(page)));

@@ -205,6 +205,31 @@ history:\n\
     ));
 }
 
+/// `build` loads each earlier version to show what changed since: one that does not load (here a
+/// clause without its fields) stops the build, its errors shown in its own files, then K0016 at
+/// its `history:` entry; nothing is written.
+#[test]
+fn k0016_an_earlier_version_with_errors() {
+    let contract = format!(
+        "{CONTRACT}history:\n  - {{name: old, path: history/old, url: u, revision: 95e6390a, date: 2019-04-28}}\n"
+    );
+    insta::assert_snapshot!(run(
+        &[
+            ("spec/contract.yaml", contract.as_bytes()),
+            (
+                "spec/en/one.md",
+                format!("# One\n\n{GOOD_CLAUSE}").as_bytes()
+            ),
+            ("spec/history/old/contract.yaml", CONTRACT.as_bytes()),
+            (
+                "spec/history/old/en/one.md",
+                b"# One\n\n```clause\nid: one.good\ntext: The platform MUST do it.\n```\n"
+            ),
+        ],
+        &["build", "--out", "site"],
+    ));
+}
+
 /// A misspelt field of a `history:` entry is named, with the fields it may have.
 #[test]
 fn k0010_history_unknown_field() {

@@ -171,13 +171,14 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
         "zh/runtime-and-lifecycle.html",
         "en/clauses.html",
         "en/print.html",
+        "en/changes.html",
         "assets/search-en.js",
         "clauses.json",
     ] {
         assert!(got.contains(&format!("\"{changed}\"")), "{changed}: {got}");
     }
     assert!(
-        got.contains("\"swap\":[\"en/clauses.html\",")
+        got.contains("\"swap\":[\"en/changes.html\",\"en/clauses.html\",")
             && got.contains("\"en/runtime-and-lifecycle.html\""),
         "the changed pages update in place: {got}"
     );
@@ -210,6 +211,29 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
 
     // Fixed: the overlay is cleared and the pages told.
     edit(&dir, "level: MUSTY\n", "level: MUST\n");
+    let got = events.wait_for("event: reload");
+    assert!(got.contains("event: fixed"), "{got}");
+
+    // An earlier version that no longer loads (the Changes page compares it): its error, in its
+    // own file, and K0016 at its `history:` entry are streamed; fixed, the site comes back.
+    let old = dir
+        .join("spec/history/knative-serving-2019-04-28")
+        .join(CHAPTER.trim_start_matches("spec/"));
+    let text = std::fs::read_to_string(&old).unwrap();
+    events.wait_for("\n\n"); // the rest of the reload event
+    std::fs::write(&old, text.replacen("level: MUST\n", "level: MUSTY\n", 1)).unwrap();
+    let got = events.wait_for("\n\n");
+    assert!(got.contains("event: failed"), "{got}");
+    assert!(got.contains("error[K0109]: unknown level `MUSTY`"), "{got}");
+    assert!(
+        got.contains("spec/history/knative-serving-2019-04-28/en/"),
+        "{got}"
+    );
+    assert!(
+        got.contains("error[K0016]: the earlier version `knative-serving-2019-04-28` has 1 error"),
+        "{got}"
+    );
+    std::fs::write(&old, text).unwrap();
     let got = events.wait_for("event: reload");
     assert!(got.contains("event: fixed"), "{got}");
 

@@ -481,6 +481,7 @@ fn an_overridden_clause_template_is_used_for_every_clause_in_every_language() {
                         "clauses.html",
                         "matrix.html",
                         "runtimes.html",
+                        "changes.html",
                         "print.html",
                     ]
                     .iter()
@@ -812,4 +813,263 @@ fn build_timings_name_every_step_and_part() {
     ];
     let positions: Vec<usize> = order.iter().map(|n| at(n)).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{err}");
+}
+
+/// `(kind, id)` of each change entry of a Changes page (`<li id="change-…" data-kind data-id>`),
+/// with the item's HTML.
+fn change_entries(html: &str) -> Vec<(String, String, String)> {
+    let attr = |item: &str, name: &str| {
+        let at = item.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        item[at..at + item[at..].find('"').unwrap()].to_string()
+    };
+    html.split("<li id=\"change-")
+        .skip(1)
+        .map(|piece| {
+            let item = &piece[..piece.find("</li>").expect("an entry is closed")];
+            (
+                attr(item, "data-kind"),
+                attr(item, "data-id"),
+                item.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The HTML escaping of the templates (tera's): what a text from the spec looks like on a page.
+fn escaped(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// The Changes page is `kcontract diff` of the history, in both languages: every change the
+/// command reports between the earlier version and the current spec is an entry of its kind, and
+/// nothing else is; a level change has the command's direction, a rewording its word diff. The
+/// `/dev/log` removal and the `/var/log` MUST → MAY are among them, and the `/var/log` clause's
+/// chapter page links to its entry.
+#[test]
+fn the_changes_page_lists_what_kcontract_diff_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    let old = "spec/history/knative-serving-2019-04-28";
+    let (code, out, err) = kcontract(tmp.path(), &["diff", old, "spec", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let changes = json["changes"].as_array().unwrap();
+    let mut expected: Vec<(String, String)> = changes
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap().into(),
+                c["id"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    expected.sort();
+    assert!(expected.len() > 50, "{} changes", expected.len());
+    for (lang, weakens, removed_heading) in [("en", "weakens", "Removed"), ("zh", "放宽", "删除")]
+    {
+        let html =
+            std::fs::read_to_string(tmp.path().join(format!("site/{lang}/changes.html"))).unwrap();
+        let entries = change_entries(&html);
+        let mut got: Vec<(String, String)> = entries
+            .iter()
+            .map(|(k, i, _)| (k.clone(), i.clone()))
+            .collect();
+        got.sort();
+        assert_eq!(
+            got, expected,
+            "{lang}: the page's entries against the diff's"
+        );
+        let entry = |kind: &str, id: &str| {
+            &entries
+                .iter()
+                .find(|(k, i, _)| k == kind && i == id)
+                .unwrap_or_else(|| panic!("{lang}: no {kind} entry for {id}"))
+                .2
+        };
+        // What the issue names: the /dev/log clause removed (its old text shown, no chapter page
+        // to link), the /var/log clause weakened from MUST to MAY.
+        let dev_log = entry("removed", "config.filesystems.dev-log-syslog");
+        assert!(dev_log.contains(&escaped("`/dev/log` MUST be a writable socket to syslog")));
+        assert!(
+            dev_log.contains(">MUST</span>") && !dev_log.contains("href="),
+            "{dev_log}"
+        );
+        assert!(
+            html.contains(&format!(">{removed_heading}（7）</h3>"))
+                || html.contains(&format!(">{removed_heading} (7)</h3>"))
+        );
+        let var_log = entry("level", "config.filesystems.var-log-writable");
+        assert!(
+            var_log.contains(&format!(
+                "<del>MUST</del> → <ins>MAY</ins>{}<strong data-direction=\"weakens\">{weakens}</strong>",
+                if lang == "en" { " (" } else { "（" }
+            )),
+            "{lang}: {var_log}"
+        );
+        assert!(
+            var_log.contains("href=\"configuration.html#config.filesystems.var-log-writable\"")
+        );
+        // Every level change's direction and every rewording's words are the command's.
+        for c in changes {
+            let (kind, id) = (c["kind"].as_str().unwrap(), c["id"].as_str().unwrap());
+            let item = entry(kind, id);
+            if kind == "level" {
+                let d = c["direction"].as_str().unwrap();
+                assert!(
+                    item.contains(&format!("data-direction=\"{d}\"")),
+                    "{lang} {id}"
+                );
+            }
+            if kind == "reworded" {
+                for w in c["words"].as_array().unwrap() {
+                    let text = escaped(w["text"].as_str().unwrap());
+                    let piece = match w["op"].as_str().unwrap() {
+                        "delete" => format!("<del>{text}</del>"),
+                        "insert" => format!("<ins>{text}</ins>"),
+                        _ => text,
+                    };
+                    assert!(item.contains(&piece), "{lang} {id}: {piece}");
+                }
+            }
+        }
+        // Each entry's anchor is unique on the page.
+        let mut anchors: Vec<&str> = html
+            .split("<li id=\"")
+            .skip(1)
+            .map(|p| &p[..p.find('"').unwrap()])
+            .collect();
+        let n = anchors.len();
+        anchors.sort();
+        anchors.dedup();
+        assert_eq!(anchors.len(), n, "{lang}: an anchor twice");
+        // The clause's chapter page links to its first entry of the latest step.
+        let chapter =
+            std::fs::read_to_string(tmp.path().join(format!("site/{lang}/configuration.html")))
+                .unwrap();
+        let at = chapter
+            .find("id=\"config.filesystems.var-log-writable\"")
+            .unwrap();
+        let clause = &chapter[at..at + chapter[at..].find("</section>").unwrap()];
+        assert!(
+            clause.contains(
+                "href=\"changes.html#change-knative-serving-2019-04-28-reworded-config.filesystems.var-log-writable\""
+            ),
+            "{lang}: {clause}"
+        );
+        assert!(
+            clause.contains("2019-04-28"),
+            "{lang}: the badge names the version"
+        );
+    }
+}
+
+/// Two earlier versions, listed newest first: the Changes page has a step for each, oldest first by
+/// date, the second ending at the current version; only clauses changed in that last step carry a
+/// badge on their chapter page, linking to their entry of that step.
+#[test]
+fn the_changes_page_has_a_step_per_earlier_version_in_date_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let clause = |id: &str, level: &str, text: &str| {
+        format!(
+            "```clause\nid: {id}\nlevel: {level}\nactor: platform\ntext: {text}\nverify: manual\n```\n\n"
+        )
+    };
+    let contract = |history: &str| {
+        format!(
+            "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n\
+             upstream: {{title: Up, url: https://example.org/up, revision: cccccccc, license: Apache-2.0, attribution: a}}\n{history}"
+        )
+    };
+    let write = |rel: &str, text: &str| {
+        let p = tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "spec/contract.yaml",
+        &contract(
+            "history:\n  - {name: v2020, path: history/v2020, url: https://example.org/b, revision: bbbbbbbb, date: 2020-01-01}\n  - {name: v2019, path: history/v2019, url: https://example.org/a, revision: aaaaaaaa, date: 2019-01-01}\n",
+        ),
+    );
+    write("spec/history/v2019/contract.yaml", &contract(""));
+    write(
+        "spec/history/v2019/en/one.md",
+        &format!(
+            "# One\n\n{}{}",
+            clause("one.a", "MUST", "The platform MUST do A."),
+            clause("one.b", "SHOULD", "The platform SHOULD do B.")
+        ),
+    );
+    write("spec/history/v2020/contract.yaml", &contract(""));
+    write(
+        "spec/history/v2020/en/one.md",
+        &format!(
+            "# One\n\n{}{}",
+            clause("one.a", "MUST", "The platform MUST always do A."),
+            clause("one.c", "MAY", "The platform MAY do C.")
+        ),
+    );
+    write(
+        "spec/en/one.md",
+        &format!(
+            "# One\n\n{}{}{}",
+            clause("one.a", "MAY", "The platform MAY always do A."),
+            clause("one.c", "MAY", "The platform MAY do C."),
+            clause("one.d", "MUST", "The platform MUST do D.")
+        ),
+    );
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(tmp.path().join("site/en/changes.html")).unwrap();
+    let first = html.find("<h2 id=\"since-v2019\">").expect("the 2019 step");
+    let second = html.find("<h2 id=\"since-v2020\">").expect("the 2020 step");
+    assert!(first < second, "oldest first");
+    let (step1, step2) = (&html[first..second], &html[second..]);
+    let kinds = |s: &str| {
+        let mut v: Vec<(String, String)> = change_entries(s)
+            .into_iter()
+            .map(|(k, i, _)| (k, i))
+            .collect();
+        v.sort();
+        v
+    };
+    let pair = |k: &str, i: &str| (k.to_string(), i.to_string());
+    assert_eq!(
+        kinds(step1),
+        [
+            pair("added", "one.c"),
+            pair("removed", "one.b"),
+            pair("reworded", "one.a")
+        ]
+    );
+    assert_eq!(
+        kinds(step2),
+        [
+            pair("added", "one.d"),
+            pair("level", "one.a"),
+            pair("reworded", "one.a")
+        ]
+    );
+    assert!(step1.contains("v2019 → v2020"), "{step1}");
+    assert!(step2.contains("v2020 → this version"), "{step2}");
+    assert!(step2.contains("<code>cccccccc</code>"));
+    let chapter = std::fs::read_to_string(tmp.path().join("site/en/one.html")).unwrap();
+    let badges: Vec<&str> = chapter
+        .split("<a class=\"badge changed\" href=\"changes.html#")
+        .skip(1)
+        .map(|p| &p[..p.find('"').unwrap()])
+        .collect();
+    assert_eq!(
+        badges,
+        ["change-v2020-reworded-one.a", "change-v2020-added-one.d"],
+        "one.c changed only in the earlier step"
+    );
+    assert!(chapter.contains(">new since 2020-01-01</a>"));
+    assert!(chapter.contains(">changed since 2020-01-01</a>"));
 }
