@@ -39,6 +39,7 @@ mod list;
 pub mod matrix;
 pub mod model;
 mod pipeline;
+pub mod platform;
 pub mod results;
 pub mod runtimes;
 pub mod scaffold;
