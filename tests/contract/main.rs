@@ -2,5 +2,6 @@
 //! `kcontract scaffold`. Cargo builds this folder as one test binary.
 
 mod configuration;
+mod local_run;
 mod network_environment;
 mod runtime_and_lifecycle;
