@@ -414,6 +414,69 @@ impl<'a> Harness<'a> {
     }
 }
 
+/// Runs the probe once with a config of its own (`$ROOTFS` in it is replaced by the root
+/// filesystem's path; `linux.cgroupsPath` is set to `/<id>`), the root filesystem's folders given
+/// the modes of `modes` first; returns the facts line. For the catalogue of runtime findings
+/// (`spec/runtimes/deviations.yaml`, `platform_findings`), whose configs are written out whole.
+pub fn run_config(
+    cli: &RuntimeCli,
+    dir: &Path,
+    id: &str,
+    probe: &Path,
+    config: &Value,
+    modes: &[(String, u32)],
+) -> Result<Facts, HarnessError> {
+    std::fs::create_dir_all(dir)?;
+    let created = Created {
+        cli,
+        ids: vec![id.to_owned()],
+        dir: dir.to_owned(),
+    };
+    let rootfs = dir.join("rootfs");
+    build_rootfs(&rootfs, probe)?;
+    for (folder, mode) in modes {
+        let p = rootfs.join(folder.trim_start_matches('/'));
+        std::fs::create_dir_all(&p)?;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(*mode))?;
+    }
+    let text = serde_json::to_string_pretty(config)
+        .map_err(|e| HarnessError(e.to_string()))?
+        .replace("$ROOTFS", &rootfs.display().to_string());
+    let mut config: Value = serde_json::from_str(&text).map_err(|e| HarnessError(e.to_string()))?;
+    config["linux"]["cgroupsPath"] = Value::from(format!("/{id}"));
+    std::fs::write(dir.join("config.json"), config.to_string())?;
+    let (stdout, stderr) = (dir.join("stdout"), dir.join("stderr"));
+    let status = cli.run_with_stdio(
+        &[
+            std::ffi::OsStr::new("create"),
+            std::ffi::OsStr::new("--bundle"),
+            dir.as_os_str(),
+            std::ffi::OsStr::new(id),
+        ],
+        File::open("/dev/null")?.into(),
+        File::create(&stdout)?.into(),
+        File::create(&stderr)?.into(),
+    )?;
+    if !status.success() {
+        return Err(HarnessError(format!(
+            "`{} create` failed: {}",
+            cli.kind(),
+            read_text(&stderr).trim()
+        )));
+    }
+    let out = cli.run(&["start", id])?;
+    if !out.success {
+        return Err(HarnessError(format!(
+            "`{} start` failed: {}",
+            cli.kind(),
+            out.stderr.trim()
+        )));
+    }
+    let facts = wait_for_facts(&stdout).map_err(HarnessError);
+    drop(created);
+    facts
+}
+
 /// Force-deletes the run's containers and removes its folder when dropped.
 struct Created<'a> {
     cli: &'a RuntimeCli,

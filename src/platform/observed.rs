@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use kcontract_probe::facts::{Event, Facts};
+use kcontract_probe::facts::{Event, Facts, mount_of};
 use serde_json::Value;
 
 use super::expect::Expected;
@@ -124,4 +124,43 @@ impl Observed {
             Role::Defaults => &self.defaults,
         }
     }
+}
+
+/// One fact of a report in a line, for the catalogue of runtime findings: `PATH mode` (octal, or
+/// `absent`), `PATH write` (`ok`, the error, or `not tried`), `PATH writable` (`access(W_OK)`:
+/// `yes`, `no`), `PATH propagation` (of the mount at PATH: `shared`, `master`, `private` …, without
+/// the peer group numbers, which change from run to run), `PATH options` (the mount containing PATH,
+/// comma-separated). `None` for a key of another form.
+pub fn fact_summary(facts: &Facts, key: &str) -> Option<String> {
+    let (path, what) = key.rsplit_once(' ')?;
+    let fact = facts.path(path);
+    Some(match what {
+        "mode" => fact
+            .and_then(|f| f.mode.clone())
+            .unwrap_or_else(|| "absent".into()),
+        "write" => match fact.and_then(|f| f.write.as_ref()) {
+            Some(w) if w.ok => "ok".into(),
+            Some(w) => w.error.clone().unwrap_or_else(|| "failed".into()),
+            None => "not tried".into(),
+        },
+        "writable" => match fact.and_then(|f| f.writable) {
+            Some(true) => "yes".into(),
+            Some(false) => "no".into(),
+            None => "absent".into(),
+        },
+        "propagation" => {
+            let m = facts.mount_at(path)?;
+            if m.propagation.is_empty() {
+                "private".into()
+            } else {
+                m.propagation
+                    .iter()
+                    .map(|t| t.split(':').next().unwrap_or(t).to_owned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        }
+        "options" => mount_of(&facts.mounts, path)?.options.join(","),
+        _ => return None,
+    })
 }
