@@ -526,36 +526,3 @@ pub fn parse_resolv_conf(text: &str) -> ResolvConf {
     }
     out
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mountinfo_lines_are_parsed() {
-        let text = "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/vda rw\n\
-                    30 22 0:30 / /tmp rw,nosuid - tmpfs tmpfs rw,mode=1777\n\
-                    31 22 0:31 / /with\\040space ro master:2 propagate_from:3 - tmpfs none ro\n\
-                    garbage\n";
-        let m = parse_mountinfo(text);
-        assert_eq!(m.len(), 3);
-        assert_eq!(m[0].propagation, ["shared:1"]);
-        assert_eq!(m[1].mount_point, "/tmp");
-        assert_eq!(m[1].super_options, ["rw", "mode=1777"]);
-        assert_eq!(m[2].mount_point, "/with space");
-        assert_eq!(m[2].propagation, ["master:2", "propagate_from:3"]);
-        assert_eq!(mount_of(&m, "/tmp/x").unwrap().id, 30);
-        assert_eq!(mount_of(&m, "/tmpx").unwrap().id, 22);
-        assert_eq!(mount_of(&m, "/tmp").unwrap().id, 30);
-    }
-
-    #[test]
-    fn resolv_conf_is_parsed() {
-        let r = parse_resolv_conf(
-            "# c\nnameserver 10.96.0.10\nnameserver ::1 ; x\nsearch a.svc b\noptions ndots:5\n",
-        );
-        assert_eq!(r.nameservers, ["10.96.0.10", "::1"]);
-        assert_eq!(r.search, ["a.svc", "b"]);
-        assert_eq!(r.options, ["ndots:5"]);
-    }
-}

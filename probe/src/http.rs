@@ -91,26 +91,3 @@ fn answer(stream: TcpStream, facts: &Mutex<Facts>) -> std::io::Result<()> {
     )?;
     out.flush()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn request_heads_are_parsed() {
-        let r = parse_head("GET /report?x=1 HTTP/1.1\r\nHost: a:1\r\nX-Y:  z \r\n\r\n").unwrap();
-        assert_eq!(
-            (r.method.as_str(), r.target.as_str()),
-            ("GET", "/report?x=1")
-        );
-        assert_eq!(r.protocol, "HTTP/1.1");
-        assert_eq!(
-            r.headers,
-            [("Host".into(), "a:1".into()), ("X-Y".into(), "z".into())]
-        );
-        assert!(parse_head("GET / HTTP/2\r\n\r\n").is_none());
-        assert!(parse_head("GET /\r\n\r\n").is_none());
-        assert!(parse_head("GET / HTTP/1.1\r\nno colon\r\n\r\n").is_none());
-        assert!(parse_head("").is_none());
-    }
-}
