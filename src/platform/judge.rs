@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use kcontract_probe::facts::{Facts, RUNTIME_INTERFACE_PATHS, mount_of};
 use serde_json::{Value, json};
 
-use super::checks::{Input, Status, Verdict};
 use super::expect::Origin;
 use super::observed::{Container, Role};
 use super::profile::{CAPABILITIES, CgroupVersion, capability_mask};
+use super::verdict::{Input, Status, Verdict};
 
 fn pass(evidence: Value, message: impl Into<String>) -> Verdict {
     Verdict {

@@ -12,8 +12,8 @@
 //! - [`harness`]: one run on a runtime (two containers, HTTP in the container's network namespace,
 //!   `netns`, SIGTERM, grace, SIGKILL, clean-up), giving [`observed`] facts; [`controls`]: the
 //!   negative controls' changes to a run.
-//! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges; [`local`]: runs,
-//!   judged.
+//! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges, giving a
+//!   [`verdict`]; [`local`]: runs, judged.
 //! - [`report`]: the `kcontract-run/1` report and its reader; [`export`]: JUnit and TAP.
 //! - [`cli`]: `kcontract platform run`.
 
@@ -32,4 +32,5 @@ pub mod profile;
 pub mod quantity;
 pub mod report;
 pub mod service;
+pub mod verdict;
 mod yaml;
