@@ -97,29 +97,3 @@ fn lifecycle_linux_stdin_eof() {
 fn lifecycle_linux_stdout_stderr_collected() {
     todo!()
 }
-
-/// The platform's kill reaches the probe as SIGTERM first, under runc and crun (the model's tests
-/// decide the clause; this is the runtimes' evidence).
-///
-/// Clause: lifecycle.sigterm-on-kill @ cf9b86d282b4
-#[test]
-#[cfg_attr(
-    not(feature = "runtimes"),
-    ignore = "needs root, runc, crun: cargo test --features runtimes"
-)]
-fn lifecycle_sigterm_on_kill_under_runtimes() {
-    crate::local_run::passes("lifecycle.sigterm-on-kill");
-}
-
-/// A probe that ignores SIGTERM still runs shortly before the grace period ends, and SIGKILL ends
-/// it, under runc and crun (the model's tests decide the clause; this is the runtimes' evidence).
-///
-/// Clause: lifecycle.sigkill-after-grace @ e138acfd03af
-#[test]
-#[cfg_attr(
-    not(feature = "runtimes"),
-    ignore = "needs root, runc, crun: cargo test --features runtimes"
-)]
-fn lifecycle_sigkill_after_grace_under_runtimes() {
-    crate::local_run::passes("lifecycle.sigkill-after-grace");
-}
