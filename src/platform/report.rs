@@ -128,11 +128,11 @@ pub fn clause_results(
         let rows: Vec<_> = checks::for_clause(&c.id).collect();
         if rows.is_empty() {
             let message = if c.verify.as_str() == "model" {
-                "not run here: the model's tests and the differential runs against runc and crun decide it \
-                 (tests/model_*.rs, tests/differential.rs)"
+                "decided by the model's tests and the differential runs against runc and crun \
+                 (tests/model_*.rs, tests/differential.rs), not by a platform run"
             } else {
-                "not run here: no local check; it needs a platform serving the probe, a lint of the \
-                 Service, or a person's review"
+                "no local check: it needs a platform serving the probe, a lint of the Service, or a \
+                 person's review"
             };
             out.push(ClauseResult {
                 id: c.id.clone(),
