@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A/B of two kcontract binaries on the ×100 spec (after `cargo run --release --example bench -- --copies 100`).
+"""A/B of two kcontract binaries on a scaled spec (after `cargo run --release --example bench -- --copies N`):
+the ×100 one, or the one `AB_SPEC` names (`AB_SPEC=x10`, `x1`).
 
 usage: bench/ab_bins.py RUNS MODE BIN_A BIN_B ["ENV_A"] ["ENV_B"]
 Runs the two binaries in turn (the order swapped every run, each after an untimed sync). MODE fresh: `build`
@@ -18,7 +19,7 @@ import os, sys, time, shutil, subprocess, statistics
 runs, mode, A, B = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 envs = {'A': sys.argv[5] if len(sys.argv) > 5 else '', 'B': sys.argv[6] if len(sys.argv) > 6 else ''}
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
-os.chdir(root if mode in ('repo', 'copies') else os.path.join(root, 'target', 'bench', 'x100'))
+os.chdir(root if mode in ('repo', 'copies') else os.path.join(root, 'target', 'bench', os.environ.get('AB_SPEC', 'x100')))
 cwd = {'A': None, 'B': None}
 if mode == 'copies':
     for side in 'AB':

@@ -3,14 +3,15 @@
 //! `bench/ab.sh` built from an older commit).
 //!
 //! 1. Generates a scaled spec: the shipped contract ×N (chapters and clause ids made unique, both
-//!    languages), plus the same English Markdown as an mdBook book and a minimal Hugo site.
+//!    languages), plus the same English Markdown as an mdBook book and both languages as a minimal
+//!    Hugo site.
 //! 2. Builds each with `kcontract build` (release binary), `mdbook build` and `hugo` when they are on
 //!    PATH, alternating the tools run by run so drift on a noisy machine hits all of them alike, each
 //!    round in another order (what ran just before a process changes its time on these VMs).
-//!    kcontract runs three ways: rebuilding over its previous output (it reuses unchanged files),
-//!    into a fresh folder, and with `--templates` naming the built-in templates (tera then renders
-//!    every page instead of the compiled code), to show what an override costs.
-//!    Hugo runs twice too, over its previous output and into a fresh folder. All six alternate:
+//!    kcontract runs two ways: rebuilding over its previous output (it reuses unchanged files) and
+//!    into a fresh folder. Hugo builds both languages, every page with a sidebar of its language's
+//!    chapters (a `partialCached` partial), and runs twice too, over its previous output and into a
+//!    fresh folder. All five alternate:
 //!    a ratio is only meaningful between runs made at the same time here.
 //!    Each timed run starts after a `sync` (untimed), so no run pays for writing back another's output.
 //! 3. Times `check`, `list`, `matrix` and `scaffold --check` (those the binary has) at each N.
@@ -157,16 +158,6 @@ fn main() {
             fresh,
             Some(dir.join("out-kcontract-fresh")),
         ));
-        // What `--templates` costs: with the built-in templates given as a folder, every page is
-        // one whose templates are overridden, so tera renders them all instead of the compiled
-        // code (README, "The site"). (This line was "no sidebar", an empty `toc.html` override,
-        // until overriding it made tera render every page; an A/B with the sidebar left out of
-        // the compiled templates measured no difference: BENCHMARKS.md, "Session 14".)
-        let mut tera = Command::new(&kcontract);
-        tera.current_dir(&dir)
-            .args(["build", "--out", "out-kcontract-templates", "--templates"]);
-        tera.arg(root.join("templates"));
-        tools.push(("kcontract build, --templates", tera, None));
         if mdbook {
             let mut c = Command::new("mdbook");
             c.current_dir(dir.join("mdbook"))
@@ -351,8 +342,10 @@ fn generate(spec: &Path, out: &Path, n: usize) -> std::io::Result<GenStats> {
         en_bytes: 0,
     };
     fs::create_dir_all(out.join("mdbook/src"))?;
-    fs::create_dir_all(out.join("hugo/content"))?;
+    fs::create_dir_all(out.join("hugo/content/en"))?;
+    fs::create_dir_all(out.join("hugo/content/zh"))?;
     fs::create_dir_all(out.join("hugo/layouts/_default"))?;
+    fs::create_dir_all(out.join("hugo/layouts/partials"))?;
     let mut summary = String::from("# Summary\n\n");
     for k in 1..=n {
         for c in &chapters {
@@ -381,16 +374,22 @@ fn generate(spec: &Path, out: &Path, n: usize) -> std::io::Result<GenStats> {
                 let dir = out.join("spec").join(lang);
                 fs::create_dir_all(&dir)?;
                 fs::write(dir.join(format!("{name}.md")), &body)?;
+                let title = body.lines().next().unwrap_or("#").trim_start_matches("# ");
                 if lang == "en" {
                     stats.en_bytes += body.len();
-                    let title = body.lines().next().unwrap_or("#").trim_start_matches("# ");
                     fs::write(out.join("mdbook/src").join(format!("{name}.md")), &body)?;
                     let _ = writeln!(summary, "- [{title} {k}](./{name}.md)");
-                    fs::write(
-                        out.join("hugo/content").join(format!("{name}.md")),
-                        format!("---\ntitle: \"{title} {k}\"\n---\n\n{body}"),
-                    )?;
                 }
+                // Hugo builds both languages, as kcontract does.
+                fs::write(
+                    out.join("hugo/content")
+                        .join(lang)
+                        .join(format!("{name}.md")),
+                    format!(
+                        "---\ntitle: \"{title} {k}\"\nweight: {}\n---\n\n{body}",
+                        names.len() + 1
+                    ),
+                )?;
             }
             names.push(name);
         }
@@ -412,15 +411,24 @@ fn generate(spec: &Path, out: &Path, n: usize) -> std::io::Result<GenStats> {
     )?;
     fs::write(
         out.join("hugo/config.toml"),
-        "baseURL = \"http://localhost/\"\ntitle = \"Knative Runtime Contract\"\ndisableKinds = [\"taxonomy\", \"term\", \"RSS\", \"sitemap\"]\n",
+        "baseURL = \"http://localhost/\"\ntitle = \"Knative Runtime Contract\"\ndisableKinds = [\"taxonomy\", \"term\", \"RSS\", \"sitemap\"]\n\
+         defaultContentLanguage = \"en\"\ndefaultContentLanguageInSubdir = true\n\
+         [languages.en]\ncontentDir = \"content/en\"\nweight = 1\n\
+         [languages.zh]\ncontentDir = \"content/zh\"\nweight = 2\n",
+    )?;
+    // Every page with a sidebar of its language's chapters, rendered once per language
+    // (`partialCached`), as kcontract's pages have theirs.
+    fs::write(
+        out.join("hugo/layouts/partials/sidebar.html"),
+        "<nav><ol>{{ range .Site.RegularPages }}<li><a href=\"{{ .RelPermalink }}\">{{ .Title }}</a></li>{{ end }}</ol></nav>\n",
     )?;
     fs::write(
         out.join("hugo/layouts/_default/single.html"),
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{{ .Title }}</title></head><body><main>{{ .Content }}</main></body></html>\n",
+        "<!doctype html><html lang=\"{{ .Lang }}\"><head><meta charset=\"utf-8\"><title>{{ .Title }}</title></head><body>{{ partialCached \"sidebar.html\" . .Lang }}<main>{{ .Content }}</main></body></html>\n",
     )?;
     fs::write(
         out.join("hugo/layouts/_default/list.html"),
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{{ .Title }}</title></head><body><ul>{{ range .Pages }}<li><a href=\"{{ .RelPermalink }}\">{{ .Title }}</a></li>{{ end }}</ul></body></html>\n",
+        "<!doctype html><html lang=\"{{ .Lang }}\"><head><meta charset=\"utf-8\"><title>{{ .Title }}</title></head><body>{{ partialCached \"sidebar.html\" . .Lang }}<ul>{{ range .Pages }}<li><a href=\"{{ .RelPermalink }}\">{{ .Title }}</a></li>{{ end }}</ul></body></html>\n",
     )?;
     Ok(stats)
 }

@@ -25,7 +25,7 @@
 //! `--kcontract NAME=BINARY` (repeatable) compares kcontract binaries in one run, each serving its
 //! own copy of the ×N spec; `--mdbook no` leaves mdBook out.
 
-#[path = "../tests/common/webdriver.rs"]
+#[path = "../tests/suite/common/webdriver.rs"]
 #[allow(dead_code)]
 mod webdriver;
 

@@ -25,6 +25,7 @@ pub mod annotations;
 mod cli;
 mod commands;
 pub mod conformance;
+pub mod crate_config;
 pub mod diagnostic;
 mod diff;
 pub mod explain;
@@ -40,9 +41,11 @@ pub mod matrix;
 pub mod model;
 mod pipeline;
 pub mod platform;
+pub mod ratchet;
 pub mod results;
 pub mod runtimes;
 pub mod scaffold;
+pub mod selector;
 mod serve;
 pub mod site;
 pub mod spec;
@@ -53,6 +56,4 @@ mod timings;
 
 pub use cli::run;
 pub use list::json as clause_list_json;
-pub use spec_source::{
-    LoadOptions, Loaded, ParseCache, Tree, load, load_edited, load_from, load_reusing, load_with,
-};
+pub use spec_source::{LoadOptions, Loaded, Tree, load, load_from, load_with};

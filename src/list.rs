@@ -39,6 +39,10 @@ pub(crate) struct ClauseView<'a> {
     pub implicit: Option<&'a str>,
     pub oci: Option<&'a str>,
     pub upstream_tests: &'a [String],
+    /// What a person still has to decide about the clause (`review:`), or null.
+    pub review: Option<&'a str>,
+    /// The stamp of its text (the one translations and reviewed tests record).
+    pub stamp: &'a str,
     pub chapter: &'a str,
     pub section: Option<&'a SectionRef>,
     /// Path with `/` separators, as given on the command line (relative to the working directory).
@@ -48,22 +52,46 @@ pub(crate) struct ClauseView<'a> {
 }
 
 impl<'a> ClauseView<'a> {
+    /// Every field is named, so a new one does not compile until the list shows it (or says why
+    /// not: the spans are positions in the file, given as `file` and `line`).
     pub(crate) fn new(c: &'a Clause) -> Self {
+        let Clause {
+            id,
+            level,
+            keyword,
+            actor,
+            text,
+            stamp,
+            verify,
+            reason,
+            implicit,
+            oci,
+            upstream_tests,
+            review,
+            chapter,
+            section,
+            file,
+            line,
+            span: _,
+            id_span: _,
+        } = c;
         Self {
-            id: &c.id,
-            level: c.level,
-            keyword: &c.keyword,
-            actor: c.actor,
-            verify: c.verify,
-            reason: c.reason.as_deref(),
-            implicit: c.implicit.as_deref(),
-            oci: c.oci.as_deref(),
-            upstream_tests: &c.upstream_tests,
-            chapter: &c.chapter,
-            section: c.section.as_ref(),
-            file: c.file.to_string_lossy().replace('\\', "/"),
-            line: c.line,
-            text: &c.text,
+            id,
+            level: *level,
+            keyword,
+            actor: *actor,
+            verify: *verify,
+            reason: reason.as_deref(),
+            implicit: implicit.as_deref(),
+            oci: oci.as_deref(),
+            upstream_tests,
+            review: review.as_ref().map(|(note, _)| note.as_str()),
+            stamp,
+            chapter,
+            section: section.as_ref(),
+            file: file.to_string_lossy().replace('\\', "/"),
+            line: *line,
+            text,
         }
     }
 }

@@ -43,6 +43,10 @@ pub(crate) enum Show {
     All,
     /// All but missing and stale translations: the i18n commands report those themselves.
     AllButTranslationState,
+    /// Missing and stale translations counted in one line instead of one diagnostic each: the
+    /// commands of test authors (`matrix`, `scaffold`, `review`), whose readers cannot act on them
+    /// and whose own warnings (suspect tests, missing results) would be buried under them.
+    TranslationStateCounted,
 }
 
 impl<'c> Stages<'c> {
@@ -56,12 +60,29 @@ impl<'c> Stages<'c> {
     /// Load → `Spec`: read, parse, assemble and validate the spec folder.
     pub(crate) fn spec(&mut self, opts: LoadOptions, show: Show) -> Result<Loaded, Failure> {
         let mut loaded = spec_source::load_with(&self.ctx.spec, self.named(opts));
-        if show == Show::AllButTranslationState {
+        let before = loaded.diagnostics.len();
+        if show != Show::All {
             loaded
                 .diagnostics
-                .retain(|d| !matches!(d.code, "K0301" | "K0303"));
+                .retain(|d| !matches!(d.code, "K0301" | "K0303") || d.is_error());
         }
-        self.loaded(loaded)
+        let translations = before - loaded.diagnostics.len();
+        let loaded = self.loaded(loaded)?;
+        if show == Show::TranslationStateCounted && translations > 0 {
+            eprintln!(
+                "note: {translations} translation warning{} (missing or stale translations) for the spec's editors: `kcontract{} i18n status` lists them",
+                if translations == 1 { "" } else { "s" },
+                if self.ctx.spec_given {
+                    format!(
+                        " --spec {}",
+                        crate::terminal::shell_word(&self.ctx.spec.display().to_string())
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        Ok(loaded)
     }
 
     /// `opts` with how the spec folder was named (for the hint when it is missing).
@@ -93,6 +114,26 @@ impl<'c> Stages<'c> {
         Ok(scan)
     }
 
+    /// [`Self::tests`], but claims of ids the contract lacks (K0501: a removed or renamed clause)
+    /// do not stop the command: they are returned for it to report after its output (`matrix`
+    /// prints its table with the stale claims marked; `review --rename` re-points them).
+    pub(crate) fn tests_keeping_stale(
+        &mut self,
+        spec: &Spec,
+        at: &TestsAt,
+    ) -> Result<(Scan, Vec<Diagnostic>), Failure> {
+        let start = Instant::now();
+        let (root, globs) = where_tests_are(&self.ctx.spec, &spec.contract, at);
+        let found = annotations::find(&root, &globs, &annotations::CacheChoice::for_root(&root));
+        let mut scan = self.claims(spec, found, at, &globs, &root);
+        self.timings.add("tests", start.elapsed());
+        let (stale, rest): (Vec<Diagnostic>, Vec<Diagnostic>) =
+            scan.diagnostics.drain(..).partition(|d| d.code == "K0501");
+        scan.diagnostics = rest;
+        self.ctx.report(&scan.diagnostics, &scan.sources)?;
+        Ok((scan, stale))
+    }
+
     /// The second half of the test scan: the claims checked against `spec`, the review
     /// diagnostics added, how the scan cache served noted.
     fn claims(
@@ -103,7 +144,7 @@ impl<'c> Stages<'c> {
         globs: &TestGlobs,
         root: &Path,
     ) -> Scan {
-        let mut scan = found.scan(spec);
+        let mut scan = found.scan_for(spec, &at.command("review"));
         add_review(spec, &mut scan, at, globs, root);
         self.timings.note(scan.cache.to_string());
         scan
@@ -168,8 +209,12 @@ impl<'c> Stages<'c> {
         Ok((loaded, side.runtimes.catalogue, scan, also))
     }
 
-    /// The test results files (`--results`); `None` when none were given.
-    pub(crate) fn results(&mut self, files: &[PathBuf]) -> Result<Option<Results>, Failure> {
+    /// The test results files (`--results`) for the tests of `scan`; `None` when none were given.
+    pub(crate) fn results(
+        &mut self,
+        files: &[PathBuf],
+        scan: &Scan,
+    ) -> Result<Option<Results>, Failure> {
         if files.is_empty() {
             return Ok(None);
         }
@@ -177,8 +222,13 @@ impl<'c> Stages<'c> {
         let mut res = Results::default();
         let mut sources = SourceMap::default();
         let mut diags = Vec::new();
+        let packages: std::collections::BTreeSet<String> = scan
+            .tests
+            .iter()
+            .filter_map(|t| t.package.clone())
+            .collect();
         for f in files {
-            results::read(f, &mut res, &mut sources, &mut diags);
+            results::read(f, &mut res, &mut sources, &mut diags, &packages);
         }
         self.timings.add("results", start.elapsed());
         self.ctx.report(&diags, &sources)?;
@@ -193,8 +243,19 @@ impl<'c> Stages<'c> {
         scan: &'a Scan,
         results: Option<&Results>,
     ) -> Result<Matrix<'a>, Failure> {
+        self.matrix_in(spec, scan, results, &matrix::Scope::default())
+    }
+
+    /// [`Self::matrix`] of the clauses a tested crate answers for, its exemptions applied.
+    pub(crate) fn matrix_in<'a>(
+        &mut self,
+        spec: &'a Spec,
+        scan: &'a Scan,
+        results: Option<&Results>,
+        scope: &matrix::Scope,
+    ) -> Result<Matrix<'a>, Failure> {
         let start = Instant::now();
-        let m = matrix::compute(spec, &scan.tests, results);
+        let m = matrix::compute_in(spec, &scan.tests, results, scope);
         self.timings.add("matrix", start.elapsed());
         if let Some(r) = results
             && let Some(d) = nothing_matched(r, &m)
@@ -231,16 +292,30 @@ pub(crate) struct TestsAt {
     pub(crate) root: Option<PathBuf>,
     /// `--strict`: suspect tests are errors, and tests without a review stamp are reported.
     pub(crate) strict: bool,
+    /// ` --spec DIR` as given on the command line, or empty: repeated in hints.
+    pub(crate) spec_flag: String,
+    /// ` --tests-root DIR` or ` --manifest-path FILE` as given, or empty: repeated in hints.
+    pub(crate) tests_flag: String,
+}
+
+impl TestsAt {
+    /// `kcontract [--spec DIR] SUB [--tests-root DIR | --manifest-path FILE]`: the start of a
+    /// command a hint tells the user to run, with the options this command was run with, so that
+    /// it works when run as printed (the flags of a subcommand may come before its arguments).
+    pub(crate) fn command(&self, sub: &str) -> String {
+        format!("kcontract{} {sub}{}", self.spec_flag, self.tests_flag)
+    }
 }
 
 /// Add the review diagnostics (suspect and, with `--strict`, unreviewed tests) and, when the
 /// globs found no annotated test at all, a warning naming them: a gate must never pass because it
 /// selected nothing.
 fn add_review(spec: &Spec, scan: &mut Scan, at: &TestsAt, globs: &TestGlobs, root: &Path) {
-    scan.diagnostics.extend(annotations::review_diagnostics(
+    scan.diagnostics.extend(annotations::review_diagnostics_for(
         spec,
         &scan.tests,
         at.strict,
+        &at.command("review"),
     ));
     // Only for globs set in contract.yaml (or `--tests-root`): a contract without tests of its
     // own (the defaults, nothing there) is not warned about.

@@ -85,6 +85,90 @@ fn capped(text: &str) -> Option<String> {
     ))
 }
 
+/// A failure's text as a reader wants it: what the test said, once. Each part is (text, whether
+/// it is the test harness's whole output, as JUnit's system-out is): of such a part libtest's own
+/// lines (`running 1 test`, `test x ... FAILED`, `failures:` and the list under it, `test result:
+/// …`) are dropped; of every part the backtrace hint and any backtrace are dropped, and `thread 'x' (pid)
+/// panicked at` is shortened to `panicked at` (the test's name is shown beside it); then a part
+/// whose text another part already holds (JUnit's message is the first line of the failure's
+/// text, which system-err repeats) is left out. Capped at [`MESSAGE_MAX`] bytes.
+pub fn clean_message(parts: &[(&str, bool)]) -> Option<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for (part, harness) in parts {
+        let c = clean_part(part, *harness);
+        if c.is_empty() {
+            continue;
+        }
+        if kept.iter().any(|k| k.contains(c.as_str())) {
+            continue;
+        }
+        kept.retain(|k| !c.contains(k.as_str()));
+        kept.push(c);
+    }
+    capped(&kept.join("\n"))
+}
+
+fn clean_part(text: &str, harness: bool) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_list = false;
+    let mut in_backtrace = false;
+    for line in text.lines() {
+        let l = line.trim_end();
+        let t = l.trim_start();
+        if in_backtrace {
+            let frame = t
+                .split_once(": ")
+                .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
+                || t.starts_with("at ");
+            if frame {
+                continue;
+            }
+            in_backtrace = false;
+        }
+        if in_list {
+            if l.starts_with("    ") && !t.contains(' ') && !t.is_empty() {
+                continue;
+            }
+            in_list = false;
+        }
+        if harness && l == "failures:" {
+            in_list = true;
+            continue;
+        }
+        if t == "stack backtrace:" {
+            in_backtrace = true;
+            continue;
+        }
+        let harness_line = harness
+            && ((t.starts_with("running ") && (t.ends_with(" test") || t.ends_with(" tests")))
+                || (t.starts_with("test ")
+                    && (t.ends_with(" ... FAILED") || t.ends_with(" ... ok")))
+                || t.starts_with("test result: "));
+        let boilerplate = harness_line
+            || t.starts_with("note: run with `RUST_BACKTRACE=")
+            || t.starts_with("note: Some details are omitted");
+        if boilerplate {
+            continue;
+        }
+        let l = match l
+            .strip_prefix("thread '")
+            .and_then(|r| r.split_once(" panicked at "))
+        {
+            Some((_, at)) => format!("panicked at {at}"),
+            None => l.to_string(),
+        };
+        out.push(l);
+    }
+    while out.first().is_some_and(|l| l.trim().is_empty()) {
+        out.remove(0);
+    }
+    while out.last().is_some_and(|l| l.trim().is_empty()) {
+        out.pop();
+    }
+    // The message attribute is the panic line without its final colon.
+    out.join("\n")
+}
+
 /// Every report of one test: (package, if known; outcome; failure message).
 type Reports = Vec<(Option<String>, Outcome, Option<String>)>;
 
@@ -152,13 +236,46 @@ impl Results {
     }
 }
 
+/// The crates a libtest output names, with where: the library's unit tests are run from an
+/// executable named after the crate (`Running unittests src/lib.rs (target/debug/deps/NAME-hash)`)
+/// and its doc-tests under its name (`Doc-tests NAME`). Names as rustc spells them (`-` as `_`).
+pub fn libtest_crates(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let mut out: Vec<(String, std::ops::Range<usize>)> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        let start = at + (line.len() - line.trim_start().len());
+        let range = start..start + t.len();
+        at += line.len();
+        let name = if let Some(rest) = t.strip_prefix("Running unittests src/lib.rs (") {
+            Path::new(rest.trim_end_matches(')'))
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .and_then(|s| s.rsplit_once('-'))
+                .map(|(n, _)| n.to_string())
+        } else {
+            t.strip_prefix("Doc-tests ").map(str::to_string)
+        };
+        if let Some(n) = name.map(|n| n.replace('-', "_"))
+            && !n.is_empty()
+            && !out.iter().any(|(m, _)| *m == n)
+        {
+            out.push((n, range));
+        }
+    }
+    out
+}
+
 /// Read one results file into `results`. Problems are error diagnostics; `false` means the file
-/// could not be used.
+/// could not be used. `packages` are the packages of the annotated tests (when known): a libtest
+/// output naming only other crates is of another project (its `contract` binary has the same
+/// test names when both crates were scaffolded from one contract), an error (K0607).
 pub fn read(
     path: &Path,
     results: &mut Results,
     sources: &mut SourceMap,
     diags: &mut Vec<Diagnostic>,
+    packages: &std::collections::BTreeSet<String>,
 ) -> bool {
     let Some(fid) = read_source(path, sources, diags) else {
         return false;
@@ -167,6 +284,30 @@ pub fn read(
     let parsed = if text.trim_start().starts_with('<') {
         parse_junit(text, fid)
     } else {
+        let ours: std::collections::BTreeSet<String> =
+            packages.iter().map(|p| p.replace('-', "_")).collect();
+        let named = libtest_crates(text);
+        if !ours.is_empty() && !named.is_empty() && !named.iter().any(|(n, _)| ours.contains(n)) {
+            let (first, range) = &named[0];
+            let list = |v: Vec<&str>| {
+                v.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            diags.push(
+                Diagnostic::error(
+                    "K0607",
+                    format!("these results are of another crate: {}", list(named.iter().map(|(n, _)| n.as_str()).collect())),
+                )
+                .at(Span::new(fid, range.clone()), format!("the crate `{first}` was run here"))
+                .help(format!(
+                    "the annotated tests here are of {}; run `cargo test` in that crate (or pass its --manifest-path) and give its output",
+                    list(ours.iter().map(String::as_str).collect())
+                )),
+            );
+            return false;
+        }
         parse_libtest(text, fid)
     };
     match parsed {
@@ -253,27 +394,20 @@ pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnosti
             Outcome::Passed
         };
         let message = if outcome == Outcome::Failed {
-            let mut parts: Vec<String> = Vec::new();
+            let mut parts: Vec<(String, bool)> = Vec::new();
             for c in case.children().filter(|c| c.is_element()) {
                 let tag = c.tag_name().name();
                 if matches!(tag, "failure" | "error") {
-                    parts.extend(c.attribute("message").map(str::to_string));
+                    parts.extend(c.attribute("message").map(|m| (m.to_string(), false)));
                 }
                 if matches!(tag, "failure" | "error" | "system-out" | "system-err")
                     && let Some(t) = c.text()
                 {
-                    parts.push(t.to_string());
+                    parts.push((t.to_string(), tag == "system-out"));
                 }
             }
-            // The failure's text and system-err usually repeat each other: keep each text once.
-            let mut kept: Vec<&str> = Vec::new();
-            for p in &parts {
-                let p = p.trim();
-                if !p.is_empty() && !kept.contains(&p) {
-                    kept.push(p);
-                }
-            }
-            capped(&kept.join("\n"))
+            let parts: Vec<(&str, bool)> = parts.iter().map(|(t, h)| (t.as_str(), *h)).collect();
+            clean_message(&parts)
         } else {
             None
         };
@@ -304,7 +438,7 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
                 .iter_mut()
                 .find(|r| r.name == name && r.outcome == Outcome::Failed)
         {
-            r.message = capped(&text);
+            r.message = clean_message(&[(&text, false)]);
         }
     };
     for line in text.lines() {
@@ -460,6 +594,24 @@ mod tests {
             ]
         );
         assert_eq!(r[1].message.as_deref(), Some("boom\nx"));
+        // What cargo-nextest writes for a panic: the panic once, without libtest's lines.
+        let panic = "thread 'fails' (2366) panicked at tests/checks.rs:14:5:\nassertion failed: on purpose\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace";
+        let out = "\nrunning 1 test\ntest fails ... FAILED\n\nfailures:\n\nfailures:\n    fails\n\ntest result: FAILED. 0 passed; 1 failed\n";
+        let bt = "thread 'fails' panicked at tests/checks.rs:14:5:\nassertion failed: on purpose\nstack backtrace:\n   0: rust_begin_unwind\n             at /rustc/x/panicking.rs:1:2\n   1: checks::fails\nnote: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.";
+        assert_eq!(
+            clean_message(&[
+                (
+                    "thread 'fails' (2366) panicked at tests/checks.rs:14:5",
+                    false
+                ),
+                (panic, false),
+                (out, true),
+                (panic, false),
+                (bt, false)
+            ])
+            .as_deref(),
+            Some("panicked at tests/checks.rs:14:5:\nassertion failed: on purpose")
+        );
         assert_eq!(r[0].message, None);
     }
 

@@ -168,6 +168,35 @@ pub struct Contract {
     pub tests: TestGlobs,
     /// The title and attribution in each translation (`translated:`, optional), by language.
     pub translated: BTreeMap<String, TranslatedMeta>,
+    /// Earlier versions of this contract, each kept whole in a folder of its own (`history:`,
+    /// optional), in the order listed.
+    pub history: Vec<EarlierVersion>,
+}
+
+/// An entry of `history:` in `contract.yaml`: an earlier version of the contract, kept as a
+/// complete spec folder (its own `contract.yaml` and chapters) rather than named by a git
+/// revision, so that every checkout has it: a shallow clone or a source archive has no history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EarlierVersion {
+    /// Its name (a lowercase word, unique among the entries).
+    pub name: String,
+    /// Language → how the site names it (the name where absent).
+    pub labels: BTreeMap<String, String>,
+    /// Its folder, relative to the folder of `contract.yaml` (`history/<name>`), `/`-separated.
+    pub path: String,
+    /// The upstream text that version followed: where it is,
+    pub url: String,
+    /// the upstream's revision (a git commit id),
+    pub revision: String,
+    /// and that revision's date (`YYYY-MM-DD`).
+    pub date: String,
+}
+
+impl EarlierVersion {
+    /// Its folder, given the folder of `contract.yaml`.
+    pub fn dir(&self, spec_dir: &std::path::Path) -> std::path::PathBuf {
+        spec_dir.join(&self.path)
+    }
 }
 
 impl Contract {
@@ -219,6 +248,7 @@ impl Default for Contract {
             links: Links::default(),
             tests: TestGlobs::default(),
             translated: BTreeMap::new(),
+            history: Vec::new(),
         }
     }
 }
@@ -280,6 +310,8 @@ pub struct Upstream {
     pub title: String,
     /// Where the upstream document is.
     pub url: String,
+    /// The upstream's revision the contract follows (a git commit id), when `contract.yaml` names it.
+    pub revision: Option<String>,
     /// The upstream's licence (`Apache-2.0`), shown in the site's footer.
     pub license: String,
     /// The attribution notice, shown on the site's index and footer.

@@ -112,7 +112,8 @@ impl Ctx {
         if errors == 0 {
             return Ok(());
         }
-        let warnings = diags.len() - errors;
+        // Every warning printed so far, not only this stage's: the count must match the screen.
+        let warnings = self.warnings.get();
         let consequence = match &self.consequence {
             Some(c) => format!("; {c}"),
             None => String::new(),
@@ -174,4 +175,18 @@ pub(crate) fn print(s: &str) -> Outcome {
 /// `""` or `"s"`, for counts in messages.
 pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// `p` as a shell word: as it is when it holds only characters no shell treats specially, else in
+/// single quotes.
+/// Hints print commands to run; they must work when pasted into a shell.
+pub(crate) fn shell_word(p: &str) -> String {
+    let plain = !p.is_empty()
+        && p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./-:@+=,%".contains(c));
+    if plain {
+        p.to_string()
+    } else {
+        format!("'{}'", p.replace('\'', "'\\''"))
+    }
 }

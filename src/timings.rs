@@ -30,7 +30,18 @@ impl Timings {
     }
 
     pub fn add_detail(&mut self, part: &'static str, d: Duration) {
-        self.details.push((part, d));
+        match self.details.iter_mut().find(|(s, _)| *s == part) {
+            Some((_, total)) => *total += d,
+            None => self.details.push((part, d)),
+        }
+    }
+
+    /// Run `f`, adding its wall time to the part `part` of the step under way.
+    pub fn detail<T>(&mut self, part: &'static str, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.add_detail(part, start.elapsed());
+        out
     }
 
     pub fn note(&mut self, line: String) {
@@ -70,7 +81,7 @@ impl Timings {
             );
         }
         if !self.details.is_empty() {
-            out.push_str("  parts of render+write (thread time, summed over the threads):\n");
+            out.push_str("  steps of render+write:\n");
         }
         for (s, d) in &self.details {
             let _ = writeln!(out, "    · {s:<12} {:>7.1} ms", d.as_secs_f64() * 1e3);
@@ -98,7 +109,8 @@ mod tests {
         t.add("read", Duration::from_millis(30));
         t.add("parse", Duration::from_millis(10));
         t.add("read", Duration::from_millis(10));
-        t.add_detail("chapters", Duration::from_millis(500));
+        t.add_detail("chapters", Duration::from_millis(300));
+        t.add_detail("chapters", Duration::from_millis(200));
         let r = t.report();
         let lines: Vec<&str> = r.lines().collect();
         assert_eq!(lines[0], "timings:");
@@ -114,7 +126,7 @@ mod tests {
                 && lines[2].ends_with("20.0%"),
             "{r}"
         );
-        assert!(lines[3].contains("thread time"), "{r}");
+        assert!(lines[3].contains("steps of render+write"), "{r}");
         assert!(
             lines[4].contains("· chapters") && lines[4].contains("500.0 ms"),
             "{r}"

@@ -17,8 +17,21 @@ use crate::spec::Spec;
 use super::{TestFn, TestKind};
 
 /// The diagnostics for suspect tests (K0514: a warning, an error with `strict`) and, with
-/// `strict`, for real tests whose annotation has no stamp (K0515, a warning).
+/// `strict`, for real tests whose annotation has no stamp (K0515, a warning); the hints say
+/// `kcontract review ID` ([`review_diagnostics_for`] names the command with its options).
 pub fn review_diagnostics(spec: &Spec, tests: &[TestFn], strict: bool) -> Vec<Diagnostic> {
+    review_diagnostics_for(spec, tests, strict, "kcontract review")
+}
+
+/// [`review_diagnostics`], where `review` is the
+/// command the hints tell the user to run, with the options the current command was run with
+/// (`kcontract --spec ../spec review --manifest-path x/Cargo.toml`), the ids are appended.
+pub fn review_diagnostics_for(
+    spec: &Spec,
+    tests: &[TestFn],
+    strict: bool,
+    review: &str,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for t in tests.iter().filter(|t| t.kind == TestKind::Real) {
         for k in &t.claims {
@@ -42,7 +55,7 @@ pub fn review_diagnostics(spec: &Spec, tests: &[TestFn], strict: bool) -> Vec<Di
                         format!("reviewed against {recorded}; the clause is now {}", c.stamp),
                     )
                     .help(format!(
-                        "the clause's text or level changed ({}:{}; now: {} “{}”); check that the test still verifies it, then run `kcontract review {}`",
+                        "the clause's text or level changed ({}:{}; now: {} “{}”); check that the test still verifies it, then run `{review} {}`",
                         c.file.display(),
                         c.line,
                         c.level,
@@ -61,7 +74,7 @@ pub fn review_diagnostics(spec: &Spec, tests: &[TestFn], strict: bool) -> Vec<Di
                     )
                     .at(k.span.clone(), "no ` @ <stamp>` after the id")
                     .help(format!(
-                        "once you have checked the test against the clause, run `kcontract review {}` to record its stamp ({})",
+                        "once you have checked the test against the clause, run `{review} {}` to record its stamp ({})",
                         k.id, c.stamp
                     )),
                 );
@@ -103,13 +116,18 @@ pub type Restamped = (PathBuf, String, String);
 /// Record the current stamp on the chosen claims of real tests: the stamp after ` @ ` is replaced,
 /// or ` @ <stamp>` is inserted after the id. Only those bytes change (the files' text is edited,
 /// written atomically, one file at a time). Returns what was re-stamped, in file order.
+///
+/// `docs` are further edits made with the stamps: for a test (the span of its name), a byte
+/// range of its file and its new text (its generated doc comment refreshed to the current clause
+/// text: `crate::scaffold::stale_doc`); only those of re-stamped tests are applied.
 pub fn restamp(
     spec: &Spec,
     tests: &[TestFn],
     sources: &SourceMap,
     target: &ReviewTarget,
+    docs: &[(crate::diagnostic::Span, std::ops::Range<usize>, String)],
 ) -> Result<Vec<Restamped>, Diagnostic> {
-    let mut edits: BTreeMap<FileId, Vec<(std::ops::Range<usize>, String)>> = BTreeMap::new();
+    let mut edits: Edits = BTreeMap::new();
     let mut done = Vec::new();
     for t in tests.iter().filter(|t| t.kind == TestKind::Real) {
         for k in &t.claims {
@@ -132,6 +150,15 @@ pub fn restamp(
                 .entry(k.stamp_span.file)
                 .or_default()
                 .push((k.stamp_span.range.clone(), new));
+            // The test's generated doc, if it has one that is stale: it ends before the claim.
+            if let Some((_, range, text)) = docs.iter().find(|(n, _, _)| *n == t.name_span)
+                && !edits[&t.name_span.file].iter().any(|(r, _)| r == range)
+            {
+                edits
+                    .entry(t.name_span.file)
+                    .or_default()
+                    .push((range.clone(), text.clone()));
+            }
             done.push((
                 sources.get(k.stamp_span.file).path.clone(),
                 t.path.clone(),
@@ -139,6 +166,15 @@ pub fn restamp(
             ));
         }
     }
+    write_edits(edits, sources)?;
+    Ok(done)
+}
+
+/// Byte edits per file: (range, replacement).
+type Edits = BTreeMap<FileId, Vec<(std::ops::Range<usize>, String)>>;
+
+/// Apply the edits to the files' text as read and write each file atomically, one at a time.
+fn write_edits(edits: Edits, sources: &SourceMap) -> Result<(), Diagnostic> {
     for (file_id, mut list) in edits {
         let file = sources.get(file_id);
         let mut text = file.text.clone();
@@ -155,5 +191,33 @@ pub fn restamp(
             .help("check that the file is writable; nothing was changed in it")
         })?;
     }
+    Ok(())
+}
+
+/// Re-point every `Clause: OLD` line of any test (stubs too) at `new`: only the id's bytes
+/// change, the stamp stays (so the test is current when `new`'s text is the one it was reviewed
+/// against, and suspect otherwise). Returns what was changed, in file order.
+pub fn repoint(
+    tests: &[TestFn],
+    sources: &SourceMap,
+    old: &str,
+    new: &str,
+) -> Result<Vec<Restamped>, Diagnostic> {
+    let mut edits: Edits = BTreeMap::new();
+    let mut done = Vec::new();
+    for t in tests {
+        for k in t.claims.iter().chain(&t.unknown).filter(|k| k.id == old) {
+            edits
+                .entry(k.span.file)
+                .or_default()
+                .push((k.span.range.clone(), new.to_string()));
+            done.push((
+                sources.get(k.span.file).path.clone(),
+                t.path.clone(),
+                old.to_string(),
+            ));
+        }
+    }
+    write_edits(edits, sources)?;
     Ok(done)
 }

@@ -18,7 +18,7 @@ use crate::globs::GlobMatcher;
 use crate::spec::{Spec, TestGlobs};
 
 use super::cache::{Cache, CacheChoice, CacheStatus, Entry, Stamp, Used};
-use super::claims::validate_claim;
+use super::claims::{Validity, validate_claim};
 use super::items::STUB_IGNORE_PREFIX;
 use super::sites::{Site, may_hold_annotation};
 use super::syntax::{FileSyntax, LexFailure};
@@ -118,6 +118,12 @@ pub fn find(root: &Path, globs: &TestGlobs, cache: &CacheChoice) -> Found {
 impl Found {
     /// The second half: the tests and their claims, each claimed id looked up in `spec`.
     pub fn scan(self, spec: &Spec) -> Scan {
+        self.scan_for(spec, "kcontract review")
+    }
+
+    /// [`Self::scan`], where `review` is the command (with the options of the current one) that
+    /// hints name for re-pointing a claim of a renamed clause.
+    pub fn scan_for(self, spec: &Spec, review: &str) -> Scan {
         let mut out = Scan {
             tests: Vec::new(),
             files: self.files.len(),
@@ -126,9 +132,10 @@ impl Found {
             cache: self.cache,
         };
         for (rel, r) in self.files {
-            out.add(spec, &rel, r);
+            out.add(spec, &rel, r, review);
         }
-        out.tests.retain(|t| !t.claims.is_empty());
+        out.tests
+            .retain(|t| !t.claims.is_empty() || !t.unknown.is_empty());
         out
     }
 }
@@ -219,7 +226,7 @@ fn read_stamped(path: &Path, cache: &Cache) -> std::io::Result<(Vec<u8>, Option<
 
 impl Scan {
     /// Add one file's tests and problems (problems are warnings: the compiler reports them properly).
-    fn add(&mut self, spec: &Spec, rel: &str, read: Read) {
+    fn add(&mut self, spec: &Spec, rel: &str, read: Read, review: &str) {
         match read {
             Read::Nothing => {}
             Read::Unreadable(e) => self.diagnostics.push(
@@ -255,7 +262,7 @@ impl Scan {
                 place,
             } => {
                 let fid = self.sources.add_file(file);
-                self.add_tests(spec, rel, fid, &syntax, &place);
+                self.add_tests(spec, rel, fid, &syntax, &place, review);
             }
         }
     }
@@ -268,6 +275,7 @@ impl Scan {
         fid: FileId,
         syntax: &FileSyntax,
         place: &Place,
+        review: &str,
     ) {
         let mut on_tests = BTreeSet::new();
         for f in &syntax.fns {
@@ -279,10 +287,31 @@ impl Scan {
                 continue;
             }
             let mut claims: Vec<Claim> = Vec::new();
+            let mut unknown: Vec<Claim> = Vec::new();
             for s in sites {
                 on_tests.insert(s.id_range.start);
-                if !validate_claim(spec, s, fid, &mut self.diagnostics) {
-                    continue;
+                let claim = Claim {
+                    id: s.id.clone(),
+                    span: Span::new(fid, s.id_range.clone()),
+                    stamp: s.stamp.clone(),
+                    stamp_span: Span::new(fid, s.stamp_range.clone()),
+                };
+                match validate_claim(spec, s, fid, &mut self.diagnostics, review) {
+                    Validity::Known => {}
+                    Validity::Unknown => {
+                        // A stub of a removed clause is generated code: say who removes it.
+                        if f.is_stub()
+                            && super::claims::renamed_to(spec, s.stamp.as_deref()).is_none()
+                            && let Some(d) = self.diagnostics.last_mut()
+                        {
+                            d.help = Some(
+                                "the clause was removed from the contract, and this is a stub (its body is `todo!()`): `kcontract scaffold` removes it if it is untouched; else delete it".into(),
+                            );
+                        }
+                        unknown.push(claim);
+                        continue;
+                    }
+                    Validity::Malformed => continue,
                 }
                 if claims.iter().any(|c| c.id == s.id) {
                     self.diagnostics.push(
@@ -295,12 +324,7 @@ impl Scan {
                     );
                     continue;
                 }
-                claims.push(Claim {
-                    id: s.id.clone(),
-                    span: Span::new(fid, s.id_range.clone()),
-                    stamp: s.stamp.clone(),
-                    stamp_span: Span::new(fid, s.stamp_range.clone()),
-                });
+                claims.push(claim);
             }
             if !f.is_stub()
                 && let Some(Some(reason)) = f.ignore_reason()
@@ -328,6 +352,7 @@ impl Scan {
                 target: place.target.clone(),
                 path: path.join("::"),
                 claims,
+                unknown,
                 kind: if f.is_stub() {
                     TestKind::Stub
                 } else {

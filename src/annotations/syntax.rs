@@ -44,6 +44,96 @@ pub struct LexFailure {
     pub message: String,
 }
 
+/// A module declared at the top level of a file (`mod x;`, `pub mod x;`, `mod x { … }`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModDecl {
+    /// The module's name (`r#` removed).
+    pub name: String,
+    /// From its first attribute (or `pub`, or `mod`) to its `;` or closing brace.
+    pub item: Range<usize>,
+}
+
+/// The modules a file declares at its top level, read as Rust tokens (comments, strings and
+/// layout do not matter: `mod x; // note` and `/* mod y; */` are what the compiler sees).
+pub fn mod_decls(text: &str) -> Result<Vec<ModDecl>, LexFailure> {
+    let result = match text.parse::<TokenStream>() {
+        Ok(ts) => {
+            let trees: Vec<TokenTree> = ts.into_iter().collect();
+            let mut out = Vec::new();
+            let mut start: Option<usize> = None;
+            let mut i = 0;
+            while i < trees.len() {
+                let here = super::tokens::range_of(&trees[i]).start;
+                match &trees[i] {
+                    TokenTree::Punct(p)
+                        if p.as_char() == '#'
+                            && super::tokens::group(
+                                trees.get(i + 1),
+                                proc_macro2::Delimiter::Bracket,
+                            )
+                            .is_some() =>
+                    {
+                        start.get_or_insert(here);
+                        i += 2;
+                    }
+                    TokenTree::Ident(id) if id == "pub" => {
+                        start.get_or_insert(here);
+                        i += if super::tokens::group(
+                            trees.get(i + 1),
+                            proc_macro2::Delimiter::Parenthesis,
+                        )
+                        .is_some()
+                        {
+                            2
+                        } else {
+                            1
+                        };
+                    }
+                    TokenTree::Ident(id) if id == "mod" => {
+                        let name = super::tokens::ident(trees.get(i + 1));
+                        let end = trees.get(i + 2).and_then(|t| match t {
+                            TokenTree::Punct(p) if p.as_char() == ';' => {
+                                Some(super::tokens::range_of(t).end)
+                            }
+                            TokenTree::Group(g)
+                                if g.delimiter() == proc_macro2::Delimiter::Brace =>
+                            {
+                                Some(g.span().byte_range().end)
+                            }
+                            _ => None,
+                        });
+                        if let (Some(name), Some(end)) = (name, end) {
+                            out.push(ModDecl {
+                                name: name.trim_start_matches("r#").to_string(),
+                                item: start.unwrap_or(here)..end,
+                            });
+                            i += 3;
+                        } else {
+                            i += 1;
+                        }
+                        start = None;
+                    }
+                    _ => {
+                        start = None;
+                        i += 1;
+                    }
+                }
+            }
+            Ok(out)
+        }
+        Err(e) => {
+            let r = e.span().byte_range();
+            let start = r.start.min(text.len());
+            Err(LexFailure {
+                range: start..r.end.max(start).min(text.len()),
+                message: e.to_string(),
+            })
+        }
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    result
+}
+
 /// Read one Rust source text. Pure apart from proc-macro2's thread-local span table, which is reset
 /// afterwards (so scanning many files does not grow it; each thread of a parallel scan has its own).
 pub fn parse_source(text: &str) -> Result<FileSyntax, LexFailure> {

@@ -40,15 +40,17 @@ impl Build {
             "the site was not built; {} is unchanged",
             self.out.display()
         ));
+        let setup = self.tests.setup(ctx, self.strict)?;
+        let ctx = &setup.ctx;
         let mut stages = Stages::new(ctx);
         // The templates need nothing of the spec: they are read and compiled while it loads.
         let templates = self.templates.as_deref();
-        let (loaded, runtimes, scan, tpl) = stages.spec_and_tests(
+        let (mut loaded, runtimes, scan, tpl) = stages.spec_and_tests(
             LoadOptions {
                 strict: self.strict,
                 ..LoadOptions::default()
             },
-            &self.tests.at(ctx, self.strict)?,
+            &setup.at,
             || {
                 let start = Instant::now();
                 (site::templates(templates), start.elapsed())
@@ -59,8 +61,18 @@ impl Build {
             "templates: {:.1} ms, alongside the load",
             took.as_secs_f64() * 1e3
         ));
+        setup.check_config(&loaded.spec)?;
+        // The tested crate's `tests-link` (kcontract.toml): the matrix page links its tests there,
+        // as `links: tests:` of contract.yaml does for the spec's own repository.
+        if let Some(base) = setup.config.as_ref().and_then(|c| c.tests_link.clone()) {
+            loaded.spec.contract.links.tests = Some(crate::spec::LinkBase {
+                base,
+                labels: Default::default(),
+                suffix: None,
+            });
+        }
         let spec = &loaded.spec;
-        let results = stages.results(&self.results)?;
+        let results = stages.results(&self.results, &scan)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref())?;
         let failed = |d: crate::diagnostic::Diagnostic| {
             ctx.fail(

@@ -1,13 +1,16 @@
-//! `kcontract matrix`: each clause's tests and status, coverage per level and actor, and the
-//! `--require` gate for CI.
+//! `kcontract matrix`: each clause's tests and status, coverage per level and actor, the
+//! `--require` gate and the `--ci` coverage ratchet for CI.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
 use crate::diagnostic::Diagnostic;
-use crate::matrix::{self, Requirement};
+use crate::matrix::{self, Requirement, Status};
 use crate::pipeline::{Show, Stages};
+use crate::ratchet;
+use crate::selector::Selector;
 use crate::spec_source::LoadOptions;
+use crate::terminal::shell_word;
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
 
 /// The traceability matrix: each clause's tests and status, coverage per level and actor.
@@ -21,9 +24,34 @@ pub(crate) struct Matrix {
     #[arg(long, default_value = "table")]
     format: MatrixFormat,
     /// SELECTOR=STATUS: exit 1 unless every selected clause has at least STATUS
-    /// (e.g. `MUST=implemented`, `verify:model=passing`; repeatable).
+    /// (e.g. `MUST=implemented`, `verify:model=passing`, `id:config.*|MUST,actor:platform=passing`;
+    /// `,` joins terms that must all hold, `|` alternatives; repeatable).
     #[arg(long, value_name = "SELECTOR=STATUS")]
     require: Vec<Requirement>,
+    /// Only these clauses (the selector grammar of --require), instead of the crate's `select`
+    /// in its kcontract.toml.
+    #[arg(long, value_name = "SELECTOR")]
+    select: Option<Selector>,
+    /// Table only: show only the clauses of these statuses (comma-separated, e.g. `failing,suspect`).
+    #[arg(long, value_name = "STATUS,...", value_delimiter = ',', value_parser = parse_status)]
+    only: Vec<Status>,
+    /// Coverage ratchet: exit 1 when a clause's status is below the one in FILE (a committed
+    /// snapshot, kcontract-coverage/1).
+    #[arg(long, value_name = "FILE")]
+    ci: Option<PathBuf>,
+    /// With --ci: write the current statuses into FILE (to commit), accepting the change.
+    #[arg(long, requires = "ci")]
+    accept: bool,
+}
+
+fn parse_status(s: &str) -> Result<Status, String> {
+    Status::REPORTED
+        .into_iter()
+        .find(|st| st.as_str() == s.trim())
+        .ok_or_else(|| {
+            let all: Vec<&str> = Status::REPORTED.iter().map(|s| s.as_str()).collect();
+            format!("`{s}` is not a status: use {}", all.join(", "))
+        })
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -33,28 +61,84 @@ enum MatrixFormat {
     Csv,
 }
 
+/// This command line with `--accept` added, for the ratchet's hint: it must work as printed.
+fn accept_command() -> String {
+    let mut words: Vec<String> = vec!["kcontract".into()];
+    words.extend(
+        std::env::args()
+            .skip(1)
+            .filter(|a| a != "--accept")
+            .map(|a| shell_word(&a)),
+    );
+    words.push("--accept".into());
+    words.join(" ")
+}
+
 impl Matrix {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
+        if !self.only.is_empty() && !matches!(self.format, MatrixFormat::Table) {
+            return Err(ctx.usage(
+                "--only applies to the table",
+                "the JSON and CSV have every clause of the selection (use --select to narrow them)",
+            ));
+        }
+        let setup = self.tests.setup(ctx, false)?;
+        let ctx = &setup.ctx.clone();
         let mut stages = Stages::new(ctx);
-        let loaded = stages.spec(LoadOptions::default(), Show::All)?;
-        if let Some((term, known)) = self
+        let loaded = stages.spec(LoadOptions::default(), Show::TranslationStateCounted)?;
+        let spec = &loaded.spec;
+        setup.check_config(spec)?;
+        let mut scope = setup.scope();
+        if let Some(sel) = &self.select {
+            scope.select = Some(sel.clone());
+        }
+        for sel in self
             .require
             .iter()
-            .find_map(|q| q.unknown_name(&loaded.spec.contract))
+            .map(|q| &q.selector)
+            .chain(self.select.as_ref())
         {
-            return Err(ctx.usage(&format!("`{term}` names nothing in this contract"), &known));
+            if let Some((term, known)) = sel.unknown_name(&spec.contract) {
+                return Err(ctx.usage(&format!("`{term}` names nothing in this contract"), &known));
+            }
         }
-        if let Some((q, hint)) = matrix::selects_nothing(&loaded.spec, &self.require)
-            .into_iter()
-            .next()
-        {
-            return Err(ctx.usage(&format!("`--require {}` selects no clause", q.text), &hint));
+        if let Some(hint) = self.select.as_ref().and_then(|s| s.selects_nothing(spec)) {
+            return Err(ctx.usage(
+                &format!(
+                    "`--select {}` selects no clause",
+                    self.select
+                        .as_ref()
+                        .map(|s| s.text.as_str())
+                        .unwrap_or_default()
+                ),
+                &hint,
+            ));
         }
-        let scan = stages.tests(&loaded.spec, &self.tests.at(ctx, false)?)?;
-        let results = stages.results(&self.results)?;
-        let m = stages.matrix(&loaded.spec, &scan, results.as_ref())?;
+        // A requirement is about the clauses in scope: one that picks none of them checks nothing.
+        for q in &self.require {
+            let in_scope = spec
+                .clauses
+                .iter()
+                .filter(|c| scope.select.as_ref().is_none_or(|s| s.selects(c)));
+            if !in_scope.clone().any(|c| q.selects(c)) {
+                let hint = q.selector.selects_nothing(spec).unwrap_or_else(|| {
+                    format!(
+                        "every clause it picks is outside the selection `{}`",
+                        scope
+                            .select
+                            .as_ref()
+                            .map(|s| s.text.as_str())
+                            .unwrap_or("*")
+                    )
+                });
+                return Err(ctx.usage(&format!("`--require {}` selects no clause", q.text), &hint));
+            }
+        }
+        let (scan, stale) = stages.tests_keeping_stale(spec, &setup.at)?;
+        let results = stages.results(&self.results, &scan)?;
+        let m = stages.matrix_in(spec, &scan, results.as_ref(), &scope)?;
         let text = match self.format {
-            MatrixFormat::Table => matrix::table(&m),
+            MatrixFormat::Table => matrix::table(&m, &self.only),
             MatrixFormat::Json => matrix::json(&m).map_err(|e| {
                 eprintln!("error: the matrix could not be serialised: {e}");
                 Failure::Input
@@ -62,48 +146,176 @@ impl Matrix {
             MatrixFormat::Csv => matrix::csv(&m),
         };
         print(&text)?;
-        let offenders = matrix::offenders(&m, &self.require);
-        if offenders.is_empty() {
-            return Ok(());
+        // Stale claims, after the table that marks them: an error, but not one that hides it.
+        let stale_failed = ctx.report(&stale, &scan.sources).is_err();
+        let gate = gate(ctx, &loaded.sources, &m, &self.require);
+        let ratchet = match &self.ci {
+            Some(file) => ratchet_run(ctx, &m, file, self.accept, results.is_some()),
+            None => Ok(()),
+        };
+        crate::pipeline::end(loaded);
+        if stale_failed {
+            return Err(Failure::Input);
         }
-        for q in &self.require {
-            let rows: Vec<_> = offenders
-                .iter()
-                .filter(|(r, _)| std::ptr::eq(*r, q))
-                .map(|(_, row)| row)
-                .collect();
-            if rows.is_empty() {
-                continue;
-            }
-            let d = Diagnostic::error(
-                "K0610",
-                format!(
-                    "{} clause{} do{} not meet `--require {}`",
-                    rows.len(),
-                    plural(rows.len()),
-                    if rows.len() == 1 { "es" } else { "" },
-                    q.text
-                ),
-            )
-            .help(format!(
-                "each needs at least `{}` (untested < stub < external < implemented < passing; failing meets nothing, waived meets everything)",
-                q.status
-            ));
-            let mut s = ctx.render(&d, &loaded.sources);
-            s.push('\n');
-            let w = rows.iter().map(|r| r.clause.id.len()).max().unwrap_or(0);
-            for r in rows {
-                let c = r.clause;
-                s.push_str(&format!(
-                    "  {:<w$}  {:<11}  {}:{}\n",
-                    c.id,
-                    r.status.as_str(),
-                    c.file.display(),
-                    c.line
-                ));
-            }
-            let _ = std::io::stderr().write_all(s.as_bytes());
-        }
-        Err(Failure::Input)
+        gate.and(ratchet)
     }
+}
+
+/// The `--require` gate: K0610 for each requirement with clauses below it, listed.
+fn gate(
+    ctx: &Ctx,
+    sources: &crate::diagnostic::SourceMap,
+    m: &matrix::Matrix,
+    require: &[Requirement],
+) -> Outcome {
+    let offenders = matrix::offenders(m, require);
+    if offenders.is_empty() {
+        return Ok(());
+    }
+    for q in require {
+        let rows: Vec<_> = offenders
+            .iter()
+            .filter(|(r, _)| std::ptr::eq(*r, q))
+            .map(|(_, row)| row)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let d = Diagnostic::error(
+            "K0610",
+            format!(
+                "{} clause{} do{} not meet `--require {}`",
+                rows.len(),
+                plural(rows.len()),
+                if rows.len() == 1 { "es" } else { "" },
+                q.text
+            ),
+        )
+        .help(format!(
+            "each needs at least `{}` (untested < stub < external < suspect < implemented < passing; failing meets nothing, waived and exempt meet everything)",
+            q.status
+        ));
+        let mut s = ctx.render(&d, sources);
+        s.push('\n');
+        let w = rows.iter().map(|r| r.clause.id.len()).max().unwrap_or(0);
+        for r in rows {
+            let c = r.clause;
+            s.push_str(&format!(
+                "  {:<w$}  {:<11}  {}:{}\n",
+                c.id,
+                r.status.as_str(),
+                c.file.display(),
+                c.line
+            ));
+        }
+        let _ = std::io::stderr().write_all(s.as_bytes());
+    }
+    Err(Failure::Input)
+}
+
+/// `--ci FILE [--accept]`: compare with the committed snapshot, or write it.
+fn ratchet_run(
+    ctx: &Ctx,
+    m: &matrix::Matrix,
+    file: &std::path::Path,
+    accept: bool,
+    results: bool,
+) -> Outcome {
+    let now = ratchet::snapshot(m);
+    let accept_hint = || {
+        format!(
+            "if the change is intended, run `{}` and commit {}",
+            accept_command(),
+            file.display()
+        )
+    };
+    if accept {
+        crate::fsutil::write_atomic(file, ratchet::to_text(&now).as_bytes()).map_err(|e| {
+            eprintln!("error: cannot write `{}`: {e}", file.display());
+            Failure::Input
+        })?;
+        eprintln!(
+            "wrote {} (coverage {}): commit it; `--ci {}` fails when a clause drops below it",
+            file.display(),
+            now.covered,
+            file.display()
+        );
+        return Ok(());
+    }
+    let old: ratchet::Snapshot = match std::fs::read_to_string(file) {
+        Ok(text) => match serde_json::from_str::<ratchet::Snapshot>(&text) {
+            Ok(s) if s.format == ratchet::FORMAT => s,
+            Ok(s) => {
+                eprintln!(
+                    "error[K0611]: `{}` is a `{}` file, not `{}`\n  = help: {}",
+                    file.display(),
+                    s.format,
+                    ratchet::FORMAT,
+                    accept_hint()
+                );
+                return Err(Failure::Input);
+            }
+            Err(e) => {
+                eprintln!(
+                    "error[K0611]: `{}` is not a coverage snapshot: {e}\n  = help: {}",
+                    file.display(),
+                    accept_hint()
+                );
+                return Err(Failure::Input);
+            }
+        },
+        Err(e) => {
+            eprintln!(
+                "error[K0611]: no coverage snapshot to compare with: `{}`: {e}\n  = help: write one with `{}`, and commit it",
+                file.display(),
+                accept_command()
+            );
+            return Err(Failure::Input);
+        }
+    };
+    let cmp = ratchet::compare(&old, m, results);
+    let w = cmp
+        .dropped
+        .iter()
+        .chain(&cmp.rose)
+        .map(|(id, _, _)| id.len())
+        .max()
+        .unwrap_or(0);
+    let list = |v: &[(String, String, String)]| {
+        v.iter()
+            .map(|(id, was, now)| format!("  {id:<w$}  {was} → {now}\n"))
+            .collect::<String>()
+    };
+    if !cmp.rose.is_empty() {
+        eprint!(
+            "note: {} clause{} rose above {} (coverage {} then, {} now):\n{}  = help: run `{}` to raise the ratchet\n",
+            cmp.rose.len(),
+            plural(cmp.rose.len()),
+            file.display(),
+            old.covered,
+            now.covered,
+            list(&cmp.rose),
+            accept_command()
+        );
+    }
+    if cmp.dropped.is_empty() {
+        return Ok(());
+    }
+    let d = Diagnostic::error(
+        "K0611",
+        format!(
+            "coverage dropped: {} clause{} below the snapshot {} (coverage {} then, {} now)",
+            cmp.dropped.len(),
+            plural(cmp.dropped.len()),
+            file.display(),
+            old.covered,
+            now.covered
+        ),
+    )
+    .help(accept_hint());
+    let mut s = ctx.render(&d, &crate::diagnostic::SourceMap::default());
+    s.push('\n');
+    s.push_str(&list(&cmp.dropped));
+    let _ = std::io::stderr().write_all(s.as_bytes());
+    Err(Failure::Input)
 }

@@ -1,18 +1,24 @@
 //! Where a command finds the annotated tests when not through contract.yaml's `tests:` globs: a
 //! crate named by its folder (`--tests-root DIR`) or, as cargo names one, by its manifest
-//! (`--manifest-path FILE`). One definition of both flags for `check`, `build`, `matrix` and
-//! `review`, so that they find the same tests.
+//! (`--manifest-path FILE`); and that crate's `kcontract.toml` (`crate::crate_config`), which may
+//! name the spec, so that `kcontract matrix` run in the crate needs no flag. One definition of
+//! both flags for `check`, `build`, `matrix` and `review`, so that they find the same tests, and
+//! of the options a hint must repeat for its command to work when run as printed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::crate_config::CrateConfig;
+use crate::diagnostic::SourceMap;
 use crate::pipeline::TestsAt;
-use crate::terminal::{Ctx, Failure};
+use crate::spec::Spec;
+use crate::terminal::{Ctx, Failure, Outcome, shell_word};
 
 /// `--tests-root DIR` | `--manifest-path FILE`.
 #[derive(clap::Args, Debug, Default, Clone)]
 pub(crate) struct TestsFlags {
     /// Scan the Cargo crate in DIR (`tests/**/*.rs`, `src/**/*.rs`) for annotated tests instead
-    /// of the `tests:` globs of contract.yaml (which are relative to its folder).
+    /// of the `tests:` globs of contract.yaml (which are relative to its folder); its
+    /// kcontract.toml, if any, is read.
     #[arg(long, value_name = "DIR", conflicts_with = "manifest_path")]
     tests_root: Option<PathBuf>,
     /// Scan the crate of this Cargo.toml (as cargo's --manifest-path): the same as --tests-root
@@ -21,13 +27,53 @@ pub(crate) struct TestsFlags {
     manifest_path: Option<PathBuf>,
 }
 
+/// What a command that reads tests starts from: the context (its spec folder taken from the
+/// crate's `kcontract.toml` when `--spec` was not given), the crate's settings, where the tests are.
+pub(crate) struct Setup {
+    pub(crate) ctx: Ctx,
+    pub(crate) config: Option<CrateConfig>,
+    config_sources: SourceMap,
+    pub(crate) at: TestsAt,
+}
+
+impl Setup {
+    /// Report what the crate's `kcontract.toml` says that the contract contradicts (K0520,
+    /// K0521); fails on an error.
+    pub(crate) fn check_config(&self, spec: &Spec) -> Outcome {
+        match &self.config {
+            Some(c) => self
+                .ctx
+                .report(&c.check(spec, &self.config_sources), &self.config_sources),
+            None => Ok(()),
+        }
+    }
+
+    /// The crate's selection and exemptions, for the matrix (none without a `kcontract.toml`).
+    pub(crate) fn scope(&self) -> crate::matrix::Scope {
+        self.config
+            .as_ref()
+            .map(CrateConfig::scope)
+            .unwrap_or_default()
+    }
+}
+
 impl TestsFlags {
+    /// These flags, with `--tests-root root` when neither flag was given (`scaffold --crate`'s
+    /// crate, whose kcontract.toml is then read).
+    pub(crate) fn or_root(mut self, root: PathBuf) -> Self {
+        if self.tests_root.is_none() && self.manifest_path.is_none() {
+            self.tests_root = Some(root);
+        }
+        self
+    }
+
     /// Where to look, with `strict` for the review diagnostics. A `--tests-root` that is not a
     /// folder, and a manifest that is missing, not a `Cargo.toml`, not TOML, or a workspace's
     /// without a `[package]`, are usage errors (exit 2): scanning the wrong folder would pass a
-    /// gate on tests it never saw.
-    pub(crate) fn at(&self, ctx: &Ctx, strict: bool) -> Result<TestsAt, Failure> {
-        let root = match (&self.tests_root, &self.manifest_path) {
+    /// gate on tests it never saw. The crate's `kcontract.toml` (in that folder, else in the
+    /// working directory) is read; one that cannot be used is an error (exit 1).
+    pub(crate) fn setup(&self, ctx: &Ctx, strict: bool) -> Result<Setup, Failure> {
+        let mut root = match (&self.tests_root, &self.manifest_path) {
             (Some(dir), _) if !dir.is_dir() => {
                 let what = if dir.exists() {
                     "is not a folder"
@@ -43,8 +89,51 @@ impl TestsFlags {
             (None, Some(manifest)) => Some(crate_dir(ctx, manifest)?),
             (None, None) => None,
         };
-        Ok(TestsAt { root, strict })
+        let mut sources = SourceMap::default();
+        let dir = root.clone().unwrap_or_else(|| PathBuf::from("."));
+        let config = CrateConfig::read(&dir, &mut sources).map_err(|d| {
+            let _ = ctx.report(std::slice::from_ref(&d), &sources);
+            Failure::Input
+        })?;
+        let mut ctx = ctx.clone();
+        if let Some(c) = &config {
+            if let Some(spec) = &c.spec
+                && !ctx.spec_given
+            {
+                ctx.spec = tidy(spec);
+            }
+            // A `kcontract.toml` in the working directory makes it the tested crate.
+            root.get_or_insert_with(|| c.dir.clone());
+        }
+        let mut tests_flag = String::new();
+        if let Some(d) = &self.tests_root {
+            tests_flag = format!(" --tests-root {}", shell_word(&d.display().to_string()));
+        } else if let Some(m) = &self.manifest_path {
+            tests_flag = format!(" --manifest-path {}", shell_word(&m.display().to_string()));
+        }
+        let spec_flag = if ctx.spec_given {
+            format!(" --spec {}", shell_word(&ctx.spec.display().to_string()))
+        } else {
+            String::new()
+        };
+        Ok(Setup {
+            at: TestsAt {
+                root,
+                strict,
+                spec_flag,
+                tests_flag,
+            },
+            ctx,
+            config,
+            config_sources: sources,
+        })
     }
+}
+
+/// `./x` as `x`: paths joined to the working directory read as the user would write them.
+fn tidy(p: &Path) -> PathBuf {
+    p.strip_prefix(".")
+        .map_or_else(|_| p.to_path_buf(), Path::to_path_buf)
 }
 
 fn crate_dir(ctx: &Ctx, manifest: &std::path::Path) -> Result<PathBuf, Failure> {

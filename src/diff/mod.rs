@@ -36,12 +36,22 @@ pub(crate) enum Kind {
     Reworded,
     /// The level changed: stronger, weaker or reversed.
     Level,
+    /// The same level, written with another keyword (`SHALL` → `MUST`).
+    Keyword,
     /// Who the clause binds changed.
     Actor,
     /// How conformance is shown changed (`verify`, or the `reason` it is untestable).
     Verify,
+    /// Why a keyword-less statement binds (`implicit`) changed.
+    Implicit,
+    /// The OCI runtime spec reference (`oci`) changed.
+    Oci,
     /// The conformance tests listed for the clause (`upstream-tests`) changed.
     Tests,
+    /// The note of what a person still has to decide (`review`) was added, changed or removed.
+    Review,
+    /// The clause is in another chapter or under another section heading.
+    Moved,
     /// A translation became stale or missing.
     Translation,
 }
@@ -55,9 +65,14 @@ impl Kind {
             Kind::Renamed => "renamed",
             Kind::Reworded => "reworded",
             Kind::Level => "level",
+            Kind::Keyword => "keyword",
             Kind::Actor => "actor",
             Kind::Verify => "verify",
+            Kind::Implicit => "implicit",
+            Kind::Oci => "oci",
             Kind::Tests => "tests",
+            Kind::Review => "review",
+            Kind::Moved => "moved",
             Kind::Translation => "translation",
         }
     }
@@ -349,69 +364,116 @@ pub(crate) fn compare(
     }
 }
 
-/// The changes of a clause present in both versions (`o` old, `c` new).
+/// The changes of a clause present in both versions (`o` old, `c` new): one per field that differs.
+/// Every field of [`Clause`] is named here, so a new one does not compile until it is compared
+/// (or said not to be a change: the id is the rename's, the stamp follows from the text, the rest
+/// is where the block is written).
 fn clause_changes(
     o: &Clause,
     c: &Clause,
     tests: Option<(&Claims, &Claims)>,
     changes: &mut Vec<Change>,
 ) {
-    if !same_words(&o.text, &c.text) {
+    let Clause {
+        id: _,
+        level,
+        keyword,
+        actor,
+        text: new_text,
+        stamp: _,
+        verify,
+        reason,
+        implicit,
+        oci,
+        upstream_tests,
+        review,
+        chapter,
+        section,
+        file: _,
+        line: _,
+        span: _,
+        id_span: _,
+    } = c;
+    let change = |kind, old: Option<Value>, new: Option<Value>| Change::new(kind, c, old, new);
+    if !same_words(&o.text, new_text) {
         changes.push(Change {
-            words: Some(word_diff(&o.text, &c.text)),
-            ..Change::new(Kind::Reworded, c, text(&o.text), text(&c.text))
+            words: Some(word_diff(&o.text, new_text)),
+            ..Change::new(Kind::Reworded, c, text(&o.text), text(new_text))
         });
     }
-    if let Some(d) = direction(o.level, c.level) {
+    if let Some(d) = direction(o.level, *level) {
         changes.push(Change {
             direction: Some(d),
-            ..Change::new(
-                Kind::Level,
-                c,
-                text(o.level.as_str()),
-                text(c.level.as_str()),
-            )
+            ..Change::new(Kind::Level, c, text(o.level.as_str()), text(level.as_str()))
         });
+    } else if o.keyword != *keyword {
+        changes.push(change(Kind::Keyword, text(&o.keyword), text(keyword)));
     }
-    if o.actor != c.actor {
-        changes.push(Change::new(
+    if o.actor != *actor {
+        changes.push(change(
             Kind::Actor,
-            c,
             text(o.actor.as_str()),
-            text(c.actor.as_str()),
+            text(actor.as_str()),
         ));
     }
-    if o.verify != c.verify || o.reason != c.reason {
-        let shown = |cl: &Clause| match &cl.reason {
-            Some(r) => format!("{} ({r})", cl.verify),
-            None => cl.verify.as_str().to_owned(),
+    if o.verify != *verify || o.reason != *reason {
+        let shown = |verify: &crate::spec::Verify, reason: &Option<String>| match reason {
+            Some(r) => format!("{verify} ({r})"),
+            None => verify.as_str().to_owned(),
         };
-        changes.push(Change::new(
+        changes.push(change(
             Kind::Verify,
-            c,
-            text(&shown(o)),
-            text(&shown(c)),
+            text(&shown(&o.verify, &o.reason)),
+            text(&shown(verify, reason)),
         ));
+    }
+    let optional = |v: &Option<String>| v.as_deref().and_then(text);
+    if o.implicit != *implicit {
+        changes.push(change(
+            Kind::Implicit,
+            optional(&o.implicit),
+            optional(implicit),
+        ));
+    }
+    if o.oci != *oci {
+        changes.push(change(Kind::Oci, optional(&o.oci), optional(oci)));
     }
     // The upstream conformance tests, then the annotated tests of the project.
-    let listed = |cl: &Clause, claims: Option<&Claims>| {
-        let mut all = cl.upstream_tests.clone();
+    let listed = |upstream: &[String], id: &str, claims: Option<&Claims>| {
+        let mut all = upstream.to_vec();
         all.extend(
             claims
-                .and_then(|m| m.get(&cl.id))
+                .and_then(|m| m.get(id))
                 .into_iter()
                 .flatten()
                 .cloned(),
         );
         all
     };
-    let (was, now) = (listed(o, tests.map(|t| t.0)), listed(c, tests.map(|t| t.1)));
+    let was = listed(&o.upstream_tests, &o.id, tests.map(|t| t.0));
+    let now = listed(upstream_tests, &c.id, tests.map(|t| t.1));
     if was != now {
-        changes.push(Change::new(
+        changes.push(change(
             Kind::Tests,
-            c,
             Some(Value::List(was)),
             Some(Value::List(now)),
+        ));
+    }
+    let note =
+        |r: &Option<(String, crate::diagnostic::Span)>| r.as_ref().and_then(|(n, _)| text(n));
+    if note(&o.review) != note(review) {
+        changes.push(change(Kind::Review, note(&o.review), note(review)));
+    }
+    let place = |chapter: &str, section: &Option<crate::spec::SectionRef>| match section {
+        Some(s) => format!("{chapter} § {}", s.title),
+        None => chapter.to_owned(),
+    };
+    let anchor = |s: &Option<crate::spec::SectionRef>| s.as_ref().map(|s| s.anchor.clone());
+    if o.chapter != *chapter || anchor(&o.section) != anchor(section) {
+        changes.push(change(
+            Kind::Moved,
+            text(&place(&o.chapter, &o.section)),
+            text(&place(chapter, section)),
         ));
     }
 }
@@ -647,6 +709,224 @@ mod tests {
             let d = compare(&a, &spec(&new), &BTreeSet::new(), None);
             let kinds: Vec<Kind> = d.changes.iter().map(|c| c.kind).collect();
             prop_assert_eq!(kinds, expected);
+        }
+    }
+
+    /// A clause with every field set, as the field-by-field property test writes it.
+    #[derive(Clone, Debug)]
+    struct Full {
+        /// `implicit: …` and a text without a keyword, else a text with the level's keyword.
+        implicit: Option<String>,
+        level: &'static str,
+        keyword: &'static str,
+        actor: &'static str,
+        words: String,
+        untestable: Option<String>,
+        oci: String,
+        tests: Vec<String>,
+        review: Option<String>,
+        chapter: &'static str,
+        section: &'static str,
+    }
+
+    impl Full {
+        fn spec(&self) -> Spec {
+            let mut block = format!(
+                "```clause\nid: one.c\nlevel: {}\nactor: {}\n",
+                self.keyword, self.actor
+            );
+            match &self.implicit {
+                Some(why) => block.push_str(&format!(
+                    "text: The thing is {}.\nimplicit: {why}\n",
+                    self.words
+                )),
+                None => block.push_str(&format!(
+                    "text: The thing {} be {}.\n",
+                    self.level, self.words
+                )),
+            }
+            match &self.untestable {
+                Some(reason) => block.push_str(&format!("verify: untestable\nreason: {reason}\n")),
+                None => block.push_str("verify: manual\n"),
+            }
+            block.push_str(&format!("oci: {}\n", self.oci));
+            if !self.tests.is_empty() {
+                block.push_str("upstream-tests:\n");
+                for t in &self.tests {
+                    block.push_str(&format!("  - {t}\n"));
+                }
+            }
+            if let Some(r) = &self.review {
+                block.push_str(&format!("review: {r}\n"));
+            }
+            block.push_str("```\n");
+            let mut files = std::collections::BTreeMap::new();
+            let contract = CONTRACT.replace("chapters: [one]", "chapters: [one, two]");
+            files.insert(PathBuf::from("s/contract.yaml"), contract.into_bytes());
+            for ch in ["one", "two"] {
+                let mut text = format!("# {ch}\n\n## First\n\nProse.\n\n");
+                if ch == self.chapter && self.section == "First" {
+                    text.push_str(&block);
+                }
+                text.push_str("\n## Second\n\nMore prose.\n\n");
+                if ch == self.chapter && self.section == "Second" {
+                    text.push_str(&block);
+                }
+                files.insert(PathBuf::from(format!("s/en/{ch}.md")), text.into_bytes());
+            }
+            let loaded = load_from(&Tree::Memory(files), Path::new("s"), LoadOptions::default());
+            assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+            assert_eq!(loaded.spec.clauses.len(), 1);
+            loaded.spec
+        }
+    }
+
+    fn full() -> impl Strategy<Value = Full> {
+        let word = "[a-z]{1,8}";
+        (
+            (
+                any::<bool>(),
+                word,
+                prop::sample::select(vec![
+                    ("MUST", "MUST"),
+                    ("MUST", "SHALL"),
+                    ("SHOULD", "SHOULD"),
+                    ("SHOULD", "RECOMMENDED"),
+                    ("MAY", "MAY"),
+                ]),
+            ),
+            prop::sample::select(vec!["platform", "developer", "container"]),
+            prop::collection::vec(word, 1..5),
+            prop::option::of(word),
+            prop::sample::select(vec!["runtime.md#kill", "config.md#root", "config.md"]),
+            prop::collection::vec("[a-z]{1,6}_test\\.go(#Test[A-Z][a-z]{0,6})?", 0..3),
+            prop::option::of(word),
+            (
+                prop::sample::select(vec!["one", "two"]),
+                prop::sample::select(vec!["First", "Second"]),
+            ),
+        )
+            .prop_map(
+                |(
+                    (implicit, why, (level, keyword)),
+                    actor,
+                    words,
+                    untestable,
+                    oci,
+                    tests,
+                    review,
+                    (chapter, section),
+                )| Full {
+                    implicit: implicit.then(|| format!("because {why}")),
+                    level,
+                    keyword,
+                    actor,
+                    words: words.join(" "),
+                    untestable: untestable.map(|r| format!("reason {r}")),
+                    oci: oci.to_string(),
+                    tests,
+                    review: review.map(|r| format!("decide {r}")),
+                    chapter,
+                    section,
+                },
+            )
+    }
+
+    /// Each field of the clause changed alone, and the one kind of change `diff` must report.
+    fn one_field_changes(c: &Full) -> Vec<(&'static str, Full, Kind)> {
+        let mut out = Vec::new();
+        let mut with = |field, kind, f: &dyn Fn(&mut Full)| {
+            let mut n = c.clone();
+            f(&mut n);
+            out.push((field, n, kind));
+        };
+        with("text", Kind::Reworded, &|n| n.words.push_str(" more"));
+        // The keyword of the same level; a keyword written in the text must stay that level's.
+        let other = match c.keyword {
+            "MUST" => "SHALL",
+            "SHALL" => "MUST",
+            "SHOULD" => "RECOMMENDED",
+            "RECOMMENDED" => "SHOULD",
+            _ => "OPTIONAL",
+        };
+        with("keyword", Kind::Keyword, &|n| n.keyword = other);
+        if c.implicit.is_some() {
+            // Without a keyword in the text, the level can change alone.
+            let (level, keyword) = if c.level == "MUST" {
+                ("SHOULD", "SHOULD")
+            } else {
+                ("MUST", "MUST")
+            };
+            with("level", Kind::Level, &|n| {
+                n.level = level;
+                n.keyword = keyword;
+            });
+            with("implicit", Kind::Implicit, &|n| {
+                n.implicit = Some("for another reason".into())
+            });
+        }
+        with("actor", Kind::Actor, &|n| {
+            n.actor = if c.actor == "platform" {
+                "developer"
+            } else {
+                "platform"
+            }
+        });
+        with("verify", Kind::Verify, &|n| {
+            n.untestable = match &c.untestable {
+                Some(_) => None,
+                None => Some("no observation".into()),
+            }
+        });
+        if c.untestable.is_some() {
+            with("reason", Kind::Verify, &|n| {
+                n.untestable = Some("another reason".into())
+            });
+        }
+        with("oci", Kind::Oci, &|n| {
+            n.oci = if c.oci == "runtime.md#start" {
+                "runtime.md#kill".into()
+            } else {
+                "runtime.md#start".into()
+            }
+        });
+        with("upstream-tests", Kind::Tests, &|n| {
+            n.tests.push("zz_test.go#TestZ".into())
+        });
+        with("review", Kind::Review, &|n| {
+            n.review = match &c.review {
+                Some(_) => None,
+                None => Some("decide it".into()),
+            }
+        });
+        with("section", Kind::Moved, &|n| {
+            n.section = if c.section == "First" {
+                "Second"
+            } else {
+                "First"
+            }
+        });
+        with("chapter", Kind::Moved, &|n| {
+            n.chapter = if c.chapter == "one" { "two" } else { "one" }
+        });
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// For a clause with every field set, each field changed alone is reported as exactly one
+        /// change of its kind (`oci` and `implicit` among them, which `diff` used to miss).
+        #[test]
+        fn each_field_changed_alone_is_reported(c in full()) {
+            let old = c.spec();
+            for (field, n, kind) in one_field_changes(&c) {
+                let d = compare(&old, &n.spec(), &BTreeSet::new(), None);
+                let kinds: Vec<Kind> = d.changes.iter().map(|c| c.kind).collect();
+                prop_assert_eq!(kinds, vec![kind], "{} changed: {:?} → {:?}", field, c, n);
+            }
+            let same = compare(&old, &c.spec(), &BTreeSet::new(), None);
+            prop_assert!(same.changes.is_empty());
         }
     }
 

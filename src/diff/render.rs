@@ -113,7 +113,14 @@ fn detail(c: &Change, del: impl Fn(&str) -> String, ins: impl Fn(&str) -> String
             },
             ins(&value(&c.new))
         ),
-        Kind::Actor | Kind::Verify | Kind::Tests => {
+        Kind::Keyword
+        | Kind::Actor
+        | Kind::Verify
+        | Kind::Implicit
+        | Kind::Oci
+        | Kind::Tests
+        | Kind::Review
+        | Kind::Moved => {
             format!("{} → {}", del(&value(&c.old)), ins(&value(&c.new)))
         }
     }

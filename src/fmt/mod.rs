@@ -19,22 +19,10 @@ use std::fmt::Write as _;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 
 use crate::spec::{Block, Spec};
-use crate::spec_source::fast_yaml::{self, Value};
-use crate::spec_source::markdown_options;
+use crate::spec_source::{ClauseYaml, FieldValue, markdown_options};
 
 /// The widest a line of a clause block may be, in characters, before a text is folded.
 pub const WIDTH: usize = 100;
-
-/// The rank of a field in the canonical order: a clause's fields in the order the loader documents
-/// them (`spec_source::clause_block::FIELDS`, one list for both), then a translation's `source`
-/// stamp, last because it seals the fields above it. `None`: not a clause field.
-fn rank(key: &str) -> Option<usize> {
-    let fields = &crate::spec_source::CLAUSE_FIELDS;
-    fields
-        .iter()
-        .position(|k| *k == key)
-        .or_else(|| (key == "source").then_some(fields.len()))
-}
 
 /// A chapter file's text with its clause blocks in canonical form.
 pub fn format_chapter(src: &str) -> String {
@@ -170,95 +158,99 @@ fn exact_fences(
 /// rewriting would lose; YAML that does not parse; an unknown field; a layout this formatter does
 /// not understand).
 ///
-/// A block in the loader's plain subset (`fast_yaml`) is rewritten field by field, keeping a
-/// folded or literal text an editor laid out when it is already canonical. Any other block without
-/// a comment (single quotes, extra spaces after a colon, a flow list, escapes) is read as the
-/// loader reads it (`spec_source::general_fields`) and written anew; it is kept as written unless
-/// the new text reads back to the same fields.
+/// The block is read as the loader reads it ([`ClauseYaml`]) and its fields written in the
+/// canonical order. Where each piece of the block is one field, a folded or literal text an editor
+/// laid out is kept when it is already canonical; any other value is written anew. The result must
+/// read back to the same fields, or the block is kept as written.
 fn format_block(content: &str) -> Option<String> {
-    if let Some(fields) = fast_yaml::parse(content, 0) {
-        let chunks = chunks(content);
-        if chunks.len() != fields.len()
-            || fields
-                .iter()
-                .zip(&chunks)
-                .any(|(f, c)| !c.starts_with(&format!("{}:", f.key.value)))
-        {
-            return None;
-        }
-        return format_fields(&fields, Some(&chunks));
-    }
     if has_comment(content) {
         return None;
     }
-    let fields = crate::spec_source::general_fields(content)?;
-    let out = format_fields(&fields, None)?;
-    let values = |fields: &[fast_yaml::Field]| {
-        let mut v: Vec<(String, Value)> = fields
+    let block = ClauseYaml::parse(content).ok()?;
+    if block.unknown().next().is_some() {
+        return None;
+    }
+    let fields = block.fields();
+    let chunks = chunks(content);
+    let written: Option<Vec<&str>> = if chunks.len() == fields.len() {
+        fields
             .iter()
-            .map(|f| (f.key.value.to_string(), strip(&f.value)))
-            .collect();
-        v.sort_by(|a, b| a.0.cmp(&b.0));
-        v
+            .map(|(k, _)| {
+                let head = format!("{k}:");
+                chunks.iter().find(|c| c.starts_with(&head)).copied()
+            })
+            .collect()
+    } else {
+        None
     };
-    let again = fast_yaml::parse(&out, 0)
-        .map(|f| values(&f))
-        .or_else(|| crate::spec_source::general_fields(&out).map(|f| values(&f)))?;
-    (again == values(&fields)).then_some(out)
+    let out = format_fields(&fields, written.as_deref())?;
+    let again = ClauseYaml::parse(&out).ok()?;
+    (values(&again) == values(&block)).then_some(out)
 }
 
-/// `value` without positions, for comparing what two texts of a block say.
-fn strip(value: &Value) -> Value<'static> {
-    let bare = |s: &fast_yaml::Scalar| fast_yaml::Scalar {
-        value: s.value.to_string().into(),
-        range: 0..0,
-    };
-    match value {
-        Value::Str(s) => Value::Str(bare(s)),
-        Value::List(items) => Value::List(items.iter().map(bare).collect()),
-    }
+/// What a block says, without where: each field's name and value(s).
+fn values(block: &ClauseYaml) -> Vec<(&'static str, Vec<String>)> {
+    block
+        .fields()
+        .into_iter()
+        .map(|(k, v)| match v {
+            FieldValue::Text(s) => (k, vec![s.value.clone()]),
+            FieldValue::List(items) => (k, items.iter().map(|i| i.value.clone()).collect()),
+        })
+        .collect()
 }
 
 /// Does the block hold something YAML reads as a comment (a `#` starting a line or after a space
-/// or tab)? Conservative: a `#` after a space inside a quoted text counts too, and such a block
-/// is left as written.
+/// or tab, outside the text of a `>`/`|` block scalar, where it is a character)? Conservative: a
+/// `#` after a space inside a quoted text counts too, and such a block is left as written.
 fn has_comment(content: &str) -> bool {
-    content
-        .lines()
-        .any(|l| l.trim_start().starts_with('#') || l.contains(" #") || l.contains("\t#"))
+    // Inside a block scalar: the indentation of its first text line, once seen.
+    let mut block_scalar: Option<Option<usize>> = None;
+    for line in content.lines() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(text_indent) = &mut block_scalar {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = *text_indent.get_or_insert(indent);
+            if indent > 0 && indent >= at {
+                continue;
+            }
+        }
+        if line.trim_start().starts_with('#') || line.contains(" #") || line.contains("\t#") {
+            return true;
+        }
+        block_scalar = line
+            .split_once(':')
+            .is_some_and(|(_, v)| v.trim_start().starts_with(['>', '|']))
+            .then_some(None);
+    }
+    false
 }
 
-/// The canonical text of `fields`, in the canonical order. With `chunks` (each field as written,
-/// for a block in the plain subset), a folded or literal text already in canonical shape is kept
-/// as the editor wrote it; without, every value is written anew.
-fn format_fields(fields: &[fast_yaml::Field], chunks: Option<&[&str]>) -> Option<String> {
-    let mut keys: Vec<&str> = fields.iter().map(|f| f.key.value.as_ref()).collect();
-    keys.sort_unstable();
-    if keys.windows(2).any(|w| w[0] == w[1]) {
-        return None;
-    }
-    let mut items: Vec<(usize, String)> = Vec::with_capacity(fields.len());
-    for (i, field) in fields.iter().enumerate() {
-        let key = field.key.value.as_ref();
-        let rank = rank(key)?;
-        let text = match &field.value {
-            Value::Str(s) => match chunks {
+/// The canonical text of `fields` (already in the canonical order, see [`ClauseYaml::fields`]).
+/// With `written` (each field as written, in the same order), a folded or literal text already in
+/// canonical shape is kept as the editor wrote it; without, every value is written anew.
+fn format_fields(fields: &[(&str, FieldValue)], written: Option<&[&str]>) -> Option<String> {
+    let mut out = String::new();
+    for (i, (key, value)) in fields.iter().enumerate() {
+        let text = match value {
+            FieldValue::Text(s) => match written {
                 Some(chunks) => scalar(key, &s.value, chunks[i])?,
                 None => fresh_scalar(key, &s.value)?,
             },
-            Value::List(items) if items.is_empty() => return None,
-            Value::List(items) => {
+            FieldValue::List([]) => return None,
+            FieldValue::List(items) => {
                 let mut t = format!("{key}:\n");
-                for item in items {
+                for item in *items {
                     let _ = writeln!(t, "  - {}", inline(&item.value)?);
                 }
                 t
             }
         };
-        items.push((rank, text));
+        out.push_str(&text);
     }
-    items.sort_by_key(|(rank, _)| *rank);
-    Some(items.into_iter().map(|(_, t)| t).collect())
+    Some(out)
 }
 
 /// The block's text cut at each line that starts a field (not indented, not blank), each piece
@@ -285,9 +277,9 @@ fn chunks(content: &str) -> Vec<&str> {
 /// `key: value` (with its newline) for a scalar field; `chunk` is the field as written.
 fn scalar(key: &str, value: &str, chunk: &str) -> Option<String> {
     let header = chunk.lines().next().unwrap_or("");
-    if value.contains('\n') {
+    if value.contains('\n') && header == format!("{key}: |") {
         // A literal text (a list inside it): kept as written.
-        return (header == format!("{key}: |")).then(|| format!("{chunk}\n"));
+        return Some(format!("{chunk}\n"));
     }
     if header == format!("{key}: >-") && folded_as_is(value, chunk) {
         return Some(format!("{chunk}\n"));
@@ -428,17 +420,16 @@ fn fold(value: &str) -> String {
 }
 
 /// Can `value` be written without quotes and read back as the same string? Exactly when the
-/// loader's own reader of plain values (`fast_yaml`, held equal to serde-saphyr by property tests)
-/// reads `key: value` back as it: one definition of what a plain scalar is.
+/// loader's reader ([`ClauseYaml`]) reads `text: value` back as it: one definition of what a plain
+/// scalar is.
 fn plain_safe(value: &str) -> bool {
-    if value.contains(['\n', '\r']) {
+    if value.contains(['\n', '\r']) || value.starts_with('"') {
         return false;
     }
-    let line = format!("k: {value}\n");
-    matches!(
-        fast_yaml::parse(&line, 0).as_deref(),
-        Some([f]) if matches!(&f.value, Value::Str(s) if s.value == value)
-    ) && !value.starts_with('"')
+    ClauseYaml::parse(&format!("text: {value}\n"))
+        .ok()
+        .and_then(|c| c.text)
+        .is_some_and(|t| t.value == value)
 }
 
 /// What a spec says, without where it says it: every clause's fields, every translation, every
@@ -457,20 +448,32 @@ impl Meaning {
             c.title, c.version, c.languages, c.chapters
         ));
         for cl in &spec.clauses {
+            // Every field is named, so a new one does not compile until it is part of the meaning
+            // (or said not to be: the stamp follows from the text, the rest is where it is written).
+            let crate::spec::Clause {
+                id,
+                level,
+                keyword,
+                actor,
+                text,
+                stamp: _,
+                verify,
+                reason,
+                implicit,
+                oci,
+                upstream_tests,
+                review,
+                chapter,
+                section,
+                file: _,
+                line: _,
+                span: _,
+                id_span: _,
+            } = cl;
+            let review = review.as_ref().map(|(note, _)| note);
             out.push(format!(
-                "clause {} {:?} {:?} {} {:?} {} {:?} {:?} {:?} {:?} {} {:?}",
-                cl.id,
-                cl.level,
-                cl.keyword,
-                cl.actor,
-                cl.text,
-                cl.verify,
-                cl.reason,
-                cl.implicit,
-                cl.oci,
-                cl.upstream_tests,
-                cl.chapter,
-                cl.section
+                "clause {id} {level:?} {keyword:?} {actor} {text:?} {verify} {reason:?} {implicit:?} \
+                 {oci:?} {upstream_tests:?} {review:?} {chapter} {section:?}"
             ));
         }
         let translated = spec.translations.iter().flat_map(|t| {
@@ -522,6 +525,19 @@ impl Meaning {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hash_in_a_block_scalars_text_is_no_comment() {
+        assert!(!has_comment(
+            "text: >-\n  see knative/serving #9683\n  and # more\nverify: manual\n"
+        ));
+        assert!(has_comment(
+            "text: >-\n  some text\n # a comment, less indented\nverify: manual\n"
+        ));
+        assert!(has_comment("text: plain #comment\n"));
+        assert!(has_comment("# first\nid: a.b\n"));
+        assert!(has_comment("text: |\n  a\nverify: manual # why\n"));
+    }
 
     #[test]
     fn orders_unquotes_folds_and_spaces_blocks() {

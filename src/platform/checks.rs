@@ -52,14 +52,6 @@ pub const CHECKS: &[Check] = &[
         control: Control::NoGrace,
     },
     Check {
-        clause: "lifecycle.operations.oci-interface-not-exposed",
-        name: "no-runtime-interface",
-        role: Role::Main,
-        asserts: "no container runtime socket or state folder is visible in the container",
-        judge: judge::no_runtime_interface,
-        control: Control::RuntimeStateVisible,
-    },
-    Check {
         clause: "lifecycle.hooks.not-developer-configurable",
         name: "no-hooks",
         role: Role::Main,
@@ -170,14 +162,6 @@ pub const CHECKS: &[Check] = &[
         asserts: "the container's user creates, writes, reads back and removes a file in /tmp",
         judge: judge::tmp_writable,
         control: Control::TmpReadOnly,
-    },
-    Check {
-        clause: "config.filesystems.var-log-writable",
-        name: "var-log-writable",
-        role: Role::Main,
-        asserts: "where the profile provides /var/log, the container's user writes a file there",
-        judge: judge::var_log_writable,
-        control: Control::VarLogReadOnly,
     },
     Check {
         clause: "config.filesystems.resolv-conf",

@@ -1,7 +1,7 @@
 //! Negative controls: each a change to a run — to the generated config, to the container's
 //! standard streams, to what the harness does as the platform, or to the image — that must make
 //! exactly the checks naming it fail (`checks::CHECKS`). A probe or a judge that always says
-//! "pass" then turns the controls' test red (`tests/platform_controls.rs`).
+//! "pass" then turns the controls' test red (`tests/suite/platform_controls.rs`).
 
 use std::path::Path;
 
@@ -32,8 +32,6 @@ pub enum Control {
     TmpReadOnly,
     /// `/tmp` is not mounted: the image's directory on the writable root.
     TmpNotMounted,
-    /// `/var/log` is mounted read-only.
-    VarLogReadOnly,
     /// `/etc/resolv.conf` names no resolver.
     ResolvConfEmpty,
     /// `/etc/resolv.conf` is the image's file, not one the platform provides.
@@ -60,8 +58,6 @@ pub enum Control {
     RootfsShared,
     /// A `poststart` hook, as a developer's `lifecycle.postStart` would give.
     DeveloperHook,
-    /// The runtime's state folder bind-mounted at `/run/runc`.
-    RuntimeStateVisible,
     /// The platform stops the container with `SIGKILL`, no `SIGTERM`.
     KillWithoutTerm,
     /// The platform sends `SIGKILL` right after `SIGTERM`, without the grace period.
@@ -72,7 +68,7 @@ pub enum Control {
 
 impl Control {
     /// Every control, in the order the checks name them.
-    pub const ALL: [Control; 28] = [
+    pub const ALL: [Control; 26] = [
         Control::NoPort,
         Control::NoKnativeNames,
         Control::PortNotFromService,
@@ -83,7 +79,6 @@ impl Control {
         Control::StdoutTty,
         Control::TmpReadOnly,
         Control::TmpNotMounted,
-        Control::VarLogReadOnly,
         Control::ResolvConfEmpty,
         Control::ResolvConfFromImage,
         Control::HostNetwork,
@@ -97,7 +92,6 @@ impl Control {
         Control::CapabilityAdded,
         Control::RootfsShared,
         Control::DeveloperHook,
-        Control::RuntimeStateVisible,
         Control::KillWithoutTerm,
         Control::NoGrace,
         Control::NoServe,
@@ -116,7 +110,6 @@ impl Control {
             Control::StdoutTty => "stdout-tty",
             Control::TmpReadOnly => "tmp-read-only",
             Control::TmpNotMounted => "tmp-not-mounted",
-            Control::VarLogReadOnly => "var-log-read-only",
             Control::ResolvConfEmpty => "resolv-conf-empty",
             Control::ResolvConfFromImage => "resolv-conf-from-image",
             Control::HostNetwork => "host-network",
@@ -130,7 +123,6 @@ impl Control {
             Control::CapabilityAdded => "capability-added",
             Control::RootfsShared => "rootfs-shared",
             Control::DeveloperHook => "developer-hook",
-            Control::RuntimeStateVisible => "runtime-state-visible",
             Control::KillWithoutTerm => "kill-without-term",
             Control::NoGrace => "no-grace",
             Control::NoServe => "no-serve",
@@ -165,7 +157,6 @@ impl Control {
             Control::TmpNotMounted => {
                 "/tmp is not mounted (the image's directory on a writable root)"
             }
-            Control::VarLogReadOnly => "/var/log is mounted read-only",
             Control::ResolvConfEmpty => "/etc/resolv.conf names no resolver",
             Control::ResolvConfFromImage => {
                 "/etc/resolv.conf is the image's file, not a platform mount"
@@ -183,7 +174,6 @@ impl Control {
             Control::DeveloperHook => {
                 "a poststart hook (a developer's lifecycle.postStart) is passed through"
             }
-            Control::RuntimeStateVisible => "the runtime's state folder is mounted at /run/runc",
             Control::KillWithoutTerm => {
                 "the platform stops the container with SIGKILL and no SIGTERM"
             }
@@ -216,10 +206,8 @@ impl Control {
 pub struct ControlEnv<'a> {
     /// The profile's default port.
     pub default_port: u16,
-    /// A host program that exits 0 (the hook's `path`).
+    /// A host shell (the hook's `path`).
     pub hook_program: &'a Path,
-    /// The runtime's state folder (`--root`).
-    pub runtime_root: &'a Path,
     /// A resolver configuration without nameservers.
     pub empty_resolv_conf: &'a Path,
 }
@@ -284,7 +272,6 @@ pub fn apply(control: Control, config: &mut Value, env: &ControlEnv<'_>) {
         }
         Control::TmpReadOnly => set_read_only(config, "/tmp", true),
         Control::TmpNotMounted => drop_mount(config, "/tmp"),
-        Control::VarLogReadOnly => set_read_only(config, "/var/log", true),
         Control::ResolvConfEmpty => {
             if let Some(m) = mount_mut(config, "/etc/resolv.conf") {
                 m["source"] = json!(env.empty_resolv_conf);
@@ -339,13 +326,11 @@ pub fn apply(control: Control, config: &mut Value, env: &ControlEnv<'_>) {
         }
         Control::RootfsShared => config["linux"]["rootfsPropagation"] = json!("shared"),
         Control::DeveloperHook => {
-            config["hooks"] = json!({"poststart": [{"path": env.hook_program, "args": ["true"]}]});
-        }
-        Control::RuntimeStateVisible => {
-            if let Some(m) = config["mounts"].as_array_mut() {
-                m.push(json!({"destination": "/run/runc", "type": "bind",
-                              "source": env.runtime_root, "options": ["rbind", "ro"]}));
-            }
+            // The hook reads the state the runtime writes to its stdin: one that exits without
+            // reading it can end crun 1.8's `start` with SIGPIPE, now and then (containers/crun#1551).
+            config["hooks"] = json!({"poststart": [{
+                "path": env.hook_program, "args": ["sh", "-c", "cat > /dev/null"]
+            }]});
         }
         Control::NoServe => {
             if let Some(args) = config["process"]["args"].as_array_mut()

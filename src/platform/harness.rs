@@ -177,14 +177,13 @@ impl<'a> Harness<'a> {
             },
         );
         if let Some(c) = mine {
-            let hook = find_in_path("true").unwrap_or_else(|| PathBuf::from("/bin/true"));
+            let hook = find_in_path("sh").unwrap_or_else(|| PathBuf::from("/bin/sh"));
             controls::apply(
                 c,
                 &mut config,
                 &ControlEnv {
                     default_port: self.profile.default_port,
                     hook_program: &hook,
-                    runtime_root: self.cli.root(),
                     empty_resolv_conf: &empty_resolv,
                 },
             );
@@ -274,9 +273,11 @@ impl<'a> Harness<'a> {
         let out = self.cli.run(&["start", &started.prepared.id])?;
         if !out.success {
             started.problem = Some(format!(
-                "`{} start` failed: {}",
+                "`{} start` failed (exit {}): {}{}",
                 self.cli.kind(),
-                out.stderr.trim()
+                out.code.map_or("by a signal".into(), |c| c.to_string()),
+                out.stderr.trim(),
+                out.stdout.trim()
             ));
         }
         Ok(started)

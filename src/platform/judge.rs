@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use kcontract_probe::facts::{Facts, RUNTIME_INTERFACE_PATHS, mount_of};
+use kcontract_probe::facts::{Facts, mount_of};
 use serde_json::{Value, json};
 
 use super::expect::Origin;
@@ -129,22 +129,6 @@ pub(crate) fn sigkill_after_grace(input: &Input<'_>) -> Verdict {
             ),
             _ => "SIGKILL after the grace period did not end the process".to_owned(),
         },
-    )
-}
-
-/// `lifecycle.operations.oci-interface-not-exposed`.
-pub(crate) fn no_runtime_interface(input: &Input<'_>) -> Verdict {
-    let (_, f) = facts_or_return!(input, Role::Main);
-    let found: Vec<&str> = RUNTIME_INTERFACE_PATHS
-        .iter()
-        .copied()
-        .filter(|p| f.path(p).is_some_and(|p| p.exists))
-        .collect();
-    either(
-        found.is_empty(),
-        json!({"looked_at": RUNTIME_INTERFACE_PATHS, "present": found}),
-        "no runtime socket or state folder is visible",
-        format!("visible in the container: {}", found.join(", ")),
     )
 }
 
@@ -517,15 +501,6 @@ fn write_verdict(f: &Facts, dir: &str) -> Verdict {
 pub(crate) fn tmp_writable(input: &Input<'_>) -> Verdict {
     let (_, f) = facts_or_return!(input, Role::Main);
     write_verdict(f, "/tmp")
-}
-
-/// `config.filesystems.var-log-writable`.
-pub(crate) fn var_log_writable(input: &Input<'_>) -> Verdict {
-    if input.profile.var_log.is_none() {
-        return not_applicable("the profile does not provide /var/log (a MAY)");
-    }
-    let (_, f) = facts_or_return!(input, Role::Main);
-    write_verdict(f, "/var/log")
 }
 
 /// `config.filesystems.resolv-conf`.

@@ -3,7 +3,7 @@
 //! decides only what the contract lets a developer set — the port (`PORT`), its own environment,
 //! the user and group, the resources (through [`Expected`]). Nothing else of a Service reaches the
 //! config: no hooks, sysctls, masked or read-only paths, devices, propagation or capabilities
-//! (`tests/platform.rs` holds the generator to that with generated Services).
+//! (`tests/suite/platform.rs` holds the generator to that with generated Services).
 
 use std::path::Path;
 

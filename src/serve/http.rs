@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Condvar, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -17,9 +17,6 @@ pub(crate) type Site = BTreeMap<String, Arc<[u8]>>;
 
 /// Where the pages' script listens for events (`templates/serve/reload.html`).
 const EVENTS: &str = "/__kcontract/events";
-/// What a page's script requests once it has shown an update in place (no new event stream then
-/// says that it has).
-const SHOWN: &str = "/__kcontract/shown";
 
 /// The longest request head read; a browser's GET is far shorter.
 const MAX_HEAD: usize = 16 * 1024;
@@ -31,14 +28,11 @@ pub(super) struct Shared {
     failure: Mutex<Option<String>>,
     /// Open event streams; a write that fails drops its stream.
     clients: Mutex<Vec<TcpStream>>,
-    /// Event streams opened so far, and updates shown in place: a reloaded page opens a new
-    /// stream once its script has run; a page updated in place requests [`SHOWN`].
-    subscribed: (Mutex<u64>, Condvar),
 }
 
 /// The `reload` event's data: the files whose bytes changed (or appeared, or went), and of those
-/// the pages an open copy of which may update in place (see [`Shared::update_and_wait`]); any
-/// other changed page reloads.
+/// the pages an open copy of which may update in place (see [`Shared::replace`]); any other
+/// changed page reloads.
 #[derive(Serialize)]
 struct Reload<'a> {
     changed: Vec<&'a str>,
@@ -51,27 +45,16 @@ impl Shared {
             site: RwLock::new(Arc::new(site)),
             failure: Mutex::new(None),
             clients: Mutex::new(Vec::new()),
-            subscribed: (Mutex::new(0), Condvar::new()),
         }
     }
 
-    /// The file served at `rel` now.
-    pub(super) fn get(&self, rel: &str) -> Option<Arc<[u8]>> {
-        self.site
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(rel)
-            .cloned()
-    }
-
-    /// Serve `site` from now on and tell the pages which files changed. Returns how many did.
-    pub(super) fn replace(&self, site: Site) -> usize {
-        self.replace_with(site, false)
-    }
-
-    /// [`Self::replace`]; `swap`: every changed page differs only in what chapter files make of
-    /// it, so its open copies update in place.
-    fn replace_with(&self, site: Site, swap: bool) -> usize {
+    /// Serve `site` from now on and tell the pages which files changed; returns how many did.
+    /// `swap`: the change was of chapter files only, so a changed page differs only in what a
+    /// chapter file makes of it (its title, the sidebar and the content; the header, the footer
+    /// and the head come from contract.yaml, the templates and the interface text), and an open
+    /// copy replaces those three in place (`templates/serve/reload.html`) instead of reloading:
+    /// the reader keeps their place.
+    pub(super) fn replace(&self, site: Site, swap: bool) -> usize {
         let site = Arc::new(site);
         let old = std::mem::replace(
             &mut *self.site.write().unwrap_or_else(PoisonError::into_inner),
@@ -79,14 +62,7 @@ impl Shared {
         );
         let mut changed: Vec<&str> = site
             .iter()
-            // The same allocation first: `Arc<[u8]>`'s `==` compares the bytes even then (std's
-            // pointer shortcut needs a sized `T: Eq`), and after an edit's first pages every
-            // other file is the same allocation — comparing them read the whole site (~140 MB at
-            // ×100), 16–23 ms before the pages were told (BENCHMARKS.md, "Session 10").
-            .filter(|(rel, bytes)| {
-                old.get(*rel)
-                    .is_none_or(|was| !Arc::ptr_eq(was, bytes) && was != *bytes)
-            })
+            .filter(|(rel, bytes)| old.get(*rel).is_none_or(|was| was != *bytes))
             .map(|(rel, _)| rel.as_str())
             .collect();
         changed.extend(
@@ -123,52 +99,6 @@ impl Shared {
         changed.len()
     }
 
-    /// Serve the pages of edited chapters in place of the ones of the same name (the rest of the
-    /// site as it is), and tell the pages which changed, then wait (at most `most`) until a page
-    /// has shown them — updated in place, or reloaded and opened its event stream again — if one
-    /// was open: the rest of the rebuild then does not compete with the browser for the processor
-    /// while it shows the edited page. Returns how many files changed.
-    ///
-    /// The pages come from an edit of chapter files only, so they differ from the served ones
-    /// only in what a chapter file makes of a page: its title, the sidebar and the content
-    /// (`<main>`); the header, the footer and the head come from contract.yaml, the templates and
-    /// the interface text. An open copy therefore replaces those three in place
-    /// (`templates/serve/reload.html`) instead of reloading: no navigation, no style sheet and
-    /// script fetched and run again, and the reader keeps their place.
-    pub(super) fn update_and_wait(
-        &self,
-        files: Vec<(String, Vec<u8>)>,
-        most: std::time::Duration,
-    ) -> usize {
-        let before = *self
-            .subscribed
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let open = !self
-            .clients
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_empty();
-        let mut site: Site = (**self.site.read().unwrap_or_else(PoisonError::into_inner)).clone();
-        for (rel, bytes) in files {
-            site.insert(rel, Arc::from(bytes));
-        }
-        let n = self.replace_with(site, true);
-        if n > 0 && open {
-            let count = self
-                .subscribed
-                .0
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let _ = self
-                .subscribed
-                .1
-                .wait_timeout_while(count, most, |c| *c == before);
-        }
-        n
-    }
-
     /// Keep serving the last good site; show `text` over the open pages (and any opened later).
     pub(super) fn fail(&self, text: String) {
         let event = failed_event(&text);
@@ -199,17 +129,6 @@ impl Shared {
         if stream.write_all(head.as_bytes()).is_ok() {
             clients.push(stream);
         }
-        self.shown();
-    }
-
-    /// A page has shown the last update: reloaded (and subscribed again), or updated in place.
-    fn shown(&self) {
-        *self
-            .subscribed
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) += 1;
-        self.subscribed.1.notify_all();
     }
 }
 
@@ -257,11 +176,6 @@ fn handle(mut stream: TcpStream, shared: &Shared) {
     }
     if path == EVENTS {
         shared.subscribe(stream);
-        return;
-    }
-    if path == SHOWN {
-        shared.shown();
-        respond(&mut stream, "204 No Content", "text/plain", None, b"", true);
         return;
     }
     let rel = path.trim_start_matches('/');

@@ -3,8 +3,7 @@
 //! the events; editors save in bursts (a temporary file, a rename, a second write), so a rebuild
 //! waits until the events have been quiet for [`QUIET`].
 
-use std::cell::RefCell;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
@@ -43,8 +42,6 @@ pub(super) struct Watcher {
     /// Kept for its watches: dropping it ends them.
     _watcher: RecommendedWatcher,
     events: Receiver<Message>,
-    /// Messages read ahead by [`Self::pending`]: read before the channel's.
-    ahead: RefCell<VecDeque<Message>>,
     /// The working directory: the root of the test globs.
     root: PathBuf,
     spec: PathBuf,
@@ -129,7 +126,6 @@ impl Watcher {
         Ok(Watcher {
             _watcher: watcher,
             events,
-            ahead: RefCell::default(),
             root,
             spec,
             templates,
@@ -184,22 +180,8 @@ impl Watcher {
         Some(self.change(&paths))
     }
 
-    /// Whether a change that needs a rebuild has come in since [`Self::next_change`] returned
-    /// (the next call gets it: the messages are read ahead, and kept for it).
-    pub(super) fn pending(&self) -> bool {
-        let mut ahead = self.ahead.borrow_mut();
-        ahead.extend(self.events.try_iter());
-        ahead.iter().any(|m| match m {
-            Message::File(Ok(ev)) => !self.relevant(ev).is_empty(),
-            _ => false,
-        })
-    }
-
-    /// The next message: one read ahead, else the channel's (within `timeout`, if given).
+    /// The next message (within `timeout`, if given).
     fn recv(&self, timeout: Option<Duration>) -> Result<Message, RecvTimeoutError> {
-        if let Some(m) = self.ahead.borrow_mut().pop_front() {
-            return Ok(m);
-        }
         match timeout {
             Some(t) => self.events.recv_timeout(t),
             None => self

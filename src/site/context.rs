@@ -4,8 +4,6 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use tera::Context;
-use tera::value::Value;
 
 use super::interface::Interface;
 use super::markdown::{self, level_class, to_html, to_inline_html};
@@ -21,6 +19,11 @@ pub(crate) struct ClauseCtx<'s> {
     pub keyword: &'s str,
     pub actor: &'static str,
     pub verify: &'static str,
+    /// The actor, the verify kind and the status as the page's language shows them (display-ready:
+    /// the templates need no lookup).
+    pub actor_label: &'s str,
+    pub verify_label: &'s str,
+    pub status_label: &'s str,
     pub text_html: String,
     /// Why untestable, in the page's language where translated (inline Markdown rendered).
     pub reason_html: Option<String>,
@@ -47,34 +50,6 @@ pub(crate) struct ClauseCtx<'s> {
     pub plain: String,
 }
 
-impl ClauseCtx<'_> {
-    /// A clause's place in a partial render (`serve`'s first pages) when it is not rendered.
-    pub(super) fn empty() -> ClauseCtx<'static> {
-        ClauseCtx {
-            id: "",
-            level: "",
-            level_class: "",
-            keyword: "",
-            actor: "",
-            verify: "",
-            text_html: String::new(),
-            reason_html: None,
-            reason_source: false,
-            implicit_html: None,
-            implicit_source: false,
-            text_source: false,
-            oci: None,
-            oci_url: None,
-            upstream_tests: Vec::new(),
-            chapter: "",
-            state: "",
-            original_html: None,
-            status: Status::ALL[0],
-            plain: String::new(),
-        }
-    }
-}
-
 /// A chapter in the table of contents and on the index page.
 #[derive(Serialize)]
 pub(super) struct ChapterLink<'s> {
@@ -89,109 +64,6 @@ pub(super) struct LangLink<'a> {
     pub(super) lang: &'a str,
     pub(super) name: &'a str,
     pub(super) html_lang: &'a str,
-}
-
-/// Finished HTML, written into a page as it is (a tera safe string, so an overriding template
-/// needs no `| safe` for it either).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Html<'a>(pub(super) &'a str);
-
-impl Serialize for Html<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Value::safe_string(self.0).serialize(s)
-    }
-}
-
-/// What the templates are given: [`Shared`] (every page of a language alike, through `Deref`)
-/// and the page's own values. The compiled templates read its fields; tera is given it
-/// serialised (the page's own values only where the page has them).
-#[derive(Clone, Serialize)]
-pub(super) struct Env<'a> {
-    #[serde(flatten)]
-    pub(super) shared: &'a Shared<'a>,
-    pub(super) page: &'a str,
-    pub(super) page_title: &'a str,
-    pub(super) prev: Option<&'a PageLink<'a>>,
-    pub(super) next: Option<&'a PageLink<'a>>,
-    /// The sidebar, with this page's link marked.
-    pub(super) toc: Html<'a>,
-    /// A chapter page's blocks (`chapter.html`).
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(super) blocks: &'a [BlockView<'a>],
-    /// The print page's chapters.
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(super) print_chapters: &'a [PrintChapter<'a>],
-    /// The index page's clause count.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) clause_count: Option<usize>,
-    /// Every clause (the clause index and the matrix).
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(super) clauses: &'a [ClauseCtx<'a>],
-    /// Each clause's tests, in the order of `clauses` (the matrix).
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(super) tests_by_clause: &'a [&'a [crate::matrix::TestView]],
-    /// The matrix page's statuses, coverage table and results files (see [`MatrixSummary`]).
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(super) statuses: &'a [&'static str],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(super) coverage: &'a [Group],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub(super) results: &'a [String],
-    /// The runtimes page's values.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) rt: Option<&'a serde_json::Value>,
-}
-
-impl<'a> std::ops::Deref for Env<'a> {
-    type Target = Shared<'a>;
-    fn deref(&self) -> &Shared<'a> {
-        self.shared
-    }
-}
-
-impl<'a> Env<'a> {
-    /// The values of no page in particular (for the sidebar and the clause pieces).
-    pub(super) fn of(shared: &'a Shared<'a>) -> Env<'a> {
-        Env {
-            shared,
-            page: "",
-            page_title: "",
-            prev: None,
-            next: None,
-            toc: Html(""),
-            blocks: &[],
-            print_chapters: &[],
-            clause_count: None,
-            clauses: &[],
-            tests_by_clause: &[],
-            statuses: &[],
-            coverage: &[],
-            results: &[],
-            rt: None,
-        }
-    }
-
-    /// The values as a tera context.
-    pub(super) fn to_tera(&self) -> Result<Context, tera::Error> {
-        Context::from_serialize(self)
-    }
-}
-
-/// A block of a chapter page (`blocks` of `chapter.html`): `kind` `prose` or `clause`, `html`
-/// finished (a clause's `clause.html`), and a clause block's `clause`.
-#[derive(Serialize)]
-pub(super) struct BlockView<'a> {
-    pub(super) kind: &'static str,
-    pub(super) html: Html<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) clause: Option<&'a ClauseCtx<'a>>,
-}
-
-/// A chapter of the print page: its name and blocks.
-#[derive(Serialize)]
-pub(super) struct PrintChapter<'a> {
-    pub(super) name: &'a str,
-    pub(super) blocks: Vec<BlockView<'a>>,
 }
 
 /// What every page of a language shares: `lang`, `html_lang`, `other_langs` (the language
@@ -442,7 +314,11 @@ pub(super) fn clause<'s>(
     tr: Option<&Translation>,
     status: Status,
     links: &Links,
+    shared: &'s Shared<'s>,
 ) -> ClauseCtx<'s> {
+    let label = |labels: &'s BTreeMap<String, String>, name: &'s str| {
+        labels.get(name).map_or(name, String::as_str)
+    };
     // A missing translation shows the source text once, marked as the source language's (the badge
     // says it is not translated); a stale one shows the translation and the original beside it.
     let (text, state, original, translated) = match tr {
@@ -476,6 +352,9 @@ pub(super) fn clause<'s>(
         keyword: &c.keyword,
         actor: c.actor.as_str(),
         verify: c.verify.as_str(),
+        actor_label: label(&shared.actor_label, c.actor.as_str()),
+        verify_label: label(&shared.verify_label, c.verify.as_str()),
+        status_label: label(shared.t, status.as_str()),
         text_html,
         plain,
         reason_html,

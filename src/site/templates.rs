@@ -1,20 +1,17 @@
 //! The templates and interface text a build renders with: embedded in the binary, each replaceable
 //! by a file of the same name in `--templates DIR` (interface text: `DIR/i18n/<lang>.yaml`).
 //!
-//! Every byte of HTML the site has comes from these templates (the Markdown of the spec aside); the
-//! per-clause pieces (`clause.html`, `clause-row.html`, `matrix-row.html`) are included by the page
-//! templates, so overriding one of them changes every clause. Most of the built-in templates are
-//! also compiled to Rust by `build.rs` (see `compiled.rs`); a page is rendered by tera from these
-//! sources when a template it is made of is overridden.
+//! Every byte of HTML the site has comes from these templates (the Markdown of the spec aside), all
+//! rendered by tera; the per-clause pieces (`clause.html`, `clause-row.html`, `matrix-row.html`) are
+//! rendered or included for every clause, so overriding one of them changes every clause.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use tera::Tera;
 use walkdir::WalkDir;
 
-use super::compiled::{COMPILED, escape_runs};
 use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
@@ -67,9 +64,6 @@ const ASSETS: [(&str, &str); 2] = [
 pub struct Templates {
     pub(super) tera: Tera,
     pub(super) interfaces: Interfaces,
-    /// The templates `--templates` replaced: a compiled template made of any of them is rendered
-    /// by tera instead (see [`Templates::compiled`]).
-    overridden: BTreeSet<String>,
     /// Rendering for `kcontract serve` (see [`Templates::serving`]).
     pub(super) serve: bool,
     /// The files of `assets/` (path inside it → bytes): the built-in style and script, each
@@ -85,7 +79,6 @@ pub struct Templates {
 pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
     let mut sources: Vec<(&str, String)> =
         TEMPLATES.iter().map(|(n, s)| (*n, s.to_string())).collect();
-    let mut overridden = BTreeSet::new();
     if let Some(dir) = dir {
         if !dir.is_dir() {
             let names: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
@@ -102,12 +95,10 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
             let p = dir.join(*name);
             if p.exists() {
                 *src = fs::read_to_string(&p).map_err(|e| crate::spec_source::io_error(&p, &e))?;
-                overridden.insert(name.to_string());
             }
         }
     }
     let mut tera = Tera::default();
-    tera.set_escape_fn(escape_html);
     tera.add_raw_templates(sources.iter().map(|(n, s)| (*n, s.as_str())))
         .map_err(|e| template_error(&e))?;
     // The folder is walked once: its `assets/` are published, and what no build reads is named.
@@ -115,7 +106,6 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
     Ok(Templates {
         tera,
         interfaces: Interfaces::load(dir)?,
-        overridden,
         serve: false,
         assets: assets(&files)?,
         warnings: unused_files(&files),
@@ -221,29 +211,6 @@ impl Templates {
     pub fn serving(&mut self) {
         self.serve = true;
     }
-
-    /// Whether `template` is rendered by its compiled code: it is compiled, and `--templates`
-    /// replaced none of the templates it is made of (a replaced one is rendered by tera, so the
-    /// override applies).
-    pub(super) fn compiled(&self, template: &str) -> bool {
-        COMPILED
-            .iter()
-            .find(|(name, _)| *name == template)
-            .is_some_and(|(_, parts)| !parts.iter().any(|p| self.overridden.contains(*p)))
-    }
-}
-
-/// HTML-escape `s` exactly as tera's default escaper does (`&`, `<`, `>`, `"`, `'`), handing the
-/// writer the runs of text between special bytes whole. Why: tera's writes every byte on its own
-/// through `dyn Write`; see BENCHMARKS.md, "Session 5", for what this saves.
-fn escape_html(s: &str, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut done = Ok(());
-    escape_runs(s, |run| {
-        if done.is_ok() {
-            done = w.write_all(run.as_bytes());
-        }
-    });
-    done
 }
 
 /// A template that does not parse or fails to render: tera's message with its causes.
@@ -257,20 +224,4 @@ pub(super) fn template_error(e: &tera::Error) -> Diagnostic {
     Diagnostic::error("K0403", "a template has an error").help(format!(
         "{msg}\nfix the template (see templates/ for the defaults)"
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The escaper writes what tera's own writes, for any text.
-        #[test]
-        fn escaping_is_what_tera_writes(s in "(a|&|<|>|\"|'|/|容|\n| )*") {
-            let (mut ours, mut teras) = (Vec::new(), Vec::new());
-            super::escape_html(&s, &mut ours).unwrap();
-            tera::escape_html(&s, &mut teras).unwrap();
-            prop_assert_eq!(ours, teras);
-        }
-    }
 }

@@ -20,9 +20,7 @@ pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES
 }
 
-/// What a chapter parses into before ids are made global. `Clone` for [`super::ParseCache`]: a kept
-/// chapter is handed out again as a copy, since assembling consumes it.
-#[derive(Clone)]
+/// What a chapter parses into before ids are made global.
 pub(super) struct ParsedChapter {
     pub title: Option<String>,
     pub headings: Vec<Heading>,

@@ -1,20 +1,20 @@
 //! One ```` ```clause ```` block: YAML → checked [`Clause`] fields.
 //!
-//! The YAML is read into a list of (key, value) pairs with their positions rather than straight into a
-//! struct, so that one block can report *all* its problems at once (every unknown field, every missing
-//! one, a bad level and a bad actor together), each at its own line and column.
+//! The YAML is read into [`ClauseYaml`], the one definition of what a block may hold: every field
+//! optional and with its position, and every key that is no field kept with its own, so that one
+//! block reports *all* its problems at once (every unknown field, every missing one, a bad level and
+//! a bad actor together), each at its own line and column. [`check`] then validates it.
 
 use std::ops::Range;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use super::fast_yaml::{self, Scalar};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::{Level, find_keywords};
 use crate::spec::{Actor, Contract, Verify, check_id};
 
-/// Every field a clause may have, in the documented order.
+/// Every field a clause may have, in the documented (and canonical) order.
 pub(crate) const FIELDS: [&str; 10] = [
     "id",
     "level",
@@ -29,7 +29,8 @@ pub(crate) const FIELDS: [&str; 10] = [
 ];
 const REQUIRED: [&str; 5] = ["id", "level", "actor", "text", "verify"];
 /// A translated clause carries only these: everything else is inherited from the source clause.
-/// `reason` and `implicit` translate the source's, when it has them.
+/// `reason` and `implicit` translate the source's, when it has them; `source` is the stamp of the
+/// source text translated.
 pub(super) const TRANSLATION_FIELDS: [&str; 5] = ["id", "text", "source", "reason", "implicit"];
 const TRANSLATION_REQUIRED: [&str; 3] = ["id", "text", "source"];
 
@@ -55,38 +56,129 @@ impl Schema {
     }
 }
 
-enum RawValue {
-    Str(Spanned<String>),
-    List(Vec<Spanned<String>>),
-    Unknown,
+/// A clause block as written: each field, with where its value is, or `None` when the block does
+/// not have it; a translation's `source` too. Nothing is checked yet but the YAML's shape.
+#[derive(Debug, Default)]
+pub(crate) struct ClauseYaml {
+    pub(crate) id: Option<Spanned<String>>,
+    pub(crate) level: Option<Spanned<String>>,
+    pub(crate) actor: Option<Spanned<String>>,
+    pub(crate) text: Option<Spanned<String>>,
+    pub(crate) verify: Option<Spanned<String>>,
+    pub(crate) reason: Option<Spanned<String>>,
+    pub(crate) implicit: Option<Spanned<String>>,
+    pub(crate) oci: Option<Spanned<String>>,
+    pub(crate) upstream_tests: Option<Vec<Spanned<String>>>,
+    pub(crate) review: Option<Spanned<String>>,
+    pub(crate) source: Option<Spanned<String>>,
+    /// Every key as written, in order, with where it is: those that are no field (their values
+    /// skipped) and those a schema does not allow are reported at them.
+    pub(crate) keys: Vec<Spanned<String>>,
 }
 
-struct RawBlock(Vec<(Spanned<String>, RawValue)>);
+/// A field's value as [`ClauseYaml::fields`] lists it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FieldValue<'a> {
+    Text(&'a Spanned<String>),
+    List(&'a [Spanned<String>]),
+}
 
-impl<'de> Deserialize<'de> for RawBlock {
+impl ClauseYaml {
+    /// Read a block's YAML.
+    pub(crate) fn parse(yaml: &str) -> Result<Self, serde_saphyr::Error> {
+        serde_saphyr::from_str(yaml)
+    }
+
+    /// The keys that name no field.
+    pub(crate) fn unknown(&self) -> impl Iterator<Item = &Spanned<String>> {
+        self.keys
+            .iter()
+            .filter(|k| !FIELDS.contains(&k.value.as_str()) && k.value != "source")
+    }
+
+    /// The fields the block has, by name, in the canonical order ([`FIELDS`], then `source`, last
+    /// because it seals the text above it). Every field is named here: a new one does not compile
+    /// until it is.
+    pub(crate) fn fields(&self) -> Vec<(&'static str, FieldValue<'_>)> {
+        let ClauseYaml {
+            id,
+            level,
+            actor,
+            text,
+            verify,
+            reason,
+            implicit,
+            oci,
+            upstream_tests,
+            review,
+            source,
+            keys: _,
+        } = self;
+        [
+            text_field("id", id),
+            text_field("level", level),
+            text_field("actor", actor),
+            text_field("text", text),
+            text_field("verify", verify),
+            text_field("reason", reason),
+            text_field("implicit", implicit),
+            text_field("oci", oci),
+            upstream_tests
+                .as_deref()
+                .map(|l| ("upstream-tests", FieldValue::List(l))),
+            text_field("review", review),
+            text_field("source", source),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+/// `name` with its value, if the block has it.
+fn text_field<'a>(
+    name: &'static str,
+    v: &'a Option<Spanned<String>>,
+) -> Option<(&'static str, FieldValue<'a>)> {
+    v.as_ref().map(|v| (name, FieldValue::Text(v)))
+}
+
+impl<'de> Deserialize<'de> for ClauseYaml {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = RawBlock;
+            type Value = ClauseYaml;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a mapping of clause fields (`id: …`, `level: …`, …)")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawBlock, A::Error> {
-                let mut fields = Vec::new();
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ClauseYaml, A::Error> {
+                let mut c = ClauseYaml::default();
                 while let Some(key) = map.next_key::<Spanned<String>>()? {
-                    let value = match key.value.as_str() {
-                        "upstream-tests" => RawValue::List(map.next_value()?),
-                        k if FIELDS.contains(&k) || k == "source" => {
-                            RawValue::Str(map.next_value()?)
+                    let name = key.value.clone();
+                    c.keys.push(key);
+                    let slot = match name.as_str() {
+                        "id" => &mut c.id,
+                        "level" => &mut c.level,
+                        "actor" => &mut c.actor,
+                        "text" => &mut c.text,
+                        "verify" => &mut c.verify,
+                        "reason" => &mut c.reason,
+                        "implicit" => &mut c.implicit,
+                        "oci" => &mut c.oci,
+                        "review" => &mut c.review,
+                        "source" => &mut c.source,
+                        "upstream-tests" => {
+                            c.upstream_tests = Some(map.next_value()?);
+                            continue;
                         }
                         _ => {
                             map.next_value::<IgnoredAny>()?;
-                            RawValue::Unknown
+                            continue;
                         }
                     };
-                    fields.push((key, value));
+                    *slot = Some(map.next_value()?);
                 }
-                Ok(RawBlock(fields))
+                Ok(c)
             }
         }
         d.deserialize_map(V)
@@ -167,113 +259,9 @@ pub(super) fn parse_block(
     schema: Schema,
     diags: &mut Vec<Diagnostic>,
 ) -> ClauseFields {
-    parse_block_with(pos, schema, diags, true)
-}
-
-/// Keys the deserializer reads as typed values (others are skipped whatever they hold).
-fn known_key(k: &str) -> bool {
-    FIELDS.contains(&k) || k == "source"
-}
-
-enum FieldValue<'a> {
-    Str(Scalar<'a>),
-    List(Vec<Scalar<'a>>),
-    Ignored,
-}
-
-/// The fields of a block, from the fast path when the block is in its subset, else from
-/// serde-saphyr (which also reports every syntax error).
-fn read_fields<'a>(
-    pos: &BlockPos<'a>,
-    allow_fast: bool,
-) -> Result<Vec<(Scalar<'a>, FieldValue<'a>)>, serde_saphyr::Error> {
     let yaml = &pos.file.text[pos.content.clone()];
-    // The shapes serde-saphyr would reject (a scalar where a list is expected, or the reverse) are
-    // left to it, so it reports them.
-    // An unknown key's value is skipped by serde-saphyr, which still parses numbers there (and
-    // rejects some, like `.inf`): keep number-like values of unknown keys off the fast path.
-    let numeric = |v: &str| v.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '+');
-    let shapes_ok = |fields: &[fast_yaml::Field]| {
-        fields.iter().all(|f| match (&f.value, &*f.key.value) {
-            (fast_yaml::Value::List(items), k) => {
-                k == "upstream-tests" || !known_key(k) && !items.iter().any(|i| numeric(&i.value))
-            }
-            (fast_yaml::Value::Str(s), k) => {
-                k != "upstream-tests" && (known_key(k) || !numeric(&s.value))
-            }
-        })
-    };
-    if allow_fast
-        && let Some(fields) = fast_yaml::parse(yaml, pos.content.start)
-        && shapes_ok(&fields)
-    {
-        return Ok(fields
-            .into_iter()
-            .map(|f| {
-                let v = match f.value {
-                    fast_yaml::Value::Str(s) => FieldValue::Str(s),
-                    fast_yaml::Value::List(l) => FieldValue::List(l),
-                };
-                (f.key, v)
-            })
-            .collect());
-    }
-    let raw: RawBlock = serde_saphyr::from_str(yaml)?;
-    let scalar = |s: &Spanned<String>| Scalar {
-        value: s.value.clone().into(),
-        range: pos.span_of(s).range,
-    };
-    Ok(raw
-        .0
-        .iter()
-        .map(|(k, v)| {
-            let v = match v {
-                RawValue::Str(s) => FieldValue::Str(scalar(s)),
-                RawValue::List(items) => FieldValue::List(items.iter().map(scalar).collect()),
-                RawValue::Unknown => FieldValue::Ignored,
-            };
-            (scalar(k), v)
-        })
-        .collect())
-}
-
-/// A block's fields as the loader reads them when the block is outside the fast path's subset
-/// (serde-saphyr, the same reader as [`read_fields`]), in source order and without positions:
-/// what `fmt` rewrites such a block from. `None` when the YAML does not parse or a field is not a
-/// clause field (its value was skipped, so it could not be written back).
-pub(crate) fn general_fields(yaml: &str) -> Option<Vec<fast_yaml::Field<'static>>> {
-    let raw: RawBlock = serde_saphyr::from_str(yaml).ok()?;
-    let scalar = |s: &Spanned<String>| Scalar {
-        value: s.value.clone().into(),
-        range: 0..0,
-    };
-    raw.0
-        .iter()
-        .map(|(k, v)| {
-            let value = match v {
-                RawValue::Str(s) => fast_yaml::Value::Str(scalar(s)),
-                RawValue::List(items) => fast_yaml::Value::List(items.iter().map(scalar).collect()),
-                RawValue::Unknown => return None,
-            };
-            Some(fast_yaml::Field {
-                key: scalar(k),
-                value,
-            })
-        })
-        .collect()
-}
-
-/// [`parse_block`], with the fast path switchable (the equivalence test runs both ways).
-#[doc(hidden)]
-pub(super) fn parse_block_with(
-    pos: &BlockPos<'_>,
-    schema: Schema,
-    diags: &mut Vec<Diagnostic>,
-    allow_fast: bool,
-) -> ClauseFields {
-    let yaml = &pos.file.text[pos.content.clone()];
-    let raw = match read_fields(pos, allow_fast) {
-        Ok(r) => r,
+    match ClauseYaml::parse(yaml) {
+        Ok(raw) => check(pos, schema, raw, diags),
         Err(e) => {
             let span = match e.location() {
                 Some(loc) if !yaml.trim().is_empty() => {
@@ -296,156 +284,166 @@ pub(super) fn parse_block_with(
                          with the text indented on the following lines",
                     ),
             );
-            return ClauseFields::default();
-        }
-    };
-
-    let mut out = ClauseFields::default();
-    let mut text_span = None;
-    let mut level_span = None;
-    let mut verify_span = None;
-    let mut raw = raw;
-    let mut seen: Vec<&str> = Vec::with_capacity(raw.len());
-    let span_of = |s: &Scalar| Span::new(pos.file_id, s.range.clone());
-    // By mutable reference, so the text can be moved out of its scalar rather than copied.
-    for (key, value) in raw.iter_mut() {
-        let key: &Scalar = key;
-        let k: &str = &key.value;
-        seen.push(k);
-        let allowed = schema.fields();
-        let ignored = &mut FieldValue::Ignored;
-        let value = if allowed.contains(&k) { value } else { ignored };
-        let s = match value {
-            FieldValue::Str(s) => s,
-            FieldValue::List(items) => {
-                out.upstream_tests = items.iter().map(|i| i.value.to_string()).collect();
-                let suffix = pos
-                    .contract
-                    .links
-                    .upstream_tests
-                    .as_ref()
-                    .and_then(|l| l.suffix.as_deref());
-                for item in items {
-                    if !is_test_path(&item.value, suffix) {
-                        let rule = match suffix {
-                            Some(s) => format!(
-                                "relative paths ending in `{s}` (`links.upstream-tests.suffix` of contract.yaml)"
-                            ),
-                            None => "relative paths".to_string(),
-                        };
-                        diags.push(
-                            Diagnostic::error(
-                                "K0117",
-                                format!("`{}` is not an upstream test path", item.value),
-                            )
-                            .at(span_of(item), "expected a path like this")
-                            .help(format!("`upstream-tests` lists the upstream's tests as {rule}: a-z, 0-9, `/`, `_`, `-`, `.`, no `..`, then optionally `#` and the test function (and `/subtest`), e.g. `test/conformance/runtime/envvars_test.go#TestMustEnvVars`")),
-                        );
-                    }
-                }
-                continue;
-            }
-            FieldValue::Ignored => {
-                let mut d = Diagnostic::error("K0102", format!("unknown field `{k}`"))
-                    .at(span_of(key), "not a clause field");
-                d = d.help(match (schema, suggest(k, allowed)) {
-                    (Schema::Translation, _) if FIELDS.contains(&k) && !allowed.contains(&k) => format!(
-                        "a translated clause has only {}; `{k}` is inherited from the source-language clause",
-                        allowed.join(", ")
-                    ),
-                    (_, Some(s)) => format!("did you mean `{s}`? The fields are: {}", allowed.join(", ")),
-                    (_, None) => format!("the fields are: {}", allowed.join(", ")),
-                });
-                diags.push(d);
-                continue;
-            }
-        };
-        let span = span_of(s);
-        let v = s.value.trim();
-        match k {
-            "id" => match check_id(v) {
-                Ok(()) => out.id = Some((v.to_string(), span)),
-                Err(why) => diags.push(
-                    Diagnostic::error("K0107", format!("malformed clause id `{}`", v.escape_debug()))
-                        .at(span, why.to_string())
-                        .help("ids are lowercase, dot-separated segments of a-z, 0-9 and single `-`, at least two segments (e.g. `lifecycle.sigterm-on-kill`)"),
-                ),
-            },
-            "level" => match Level::from_keyword(v) {
-                Some(l) => {
-                    // The keyword as written, its words joined by single spaces.
-                    let mut keyword = String::with_capacity(v.len());
-                    for (i, word) in v.split_whitespace().enumerate() {
-                        if i > 0 {
-                            keyword.push(' ');
-                        }
-                        keyword.push_str(word);
-                    }
-                    out.level = Some((l, keyword));
-                    level_span = Some(span);
-                }
-                None => diags.push(
-                    Diagnostic::error("K0109", format!("unknown level `{}`", v.escape_debug()))
-                        .at(span, "not an RFC 2119 keyword")
-                        .help(level_hint(v)),
-                ),
-            },
-            "actor" => match pos.contract.actor(v) {
-                Some(a) => out.actor = Some(a),
-                None => diags.push(
-                    Diagnostic::error("K0110", format!("unknown actor `{}`", v.escape_debug()))
-                        .at(span, "not one of the actors")
-                        .help(format!(
-                            "actor is one of: {} (the `actors` of contract.yaml); see spec/README.md",
-                            names(pos.contract.actor_list().map(Actor::as_str))
-                        )),
-                ),
-            },
-            "verify" => match pos.contract.verify_kind(v) {
-                Some(x) => {
-                    out.verify = Some(x);
-                    verify_span = Some(span);
-                }
-                None => diags.push(
-                    Diagnostic::error("K0111", format!("unknown verify value `{}`", v.escape_debug()))
-                        .at(span, "not a verification method")
-                        .help(format!(
-                            "verify is one of: {} (the `verify` of contract.yaml; untestable needs `reason:`)",
-                            names(pos.contract.verify_list().map(Verify::as_str))
-                        )),
-                ),
-            },
-            "review" if !v.is_empty() => {
-                out.review = Some(v.to_string());
-                out.review_span = Some(span);
-            }
-            "text" => {
-                let mut text = std::mem::take(&mut s.value).into_owned();
-                text.truncate(text.trim_end().len());
-                out.text = Some(text);
-                text_span = Some(span.clone());
-                out.text_span = Some(span);
-            }
-            "source" => {
-                out.source = Some(v.to_string());
-                out.source_span = Some(span);
-            }
-            "reason" if !v.is_empty() => out.reason = Some(v.to_string()),
-            "implicit" if !v.is_empty() => out.implicit = Some(v.to_string()),
-            "oci" => {
-                if is_oci_ref(v) {
-                    out.oci = Some(v.to_string());
-                } else {
-                    diags.push(
-                        Diagnostic::error("K0116", format!("`{}` is not an OCI spec reference", v.escape_debug()))
-                            .at(span, "expected `<file>.md#<anchor>`")
-                            .help("point into the OCI runtime spec, e.g. `runtime.md#kill` or `config.md#posix-platform-hooks`"),
-                    );
-                }
-            }
-            _ => {}
+            ClauseFields::default()
         }
     }
+}
+
+/// Check a block's fields: each value, the fields a schema requires or does not know, and the text's
+/// keywords against the level.
+fn check(
+    pos: &BlockPos<'_>,
+    schema: Schema,
+    raw: ClauseYaml,
+    diags: &mut Vec<Diagnostic>,
+) -> ClauseFields {
+    let mut out = ClauseFields::default();
+    let allowed = schema.fields();
+    let span_of = |s: &Spanned<String>| pos.span_of(s);
+    // Keys that are no field, and fields a translation inherits instead of stating.
+    for key in raw
+        .keys
+        .iter()
+        .filter(|k| !allowed.contains(&k.value.as_str()))
+    {
+        let k = &key.value;
+        let help = match (schema, suggest(k, allowed)) {
+            (Schema::Translation, _) if FIELDS.contains(&k.as_str()) => format!(
+                "a translated clause has only {}; `{k}` is inherited from the source-language clause",
+                allowed.join(", ")
+            ),
+            (_, Some(s)) => format!("did you mean `{s}`? The fields are: {}", allowed.join(", ")),
+            (_, None) => format!("the fields are: {}", allowed.join(", ")),
+        };
+        diags.push(
+            Diagnostic::error("K0102", format!("unknown field `{k}`"))
+                .at(span_of(key), "not a clause field")
+                .help(help),
+        );
+    }
+    let has = |k: &str| allowed.contains(&k);
+    let trimmed = |s: &Option<Spanned<String>>| -> Option<(String, Span)> {
+        s.as_ref().map(|s| (s.value.trim().to_string(), span_of(s)))
+    };
+
+    if let (true, Some(items)) = (has("upstream-tests"), &raw.upstream_tests) {
+        out.upstream_tests = items.iter().map(|i| i.value.clone()).collect();
+        let suffix = pos
+            .contract
+            .links
+            .upstream_tests
+            .as_ref()
+            .and_then(|l| l.suffix.as_deref());
+        for item in items.iter().filter(|i| !is_test_path(&i.value, suffix)) {
+            let rule = match suffix {
+                Some(s) => format!(
+                    "relative paths ending in `{s}` (`links.upstream-tests.suffix` of contract.yaml)"
+                ),
+                None => "relative paths".to_string(),
+            };
+            diags.push(
+                Diagnostic::error("K0117", format!("`{}` is not an upstream test path", item.value))
+                    .at(span_of(item), "expected a path like this")
+                    .help(format!("`upstream-tests` lists the upstream's tests as {rule}: a-z, 0-9, `/`, `_`, `-`, `.`, no `..`, then optionally `#` and the test function (and `/subtest`), e.g. `test/conformance/runtime/envvars_test.go#TestMustEnvVars`")),
+            );
+        }
+    }
+    if let Some((v, span)) = trimmed(&raw.id).filter(|_| has("id")) {
+        let v = v.as_str();
+        match check_id(v) {
+            Ok(()) => out.id = Some((v.to_string(), span)),
+            Err(why) => diags.push(
+                Diagnostic::error("K0107", format!("malformed clause id `{}`", v.escape_debug()))
+                    .at(span, why.to_string())
+                    .help("ids are lowercase, dot-separated segments of a-z, 0-9 and single `-`, at least two segments (e.g. `lifecycle.sigterm-on-kill`)"),
+            ),
+        }
+    }
+    let mut level_span = None;
+    if let Some((v, span)) = trimmed(&raw.level).filter(|_| has("level")) {
+        let v = v.as_str();
+        match Level::from_keyword(v) {
+            Some(l) => {
+                // The keyword as written, its words joined by single spaces.
+                let keyword = v.split_whitespace().collect::<Vec<_>>().join(" ");
+                out.level = Some((l, keyword));
+                level_span = Some(span);
+            }
+            None => diags.push(
+                Diagnostic::error("K0109", format!("unknown level `{}`", v.escape_debug()))
+                    .at(span, "not an RFC 2119 keyword")
+                    .help(level_hint(v)),
+            ),
+        }
+    }
+    if let Some((v, span)) = trimmed(&raw.actor).filter(|_| has("actor")) {
+        let v = v.as_str();
+        match pos.contract.actor(v) {
+            Some(a) => out.actor = Some(a),
+            None => diags.push(
+                Diagnostic::error("K0110", format!("unknown actor `{}`", v.escape_debug()))
+                    .at(span, "not one of the actors")
+                    .help(format!(
+                        "actor is one of: {} (the `actors` of contract.yaml); see spec/README.md",
+                        names(pos.contract.actor_list().map(Actor::as_str))
+                    )),
+            ),
+        }
+    }
+    let mut verify_span = None;
+    if let Some((v, span)) = trimmed(&raw.verify).filter(|_| has("verify")) {
+        let v = v.as_str();
+        match pos.contract.verify_kind(v) {
+            Some(x) => {
+                out.verify = Some(x);
+                verify_span = Some(span);
+            }
+            None => diags.push(
+                Diagnostic::error("K0111", format!("unknown verify value `{}`", v.escape_debug()))
+                    .at(span, "not a verification method")
+                    .help(format!(
+                        "verify is one of: {} (the `verify` of contract.yaml; untestable needs `reason:`)",
+                        names(pos.contract.verify_list().map(Verify::as_str))
+                    )),
+            ),
+        }
+    }
+    if let Some((v, span)) = trimmed(&raw.review).filter(|(v, _)| has("review") && !v.is_empty()) {
+        out.review = Some(v);
+        out.review_span = Some(span);
+    }
+    let mut text_span = None;
+    if let Some(t) = raw.text.as_ref().filter(|_| has("text")) {
+        let span = span_of(t);
+        out.text = Some(t.value.trim_end().to_string());
+        text_span = Some(span.clone());
+        out.text_span = Some(span);
+    }
+    if let Some((v, span)) = trimmed(&raw.source).filter(|_| has("source")) {
+        let v = v.as_str();
+        out.source = Some(v.to_string());
+        out.source_span = Some(span);
+    }
+    let nonempty = |s: &Option<Spanned<String>>, k: &str| {
+        trimmed(s)
+            .filter(|(v, _)| has(k) && !v.is_empty())
+            .map(|(v, _)| v)
+    };
+    out.reason = nonempty(&raw.reason, "reason");
+    out.implicit = nonempty(&raw.implicit, "implicit");
+    if let Some((v, span)) = trimmed(&raw.oci).filter(|_| has("oci")) {
+        let v = v.as_str();
+        if is_oci_ref(v) {
+            out.oci = Some(v.to_string());
+        } else {
+            diags.push(
+                Diagnostic::error("K0116", format!("`{}` is not an OCI spec reference", v.escape_debug()))
+                    .at(span, "expected `<file>.md#<anchor>`")
+                    .help("point into the OCI runtime spec, e.g. `runtime.md#kill` or `config.md#posix-platform-hooks`"),
+            );
+        }
+    }
+    let seen: Vec<&str> = raw.fields().into_iter().map(|(k, _)| k).collect();
 
     for &req in schema.required() {
         if !seen.contains(&req) {
@@ -655,7 +653,6 @@ fn suggest(unknown: &str, fields: &[&'static str]) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     #[test]
     fn an_upstream_test_may_name_its_function_and_subtest() {
@@ -678,199 +675,39 @@ mod tests {
         }
     }
 
-    /// Run a block through both paths; return (fast path taken, fields, rendered diagnostics) per path.
-    fn both(block: &str) -> ((bool, ClauseFields, String), (ClauseFields, String)) {
-        let text = format!("```clause\n{block}```\n");
-        let mut sources = crate::diagnostic::SourceMap::default();
-        let id = sources.add("one.md".into(), text.clone());
-        let file = sources.get(id);
-        let pos = BlockPos {
-            file_id: id,
-            file,
-            content: 10..text.len() - 4,
-            fence: 0..9,
-            contract: &crate::spec::Contract::default(),
-        };
-        let render = |d: &[Diagnostic]| {
-            crate::diagnostic::render_all(d, &sources, &annotate_snippets::Renderer::plain())
-        };
-        let fast_taken = fast_yaml::parse(&text[pos.content.clone()], pos.content.start).is_some();
-        let mut d1 = Vec::new();
-        let f1 = parse_block_with(&pos, Schema::Source, &mut d1, true);
-        let mut d2 = Vec::new();
-        let f2 = parse_block_with(&pos, Schema::Source, &mut d2, false);
-        ((fast_taken, f1, render(&d1)), (f2, render(&d2)))
-    }
-
-    fn word() -> impl Strategy<Value = String> {
-        proptest::sample::select(vec![
-            "The",
-            "platform",
-            "MUST",
-            "MUST NOT",
-            "SHOULD",
-            "MAY",
-            "do",
-            "it.",
-            "a.b",
-            "lifecycle.x-y",
-            "platform",
-            "manual",
-            "untestable",
-            "model",
-            "`code`",
-            "容器",
-            "é",
-            "a:b",
-            "a: b",
-            "#x",
-            " #x",
-            "\"q\"",
-            "'q'",
-            "-",
-            "- x",
-            "true",
-            "12",
-            "1.0",
-            "~",
-            "null",
-            "[a]",
-            "{a}",
-            "&a",
-            "*a",
-            "!t",
-            "|",
-            ">",
-            "%",
-            "@",
-            "x_test.go",
-            "runtime.md#kill",
-            "",
-            " ",
-            "  ",
-            "0x1F",
-            "1e3",
-            ".5",
-            "0o7",
-            ".inf",
-            "Y",
-            "NULL",
-            "No",
-            "3a7163a0d52f",
-            "a\\b",
-            "\\u00e9",
-            "...",
-            "---",
-        ])
-        .prop_map(str::to_string)
-    }
-
-    fn value() -> impl Strategy<Value = String> {
-        let words = || proptest::collection::vec(word(), 1..6).prop_map(|w| w.join(" "));
-        prop_oneof![
-            4 => words().prop_map(|w| format!(" {w}\n")),
-            // Double-quoted, sometimes with what the fast path leaves alone (escapes, inner quotes,
-            // something after the closing quote).
-            2 => (
-                    words(),
-                    proptest::sample::select(vec!["", "", "", "\\n", "\\\"", "\"", " # c", "#", ": x"]),
-                    proptest::sample::select(vec!["", "", "", " # c", " ", "x", "\""]),
-                )
-                .prop_map(|(w, inside, after)| format!(" \"{w}{inside}\"{after}\n")),
-            // A literal or folded block whose later lines are indented deeper (a nested list).
-            2 => (proptest::sample::select(vec!["|", ">-", "|-"]), 1usize..3, proptest::collection::vec((0usize..4, words()), 1..5))
-                .prop_map(|(ind, n, lines)| {
-                    let mut s = format!(" {ind}\n");
-                    for (k, (deeper, l)) in lines.iter().enumerate() {
-                        let pad = if k == 0 { n } else { n + deeper };
-                        s.push_str(&format!("{}{l}\n", " ".repeat(pad)));
-                    }
-                    s
-                }),
-            3 => (proptest::sample::select(vec![">-", "|", ">", "|-"]), 1usize..4, proptest::collection::vec(
-                    prop_oneof![4 => words(), 1 => Just(String::new())], 1..5), any::<bool>())
-                .prop_map(|(ind, n, lines, extra)| {
-                    let mut s = format!(" {ind}\n");
-                    for (i, l) in lines.iter().enumerate() {
-                        let pad = if extra && i == 1 { n + 1 } else { n };
-                        s.push_str(&format!("{}{l}\n", " ".repeat(if l.is_empty() { 0 } else { pad })));
-                    }
-                    s
-                }),
-            2 => (1usize..4, proptest::collection::vec(word(), 1..4), any::<bool>()).prop_map(|(n, items, zero)| {
-                    let mut s = String::from("\n");
-                    for it in items {
-                        s.push_str(&format!("{}- {it}\n", " ".repeat(if zero { 0 } else { n })));
-                    }
-                    s
-                }),
-            1 => Just("\n".to_string()),
-        ]
-    }
-
-    fn block() -> impl Strategy<Value = String> {
-        let key = proptest::sample::select(vec![
-            "id",
-            "level",
-            "actor",
-            "text",
-            "verify",
-            "reason",
-            "implicit",
-            "oci",
-            "upstream-tests",
-            "colour",
-            "verfy",
-            "# c",
-            "Id",
-        ]);
-        proptest::collection::vec((key, value()), 1..8).prop_map(|fields| {
-            fields
-                .into_iter()
-                .map(|(k, v)| format!("{k}:{v}"))
-                .collect()
-        })
-    }
-
-    proptest! {
-        // 2,000 cases by default; `KC_FAST_YAML_CASES=100000` for a long run.
-        #![proptest_config(ProptestConfig::with_cases(
-            std::env::var("KC_FAST_YAML_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
-        ))]
-
-        /// The fast path is an optimisation only: fields and diagnostics are identical either way.
-        #[test]
-        fn fast_path_agrees_with_serde_saphyr(b in block()) {
-            let ((_, f1, d1), (f2, d2)) = both(&b);
-            prop_assert_eq!(f1, f2);
-            prop_assert_eq!(d1, d2);
-        }
-    }
-
+    /// The field names, the reader and the canonical list agree: each name of [`FIELDS`] (and a
+    /// translation's `source`) read from a block fills that field, and only it, in the order
+    /// [`ClauseYaml::fields`] lists them.
     #[test]
-    fn fast_path_is_taken_for_the_shipped_spec() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec");
-        let (mut fast, mut total) = (0, 0);
-        for lang in ["en", "zh"] {
-            for e in std::fs::read_dir(root.join(lang)).unwrap() {
-                let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
-                for part in text.split("```clause\n").skip(1) {
-                    let block = &part[..part.find("```").unwrap()];
-                    total += 1;
-                    let ((taken, f1, d1), (f2, d2)) = both(block);
-                    assert_eq!(f1, f2, "{block}");
-                    assert_eq!(d1, d2, "{block}");
-                    fast += usize::from(taken);
-                }
-            }
+    fn every_field_name_is_read_into_its_field_in_the_documented_order() {
+        let names: Vec<&str> = FIELDS.iter().copied().chain(["source"]).collect();
+        for name in &names {
+            let yaml = if *name == "upstream-tests" {
+                format!("{name}:\n  - a_test.go\n")
+            } else {
+                format!("{name}: x\n")
+            };
+            let c = ClauseYaml::parse(&yaml).unwrap();
+            let got: Vec<&str> = c.fields().into_iter().map(|(k, _)| k).collect();
+            assert_eq!(got, [*name], "{yaml}");
+            assert_eq!(c.unknown().count(), 0);
         }
-        assert!(total >= 200, "{total}");
-        // Every shipped block is in the subset today (210 of 210); a future one with escapes, comments
-        // or anchors would take the full parser, which is fine up to a point.
-        assert!(
-            fast * 10 >= total * 8,
-            "{fast} of {total} blocks took the fast path"
-        );
+        let all: String = names
+            .iter()
+            .rev()
+            .map(|n| {
+                if *n == "upstream-tests" {
+                    format!("{n}:\n  - a_test.go\n")
+                } else {
+                    format!("{n}: x\n")
+                }
+            })
+            .collect();
+        let c = ClauseYaml::parse(&format!("{all}bogus: 1\n")).unwrap();
+        let got: Vec<&str> = c.fields().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(got, names);
+        let unknown: Vec<&str> = c.unknown().map(|k| k.value.as_str()).collect();
+        assert_eq!(unknown, ["bogus"]);
     }
 
     #[test]

@@ -1,15 +1,18 @@
-//! `contract.yaml`: the title, languages, chapter order, upstream attribution, test globs, and the
-//! vocabulary (actors, verify kinds, link bases of `oci:` and `upstream-tests:`).
+//! `contract.yaml`: the title, languages, chapter order, upstream attribution, test globs, the
+//! vocabulary (actors, verify kinds, link bases of `oci:` and `upstream-tests:`), and the earlier
+//! versions kept beside the contract (`history:`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::Tree;
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use crate::spec::{
-    Actor, Contract, DEFAULT_ACTORS, DEFAULT_VERIFY, Labelled, LinkBase, Links, TestGlobs,
-    TranslatedMeta, Upstream, Verify,
+    Actor, Contract, DEFAULT_ACTORS, DEFAULT_VERIFY, EarlierVersion, Labelled, LinkBase, Links,
+    TestGlobs, TranslatedMeta, Upstream, Verify,
 };
 
 #[derive(Deserialize)]
@@ -31,6 +34,21 @@ struct RawContract {
     verify: Option<Spanned<Vec<Spanned<RawWord>>>>,
     #[serde(default)]
     links: Option<RawLinks>,
+    #[serde(default)]
+    history: Vec<RawEarlierVersion>,
+}
+
+/// An entry of `history:`: `{name, label, path, url, revision, date}` (`label` optional).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEarlierVersion {
+    name: Spanned<String>,
+    #[serde(default)]
+    label: BTreeMap<String, String>,
+    path: Spanned<String>,
+    url: String,
+    revision: Spanned<String>,
+    date: Spanned<String>,
 }
 
 /// `translated: {zh: {title, attribution}}`: the contract's title and attribution in a translation.
@@ -109,13 +127,18 @@ struct RawTests {
 struct RawUpstream {
     title: String,
     url: String,
+    #[serde(default)]
+    revision: Option<Spanned<String>>,
     license: String,
     attribution: String,
 }
 
 /// The contract description, and the span of each listed chapter (diagnostics about a chapter
-/// file that is missing point at the line that lists it). `None` after reporting why not.
+/// file that is missing point at the line that lists it). `None` after reporting why not. `tree`
+/// and `dir` (the folder of `contract.yaml`) are where the `history:` folders are looked for.
 pub(super) fn parse_contract(
+    tree: &Tree,
+    dir: &Path,
     cid: FileId,
     sources: &SourceMap,
     diags: &mut Vec<Diagnostic>,
@@ -142,7 +165,7 @@ pub(super) fn parse_contract(
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(
-                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}); see spec/README.md",
+                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date}); see spec/README.md",
             ));
             return None;
         }
@@ -237,6 +260,13 @@ pub(super) fn parse_contract(
         diags,
         &mut ok,
     );
+    if let Some(r) = raw.upstream.as_ref().and_then(|u| u.revision.as_ref())
+        && !is_revision(&r.value)
+    {
+        ok = false;
+        diags.push(not_a_revision(&r.value, span_of(&r.referenced)));
+    }
+    let history = history(&raw.history, tree, dir, &span_of, diags, &mut ok);
     if !verify.iter().any(|v| v.0 == Verify::UNTESTABLE.as_str()) {
         // `untestable` is always a kind: a clause no observation can decide must be sayable.
         verify.push((Verify::UNTESTABLE.as_str().to_string(), BTreeMap::new()));
@@ -263,6 +293,7 @@ pub(super) fn parse_contract(
             upstream: raw.upstream.map(|u| Upstream {
                 title: u.title,
                 url: u.url,
+                revision: u.revision.map(|r| r.value),
                 license: u.license,
                 attribution: u.attribution,
             }),
@@ -293,9 +324,129 @@ pub(super) fn parse_contract(
                     (lang, meta)
                 })
                 .collect(),
+            history,
         },
         spans,
     ))
+}
+
+/// The entries of `history:`, each checked: a lowercase name listed once; a relative path below
+/// the folder of `contract.yaml`, listed once, to a folder holding a `contract.yaml` (looked for
+/// in the working tree only: a spec held in memory, such as the one `fmt` checks, has only its
+/// own files); a git commit id; a `YYYY-MM-DD` date.
+fn history(
+    raw: &[RawEarlierVersion],
+    tree: &Tree,
+    dir: &Path,
+    span_of: &dyn Fn(&serde_saphyr::Location) -> Span,
+    diags: &mut Vec<Diagnostic>,
+    ok: &mut bool,
+) -> Vec<EarlierVersion> {
+    let mut bad = |d: Diagnostic| {
+        *ok = false;
+        diags.push(d);
+    };
+    let (mut names, mut paths) = (BTreeSet::new(), BTreeSet::new());
+    for v in raw {
+        let (name, path) = (&v.name.value, &v.path.value);
+        let name_span = span_of(&v.name.referenced);
+        let path_span = span_of(&v.path.referenced);
+        if !is_chapter_name(name) {
+            bad(k0015(format!("`{}` is not a valid name of an earlier version", name.escape_debug()))
+                .at(name_span, "not a lowercase word")
+                .help("name an earlier version with lowercase a-z, 0-9 and `-` (e.g. `knative-serving-2019-04-28`); give the site's wording as `label`"));
+        } else if !names.insert(name.as_str()) {
+            bad(
+                k0015(format!("the earlier version `{name}` is listed twice"))
+                    .at(name_span, "listed again here")
+                    .help("each earlier version appears once in `history`"),
+            );
+        }
+        if let Some(why) = path_problem(path) {
+            bad(k0015(format!("`{}` is not a folder below the spec folder", path.escape_debug()))
+                .at(path_span, why)
+                .help("`path` is relative to the folder of contract.yaml and stays below it, `/`-separated, e.g. `history/knative-serving-2019-04-28`"));
+        } else if !paths.insert(path.as_str()) {
+            bad(k0015(format!("the folder `{path}` is listed twice"))
+                .at(path_span, "listed again here")
+                .help("each earlier version has a folder of its own"));
+        } else if matches!(tree, Tree::Disk) && !tree.exists(&dir.join(path).join("contract.yaml"))
+        {
+            bad(k0015(format!("the earlier version `{}` has no contract.yaml", name.escape_debug()))
+                .at(path_span, format!("`{}` holds no contract.yaml", dir.join(path).display()))
+                .help("keep the earlier version there as a complete spec folder (contract.yaml and the chapters), or correct `path`"));
+        }
+        if !is_revision(&v.revision.value) {
+            bad(not_a_revision(
+                &v.revision.value,
+                span_of(&v.revision.referenced),
+            ));
+        }
+        if !is_date(&v.date.value) {
+            bad(
+                k0015(format!("`{}` is not a date", v.date.value.escape_debug()))
+                    .at(span_of(&v.date.referenced), "expected YYYY-MM-DD")
+                    .help("the date of the upstream revision, e.g. `2019-04-28`"),
+            );
+        }
+    }
+    raw.iter()
+        .map(|v| EarlierVersion {
+            name: v.name.value.clone(),
+            labels: v.label.clone(),
+            path: v.path.value.clone(),
+            url: v.url.clone(),
+            revision: v.revision.value.clone(),
+            date: v.date.value.clone(),
+        })
+        .collect()
+}
+
+/// A problem of `history:` or `upstream.revision`.
+fn k0015(message: String) -> Diagnostic {
+    Diagnostic::error("K0015", message)
+}
+
+fn not_a_revision(value: &str, span: Span) -> Diagnostic {
+    k0015(format!("`{}` is not a revision", value.escape_debug()))
+        .at(span, "expected a git commit id")
+        .help("write the commit's id, 7 to 40 lowercase hex digits (the full 40 keep it unambiguous), e.g. `c6ebb0c3be6a9b95b8826ff629970858428f1c5d`")
+}
+
+/// A git commit id, abbreviated or not: 7 to 40 lowercase hex digits.
+fn is_revision(s: &str) -> bool {
+    (7..=40).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// `YYYY-MM-DD`, with a month 01–12 and a day 01–31.
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        b[r].iter().try_fold(0, |n, c| {
+            c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+        })
+    };
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && num(0..4).is_some()
+        && num(5..7).is_some_and(|m| (1..=12).contains(&m))
+        && num(8..10).is_some_and(|d| (1..=31).contains(&d))
+}
+
+/// Why `path` is not a relative path below the spec folder, if it is not.
+fn path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        Some("empty")
+    } else if path.starts_with('/') || path.contains('\\') || path.contains(':') {
+        Some("not a relative, `/`-separated path")
+    } else if path.split('/').any(|seg| matches!(seg, "" | "." | "..")) {
+        Some("an empty, `.` or `..` segment")
+    } else {
+        None
+    }
 }
 
 fn link(l: RawLink) -> LinkBase {

@@ -11,47 +11,17 @@ use crate::suggest::closest;
 
 /// The diagnostics of every link of every language that does not resolve.
 pub(super) fn check_links(spec: &Spec) -> Vec<Diagnostic> {
-    check_links_in(spec, None)
-}
-
-/// [`check_links`], or with `only` just the links written in those chapters (every language):
-/// `serve` after an edit of them that left every chapter's anchors as they were.
-pub(super) fn check_links_in(spec: &Spec, only: Option<&BTreeSet<String>>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let chapters: BTreeSet<&str> = spec.contract.chapters.iter().map(String::as_str).collect();
     let langs = std::iter::once(spec.documents.as_slice())
         .chain(spec.translations.iter().map(|t| t.documents.as_slice()));
     for docs in langs {
-        let checked: Vec<&Document> = docs
-            .iter()
-            .filter(|d| only.is_none_or(|o| o.contains(&d.chapter)))
-            .collect();
-        // The chapters those links may point into: all of them, or (with `only`) the linking
-        // chapters and the chapter files their links name.
-        let targets: Option<BTreeSet<&str>> = only.map(|_| {
-            checked
-                .iter()
-                .flat_map(|d| {
-                    let named = d.links.iter().map(|l| {
-                        let dest = l.dest.trim();
-                        let path = dest.split_once('#').map_or(dest, |(p, _)| p);
-                        path.strip_suffix(".md").unwrap_or(path)
-                    });
-                    std::iter::once(d.chapter.as_str()).chain(named)
-                })
-                .collect()
-        });
         // Per chapter of this language: the ids a fragment may name.
         let anchors: BTreeMap<&str, (BTreeSet<&str>, &Document)> = docs
             .iter()
-            .filter(|d| {
-                targets
-                    .as_ref()
-                    .is_none_or(|t| t.contains(d.chapter.as_str()))
-            })
             .map(|d| (d.chapter.as_str(), (ids_of(spec, d), d)))
             .collect();
-        for doc in checked {
+        for doc in docs {
             for link in &doc.links {
                 if let Some(d) = check(link, doc, &chapters, &anchors) {
                     out.push(d);

@@ -10,11 +10,8 @@ mod assemble;
 mod chapter;
 mod clause_block;
 mod contract;
-mod edit;
-pub(crate) mod fast_yaml;
 mod files;
 mod links;
-mod reuse;
 mod translation;
 
 use std::path::{Path, PathBuf};
@@ -23,17 +20,14 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
-pub(crate) use clause_block::{FIELDS as CLAUSE_FIELDS, general_fields};
+pub(crate) use clause_block::{ClauseYaml, FieldValue};
 pub(crate) use contract::is_chapter_name as is_language_tag;
-pub use edit::load_edited;
 pub use files::Tree;
 pub(crate) use files::{io_error, read_source};
-pub use reuse::ParseCache;
 pub(crate) use translation::translation_diagnostics;
 
 use chapter::ParsedChapter;
 use clause_block::Schema;
-use reuse::{FileKey, Reuse};
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap};
 use crate::spec::{Contract, Spec};
@@ -89,23 +83,8 @@ pub fn load_with(dir: &Path, opts: LoadOptions) -> Loaded {
 
 /// Load and validate the contract in folder `dir` of `tree`.
 pub fn load_from(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
-    load_inner(tree, dir, opts, None)
-}
-
-/// [`load_from`], parsing again only the chapter files that changed since the last load with the
-/// same `cache` (`kcontract serve`, on every change); the result is the same as `load_from`'s.
-pub fn load_reusing(tree: &Tree, dir: &Path, opts: LoadOptions, cache: &mut ParseCache) -> Loaded {
-    load_inner(tree, dir, opts, Some(cache))
-}
-
-fn load_inner(
-    tree: &Tree,
-    dir: &Path,
-    opts: LoadOptions,
-    cache: Option<&mut ParseCache>,
-) -> Loaded {
     let mut out = Loaded::default();
-    if let Some(start) = load_contract(tree, dir, opts, cache, &mut out) {
+    if let Some(start) = load_contract(tree, dir, opts, &mut out) {
         load_rest(tree, dir, start, opts, &mut out);
     }
     out
@@ -124,7 +103,7 @@ pub(crate) fn load_alongside<T: Send>(
 ) -> (Loaded, Option<T>) {
     let tree = &Tree::Disk;
     let mut out = Loaded::default();
-    let Some(start) = load_contract(tree, dir, opts, None, &mut out) else {
+    let Some(start) = load_contract(tree, dir, opts, &mut out) else {
         return (out, None);
     };
     let contract = start.contract.clone();
@@ -137,13 +116,7 @@ pub(crate) fn load_alongside<T: Send>(
 
 /// Everything after the contract: the chapters, then (without errors so far) the checks that need
 /// the whole spec.
-fn load_rest(
-    tree: &Tree,
-    dir: &Path,
-    start: ContractRead<'_>,
-    opts: LoadOptions,
-    out: &mut Loaded,
-) {
+fn load_rest(tree: &Tree, dir: &Path, start: ContractRead, opts: LoadOptions, out: &mut Loaded) {
     load_languages(tree, dir, start, out);
     if !out.has_errors() {
         validate(out, opts);
@@ -162,21 +135,19 @@ fn validate(out: &mut Loaded, opts: LoadOptions) {
 }
 
 /// `contract.yaml` read and parsed: what the chapters' load starts from.
-struct ContractRead<'c> {
+struct ContractRead {
     contract: Contract,
     chapter_spans: Vec<crate::diagnostic::Span>,
-    reuse: Option<Reuse<'c>>,
 }
 
 /// Read and parse `contract.yaml` (after checking the spec folder exists); `None` when that failed
 /// (`out` then has the errors).
-fn load_contract<'c>(
+fn load_contract(
     tree: &Tree,
     dir: &Path,
     opts: LoadOptions,
-    cache: Option<&'c mut ParseCache>,
     out: &mut Loaded,
-) -> Option<ContractRead<'c>> {
+) -> Option<ContractRead> {
     if !tree.is_dir(dir) {
         let what = if tree.exists(dir) {
             "is not a folder"
@@ -202,25 +173,19 @@ fn load_contract<'c>(
         &mut out.sources,
         &mut out.diagnostics,
     )?;
-    let reuse = cache.map(|c| {
-        let file = out.sources.get(cid);
-        Reuse::start(c, &file.path, &file.text)
-    });
     let (contract, chapter_spans) =
-        contract::parse_contract(cid, &out.sources, &mut out.diagnostics)?;
+        contract::parse_contract(tree, dir, cid, &out.sources, &mut out.diagnostics)?;
     Some(ContractRead {
         contract,
         chapter_spans,
-        reuse,
     })
 }
 
 /// Read, parse and assemble the chapters: the source language, then each translation.
-fn load_languages(tree: &Tree, dir: &Path, start: ContractRead<'_>, out: &mut Loaded) {
+fn load_languages(tree: &Tree, dir: &Path, start: ContractRead, out: &mut Loaded) {
     let ContractRead {
         contract,
         chapter_spans,
-        mut reuse,
     } = start;
     let source_lang = contract.languages.first().cloned().unwrap_or_default();
     let parsed = read_and_parse(
@@ -231,7 +196,6 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead<'_>, out: &mut Lo
         Schema::Source,
         &contract,
         out,
-        reuse.as_mut(),
     );
     let start = Instant::now();
     let source = assemble::assemble_source(parsed, &source_lang);
@@ -255,7 +219,6 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead<'_>, out: &mut Lo
             Schema::Translation,
             &spec.contract,
             out,
-            reuse.as_mut(),
         );
         let start = Instant::now();
         let tr =
@@ -270,9 +233,7 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead<'_>, out: &mut Lo
 type Chapter = (String, PathBuf, ParsedChapter);
 
 /// One language's chapter files (the contract's `chapters`), read and registered in contract
-/// order, then parsed (files in parallel; their diagnostics joined in contract order). With
-/// `reuse`, a file parsed from the same text by the last load is not parsed again.
-#[allow(clippy::too_many_arguments)]
+/// order, then parsed (files in parallel; their diagnostics joined in contract order).
 fn read_and_parse(
     tree: &Tree,
     dir: &Path,
@@ -281,7 +242,6 @@ fn read_and_parse(
     schema: Schema,
     contract: &crate::spec::Contract,
     out: &mut Loaded,
-    mut reuse: Option<&mut Reuse>,
 ) -> Vec<Chapter> {
     let start = Instant::now();
     let files = files::read_language(
@@ -296,50 +256,17 @@ fn read_and_parse(
     out.timings.add("read", start.elapsed());
     let start = Instant::now();
     let sources = &out.sources;
-    let last = reuse.as_deref();
-    // Each file: (chapter, path, id, its parse and diagnostics, whether they were reused).
-    type Done = (
-        String,
-        PathBuf,
-        FileId,
-        ParsedChapter,
-        Vec<Diagnostic>,
-        bool,
-    );
-    let parsed: Vec<Option<Done>> = files
+    let parsed: Vec<(String, PathBuf, ParsedChapter, Vec<Diagnostic>)> = files
         .into_par_iter()
-        .map(|(chapter, path, id): (String, PathBuf, Option<FileId>)| {
-            let id = id?;
-            let file = sources.get(id);
-            let key = FileKey {
-                lang,
-                chapter: &chapter,
-                id,
-                path: &path,
-                text: &file.text,
-                schema,
-            };
-            if let Some((p, diags)) = last.and_then(|r| r.get(&key)) {
-                return Some((chapter, path, id, p, diags, true));
-            }
+        .filter_map(|(chapter, path, id): (String, PathBuf, Option<FileId>)| {
+            let file = sources.get(id?);
             let mut diags = Vec::new();
-            let p = chapter::parse_chapter(id, file, &chapter, lang, schema, contract, &mut diags);
-            Some((chapter, path, id, p, diags, false))
+            let p = chapter::parse_chapter(id?, file, &chapter, lang, schema, contract, &mut diags);
+            Some((chapter, path, p, diags))
         })
         .collect();
     let mut chapters = Vec::with_capacity(parsed.len());
-    for (chapter, path, id, p, diags, reused) in parsed.into_iter().flatten() {
-        if let Some(r) = reuse.as_deref_mut() {
-            let file = FileKey {
-                lang,
-                chapter: &chapter,
-                id,
-                path: &path,
-                text: &out.sources.get(id).text,
-                schema,
-            };
-            r.keep(&file, &p, &diags, reused);
-        }
+    for (chapter, path, p, diags) in parsed {
         out.diagnostics.extend(diags);
         chapters.push((chapter, path, p));
     }

@@ -38,7 +38,8 @@ fn config_mounts_per_container_volumes() {
 /// The `terminal` property SHOULD NOT be set to `true`.
 ///
 /// SHOULD NOT · platform · verify: conformance · upstream:
-/// `test/conformance/runtime/container_test.go`, `test/conformance/runtime/filesystem_test.go`
+/// `test/conformance/runtime/filesystem_test.go#TestShouldHaveFiles`,
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestTTY`
 ///
 /// Clause: config.process.terminal-false @ 43ee93e5397a
 #[test]
@@ -70,7 +71,8 @@ fn config_process_linux_not_developer_configurable() {
 ///   [Inbound network connectivity](network-environment.md#inbound-network-connectivity)
 ///   for more details.
 ///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/envvars_test.go`
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/envvars_test.go#TestMustEnvVars`
 ///
 /// Clause: config.env.port @ 64a35d48b088
 #[test]
@@ -89,7 +91,8 @@ fn config_env_port() {
 /// - `K_SERVICE`: If the current Revision has been created by manipulating a Knative
 ///   Service object, name of this Knative Service.
 ///
-/// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/envvars_test.go`
+/// SHOULD · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/envvars_test.go#TestShouldEnvVars`
 ///
 /// Clause: config.env.knative-names @ 2a66f74bc846
 #[test]
@@ -103,12 +106,13 @@ fn config_env_knative_names() {
 
 // 5.4 User
 
-/// Developers MAY specify that containers should be run as a specific user or group ID using the
+/// Developers MAY specify that containers be run as a specific user or group ID using the
 /// `runAsUser` container property.
 ///
-/// MAY · developer · verify: conformance · upstream: `test/conformance/runtime/user_test.go`
+/// MAY · developer · verify: conformance · upstream:
+/// `test/conformance/runtime/user_test.go#TestMustRunAsUser`
 ///
-/// Clause: config.user.developer-may-set @ 4a47d228515e
+/// Clause: config.user.developer-may-set @ dd88e450d5c6
 #[test]
 #[ignore = "not yet written: config.user.developer-may-set"]
 fn config_user_developer_may_set() {
@@ -118,7 +122,8 @@ fn config_user_developer_may_set() {
 /// If specified, the runtime MUST run the container as the specified user ID if allowed by the
 /// platform (see below).
 ///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/user_test.go`
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/user_test.go#TestMustRunAsUser`
 ///
 /// Clause: config.user.run-as-specified @ b52b9baadd62
 #[test]
@@ -158,7 +163,8 @@ fn config_user_document_default() {
 /// In this case, if the identity selected by the developer is invalid, the container execution MUST
 /// be failed.
 ///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/container_test.go`
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestInvalidUID`
 ///
 /// Clause: config.user.invalid-identity-fails @ 0c9c92acede7
 #[test]
@@ -169,12 +175,12 @@ fn config_user_invalid_identity_fails() {
 
 // 5.5 Default Filesystems
 
-/// Additionally, developers may not have access to the container filesystems (or the containers may
-/// be rapidly recycled), so log aggregation SHOULD be provided.
+/// Additionally, developers might not have access to the container's filesystems (or the containers
+/// might be rapidly recycled), so log aggregation SHOULD be provided.
 ///
 /// SHOULD · platform · verify: manual
 ///
-/// Clause: config.filesystems.log-aggregation @ 647deb10b8f0
+/// Clause: config.filesystems.log-aggregation @ a38770a76d8b
 #[test]
 #[ignore = "not yet written: config.filesystems.log-aggregation"]
 fn config_filesystems_log_aggregation() {
@@ -186,11 +192,11 @@ fn config_filesystems_log_aggregation() {
 ///
 /// - `/tmp` (see `config.filesystems.tmp-read-write`, `config.filesystems.tmp-tmpfs`)
 /// - `/var/log` (see `config.filesystems.var-log-writable`, `config.filesystems.var-log-rotation`)
-/// - `/dev/log` (see `config.filesystems.dev-log-syslog`)
 ///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/filesystem_test.go`
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/filesystem_test.go#TestMustHaveFiles`
 ///
-/// Clause: config.filesystems.required-mounts @ 149c35d4c4ea
+/// Clause: config.filesystems.required-mounts @ 6d70a03f2482
 #[test]
 #[cfg_attr(
     not(feature = "runtimes"),
@@ -202,7 +208,8 @@ fn config_filesystems_required_mounts() {
 
 /// `/tmp` MUST be Read-write.
 ///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/filesystem_test.go`
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/filesystem_test.go#TestMustHaveFiles`
 ///
 /// Clause: config.filesystems.tmp-read-write @ 5066aca94c5c
 #[test]
@@ -214,35 +221,10 @@ fn config_filesystems_tmp_read_write() {
     crate::local_run::passes("config.filesystems.tmp-read-write");
 }
 
-/// `/var/log` MUST be a directory with write permissions for logs storage.
-///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/filesystem_test.go`
-///
-/// Clause: config.filesystems.var-log-writable @ b82b59fb0d42
-#[test]
-#[cfg_attr(
-    not(feature = "runtimes"),
-    ignore = "needs root, runc, crun: cargo test --features runtimes"
-)]
-fn config_filesystems_var_log_writable() {
-    crate::local_run::passes("config.filesystems.var-log-writable");
-}
-
-/// `/dev/log` MUST be a writable socket to syslog
-///
-/// MUST · platform · verify: conformance
-///
-/// Clause: config.filesystems.dev-log-syslog @ aabfb4208e62
-#[test]
-#[ignore = "not yet written: config.filesystems.dev-log-syslog"]
-fn config_filesystems_dev_log_syslog() {
-    todo!()
-}
-
 /// `/etc/resolv.conf` SHOULD be set to a valid cluster-specific recursive resolver.
 ///
 /// SHOULD · platform · verify: conformance · upstream:
-/// `test/conformance/runtime/filesystem_test.go`
+/// `test/conformance/runtime/filesystem_test.go#TestShouldHaveFiles`
 ///
 /// Clause: config.filesystems.resolv-conf @ a39bf3ea479e
 #[test]
@@ -316,7 +298,8 @@ fn config_devices_default_only() {
 /// Control group (cgroups) controllers MUST be selected and configured by the operator or platform
 /// provider.
 ///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/cgroup_test.go`
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/cgroup_test.go#TestMustHaveCgroupConfigured`
 ///
 /// Clause: config.cgroups.platform-configured @ eef6e4523fd6
 #[test]
@@ -330,7 +313,8 @@ fn config_cgroups_platform_configured() {
 
 /// The cgroup devices SHOULD be mounted as read-only.
 ///
-/// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/cgroup_test.go`
+/// SHOULD · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/cgroup_test.go#TestShouldHaveCgroupReadOnly`
 ///
 /// Clause: config.cgroups.read-only @ 5227f5dbda20
 #[test]
@@ -346,13 +330,23 @@ fn config_cgroups_read_only() {
 
 /// The limits enforced to a container SHOULD be exposed in
 ///
+/// cgroup v1:
+///
 /// - `/sys/fs/cgroup/memory/memory.limit_in_bytes`
+/// - `/sys/fs/cgroup/cpu/cpu.shares`
 /// - `/sys/fs/cgroup/cpu/cpu.cfs_period_us`
 /// - `/sys/fs/cgroup/cpu/cpu.cfs_quota_us`
 ///
-/// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/cgroup_test.go`
+/// cgroup v2:
 ///
-/// Clause: config.cgroups.limits-exposed @ 0e491fa471e8
+/// - `/sys/fs/cgroup/memory.max`
+/// - `/sys/fs/cgroup/cpu.weight`
+/// - `/sys/fs/cgroup/cpu.max`
+///
+/// SHOULD · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/cgroup_test.go#TestMustHaveCgroupConfigured`
+///
+/// Clause: config.cgroups.limits-exposed @ e29402c24b30
 #[test]
 #[cfg_attr(
     not(feature = "runtimes"),
@@ -369,7 +363,7 @@ fn config_cgroups_limits_exposed() {
 /// NOT be exposed for developer tuning.
 ///
 /// SHOULD NOT · platform · verify: conformance · upstream:
-/// `test/conformance/runtime/sysctl_test.go`
+/// `test/conformance/runtime/sysctl_test.go#TestShouldHaveSysctlReadOnly`
 ///
 /// Clause: config.sysctl.not-developer-tunable @ 10343d030d66
 #[test]
@@ -411,13 +405,12 @@ fn config_rootfs_propagation_oci_definition() {
     todo!()
 }
 
-/// This option should only be set by the operator or platform provider, and MUST NOT be
-/// configurable by the developer.
+/// This option … MUST NOT be configurable by the developer.
 ///
 /// MUST NOT · platform · verify: conformance · upstream:
-/// `test/conformance/runtime/container_test.go`
+/// `test/conformance/runtime/container_test.go#TestMustNotContainerConstraints/TestMountPropagation`
 ///
-/// Clause: config.rootfs-propagation.not-developer-configurable @ 56889d73138a
+/// Clause: config.rootfs-propagation.not-developer-configurable @ 0349a04689d5
 #[test]
 #[cfg_attr(
     not(feature = "runtimes"),
@@ -464,7 +457,8 @@ fn config_readonly_paths_not_developer_configurable() {
 /// Operation hooks SHOULD NOT be configurable by the developer.
 ///
 /// SHOULD NOT · platform · verify: conformance · upstream:
-/// `test/conformance/runtime/container_test.go`
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestPoststartHook`,
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestPrestopHook`
 ///
 /// Clause: config.hooks.not-developer-configurable @ be8d659f603b
 #[test]

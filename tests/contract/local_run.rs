@@ -1,13 +1,13 @@
 //! The reference profile's platform run (`kcontract platform run`'s, in-process), made once per
 //! test binary on runc and on crun, for the contract tests that a local check decides: each asserts
-//! that its clause's checks pass on both runtimes. `tests/platform_controls.rs` shows the same
+//! that its clause's checks pass on both runtimes. `tests/suite/platform_controls.rs` shows the same
 //! checks fail under their negative controls.
 //!
 //! Asking for them: `cargo test --features runtimes` (root, runc, crun; the static probe is built
 //! into `target/probe` or taken from `$KCONTRACT_PROBE`); without the feature they are listed as
 //! ignored with that reason.
 
-#[path = "../common/mod.rs"]
+#[path = "../suite/common/mod.rs"]
 mod common;
 
 use std::sync::OnceLock;

@@ -9,7 +9,9 @@
 
 /// The container MUST accept HTTP/1.1 requests from the environment.
 ///
-/// MUST · container · verify: conformance · upstream: `test/conformance/runtime/protocol_test.go`
+/// MUST · container · verify: conformance · upstream:
+/// `test/conformance/runtime/protocol_test.go#TestProtocols/http1`,
+/// `test/conformance/runtime/protocol_test.go#TestProtocols/default`
 ///
 /// Clause: network.ports.accept-http1 @ 6f3c581c7421
 #[test]
@@ -21,13 +23,13 @@ fn network_ports_accept_http1() {
     crate::local_run::passes("network.ports.accept-http1");
 }
 
-/// The environment [SHOULD offer an HTTP/2.0 upgrade
-/// option](https://http2.github.io/http2-spec/#discover-http) (`Upgrade: h2c` on either the initial
-/// request or an `OPTIONS` request) on the same port as HTTP/1.1.
+/// The environment SHOULD [offer an HTTP/2.0 upgrade
+/// option](https://httpwg.org/specs/rfc7540.html#discover-http) (`Upgrade: h2c` on either the
+/// initial request or an `OPTIONS` request) on the same port as HTTP/1.1.
 ///
 /// SHOULD · platform · verify: conformance
 ///
-/// Clause: network.ports.h2c-upgrade @ 83f7f8df0ae8
+/// Clause: network.ports.h2c-upgrade @ a8b08768dd1d
 #[test]
 #[ignore = "not yet written: network.ports.h2c-upgrade"]
 fn network_ports_h2c_upgrade() {
@@ -36,7 +38,8 @@ fn network_ports_h2c_upgrade() {
 
 /// The developer MAY specify this port at deployment; …
 ///
-/// MAY · developer · verify: conformance · upstream: `test/conformance/runtime/envvars_test.go`
+/// MAY · developer · verify: conformance · upstream:
+/// `test/conformance/runtime/envvars_test.go#TestMustEnvVars`
 ///
 /// Clause: network.ports.developer-may-specify @ e54e56092379
 #[test]
@@ -50,7 +53,8 @@ fn network_ports_developer_may_specify() {
 
 /// … if the developer does not specify a port, the platform provider MUST provide a default.
 ///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/api/v1/service_test.go`
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/envvars_test.go#TestShouldEnvVars`
 ///
 /// Clause: network.ports.default-port @ 2de22f6fca34
 #[test]
@@ -63,12 +67,13 @@ fn network_ports_default_port() {
 }
 
 /// Only one inbound `containerPort` SHALL be specified in the
-/// [`core.v1.Container`](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.10/#containerport-v1-core)
+/// [`core.v1.Container`](https://kubernetes.io/docs/reference/generated/kubernetes-api/v1.17/#containerport-v1-core)
 /// specification.
 ///
-/// MUST · developer · verify: conformance · upstream: `test/conformance/runtime/container_test.go`
+/// MUST · developer · verify: conformance · upstream:
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestMultiplePorts`
 ///
-/// Clause: network.ports.single-container-port @ 6ce342074bd7
+/// Clause: network.ports.single-container-port @ 1f1288e4ef9b
 #[test]
 #[ignore = "not yet written: network.ports.single-container-port"]
 fn network_ports_single_container_port() {
@@ -79,7 +84,7 @@ fn network_ports_single_container_port() {
 /// autoscaling.
 ///
 /// SHOULD NOT · developer · verify: conformance · upstream:
-/// `test/conformance/runtime/container_test.go`
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestHostPort`
 ///
 /// Clause: network.ports.no-host-port-developer @ 2566b80bfc6b
 #[test]
@@ -112,13 +117,13 @@ fn network_ports_https_termination() {
     todo!()
 }
 
-/// Developers … MUST NOT set the `name` field to arbitrary values, as additional transports may be
-/// defined in the future.
+/// Developers ought to use automatic content negotiation where available, and MUST NOT set the
+/// `name` field to arbitrary values, as additional transports might be defined in the future.
 ///
 /// MUST NOT · developer · verify: conformance · upstream:
-/// `test/conformance/runtime/container_test.go`
+/// `test/conformance/runtime/container_test.go#TestMustNotContainerConstraints/TestArbitraryPortName`
 ///
-/// Clause: network.ports.no-arbitrary-port-names @ 6906392ad50f
+/// Clause: network.ports.no-arbitrary-port-names @ 0b1f6b51e101
 #[test]
 #[ignore = "not yet written: network.ports.no-arbitrary-port-names"]
 fn network_ports_no_arbitrary_port_names() {
@@ -130,7 +135,8 @@ fn network_ports_no_arbitrary_port_names() {
 /// As requests to the container will be proxied by the platform, all inbound request headers SHOULD
 /// be set to the same values as the incoming request.
 ///
-/// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/header_test.go`
+/// SHOULD · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/header_test.go#TestShouldHaveHeadersSet`
 ///
 /// Clause: network.headers.preserve-inbound @ 587e976c2de0
 #[test]
@@ -168,7 +174,8 @@ fn network_headers_stripped_common_prefix() {
 /// - `Host` - As specified by
 ///   [RFC 7230 Section 5.4](https://tools.ietf.org/html/rfc7230#section-5.4)
 ///
-/// MUST · platform · verify: conformance · upstream: `test/conformance/runtime/header_test.go`
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/header_test.go#TestMustHaveHeadersSet`
 ///
 /// Clause: network.headers.host @ 916441ca1812
 #[test]
@@ -181,7 +188,8 @@ fn network_headers_host() {
 ///
 /// - `Forwarded` - As specified by [RFC 7239](https://tools.ietf.org/html/rfc7239).
 ///
-/// MUST · platform · verify: conformance
+/// MUST · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/header_test.go#TestMustHaveHeadersSet`
 ///
 /// Clause: network.headers.forwarded @ 0371cadeb03d
 #[test]
@@ -196,7 +204,8 @@ fn network_headers_forwarded() {
 /// - `X-Forwarded-For`
 /// - `X-Forwarded-Proto`
 ///
-/// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/header_test.go`
+/// SHOULD · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/header_test.go#TestShouldHaveHeadersSet`
 ///
 /// Clause: network.headers.x-forwarded @ ee0133e74b6b
 #[test]
@@ -210,7 +219,8 @@ fn network_headers_x_forwarded() {
 ///
 /// - Trace headers (see `network.headers.trace-context-documented`)
 ///
-/// SHOULD · platform · verify: conformance · upstream: `test/conformance/runtime/header_test.go`
+/// SHOULD · platform · verify: conformance · upstream:
+/// `test/conformance/runtime/header_test.go#TestShouldHaveHeadersSet`
 ///
 /// Clause: network.headers.tracing @ bb748db46221
 #[test]
@@ -237,9 +247,7 @@ fn network_headers_trace_context_documented() {
 /// If specified, liveness and readiness probes are REQUIRED to be of the `httpGet` or `tcpSocket`
 /// types, and MUST target the inbound container port; …
 ///
-/// MUST · developer · verify: conformance · upstream: `test/conformance/runtime/container_test.go`,
-/// `test/conformance/runtime/readiness_probe_test.go`,
-/// `test/conformance/runtime/liveness_probe_test.go`
+/// MUST · developer · verify: conformance
 ///
 /// Clause: network.probes.http-or-tcp-on-port @ 85566e1b6e03
 #[test]
@@ -260,11 +268,12 @@ fn network_probes_disallow_other_methods() {
 }
 
 /// Because serverless platforms automatically scale instances based on inbound
-/// requests, and because noncompliant (or even failing) containers may be provided
-/// by developers, the following defaults SHOULD be applied by the platform provider
-/// if not set by the developer. The probes are intended to be trivially supportable
-/// by naive conforming containers while preventing interference with developer
-/// code. These settings apply to both `livenessProbe` and `readinessProbe`:
+/// requests, and because noncompliant (or even failing) containers might be
+/// provided by developers, the following defaults SHOULD be applied by the platform
+/// provider if not set by the developer. The probes are intended to be trivially
+/// supportable by naive conforming containers while preventing interference with
+/// developer code. These settings apply to both `livenessProbe` and
+/// `readinessProbe`:
 ///
 /// - `tcpSocket` set to the container's port
 /// - `initialDelaySeconds` set to 0
@@ -272,23 +281,10 @@ fn network_probes_disallow_other_methods() {
 ///
 /// SHOULD · platform · verify: conformance
 ///
-/// Clause: network.probes.defaults @ 6e63085758b4
+/// Clause: network.probes.defaults @ 1ca3435903d6
 #[test]
 #[ignore = "not yet written: network.probes.defaults"]
 fn network_probes_defaults() {
-    todo!()
-}
-
-/// In order to enable scaling in response to load, developers SHOULD NOT set the
-/// `initialDelaySeconds` to a value greater than 0, and should aim to minimize container startup
-/// time (aka cold start time).
-///
-/// SHOULD NOT · developer · verify: manual
-///
-/// Clause: network.probes.no-initial-delay @ 6b772f414c50
-#[test]
-#[ignore = "not yet written: network.probes.no-initial-delay"]
-fn network_probes_no_initial_delay() {
     todo!()
 }
 
@@ -298,7 +294,8 @@ fn network_probes_no_initial_delay() {
 /// validate that the container is valid and will become ready.
 ///
 /// SHOULD · platform · verify: conformance · upstream:
-/// `test/conformance/api/v1/errorcondition_test.go`
+/// `test/conformance/runtime/readiness_probe_test.go#TestProbeRuntime`,
+/// `test/conformance/api/v1/errorcondition_test.go#TestContainerExitingMsg`
 ///
 /// Clause: network.probes.deployment-start @ 9f845cbd0394
 #[test]
@@ -310,7 +307,8 @@ fn network_probes_deployment_start() {
 /// This startup SHOULD occur even if the container would not serve any user requests.
 ///
 /// SHOULD · platform · verify: conformance · upstream:
-/// `test/conformance/api/v1/errorcondition_test.go`
+/// `test/conformance/runtime/readiness_probe_test.go#TestProbeRuntime`,
+/// `test/conformance/api/v1/errorcondition_test.go#TestContainerExitingMsg`
 ///
 /// Clause: network.probes.deployment-start-without-traffic @ 7029ed14535f
 #[test]
@@ -323,7 +321,7 @@ fn network_probes_deployment_start_without_traffic() {
 /// SHOULD be marked as failed.
 ///
 /// SHOULD · platform · verify: conformance · upstream:
-/// `test/conformance/api/v1/errorcondition_test.go`
+/// `test/conformance/api/v1/errorcondition_test.go#TestContainerExitingMsg`
 ///
 /// Clause: network.probes.deployment-failed-revision @ 6de77fb6ad57
 #[test]

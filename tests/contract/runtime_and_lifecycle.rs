@@ -7,6 +7,17 @@
 
 // 3.2 Lifecycle
 
+/// Containers MUST be considered "active" while they are handling at least one request, …
+///
+/// MUST · platform · verify: conformance
+///
+/// Clause: lifecycle.active-while-handling-request @ f19531b2b247
+#[test]
+#[ignore = "not yet written: lifecycle.active-while-handling-request"]
+fn lifecycle_active_while_handling_request() {
+    todo!()
+}
+
 /// The implementation of an extended execution model or lifecycle MUST provide documentation about
 /// the extended model or lifecycle **and** documentation about how to opt in to the extended
 /// lifecycle contract.
@@ -34,30 +45,13 @@ fn lifecycle_errors_limit_failure_space() {
     todo!()
 }
 
-// 3.5 Operations
-
-/// [The OCI
-/// interface](https://github.com/opencontainers/runtime-spec/blob/v1.0.0-rc3/runtime.md#operations)
-/// SHOULD NOT be exposed within the container.
-///
-/// SHOULD NOT · platform · verify: manual
-///
-/// Clause: lifecycle.operations.oci-interface-not-exposed @ 906b8c2ac40a
-#[test]
-#[cfg_attr(
-    not(feature = "runtimes"),
-    ignore = "needs root, runc, crun: cargo test --features runtimes"
-)]
-fn lifecycle_operations_oci_interface_not_exposed() {
-    crate::local_run::passes("lifecycle.operations.oci-interface-not-exposed");
-}
-
 // 3.6 Hooks
 
 /// Operation hooks SHOULD NOT be configurable by the Knative developer.
 ///
 /// SHOULD NOT · platform · verify: conformance · upstream:
-/// `test/conformance/runtime/container_test.go`
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestPoststartHook`,
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestPrestopHook`
 ///
 /// Clause: lifecycle.hooks.not-developer-configurable @ a019819dbc3e
 #[test]
@@ -74,7 +68,9 @@ fn lifecycle_hooks_not_developer_configurable() {
 /// A read from the `stdin` file descriptor on the container SHOULD always result in `EOF`.
 ///
 /// SHOULD · platform · verify: conformance · upstream:
-/// `test/conformance/runtime/file_descriptor_test.go`, `test/conformance/runtime/container_test.go`
+/// `test/conformance/runtime/file_descriptor_test.go#TestShouldHaveStdinEOF`,
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestStdin`,
+/// `test/conformance/runtime/container_test.go#TestShouldNotContainerConstraints/TestStdinOnce`
 ///
 /// Clause: lifecycle.linux.stdin-eof @ 234df5e85eb6
 #[test]

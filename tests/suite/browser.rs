@@ -1,0 +1,585 @@
+//! The built site in a real browser: headless Chromium driven over WebDriver (chromedriver), opened
+//! from `file://` exactly as a reader would open a downloaded copy.
+//!
+//! Checks: the language switch lands on the same clause anchor; search finds Chinese and English
+//! terms and a result leads to its clause; the dark-mode toggle changes the page; axe-core reports no
+//! serious or critical accessibility violation. Screenshots go to `target/screenshots/` for review.
+//!
+//! It runs when asked for: `cargo test --features browser` (Chromium, chromedriver, CJK fonts,
+//! axe-core from `npm ci`; README, "Development"). Without the feature `cargo test` lists it as
+//! ignored with that reason; with it, a missing tool fails the test with what to install.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::common::webdriver::{CHROMEDRIVER, CHROMIUM, Driver};
+use serde_json::json;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The test was asked for (`--features browser`) but cannot run: fail, saying what to install.
+fn missing(what: &str) -> ! {
+    panic!(
+        "{what}\n(`--features browser` asks for the browser test: install its tools with \
+         `apt-get install chromium chromium-driver fonts-noto-cjk && npm ci`, or leave the feature \
+         out to list it as ignored)"
+    )
+}
+
+/// axe-core's checks in the page: the serious and critical violations.
+fn axe(d: &Driver, axe_source: &str) -> Vec<String> {
+    d.js(axe_source);
+    let result = d.post(
+            "/execute/async",
+            json!({
+                "script": "const done = arguments[arguments.length - 1];
+                    axe.run(document, { resultTypes: ['violations'] })
+                       .then(r => done(r.violations.map(v => ({ id: v.id, impact: v.impact, help: v.help,
+                             nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ')) }))))
+                       .catch(e => done([{ id: 'axe-error', impact: 'critical', help: String(e), nodes: [] }]));",
+                "args": []
+            }),
+        );
+    result
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|v| matches!(v["impact"].as_str(), Some("serious" | "critical")))
+        .map(|v| {
+            format!(
+                "{} ({}): {} at {}",
+                v["id"], v["impact"], v["help"], v["nodes"]
+            )
+        })
+        .collect()
+}
+
+/// Save a screenshot of the viewport as `target/screenshots/NAME.png`, for review.
+fn screenshot(d: &Driver, name: &str) {
+    let dir = root().join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.png")), d.screenshot_png()).unwrap();
+}
+
+fn file_url(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+/// Start the browser and build a fresh site from the repository's spec into a temp folder; or fail
+/// saying what is missing. Returns the driver, axe-core's source, the temp folder and the site.
+fn setup() -> (Driver, String, tempfile::TempDir, PathBuf) {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        if !Path::new(tool).exists() {
+            missing(&format!("{tool} is not installed"));
+        }
+    }
+    let axe_path = root().join("node_modules/axe-core/axe.min.js");
+    let axe_source = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
+        missing(&format!(
+            "axe-core is not installed: cannot read {}: {e}",
+            axe_path.display()
+        ))
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(root())
+        .args(["build", "--out", site.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    (Driver::start(), axe_source, tmp, site)
+}
+
+/// The hrefs of the search results for `query`, once there are some.
+fn search(d: &Driver, query: &str) -> Vec<String> {
+    d.type_into("#q", query);
+    let v = d.wait(
+        "(() => { const a = [...document.querySelectorAll('#results a')]; \
+         return a.length ? a.map(x => x.getAttribute('href')) : false; })()",
+    );
+    v.as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium, chromedriver, fonts-noto-cjk, axe-core (npm ci): cargo test --features browser"
+)]
+fn site_for_readers_in_headless_chromium() {
+    let (d, axe_source, _tmp, site) = setup();
+    let mut pages: Vec<String> = Vec::new();
+    for lang in ["en", "zh"] {
+        let mut names: Vec<String> = std::fs::read_dir(site.join(lang))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".html"))
+            .collect();
+        names.sort();
+        pages.extend(names.into_iter().map(|n| format!("{lang}/{n}")));
+    }
+    assert!(pages.len() >= 20, "{pages:?}");
+
+    // 1. No page is wider than the viewport, on a desktop and on a phone, and no table scrolls on
+    //    a desktop (on a phone, only the coverage table); screenshots of the five kinds of page
+    //    (and the print page) at both widths.
+    let kinds = [
+        "configuration",
+        "index",
+        "clauses",
+        "matrix",
+        "runtimes",
+        "print",
+    ];
+    let mut overflow = Vec::new();
+    for (width, height) in [(1280, 800), (390, 844)] {
+        d.viewport(width, height);
+        for page in &pages {
+            d.goto(&file_url(&site.join(page)));
+            let wide = d
+                .js("return document.documentElement.scrollWidth")
+                .as_i64()
+                .unwrap();
+            if wide > width {
+                overflow.push(format!("{page} at {width} px is {wide} px wide"));
+            }
+            // The tables fit too: on a desktop every scrolling region (coverage, matrix, clause
+            // index); on a phone the clause index and the matrix, whose rows become cards there
+            // (only the coverage table's numbers may scroll).
+            let regions = if width >= 1280 {
+                "'.scroll'"
+            } else {
+                "'.scroll:has(table.clauses, table.matrix)'"
+            };
+            let cut = d.js(&format!(
+                "return Array.from(document.querySelectorAll({regions}))\
+                 .filter(e => e.scrollWidth > e.clientWidth + 1)\
+                 .map(e => (e.getAttribute('aria-label') || '') + ': ' + e.scrollWidth + ' px in ' + e.clientWidth)"
+            ));
+            for region in cut.as_array().into_iter().flatten() {
+                overflow.push(format!("{page} at {width} px: the table {region}"));
+            }
+            let (lang, name) = page.split_once('/').unwrap();
+            let name = name.trim_end_matches(".html");
+            if kinds.contains(&name) {
+                screenshot(&d, &format!("{name}-{lang}-{width}"));
+            }
+        }
+    }
+    assert!(
+        overflow.is_empty(),
+        "horizontal overflow:\n{}",
+        overflow.join("\n")
+    );
+
+    // 2. On a phone: the sidebar is behind the menu button, search is the full width, the content
+    //    starts near the top, touch targets are at least 24 px.
+    d.viewport(390, 844);
+    d.goto(&file_url(&site.join("en/configuration.html")));
+    assert_eq!(
+        d.js("return getComputedStyle(document.getElementById('toc')).display"),
+        "none"
+    );
+    let main_top = d
+        .js("return document.getElementById('main').getBoundingClientRect().top")
+        .as_f64()
+        .unwrap();
+    assert!(main_top < 200.0, "content starts {main_top} px down");
+    let search_w = d
+        .js("return document.getElementById('q').getBoundingClientRect().width")
+        .as_f64()
+        .unwrap();
+    assert!(search_w > 300.0, "search is {search_w} px wide");
+    d.click("#menu");
+    d.wait("getComputedStyle(document.getElementById('toc')).display !== 'none'");
+    assert_eq!(
+        d.js("return document.getElementById('menu').getAttribute('aria-expanded')"),
+        "true"
+    );
+    let small = d.js(
+        "return [...document.querySelectorAll('.top a, .top button, .top input, .toc a')]\
+        .filter(e => e.offsetParent && e.getBoundingClientRect().height < 24)\
+        .map(e => e.outerHTML.slice(0, 80))",
+    );
+    assert_eq!(small, json!([]), "touch targets under 24 px");
+    screenshot(&d, "menu-en-390");
+    // The coverage table scrolls sideways on a phone (its numbers need the width); scrolled to
+    // its last column, each row's label is still where the region starts.
+    for lang in ["en", "zh"] {
+        d.goto(&file_url(&site.join(format!("{lang}/matrix.html"))));
+        let got = d.js(
+            "const r = document.querySelector('.scroll:has(table.coverage)');\
+             r.scrollLeft = r.scrollWidth;\
+             const left = r.getBoundingClientRect().left;\
+             return {scrolled: r.scrollLeft, off: [...r.querySelectorAll('th[scope=row]')]\
+               .map(h => Math.round(h.getBoundingClientRect().left - left))\
+               .filter(x => x !== 0)}",
+        );
+        assert!(got["scrolled"].as_f64().unwrap() > 100.0, "{lang}: {got}");
+        assert_eq!(
+            got["off"],
+            json!([]),
+            "{lang}: row labels moved from the left edge (px)"
+        );
+    }
+    screenshot(&d, "matrix-zh-390-coverage-scrolled");
+
+    // 3. On a desktop: the header stays in view with search and the language switch; the sidebar
+    //    lists the page's sections with the same numbers in both languages.
+    d.viewport(1280, 800);
+    d.goto(&file_url(&site.join("en/configuration.html")));
+    d.js("window.scrollTo(0, 6000)");
+    d.wait("window.scrollY > 5000");
+    assert_eq!(
+        d.js("return document.querySelector('header.top').getBoundingClientRect().top"),
+        0
+    );
+    assert_eq!(
+        d.js("return document.querySelector('.toc').getBoundingClientRect().top < 200"),
+        true
+    );
+    let en_numbers = d.js(
+        "return [...document.querySelectorAll('.toc .sections .secno')].map(e => e.textContent)",
+    );
+    d.goto(&file_url(&site.join("zh/configuration.html")));
+    let zh_numbers = d.js(
+        "return [...document.querySelectorAll('.toc .sections .secno')].map(e => e.textContent)",
+    );
+    assert_eq!(en_numbers, zh_numbers);
+    assert!(en_numbers.as_array().unwrap().len() > 10, "{en_numbers}");
+    assert_eq!(
+        d.js("return document.querySelector('a[rel=next]').getAttribute('href')"),
+        "clauses.html"
+    );
+    assert_eq!(
+        d.js("return document.querySelector('a[rel=prev]').getAttribute('href')"),
+        "network-environment.html"
+    );
+
+    // 4. The language switch from a section lands on the same section.
+    d.goto(&format!(
+        "{}#default-filesystems",
+        file_url(&site.join("en/configuration.html"))
+    ));
+    d.click("#lang-switch");
+    d.wait("document.documentElement.lang === 'zh-CN'");
+    assert!(
+        d.url()
+            .ends_with("/zh/configuration.html#default-filesystems"),
+        "{}",
+        d.url()
+    );
+    let heading = d.js("const h = document.getElementById('default-filesystems'); \
+        return [h.textContent, h.getBoundingClientRect().top]");
+    assert!(
+        heading[0].as_str().unwrap().contains("默认文件系统"),
+        "{heading}"
+    );
+    let top = heading[1].as_f64().unwrap();
+    assert!(
+        (0.0..200.0).contains(&top),
+        "the section is in view below the header: {top}"
+    );
+
+    // 5. Search ranks: the clause whose id is the term first; the runtimes page; a section by its
+    //    Chinese title; the match marked; arrow keys; more beyond the limit; an outside click closes.
+    d.goto(&file_url(&site.join("en/index.html")));
+    let port = search(&d, "PORT");
+    assert!(port[0].ends_with("#config.env.port"), "{port:?}");
+    let runc = search(&d, "runc");
+    assert!(
+        runc.iter().any(|h| h.starts_with("runtimes.html#")),
+        "{runc:?}"
+    );
+    assert_eq!(
+        d.js("return document.querySelectorAll('#results mark').length > 0"),
+        true
+    );
+    d.goto(&file_url(&site.join("zh/index.html")));
+    let fs = search(&d, "默认文件系统");
+    assert_eq!(fs[0], "configuration.html#default-filesystems", "{fs:?}");
+    let many = search(&d, "容器");
+    assert_eq!(many.len(), 20);
+    assert!(
+        d.js("return document.querySelector('#results .more').textContent")
+            .as_str()
+            .unwrap()
+            .contains("条未显示")
+    );
+    d.click("#q");
+    d.keys(&["\u{E015}"]); // ArrowDown
+    assert_eq!(
+        d.js("return document.activeElement === document.querySelector('#results a')"),
+        true
+    );
+    d.keys(&["\u{E015}"]);
+    assert_eq!(
+        d.js("return document.activeElement === document.querySelectorAll('#results a')[1]"),
+        true
+    );
+    d.click("main h1");
+    d.wait("document.querySelectorAll('#results li').length === 0");
+
+    // 6. Print: details open, link targets shown.
+    d.goto(&file_url(&site.join("en/runtimes.html")));
+    d.js("window.dispatchEvent(new Event('beforeprint'))");
+    assert_eq!(
+        d.js("return document.querySelectorAll('details:not([open])').length"),
+        0
+    );
+    d.goto(&file_url(&site.join("en/configuration.html")));
+    d.post(
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": "print"}}),
+    );
+    let after = d.js(
+        "const a = [...document.querySelectorAll('main a[href^=\"http\"]')][0]; \
+        return getComputedStyle(a, '::after').content",
+    );
+    assert!(after.as_str().unwrap().contains("http"), "{after}");
+    assert_eq!(
+        d.js("return getComputedStyle(document.querySelector('header.top')).display"),
+        "none"
+    );
+    d.post(
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": ""}}),
+    );
+
+    // 7. Accessibility of the new pieces, on a phone and a desktop.
+    let mut problems = Vec::new();
+    for (width, height) in [(390, 844), (1280, 800)] {
+        d.viewport(width, height);
+        for page in [
+            "en/index.html",
+            "zh/configuration.html",
+            "zh/clauses.html",
+            "en/matrix.html",
+            "zh/print.html",
+        ] {
+            for theme in ["light", "dark"] {
+                d.goto(&file_url(&site.join(page)));
+                d.js(&format!(
+                    "document.documentElement.dataset.theme = '{theme}';"
+                ));
+                for v in axe(&d, &axe_source) {
+                    problems.push(format!("{page} [{theme}, {width} px]: {v}"));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "axe-core violations:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium, chromedriver, fonts-noto-cjk, axe-core (npm ci): cargo test --features browser"
+)]
+fn site_in_headless_chromium() {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        if !Path::new(tool).exists() {
+            missing(&format!("{tool} is not installed"));
+        }
+    }
+    let axe_path = root().join("node_modules/axe-core/axe.min.js");
+    let axe_source = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
+        missing(&format!(
+            "axe-core is not installed: cannot read {}: {e}",
+            axe_path.display()
+        ))
+    });
+
+    // Build a fresh site from the repo's spec into a temp folder.
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(root())
+        .args(["build", "--out", site.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let d = Driver::start();
+
+    // 1. Language switch on a clause lands on the same anchor in the other language.
+    let anchor = "lifecycle.sigterm-on-kill";
+    d.goto(&format!(
+        "{}#{anchor}",
+        file_url(&site.join("en/runtime-and-lifecycle.html"))
+    ));
+    assert_eq!(d.js("return document.documentElement.lang"), "en");
+    screenshot(&d, "en");
+    d.click("#lang-switch");
+    d.wait("document.documentElement.lang === 'zh-CN'");
+    let url = d.url();
+    assert!(
+        url.ends_with(&format!("/zh/runtime-and-lifecycle.html#{anchor}")),
+        "{url}"
+    );
+    let target = d.js(&format!(
+        "return document.getElementById('{anchor}').getBoundingClientRect().top"
+    ));
+    assert!(
+        target.as_f64().unwrap().abs() < 100.0,
+        "the clause is scrolled into view: {target}"
+    );
+    assert!(
+        d.js("return document.querySelector('.toc h2').textContent")
+            .as_str()
+            == Some("目录")
+    );
+    screenshot(&d, "zh");
+    // And back again.
+    d.click("#lang-switch");
+    d.wait("document.documentElement.lang === 'en'");
+    assert!(
+        d.url()
+            .ends_with(&format!("/en/runtime-and-lifecycle.html#{anchor}"))
+    );
+
+    // 2. Search, in Chinese and English, from file://.
+    d.goto(&file_url(&site.join("zh/index.html")));
+    let cases: [(&str, &str); 5] = [
+        ("容器", "lifecycle.stopped-may-be-reclaimed"),
+        ("信号", "lifecycle.sigterm-on-kill"),
+        ("SIGTERM", "lifecycle.sigterm-on-kill"),
+        ("PORT", "config.env.port"),
+        ("临时", "config.root.use-temporary-storage"),
+    ];
+    for (query, expected) in cases {
+        d.type_into("#q", query);
+        let ids = d.wait(
+            "(() => { const a = [...document.querySelectorAll('#results a')]; \
+             return a.length ? a.map(x => x.getAttribute('href')) : false; })()",
+        );
+        let ids: Vec<&str> = ids
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert!(
+            ids.iter().any(|h| h.ends_with(&format!("#{expected}"))),
+            "search {query:?} should find {expected}, found {ids:?}"
+        );
+    }
+    d.type_into("#q", "容器");
+    d.wait("document.querySelectorAll('#results a').length > 0");
+    screenshot(&d, "search");
+    let href = d.js("return document.querySelector('#results a').getAttribute('href')");
+    let id = href
+        .as_str()
+        .unwrap()
+        .split('#')
+        .nth(1)
+        .unwrap()
+        .to_string();
+    d.click("#results a");
+    d.wait(&format!("location.hash === '#{id}'"));
+    let text = d.js(&format!(
+        "return document.getElementById('{id}').textContent"
+    ));
+    assert!(
+        text.as_str().unwrap().contains("容器"),
+        "the result's clause mentions 容器"
+    );
+
+    // 3. Dark mode toggle.
+    d.goto(&file_url(&site.join("en/runtime-and-lifecycle.html")));
+    let light = d.js("return getComputedStyle(document.body).backgroundColor");
+    d.click("#theme");
+    d.wait("document.documentElement.dataset.theme === 'dark'");
+    let dark = d.js("return getComputedStyle(document.body).backgroundColor");
+    assert_eq!(light, "rgb(255, 255, 255)");
+    assert_eq!(dark, "rgb(13, 17, 23)");
+    assert_eq!(
+        d.js("return document.getElementById('theme').getAttribute('aria-pressed')"),
+        "true"
+    );
+    screenshot(&d, "dark");
+    // The choice persists across pages.
+    d.goto(&file_url(&site.join("en/configuration.html")));
+    assert_eq!(
+        d.js("return document.documentElement.dataset.theme"),
+        "dark"
+    );
+    d.click("#theme");
+
+    // 4. Keyboard: the first Tab reaches the skip link; search works without a mouse.
+    d.goto(&file_url(&site.join("en/network-environment.html")));
+    d.keys(&["\u{E004}"]);
+    assert_eq!(d.js("return document.activeElement.className"), "skip");
+    d.keys(&["\u{E006}"]); // Enter follows the skip link
+    d.wait("location.hash === '#main'");
+    d.click("#q");
+    d.keys(&["S", "I", "G", "K", "I", "L", "L", "\u{E007}"]);
+    d.wait("location.pathname.endsWith('/runtime-and-lifecycle.html') && location.hash === '#lifecycle.sigkill-after-grace'");
+
+    // 5. Clause index filters.
+    d.goto(&file_url(&site.join("en/clauses.html")));
+    let all = d.js("return document.querySelectorAll('table.index tbody tr').length");
+    d.js("const s = document.querySelector('select[data-filter=verify]'); s.value = 'model'; s.dispatchEvent(new Event('change'));");
+    let shown = d.js("return [...document.querySelectorAll('table.index tbody tr')].filter(r => !r.hidden).length");
+    assert_eq!(shown, 5, "five verify: model clauses");
+    assert!(all.as_u64().unwrap() > 80);
+    // On a phone, where the rows are cards (`display: block`), a filtered-out row is not drawn
+    // either, and the count says what is drawn.
+    d.viewport(390, 844);
+    let drawn = d.js("return [...document.querySelectorAll('table.index tbody tr')].filter(r => r.getClientRects().length > 0).length");
+    assert_eq!(drawn, 5, "five cards drawn on a phone");
+    assert_eq!(
+        d.js("return document.getElementById('shown').textContent"),
+        "5"
+    );
+    d.viewport(1280, 900);
+
+    // 6. Accessibility: no serious or critical axe-core violations, light and dark, both languages.
+    let mut problems = Vec::new();
+    for page in [
+        "en/runtime-and-lifecycle.html",
+        "zh/runtime-and-lifecycle.html",
+        "en/clauses.html",
+        "zh/index.html",
+        "zh/matrix.html",
+        "en/runtimes.html",
+    ] {
+        for theme in ["light", "dark"] {
+            d.goto(&file_url(&site.join(page)));
+            d.js(&format!(
+                "document.documentElement.dataset.theme = '{theme}';"
+            ));
+            for v in axe(&d, &axe_source) {
+                problems.push(format!("{page} [{theme}]: {v}"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "axe-core violations:\n{}",
+        problems.join("\n")
+    );
+
+    d.goto(&file_url(&site.join("zh/runtimes.html#delete-created")));
+    screenshot(&d, "runtimes");
+
+    // The accessibility check can fail: a page with an unlabelled image and input is caught.
+    let bad = tmp.path().join("bad.html");
+    std::fs::write(&bad, "<!doctype html><html><head><title>x</title></head><body><img src=x.png><input type=text></body></html>").unwrap();
+    d.goto(&file_url(&bad));
+    let found = axe(&d, &axe_source);
+    assert!(found.iter().any(|v| v.contains("image-alt")), "{found:?}");
+}

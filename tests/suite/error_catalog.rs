@@ -1,0 +1,652 @@
+//! The error catalogue: one small bad spec per class of problem, run through the real binary.
+//! Each snapshot holds the exact diagnostic text and the exit code; review a changed snapshot like
+//! code (`cargo insta review`), because it is what a spec editor will read.
+
+use std::path::Path;
+use std::process::Command;
+
+const CONTRACT: &str = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n";
+
+const GOOD_CLAUSE: &str = "```clause\nid: one.good\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n";
+
+/// Write `files` under a fresh temp dir (as `spec/...`), run `kcontract --spec spec <args>` there.
+fn run(files: &[(&str, &[u8])], args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    run_in(dir.path(), args)
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir)
+        .args(["--color", "never", "--spec", "spec"])
+        .args(args)
+        .output()
+        .unwrap();
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code().map_or("signal".into(), |c| c.to_string()),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn chapter(body: &str) -> String {
+    run(
+        &[
+            ("spec/contract.yaml", CONTRACT.as_bytes()),
+            ("spec/en/one.md", format!("# One\n\n{body}").as_bytes()),
+        ],
+        &["check"],
+    )
+}
+
+macro_rules! case {
+    ($name:ident, $body:expr) => {
+        #[test]
+        fn $name() {
+            insta::assert_snapshot!(chapter($body));
+        }
+    };
+}
+
+case!(
+    k0101_yaml_syntax,
+    "```clause\nid: one.a\nlevel: MUST\ntext: \"unterminated\nverify: manual\n```\n"
+);
+case!(k0101_not_a_mapping, "```clause\n- id: one.a\n```\n");
+case!(
+    k0102_unknown_field,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverfy: manual\ncolour: red\n```\n"
+);
+case!(
+    k0103_missing_fields,
+    "```clause\nid: one.a\ntext: It MUST.\n```\n"
+);
+case!(
+    k0104_level_contradicts_keyword,
+    "```clause\nid: one.a\nlevel: SHOULD\nactor: platform\ntext: >-\n  The platform\n  MUST do it.\nverify: manual\n```\n"
+);
+case!(
+    k0104_must_not_is_not_must,
+    "```clause\nid: one.a\nlevel: MUST\nactor: developer\ntext: Developers MUST NOT set it.\nverify: manual\n```\n"
+);
+case!(
+    k0105_no_keyword,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The container is sent a `SIGTERM`.\nverify: model\n```\n"
+);
+case!(
+    k0106_two_levels,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST NOT be configurable, and MAY be set by the operator.\nverify: manual\n```\n"
+);
+case!(
+    k0107_malformed_ids,
+    "```clause\nid: Lifecycle.Kill\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: manual\n```\n\n```clause\nid: lifecycle\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: manual\n```\n\n```clause\nid: \"a.b\\u200Bc\"\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: manual\n```\n"
+);
+case!(
+    k0108_duplicate_id,
+    &format!("{GOOD_CLAUSE}\nProse.\n\n{GOOD_CLAUSE}")
+);
+case!(
+    k0109_unknown_level,
+    "```clause\nid: one.a\nlevel: must\nactor: platform\ntext: It MUST.\nverify: manual\n```\n"
+);
+case!(
+    k0110_unknown_actor,
+    "```clause\nid: one.a\nlevel: MUST\nactor: operator\ntext: It MUST.\nverify: manual\n```\n"
+);
+case!(
+    k0111_unknown_verify,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: unit\n```\n"
+);
+case!(
+    k0112_untestable_without_reason,
+    "```clause\nid: one.a\nlevel: MAY\nactor: platform\ntext: It MAY.\nverify: untestable\n```\n"
+);
+case!(
+    k0114_nested_clause,
+    "- a list item\n\n  ```clause\n  id: one.a\n  ```\n"
+);
+case!(
+    k0115_implicit_with_keyword,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: manual\nimplicit: because\n```\n"
+);
+case!(
+    k0116_bad_oci_reference,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: manual\noci: https://example.com/runtime.md\n```\n"
+);
+case!(
+    k0117_bad_upstream_test,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: conformance\nupstream-tests:\n  - ../conformance/runtime/envvars_test.go\n```\n"
+);
+case!(
+    k0201_keyword_in_prose,
+    "Containers SHOULD start fast, but `MUST` in code and \"MAY\" quoted are fine.\n\n```text\nMUST in a code block is fine\n```\n\n| Mount | Rule |\n| --- | --- |\n| `/tmp` | MUST be read-write |\n"
+);
+
+#[test]
+fn boilerplate_marker_exempts_one_paragraph_only() {
+    insta::assert_snapshot!(chapter(
+        "<!-- kcontract: rfc2119-boilerplate -->\nThe key words MUST and MAY are described in RFC 2119.\n\nBut this MAY is not exempt.\n"
+    ));
+}
+
+#[test]
+fn all_problems_reported_in_one_run() {
+    // Problems in different blocks and files are all reported, sorted by position.
+    let out = chapter(&format!(
+        "It MUST.\n\n```clause\nid: Bad\n```\n\n{GOOD_CLAUSE}\n{GOOD_CLAUSE}"
+    ));
+    for code in ["K0201", "K0107", "K0103", "K0108"] {
+        assert!(out.contains(code), "{code} missing from:\n{out}");
+    }
+    assert!(out.starts_with("exit: 1\n"), "{out}");
+}
+
+#[test]
+fn k0002_invalid_utf8() {
+    insta::assert_snapshot!(run(
+        &[
+            ("spec/contract.yaml", CONTRACT.as_bytes()),
+            ("spec/en/one.md", b"# One\n\nCaf\xe9 au lait\n"),
+        ],
+        &["check"],
+    ));
+}
+
+#[test]
+fn k0003_missing_spec_dir() {
+    insta::assert_snapshot!(run(&[], &["check"]));
+}
+
+#[test]
+fn k0001_contract_yaml_missing() {
+    insta::assert_snapshot!(run(&[("spec/en/one.md", b"# One\n")], &["check"]));
+}
+
+#[test]
+fn k0010_contract_unknown_field() {
+    insta::assert_snapshot!(run(
+        &[
+            (
+                "spec/contract.yaml",
+                format!("{CONTRACT}chapter: [two]\n").as_bytes()
+            ),
+            ("spec/en/one.md", b"# One\n"),
+        ],
+        &["check"],
+    ));
+}
+
+/// `history:` and `upstream.revision`: a bad name, a name listed twice, paths that leave the spec
+/// folder or name a folder without contract.yaml, revisions and dates that are not; the last entry
+/// is good and raises nothing.
+#[test]
+fn k0015_history_and_revision() {
+    let contract = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n\
+upstream: {title: t, url: u, revision: HEAD, license: Apache-2.0, attribution: a}\n\
+history:\n\
+  - {name: Old, path: /abs/old, url: u, revision: 95e6390a, date: 2019-04-28}\n\
+  - {name: two, path: history/../two, url: u, revision: 95E6390A, date: 2019-4-28}\n\
+  - {name: two, path: history/missing, url: u, revision: 95e6390a, date: 2019-13-01}\n\
+  - {name: three, path: history/three, url: u, revision: c6ebb0c3be6a9b95b8826ff629970858428f1c5d, date: 2024-01-11}\n";
+    insta::assert_snapshot!(run(
+        &[
+            ("spec/contract.yaml", contract.as_bytes()),
+            ("spec/en/one.md", b"# One\n"),
+            ("spec/history/three/contract.yaml", CONTRACT.as_bytes()),
+            ("spec/history/three/en/one.md", b"# One\n"),
+        ],
+        &["check"],
+    ));
+}
+
+/// A misspelt field of a `history:` entry is named, with the fields it may have.
+#[test]
+fn k0010_history_unknown_field() {
+    insta::assert_snapshot!(run(
+        &[
+            (
+                "spec/contract.yaml",
+                format!("{CONTRACT}history:\n  - {{name: old, path: old, url: u, revison: 95e6390a, date: 2019-04-28}}\n").as_bytes()
+            ),
+            ("spec/en/one.md", b"# One\n"),
+        ],
+        &["check"],
+    ));
+}
+
+#[test]
+fn k0011_k0012_chapter_missing_and_unlisted() {
+    insta::assert_snapshot!(run(
+        &[
+            ("spec/contract.yaml", CONTRACT.as_bytes()),
+            ("spec/en/two.md", b"# Two\n"),
+        ],
+        &["check"],
+    ));
+}
+
+#[test]
+fn usage_error_exits_2() {
+    let out = run(&[], &["chek"]);
+    assert!(out.starts_with("exit: 2\n"), "{out}");
+}
+
+#[test]
+fn list_refuses_to_print_a_broken_spec() {
+    let out = run(
+        &[
+            ("spec/contract.yaml", CONTRACT.as_bytes()),
+            ("spec/en/one.md", b"# One\n\nIt MUST.\n"),
+        ],
+        &["list", "--format", "json"],
+    );
+    assert!(
+        out.starts_with("exit: 1\n--- stdout\n--- stderr\n"),
+        "{out}"
+    );
+}
+
+const CONTRACT_ZH: &str = "title: T\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n";
+const EN_TWO: &str = "# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n\n```clause\nid: one.b\nlevel: MAY\nactor: platform\ntext: The platform MAY do more.\nverify: manual\n```\n";
+
+fn bilingual(zh: &str, args: &[&str]) -> String {
+    run(
+        &[
+            ("spec/contract.yaml", CONTRACT_ZH.as_bytes()),
+            ("spec/en/one.md", EN_TWO.as_bytes()),
+            ("spec/zh/one.md", zh.as_bytes()),
+        ],
+        args,
+    )
+}
+
+/// `stamp` of "The platform MUST do it." (checked by `stamps_in_fixtures_are_current`).
+const STAMP_A: &str = "87b30d4e0373";
+
+#[test]
+fn stamps_in_fixtures_are_current() {
+    assert_eq!(kcontract::spec::stamp("The platform MUST do it."), STAMP_A);
+}
+
+#[test]
+fn k0301_missing_translation_warning_and_strict() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(format!(
+        "{}\n=== with --strict\n{}",
+        bilingual(&zh, &["check"]),
+        bilingual(&zh, &["check", "--strict"])
+    ));
+}
+
+#[test]
+fn k0302_translation_of_unknown_clause() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n\n```clause\nid: one.c\ntext: 平台可以（MAY）。\nsource: 000000000000\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["check"]));
+}
+
+#[test]
+fn k0303_stale_translation() {
+    let zh = "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: 0123456789ab\n```\n\n```clause\nid: one.b\ntext: 平台可以（MAY）做更多。\nsource: pending\n```\n";
+    insta::assert_snapshot!(bilingual(zh, &["check", "--strict"]));
+}
+
+#[test]
+fn k0304_translation_changes_the_level() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: 平台应该（SHOULD）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["check"]));
+}
+
+#[test]
+fn k0102_translation_with_inherited_field() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\nlevel: MUST\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["check"]));
+}
+
+#[test]
+fn k0305_stamp_unknown_id() {
+    let zh = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["i18n", "stamp", "one.zzz"]));
+}
+
+#[test]
+fn k0013_bad_and_duplicate_chapter_names() {
+    insta::assert_snapshot!(run(
+        &[(
+            "spec/contract.yaml",
+            b"title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one, One, one]\nupstream: {title: t, url: u, license: l, attribution: a}\n"
+        )],
+        &["check"],
+    ));
+}
+
+#[test]
+fn k0001_chapter_is_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("spec/en/one.md")).unwrap();
+    std::fs::write(dir.path().join("spec/contract.yaml"), CONTRACT).unwrap();
+    insta::assert_snapshot!(run_in(dir.path(), &["check"]));
+}
+
+fn good_spec() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("spec/contract.yaml", CONTRACT.as_bytes().to_vec()),
+        (
+            "spec/en/one.md",
+            format!("# One\n\n{GOOD_CLAUSE}").into_bytes(),
+        ),
+    ]
+}
+
+fn run_owned(files: &[(&str, Vec<u8>)], args: &[&str]) -> String {
+    let borrowed: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (*p, b.as_slice())).collect();
+    run(&borrowed, args)
+}
+
+#[test]
+fn k0401_output_is_a_file() {
+    let mut files = good_spec();
+    files.push(("site", b"a file".to_vec()));
+    insta::assert_snapshot!(run_owned(&files, &["build"]));
+}
+
+#[test]
+fn k0402_templates_folder_missing() {
+    insta::assert_snapshot!(run_owned(
+        &good_spec(),
+        &["build", "--templates", "nowhere"]
+    ));
+}
+
+#[test]
+fn k0403_template_error() {
+    let mut files = good_spec();
+    files.push(("tpl/chapter.html", b"{% extends \"base.html\" %}{% block content %}{{ blocks | no_such_filter }}{% endblock %}".to_vec()));
+    insta::assert_snapshot!(run_owned(&files, &["build", "--templates", "tpl"]));
+}
+
+#[test]
+fn k0406_unread_file_in_the_templates_folder() {
+    let mut files = good_spec();
+    files.push(("tpl/chaper.html", b"<p>typo</p>".to_vec()));
+    files.push(("tpl/.gitkeep", Vec::new()));
+    files.push(("tpl/assets/logo.svg", b"<svg/>".to_vec()));
+    insta::assert_snapshot!(run_owned(&files, &["build", "--templates", "tpl"]));
+}
+
+#[test]
+fn k0407_asset_named_like_a_search_index() {
+    let mut files = good_spec();
+    files.push((
+        "tpl/assets/search-en.js",
+        b"window.KC_SEARCH = [];".to_vec(),
+    ));
+    insta::assert_snapshot!(run_owned(&files, &["build", "--templates", "tpl"]));
+}
+
+#[test]
+fn explain_prints_the_catalogue_entry() {
+    let out = run(&[], &["explain", "K0104"]);
+    assert!(
+        out.starts_with("exit: 0\n--- stdout\n## K0104: the level contradicts the text\n"),
+        "{out}"
+    );
+    let out = run(&[], &["explain", "K9999"]);
+    assert!(
+        // An unknown code is a usage error (exit 2), like an unknown flag.
+        out.starts_with("exit: 2\n") && out.contains("no diagnostic `K9999`"),
+        "{out}"
+    );
+}
+
+/// Every code the source can emit is documented, and every documented code has a snapshot here
+/// (exceptions are named in their catalogue entry and listed below).
+#[test]
+fn catalogue_matches_the_code_and_the_snapshots() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut emitted = std::collections::BTreeSet::new();
+    let mut stack = vec![root.join("src")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                for (i, _) in text.match_indices("\"K") {
+                    let code = &text[i + 1..(i + 6).min(text.len())];
+                    if code.len() == 5
+                        && code[1..].chars().all(|c| c.is_ascii_digit())
+                        && text[i + 6..].starts_with('"')
+                    {
+                        emitted.insert(code.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let documented: std::collections::BTreeSet<String> = kcontract::explain::entries()
+        .iter()
+        .map(|(c, _)| c.to_string())
+        .collect();
+    let undocumented: Vec<_> = emitted.difference(&documented).collect();
+    assert!(
+        undocumented.is_empty(),
+        "codes without a docs/errors.md entry: {undocumented:?}"
+    );
+    let unused: Vec<_> = documented.difference(&emitted).collect();
+    assert!(
+        unused.is_empty(),
+        "documented codes the source never emits: {unused:?}"
+    );
+
+    let snapshots: Vec<String> = std::fs::read_dir(root.join("tests/suite/snapshots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    // Failures to write or read that need an unwritable or unreadable place, which root (the tests'
+    // user) does not have; their entries say so.
+    let not_snapshot_testable = ["K0306", "K0512", "K0804", "K0805", "K0902"];
+    for code in &documented {
+        if not_snapshot_testable.contains(&code.as_str()) {
+            continue;
+        }
+        let found = snapshots.iter().any(|s| {
+            let body = std::fs::read_to_string(root.join("tests/suite/snapshots").join(s))
+                .unwrap_or_default();
+            body.contains(&format!("[{code}]"))
+        });
+        assert!(found, "no snapshot shows {code}");
+    }
+}
+
+// --- The test authors' workflow (K05xx annotations and scaffold, K06xx results and matrix). ---
+
+const ONE_GOOD: &str = "# One\n\n```clause\nid: one.good\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n";
+
+fn project(extra: &[(&str, &[u8])], args: &[&str]) -> String {
+    let mut files: Vec<(&str, &[u8])> = vec![
+        ("spec/contract.yaml", CONTRACT.as_bytes()),
+        ("spec/en/one.md", ONE_GOOD.as_bytes()),
+    ];
+    files.extend_from_slice(extra);
+    run(&files, args)
+}
+
+#[test]
+fn k0506_test_file_not_utf8() {
+    insta::assert_snapshot!(project(
+        &[("tests/x.rs", b"fn x() { \"\xff\" }\n")],
+        &["check"]
+    ));
+}
+
+#[test]
+fn k0510_orphan_test_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, c) in [
+        ("spec/contract.yaml", CONTRACT),
+        ("spec/en/one.md", ONE_GOOD),
+    ] {
+        std::fs::create_dir_all(dir.path().join(p).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(p), c).unwrap();
+    }
+    assert!(run_in(dir.path(), &["scaffold"]).starts_with("exit: 0"));
+    // The stub is written for real, then its clause renamed (same text, so the same stamp).
+    let file = dir.path().join("tests/contract/one.rs");
+    let written = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("todo!()", "assert!(true);");
+    std::fs::write(&file, &written).unwrap();
+    std::fs::write(
+        dir.path().join("spec/en/one.md"),
+        ONE_GOOD.replace("one.good", "one.better"),
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["scaffold"]);
+    let kept = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        kept, written,
+        "the written test is kept, and no stub is added beside it"
+    );
+    insta::assert_snapshot!(out);
+}
+
+/// An untouched stub of a removed clause is generated code: removed (issue #36), and `check`
+/// then passes.
+#[test]
+fn removed_clause_takes_its_untouched_stub() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = format!(
+        "{ONE_GOOD}\n```clause\nid: one.gone\nlevel: MUST\nactor: platform\ntext: The platform MUST go.\nverify: manual\n```\n"
+    );
+    for (p, c) in [
+        ("spec/contract.yaml", CONTRACT),
+        ("spec/en/one.md", two.as_str()),
+    ] {
+        std::fs::create_dir_all(dir.path().join(p).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(p), c).unwrap();
+    }
+    assert!(run_in(dir.path(), &["scaffold"]).starts_with("exit: 0"));
+    std::fs::write(dir.path().join("spec/en/one.md"), ONE_GOOD).unwrap();
+    let out = run_in(dir.path(), &["scaffold", "--check"]);
+    assert!(out.starts_with("exit: 1"), "{out}");
+    assert!(!out.contains("+fn one_good"), "no second stub: {out}");
+    let out = run_in(dir.path(), &["scaffold"]);
+    assert!(out.contains("1 untouched stub removed"), "{out}");
+    let text = std::fs::read_to_string(dir.path().join("tests/contract/one.rs")).unwrap();
+    assert!(
+        !text.contains("one_gone") && text.contains("fn one_good()"),
+        "{text}"
+    );
+    let out = run_in(dir.path(), &["check"]);
+    assert!(out.starts_with("exit: 0"), "{out}");
+}
+
+#[test]
+fn k0520_crate_config_unusable() {
+    insta::assert_snapshot!(project(
+        &[("kcontract.toml", b"spec = \"spec\"\nselcet = \"MUST\"\n")],
+        &["matrix"]
+    ));
+}
+
+#[test]
+fn k0520_crate_config_selects_nothing() {
+    insta::assert_snapshot!(project(
+        &[(
+            "kcontract.toml",
+            b"spec = \"spec\"\nselect = \"chapter:on\"\n"
+        )],
+        &["matrix"]
+    ));
+}
+
+#[test]
+fn k0521_exemption_without_reason_or_clause() {
+    insta::assert_snapshot!(project(
+        &[(
+            "kcontract.toml",
+            b"spec = \"spec\"\n\n[exempt]\n\"one.good\" = \"no\"\n\"one.goood\" = \"we do not run this\"\n"
+        )],
+        &["check"]
+    ));
+}
+
+#[test]
+fn k0607_results_of_another_crate() {
+    insta::assert_snapshot!(project(
+        &[
+            ("Cargo.toml", b"[package]\nname = \"platform-tests\"\nversion = \"0.1.0\"\n"),
+            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() {}\n"),
+            ("r.txt", b"     Running unittests src/lib.rs (target/debug/deps/other_tests-0123abcd)\n\nrunning 0 tests\n\ntest result: ok. 0 passed\n\n     Running tests/t.rs (target/debug/deps/t-99)\n\nrunning 1 test\ntest t ... ok\n\ntest result: ok. 1 passed\n\n   Doc-tests other_tests\n"),
+        ],
+        &["matrix", "--tests-root", ".", "--results", "r.txt"],
+    ));
+}
+
+#[test]
+fn k0611_coverage_dropped() {
+    insta::assert_snapshot!(project(
+        &[
+            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() { todo!() }\n"),
+            ("coverage.json", b"{\n  \"format\": \"kcontract-coverage/1\",\n  \"selection\": null,\n  \"covered\": \"1/1 (100%)\",\n  \"clauses\": {\n    \"one.good\": \"implemented\"\n  }\n}\n"),
+        ],
+        &["matrix", "--format", "csv", "--ci", "coverage.json"],
+    ));
+}
+
+#[test]
+fn k0511_scaffold_out_of_date() {
+    insta::assert_snapshot!(project(&[], &["scaffold", "--check"]));
+}
+
+#[test]
+fn k0513_scaffold_target_not_utf8() {
+    insta::assert_snapshot!(project(
+        &[("tests/contract/bad.rs", b"fn x() { \"\xff\" }\n")],
+        &["scaffold"]
+    ));
+}
+
+#[test]
+fn k0605_annotated_test_missing_from_results() {
+    insta::assert_snapshot!(project(
+        &[
+            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() {}\n\n/// Clause: one.good\n#[test]\nfn u() {}\n"),
+            ("r.xml", b"<testsuites><testsuite name=\"p::t\"><testcase classname=\"p::t\" name=\"u\"/></testsuite></testsuites>\n"),
+        ],
+        &["matrix", "--format", "csv", "--results", "r.xml"],
+    ));
+}
+
+#[test]
+fn k0610_requirement_not_met() {
+    insta::assert_snapshot!(project(
+        &[],
+        &["matrix", "--format", "csv", "--require", "MUST=passing"]
+    ));
+}
+
+#[test]
+fn k0701_runtimes_catalogue_malformed() {
+    insta::assert_snapshot!(project(
+        &[("spec/runtimes/deviations.yaml", b"format: kcontract-runtimes/1\nmeasured: {host: h, runtimes: [], differential: []}\ndeviations: []\nhooks: {summary: s, summary_zh: s, traces: []}\ncolour: red\n")],
+        &["check"],
+    ));
+}

@@ -1,0 +1,43 @@
+//! The integration tests, one test binary (as mdBook's `tests/testsuite`): every module below was a
+//! binary of its own, each linked separately against the library and its dependencies; linked once,
+//! the test command builds in a fraction of the time (README, "Development"). `common` is what
+//! they share. The generated stubs of the contract's clauses are the other binary,
+//! `tests/contract/` (`kcontract scaffold` keeps it).
+
+mod common;
+
+mod authors;
+mod browser;
+mod cli;
+mod deviations;
+mod diff;
+mod differential;
+mod error_catalog;
+mod fmt;
+mod hostile;
+mod import;
+mod matrix;
+mod model_docs;
+mod model_exhaustive;
+mod model_fuzz;
+mod model_mutants;
+mod model_props;
+mod model_replay;
+mod parser_props;
+mod platform;
+mod platform_controls;
+mod probe;
+mod profiles;
+mod runtimes_cache;
+mod scaffold;
+mod scaffold_props;
+mod scan_cache;
+mod scan_fuzz;
+mod schemas;
+mod serve;
+mod site;
+mod site_check;
+mod site_links;
+mod trust;
+mod upstream_coverage;
+mod vocab;

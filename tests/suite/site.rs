@@ -1,0 +1,815 @@
+//! The site: committed `site/` is fresh, builds are deterministic and atomic, spec text is inert,
+//! translation staleness is visible.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::cli::{kcontract, root};
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn copy_spec(to: &Path) {
+    for (rel, bytes) in files(&root().join("spec")) {
+        let p = to.join("spec").join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+#[test]
+fn committed_site_is_a_fresh_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (code, _, err) = kcontract(&root(), &["build", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let fresh = files(&out);
+    let committed = files(&root().join("site"));
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        names(&committed),
+        names(&fresh),
+        "site/ has different files: run `cargo run --release -- build`"
+    );
+    for ((name, a), (_, b)) in committed.iter().zip(&fresh) {
+        assert!(
+            a == b,
+            "site/{name} is stale: run `cargo run --release -- build` and commit site/"
+        );
+    }
+}
+
+#[test]
+fn builds_are_byte_identical_across_directories() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    copy_spec(a.path());
+    copy_spec(b.path());
+    assert_eq!(kcontract(a.path(), &["build"]).0, 0);
+    assert_eq!(kcontract(b.path(), &["build"]).0, 0);
+    // And a rebuild over an existing site.
+    assert_eq!(kcontract(b.path(), &["build"]).0, 0);
+    assert_eq!(files(&a.path().join("site")), files(&b.path().join("site")));
+}
+
+#[test]
+fn pages_in_both_languages_with_lang_and_anchors() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let en =
+        std::fs::read_to_string(tmp.path().join("site/en/runtime-and-lifecycle.html")).unwrap();
+    let zh =
+        std::fs::read_to_string(tmp.path().join("site/zh/runtime-and-lifecycle.html")).unwrap();
+    assert!(en.contains(r#"<html lang="en""#));
+    assert!(zh.contains(r#"<html lang="zh-CN""#));
+    for page in [&en, &zh] {
+        assert!(page.contains(r#"id="lifecycle.sigterm-on-kill""#));
+        assert!(page.contains(r##"href="#lifecycle.sigterm-on-kill""##));
+        assert!(
+            !page.contains("http://") || !page.contains("<link rel=\"stylesheet\" href=\"http"),
+            "no external assets"
+        );
+    }
+    assert!(en.contains(r#"href="../zh/runtime-and-lifecycle.html""#));
+    assert!(zh.contains(r#"href="../en/runtime-and-lifecycle.html""#));
+    assert!(zh.contains("必须（"), "zh page shows the Chinese text");
+    assert!(zh.contains("目录"), "zh interface text");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("site/clauses.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json["clauses"].as_array().unwrap().len(), 104);
+    assert_eq!(json["clauses"][0]["translations"]["zh"]["state"], "current");
+}
+
+#[test]
+fn changing_one_english_clause_makes_exactly_that_translation_stale() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let p = tmp.path().join("spec/en/runtime-and-lifecycle.md");
+    let text = std::fs::read_to_string(&p).unwrap();
+    let changed = text.replacen(
+        "Failures of the developer-specified process MUST be logged",
+        "Failures of the developer-specified process MUST always be logged",
+        1,
+    );
+    assert_ne!(text, changed);
+    std::fs::write(&p, changed).unwrap();
+
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 0, "stale is a warning by default:\n{err}");
+    assert_eq!(err.matches("warning[K0303]").count(), 1, "{err}");
+    assert!(
+        err.contains("`lifecycle.process-failures-logged` is stale"),
+        "{err}"
+    );
+    let (code, _, err) = kcontract(tmp.path(), &["check", "--strict"]);
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("error[K0303]").count(), 1, "{err}");
+
+    let (_, status, _) = kcontract(tmp.path(), &["i18n", "status"]);
+    let row: Vec<&str> = status
+        .lines()
+        .find(|l| l.trim_start().starts_with("runtime-and-lifecycle"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        row,
+        ["runtime-and-lifecycle", "21", "20", "1", "0"],
+        "{status}"
+    );
+
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let zh =
+        std::fs::read_to_string(tmp.path().join("site/zh/runtime-and-lifecycle.html")).unwrap();
+    assert_eq!(zh.matches("state-stale").count(), 1);
+    assert!(zh.contains("译文已过期"));
+    assert!(
+        zh.contains("MUST</strong> always be logged"),
+        "English original beside it"
+    );
+
+    // After review, stamping makes it current again.
+    let (code, out, _) = kcontract(
+        tmp.path(),
+        &["i18n", "stamp", "lifecycle.process-failures-logged"],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("1 translation(s) stamped"));
+    assert_eq!(kcontract(tmp.path(), &["check", "--strict"]).0, 0);
+}
+
+#[test]
+fn hostile_spec_text_renders_inert() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec");
+    std::fs::create_dir_all(spec.join("en")).unwrap();
+    std::fs::write(spec.join("contract.yaml"), "title: \"<script>alert('t')</script>\"\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: l, attribution: \"<b onmouseover=alert(1)>a</b>\"}\n").unwrap();
+    std::fs::write(spec.join("en/one.md"), "# One <script>alert(1)</script>\n\n<script>alert(2)</script>\n\n<img src=x onerror=alert(3)>\n\n[x](javascript:alert(4))\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: >-\n  It MUST <script>alert(5)</script> [y](javascript:alert(6)) <!-- --><img src=x onerror=alert(7)>\nverify: manual\n```\n").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    for (name, bytes) in files(&tmp.path().join("site")) {
+        if !name.ends_with(".html") {
+            continue;
+        }
+        let html = String::from_utf8(bytes).unwrap();
+        let lower = html.to_ascii_lowercase();
+        assert!(!lower.contains("javascript:"), "{name}");
+        assert!(!lower.contains("<img"), "{name}");
+        assert!(
+            !lower.contains("onerror=alert")
+                || lower.contains("onerror=alert(3)&gt;")
+                || !lower.contains("<img"),
+            "{name}"
+        );
+        assert!(!html.contains("<b onmouseover"), "{name}");
+        // The only script elements are the site's own two: the theme snippet and site.js (which
+        // loads the search index when the search box is first used).
+        assert_eq!(
+            lower.matches("<script").count(),
+            if name == "index.html" { 0 } else { 2 },
+            "{name}: {html}"
+        );
+    }
+    let search = std::fs::read_to_string(tmp.path().join("site/assets/search-en.js")).unwrap();
+    assert!(!search.contains("</script>"));
+}
+
+#[test]
+fn a_failed_build_leaves_the_previous_site_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let before = files(&tmp.path().join("site"));
+    let tpl = tmp.path().join("tpl");
+    std::fs::create_dir_all(&tpl).unwrap();
+    std::fs::write(
+        tpl.join("chapter.html"),
+        "{% extends \"base.html\" %}{% block content %}{{ blocks | no_such_filter }}{% endblock %}",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("K0403"), "{err}");
+    assert_eq!(files(&tmp.path().join("site")), before);
+    // No temporary folders left beside it.
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("kcontract"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn output_that_is_a_file_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    std::fs::write(tmp.path().join("site"), "not a folder").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("K0401") && err.contains("is a file"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("site")).unwrap(),
+        "not a folder"
+    );
+}
+
+#[test]
+fn a_template_can_be_overridden_from_a_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let tpl = tmp.path().join("tpl");
+    std::fs::create_dir_all(&tpl).unwrap();
+    std::fs::write(
+        tpl.join("index.html"),
+        "{% extends \"base.html\" %}{% block content %}<p id=\"custom\">{{ clause_count }} clauses</p>{% endblock %}",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
+    assert_eq!(code, 0, "{err}");
+    let index = std::fs::read_to_string(tmp.path().join("site/en/index.html")).unwrap();
+    assert!(
+        index.contains(r#"<p id="custom">104 clauses</p>"#),
+        "{index}"
+    );
+    // The other templates are still the embedded ones.
+    let chapter = std::fs::read_to_string(tmp.path().join("site/en/abstract.html")).unwrap();
+    assert!(chapter.contains(r#"class="toc""#));
+}
+
+#[test]
+fn the_style_can_be_replaced_and_files_added_to_assets() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let tpl = tmp.path().join("tpl");
+    std::fs::create_dir_all(tpl.join("assets/img")).unwrap();
+    std::fs::write(tpl.join("assets/style.css"), "body { color: teal }\n").unwrap();
+    std::fs::write(tpl.join("assets/img/logo.svg"), "<svg/>").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("K0406"), "{err}");
+    let site = tmp.path().join("site/assets");
+    assert_eq!(
+        std::fs::read_to_string(site.join("style.css")).unwrap(),
+        "body { color: teal }\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(site.join("img/logo.svg")).unwrap(),
+        "<svg/>"
+    );
+    // The script was not replaced: it is the embedded one.
+    assert_eq!(
+        std::fs::read_to_string(site.join("site.js")).unwrap(),
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/assets/site.js")
+        )
+        .unwrap()
+    );
+}
+
+#[test]
+fn missing_and_unknown_translations_are_reported_and_visible() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let p = tmp.path().join("spec/zh/runtime-and-lifecycle.md");
+    let text = std::fs::read_to_string(&p).unwrap();
+    // Rename one translated clause's id: its source clause is now untranslated, and the new id is unknown.
+    let changed = text.replacen(
+        "id: lifecycle.process-failures-logged",
+        "id: lifecycle.process-failures-recorded",
+        1,
+    );
+    assert_ne!(text, changed);
+    std::fs::write(&p, changed).unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 1, "an unknown id is an error");
+    assert!(
+        err.contains("error[K0302]") && err.contains("lifecycle.process-failures-recorded"),
+        "{err}"
+    );
+
+    // Without the unknown clause, the missing translation is a warning, shown on the page.
+    let text = std::fs::read_to_string(&p).unwrap();
+    let start = text
+        .find("```clause\nid: lifecycle.process-failures-recorded")
+        .unwrap();
+    let end = start + text[start + 3..].find("```\n").unwrap() + 3 + 4;
+    std::fs::write(&p, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches("warning[K0301]").count(), 1, "{err}");
+    assert_eq!(kcontract(tmp.path(), &["check", "--strict"]).0, 1);
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let zh =
+        std::fs::read_to_string(tmp.path().join("site/zh/runtime-and-lifecycle.html")).unwrap();
+    assert_eq!(zh.matches("state-missing").count(), 1);
+    assert!(zh.contains("尚未翻译"));
+}
+
+/// Every file under `dir` with its bytes, except under `skip`.
+fn tree_except(dir: &Path, skip: &Path) -> Vec<(String, Vec<u8>)> {
+    files(dir)
+        .into_iter()
+        .filter(|(rel, _)| !dir.join(rel).starts_with(skip))
+        .collect()
+}
+
+#[test]
+fn output_paths_that_would_escape_are_refused_and_nothing_else_is_touched() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("keep.txt"), "precious").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, tmp.path().join("linked")).unwrap();
+    let before = files(tmp.path());
+    for out in [".", "..", "/", "linked", "spec/..", "/tmp/.."] {
+        let (code, _, err) = kcontract(tmp.path(), &["build", "--out", out]);
+        assert_eq!(code, 1, "--out {out} must be refused:\n{err}");
+        assert!(err.contains("K0401"), "{err}");
+    }
+    assert_eq!(files(tmp.path()), before, "a refused build changed files");
+
+    // A good build writes only into its output folder.
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--out", "spec/../out-dir"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(tree_except(tmp.path(), &tmp.path().join("out-dir")), before);
+    assert!(tmp.path().join("out-dir/en/index.html").exists());
+}
+
+#[test]
+fn builds_at_different_times_are_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build", "--out", "a"]).0, 0);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(kcontract(tmp.path(), &["build", "--out", "b"]).0, 0);
+    assert_eq!(files(&tmp.path().join("a")), files(&tmp.path().join("b")));
+}
+
+#[test]
+fn runtimes_page_lists_the_delete_on_created_deviation_for_each_runtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    for (lang, title) in [
+        ("en", "Deleting a created container succeeds"),
+        ("zh", "删除处于 created 状态的容器会成功"),
+    ] {
+        let page =
+            std::fs::read_to_string(tmp.path().join(format!("site/{lang}/runtimes.html"))).unwrap();
+        let start = page
+            .find(r#"<section class="clause" id="delete-created""#)
+            .expect("the deviation");
+        let section = &page[start..start + page[start..].find("</section>").unwrap()];
+        assert!(section.contains(title), "{lang}: {section}");
+        for rt in ["runc 1.1.5", "crun 1.8.1", "youki 0.7.0"] {
+            assert!(section.contains(rt), "{lang}: {rt}");
+        }
+        // The minimal trace, and each runtime's observed lines next to the model's.
+        assert!(
+            section.contains("&quot;op&quot;: &quot;delete&quot;"),
+            "{section}"
+        );
+        for rt in ["runc", "crun", "youki"] {
+            assert!(
+                section.contains(&format!("<code>{rt}</code></summary>")),
+                "{lang}: {rt} observed"
+            );
+        }
+        assert!(page.contains(r#"id="hooks""#), "hook write-up");
+        assert!(page.contains(r#"href="runtimes.html" aria-current="page""#));
+    }
+}
+
+/// Every untestable clause's reason is on its matrix row, in both languages (the row once read a
+/// field the context did not have, and no reason was ever shown).
+#[test]
+fn matrix_rows_show_why_a_clause_is_untestable() {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("site/clauses.json")).unwrap())
+            .unwrap();
+    let with_reason: Vec<&str> = json["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["reason"].is_string())
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(!with_reason.is_empty());
+    for (lang, label) in [("en", "Why untestable"), ("zh", "无法测试的原因")] {
+        let html =
+            std::fs::read_to_string(root().join(format!("site/{lang}/matrix.html"))).unwrap();
+        for id in &with_reason {
+            let start = html.find(&format!("<tr id=\"{id}\"")).unwrap();
+            let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+            assert!(row.contains(label), "{lang} {id}: {row}");
+        }
+    }
+}
+
+/// The HTML files of a built site, by path.
+fn pages(site: &Path) -> Vec<(String, String)> {
+    files(site)
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".html"))
+        .map(|(n, b)| (n, String::from_utf8(b).unwrap()))
+        .collect()
+}
+
+/// Overriding a per-clause template changes that piece of every clause in every language: the
+/// page templates include it, there is no second writer of the same markup.
+#[test]
+fn an_overridden_clause_template_is_used_for_every_clause_in_every_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let tpl = tmp.path().join("tpl");
+    std::fs::create_dir_all(&tpl).unwrap();
+    std::fs::write(
+        tpl.join("clause.html"),
+        "<div class=\"mine\" id=\"{{ c.id }}\">{{ actor_label[c.actor] }}: {{ c.text_html | safe }}</div>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tpl.join("clause-row.html"),
+        "<tr class=\"my-row\"><td>{{ c.id }}</td></tr>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tpl.join("matrix-row.html"),
+        "<tr class=\"my-matrix-row\"><td>{{ c.id }} {{ tests | length }}</td></tr>\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "tpl"]);
+    assert_eq!(code, 0, "{err}");
+    let site = pages(&tmp.path().join("site"));
+    for lang in ["en", "zh"] {
+        let ours = |name: &str| {
+            &site
+                .iter()
+                .find(|(n, _)| n == &format!("{lang}/{name}"))
+                .unwrap()
+                .1
+        };
+        let chapters: Vec<&String> = site
+            .iter()
+            .filter(|(n, _)| {
+                n.starts_with(&format!("{lang}/"))
+                    && ![
+                        "index.html",
+                        "clauses.html",
+                        "matrix.html",
+                        "runtimes.html",
+                        "print.html",
+                    ]
+                    .iter()
+                    .any(|p| n.ends_with(&format!("/{p}")))
+            })
+            .map(|(_, h)| h)
+            .collect();
+        assert_eq!(chapters.len(), 5);
+        let mine: usize = chapters
+            .iter()
+            .map(|h| h.matches("<div class=\"mine\" id=\"").count())
+            .sum();
+        assert_eq!(mine, 104, "{lang}: every clause through the override");
+        assert!(
+            chapters
+                .iter()
+                .all(|h| !h.contains("<section class=\"clause"))
+        );
+        assert_eq!(
+            ours("clauses.html")
+                .matches("<tr class=\"my-row\">")
+                .count(),
+            104
+        );
+        assert!(!ours("clauses.html").contains("<tr data-level="));
+        assert_eq!(
+            ours("matrix.html")
+                .matches("<tr class=\"my-matrix-row\">")
+                .count(),
+            104
+        );
+        assert!(!ours("matrix.html").contains("<tr id=\""));
+    }
+    let zh = &site
+        .iter()
+        .find(|(n, _)| n == "zh/runtime-and-lifecycle.html")
+        .unwrap()
+        .1;
+    assert!(zh.contains("平台: "), "{zh}");
+}
+
+fn lang_de() -> PathBuf {
+    root().join("tests/fixtures/lang-de")
+}
+
+/// A third language needs only its interface file and `spec/<lang>/`: the fixture's `de` builds,
+/// its pages use its interface text, and on every page of every language the switch links each
+/// other language, named in itself, keeping the page.
+#[test]
+fn a_third_language_builds_and_every_switch_reaches_every_other_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (code, _, err) = kcontract(
+        &lang_de(),
+        &[
+            "build",
+            "--templates",
+            "templates",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let names = [
+        ("en", "English", "en"),
+        ("zh", "中文", "zh-CN"),
+        ("de", "Deutsch", "de"),
+    ];
+    let site = pages(&out);
+    let mut checked = 0;
+    for (lang, _, html_lang) in names {
+        let of_lang: Vec<&(String, String)> = site
+            .iter()
+            .filter(|(n, _)| n.starts_with(&format!("{lang}/")))
+            .collect();
+        // index, clauses, matrix, the print page and the two chapters.
+        assert_eq!(of_lang.len(), 6, "{lang}");
+        for (name, html) in of_lang {
+            let page = name.rsplit('/').next().unwrap();
+            assert!(
+                html.contains(&format!("<html lang=\"{html_lang}\" data-page=")),
+                "{name}"
+            );
+            for (other, own_name, other_html_lang) in names {
+                let link = format!(
+                    "hreflang=\"{other}\" lang=\"{other_html_lang}\" href=\"../{other}/{page}\">{own_name}</a>"
+                );
+                assert_eq!(
+                    html.contains(&link),
+                    other != lang,
+                    "{name}: the switch to {other}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 18);
+    let de = std::fs::read_to_string(out.join("de/one.html")).unwrap();
+    assert!(de.contains("Die Plattform MUSS"), "{de}");
+    assert!(de.contains("aria-label=\"Sprache\""), "{de}");
+    let two = std::fs::read_to_string(out.join("de/two.html")).unwrap();
+    assert!(two.contains("Noch nicht übersetzt"), "{two}");
+    assert!(out.join("assets/search-de.js").is_file());
+}
+
+/// No Rust source names the fixture's third language: it is data only.
+#[test]
+fn no_rust_source_names_the_third_language() {
+    let mut stack = vec![root().join("src")];
+    let mut seen = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                assert!(!text.contains("\"de\""), "{} names \"de\"", p.display());
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 20);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for (rel, bytes) in files(from) {
+        let p = to.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+/// The errors of a run's stderr (the fixture's missing translations are warnings before them).
+fn errors_only(err: &str) -> &str {
+    &err[err.find("error[").unwrap_or(0)..]
+}
+
+/// Without its interface file, a configured language is an error (K0404), and nothing is written.
+#[test]
+fn k0404_a_language_without_interface_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&lang_de().join("spec"), &tmp.path().join("spec"));
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 1);
+    assert!(!tmp.path().join("site").exists());
+    insta::assert_snapshot!(errors_only(&err));
+}
+
+/// An interface file that lacks keys is an error naming them and the file (K0405).
+#[test]
+fn k0405_an_interface_file_missing_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&lang_de(), tmp.path());
+    let de = tmp.path().join("templates/i18n/de.yaml");
+    let text = std::fs::read_to_string(&de).unwrap();
+    let cut: String = text
+        .lines()
+        .filter(|l| !l.starts_with("  search") && !l.starts_with("  matrix:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&de, cut).unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "templates"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(errors_only(&err));
+}
+
+/// A malformed interface file is an error with its `file:line:col` (K0405).
+#[test]
+fn k0405_a_malformed_interface_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&lang_de(), tmp.path());
+    std::fs::write(
+        tmp.path().join("templates/i18n/de.yaml"),
+        "name: Deutsch\nhtml_lang: de\ntext:\n  contents: [1, 2]\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "templates"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(errors_only(&err));
+}
+
+/// `--out` into folders that do not exist yet creates them; a failure names only the user's paths,
+/// never the temporary folder the site is built in.
+#[test]
+fn build_creates_missing_parents_and_errors_show_no_temporary_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--out", "a/new/b"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(tmp.path().join("a/new/b/en/index.html").is_file());
+    // A parent that is a file cannot be made a folder.
+    std::fs::write(tmp.path().join("blocker"), "a file").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--out", "blocker/site"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("K0401"), "{err}");
+    assert!(!err.contains("kcontract-new"), "{err}");
+    assert!(!err.contains("kcontract-old"), "{err}");
+}
+
+/// The manifest lets a rebuild trust an old file without reading it when the file is older than
+/// the manifest (what `make` and cargo trust too): a page edited by hand but given back an old
+/// modification time survives the rebuild. Deleting the manifest makes the next build compare every
+/// file byte by byte, which restores it.
+#[cfg(unix)]
+#[test]
+fn the_manifest_vouches_for_old_files_and_deleting_it_forces_a_full_compare() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let site = tmp.path().join("site");
+    let manifest = site.join(".kcontract-manifest");
+    assert!(manifest.is_file(), "the build writes a manifest");
+    let page = site.join("en/background.html");
+    let good = std::fs::read(&page).unwrap();
+    let mut bad = good.clone();
+    bad[0] = b'X';
+    // An hour before the build (a file's time can equal the manifest's, which is not trusted).
+    let old = std::fs::metadata(&page).unwrap().modified().unwrap()
+        - std::time::Duration::from_secs(3600);
+    let f = std::fs::OpenOptions::new().write(true).open(&page).unwrap();
+    std::io::Write::write_all(&mut &f, &bad).unwrap();
+    f.set_modified(old).unwrap();
+    drop(f);
+
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    assert_eq!(
+        std::fs::read(&page).unwrap(),
+        bad,
+        "trusted from the manifest"
+    );
+
+    std::fs::remove_file(&manifest).unwrap();
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    assert_eq!(
+        std::fs::read(&page).unwrap(),
+        good,
+        "compared and rewritten"
+    );
+    assert!(manifest.is_file(), "and a new manifest written");
+}
+
+/// A rebuild over an existing site reuses (hard-links) the files whose bytes are unchanged and
+/// writes the others; a previous file with the same size but other bytes, or a symbolic link, is
+/// never reused; the result is the same site as a build into an empty folder.
+#[cfg(unix)]
+#[test]
+fn a_rebuild_reuses_unchanged_files_and_rewrites_the_rest() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
+    assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
+    let site = tmp.path().join("site");
+    let ino = |rel: &str| std::fs::metadata(site.join(rel)).unwrap().ino();
+    let (index_before, abstract_before) = (ino("en/index.html"), ino("en/abstract.html"));
+    // Same size, other bytes: must be rewritten from the spec.
+    let tampered = site.join("en/background.html");
+    let mut bytes = std::fs::read(&tampered).unwrap();
+    bytes[0] = b'X';
+    std::fs::write(&tampered, &bytes).unwrap();
+    let background_before = ino("en/background.html");
+    // A link where a page was: must be replaced by a real file, and its target left alone.
+    let outside = tmp.path().join("outside.html");
+    std::fs::copy(site.join("zh/abstract.html"), &outside).unwrap();
+    std::fs::remove_file(site.join("zh/abstract.html")).unwrap();
+    std::os::unix::fs::symlink(&outside, site.join("zh/abstract.html")).unwrap();
+    // An edited clause changes its chapter page (and the index pages), not the others.
+    let p = tmp.path().join("spec/en/network-environment.md");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, text.replacen("text: ", "text: Indeed, ", 1)).unwrap();
+
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(ino("en/index.html"), index_before, "unchanged page reused");
+    assert_eq!(
+        ino("en/abstract.html"),
+        abstract_before,
+        "unchanged page reused"
+    );
+    assert_ne!(
+        ino("en/background.html"),
+        background_before,
+        "tampered page rewritten"
+    );
+    assert!(
+        !std::fs::symlink_metadata(site.join("zh/abstract.html"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        std::fs::read(&outside).unwrap(),
+        std::fs::read(site.join("zh/abstract.html")).unwrap()
+    );
+    let changed = std::fs::read_to_string(site.join("en/network-environment.html")).unwrap();
+    assert!(changed.contains("Indeed, "));
+    // The same bytes as a build into a fresh folder.
+    assert_eq!(kcontract(tmp.path(), &["build", "--out", "fresh"]).0, 0);
+    assert_eq!(files(&site), files(&tmp.path().join("fresh")));
+}
+
+#[test]
+fn build_timings_name_every_step_and_part() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (code, _, err) = kcontract(
+        &root(),
+        &["build", "--timings", "--out", out.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    let at = |name: &str| {
+        err.find(name)
+            .unwrap_or_else(|| panic!("no `{name}` in --timings:\n{err}"))
+    };
+    // Steps in the order they run, then the parts of render+write, then the total.
+    let order = [
+        "  read ",
+        "  parse ",
+        "  assemble ",
+        "  validate ",
+        "  render+write ",
+        "  swap ",
+        "· contexts ",
+        "· pages ",
+        "· search index ",
+        "· data files ",
+        "· assets ",
+        "  total ",
+    ];
+    let positions: Vec<usize> = order.iter().map(|n| at(n)).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{err}");
+}

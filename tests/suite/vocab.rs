@@ -1,0 +1,170 @@
+//! A contract's own vocabulary (`actors`, `verify`, `links` in contract.yaml), `init`, and the
+//! diagnostics of both and of `import` (snapshots, reviewed like code).
+
+use std::path::Path;
+
+use crate::common::cli::{copy_dir, kcontract, root};
+
+/// `kcontract ARGS` in `dir`, as the snapshots show it.
+fn shown(dir: &Path, args: &[&str]) -> String {
+    let (code, out, err) = kcontract(dir, args);
+    format!("exit: {code}\n--- stdout\n{out}--- stderr\n{err}")
+}
+
+/// A folder holding `files`.
+fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+/// The fixture with its own actors, verify kinds, link bases and three languages builds, and the
+/// site shows its labels and links.
+#[test]
+fn a_contract_with_its_own_vocabulary_and_three_languages_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("tests/fixtures/vocab"), dir.path());
+    let (code, out, err) = kcontract(dir.path(), &["check", "--strict"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("actor   runtime 2 · caller 1"), "{out}");
+    assert!(out.contains("verify  harness 2 · untestable 1"), "{out}");
+    let (code, out, err) = kcontract(dir.path(), &["build", "--templates", "templates"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let page = |lang: &str| {
+        std::fs::read_to_string(dir.path().join(format!("site/{lang}/lifecycle.html"))).unwrap()
+    };
+    let (en, zh, fr) = (page("en"), page("zh"), page("fr"));
+    assert!(
+        en.contains(">OCI runtime</span>") && en.contains(">runtime harness</span>"),
+        "{en}"
+    );
+    assert!(zh.contains(">运行时</span>") && zh.contains(">调用者</span>"));
+    assert!(fr.contains(">runtime OCI</span>") && fr.contains(">banc d&#39;essai</span>"));
+    // A word without a label in a language shows its name.
+    assert!(fr.contains(">untestable</span>"));
+    assert!(
+        en.contains("https://github.com/opencontainers/runtime-spec/blob/v1.3.0/runtime.md#kill")
+    );
+    assert!(en.contains(
+        "runtime-tools validation: </strong><a href=\"https://example.org/oci-tests/validation/create.go\">"
+    ));
+    assert!(zh.contains("runtime-tools 验证"));
+    // No upstream: no attribution in the footer, and no Knative wording anywhere.
+    assert!(!en.contains("Knative"));
+    let matrix = std::fs::read_to_string(dir.path().join("site/en/matrix.html")).unwrap();
+    assert!(
+        matrix.contains("<option value=\"caller\">caller</option>"),
+        "{matrix}"
+    );
+    assert!(!matrix.contains("value=\"platform\""));
+}
+
+/// Vocabulary problems in contract.yaml, and names a clause uses that the contract lacks.
+#[test]
+fn k0014_bad_vocabulary() {
+    let dir = folder(&[
+        (
+            "spec/contract.yaml",
+            "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nactors: [runtime, Runtime, runtime]\nverify: []\n",
+        ),
+        ("spec/en/one.md", "# One\n"),
+    ]);
+    insta::assert_snapshot!(shown(dir.path(), &["check"]));
+}
+
+#[test]
+fn k0110_k0111_names_from_the_contract() {
+    let dir = folder(&[
+        (
+            "spec/contract.yaml",
+            "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nactors: [runtime, caller]\nverify: [harness]\n",
+        ),
+        (
+            "spec/en/one.md",
+            "# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\nverify: model\ntext: It MUST.\n```\n",
+        ),
+    ]);
+    insta::assert_snapshot!(shown(dir.path(), &["check"]));
+}
+
+/// A `review:` note: a warning, an error under --strict; it allows two levels meanwhile.
+#[test]
+fn k0119_review_note() {
+    let dir = folder(&[
+        (
+            "spec/contract.yaml",
+            "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n",
+        ),
+        (
+            "spec/en/one.md",
+            "# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\nverify: manual\nreview: \"holds 2 levels (MUST, MAY): split it\"\ntext: It MUST start and MAY stop.\n```\n",
+        ),
+    ]);
+    insta::assert_snapshot!(shown(dir.path(), &["check", "--strict"]));
+    let (code, _, err) = kcontract(dir.path(), &["check"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning[K0119]"));
+    assert!(!err.contains("K0106"));
+}
+
+#[test]
+fn k1001_k1002_k1003_import_and_init_failures() {
+    let dir = folder(&[("in.md", "# T\n\nIt MUST.\n"), ("full/x", "mine")]);
+    let mut all = shown(dir.path(), &["import", "nothing.md", "--out", "new"]);
+    all += &shown(dir.path(), &["import", "in.md", "--out", "full"]);
+    all += &shown(dir.path(), &["init", "full"]);
+    all += &shown(dir.path(), &["import", "in.md", "--out", "in.md/spec"]);
+    insta::assert_snapshot!(all);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("full/x")).unwrap(),
+        "mine"
+    );
+    assert!(!dir.path().join("new").exists());
+}
+
+/// `init` into an empty folder: `check` and `build` pass at once, in one language and in three.
+#[test]
+fn init_then_check_and_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = kcontract(dir.path(), &["init", "c"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let c = dir.path().join("c");
+    let (code, out, err) = kcontract(&c, &["check", "--strict"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(err, "");
+    let (code, out, err) = kcontract(&c, &["build"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(c.join("site/index.html").is_file());
+    assert!(c.join("README.md").is_file());
+
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &[
+            "init",
+            "three",
+            "--languages",
+            "en,zh,fr",
+            "--title",
+            "Three",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let three = dir.path().join("three");
+    let (code, out, err) = kcontract(&three, &["check", "--strict"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = kcontract(&three, &["build", "--templates", "templates"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(three.join("site/fr/introduction.html").is_file());
+
+    // An empty folder is fine; a bad language is a usage error.
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    assert_eq!(kcontract(dir.path(), &["init", "empty"]).0, 0);
+    assert_eq!(
+        kcontract(dir.path(), &["init", "x", "--languages", "EN"]).0,
+        2
+    );
+}
