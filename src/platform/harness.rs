@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use kcontract_probe::facts::{Event, Facts};
 use serde_json::Value;
 
+use crate::conformance::harness::cgroup_dirs_with_prefix;
 use crate::conformance::harness::host::pid_alive;
 use crate::conformance::oci::{HarnessError, RuntimeCli, find_in_path};
 
@@ -486,10 +487,20 @@ struct Created<'a> {
 }
 
 impl Drop for Created<'_> {
+    /// Also removes the containers' cgroup folders the runtime left: on a loaded machine runc's
+    /// `delete` now and then leaves them (empty) behind. `rmdir` on a cgroup only succeeds when it
+    /// holds no process, so a folder that stays is a real leak, which the tests report.
     fn drop(&mut self) {
         for id in &self.ids {
             let _ = self.cli.run(&["kill", id, "SIGKILL"]);
             let _ = self.cli.run(&["delete", "--force", id]);
+            wait_until(Instant::now() + Duration::from_secs(2), || {
+                let left = cgroup_dirs_with_prefix(Path::new("/sys/fs/cgroup"), id, 3);
+                for dir in left.iter().rev() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                left.is_empty()
+            });
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
