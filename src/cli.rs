@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use crate::commands::{
     build::Build, check::Check, conformance::Conformance, diff::Diff, explain::Explain, fmt::Fmt,
     i18n::I18n, import::Import, init::Init, list::List, matrix::Matrix, model::Model,
-    review::Review, scaffold::Scaffold, serve::Serve,
+    platform::Platform, review::Review, scaffold::Scaffold, serve::Serve,
 };
 use crate::terminal::{ColorChoice, Ctx, exit_code};
 
@@ -52,6 +52,8 @@ enum Command {
     Import(Import),
     Init(Init),
     Review(Review),
+    #[command(subcommand)]
+    Platform(Platform),
 }
 
 /// Run the command line of this process; the exit code is 0 when all went well, 1 for problems
@@ -75,5 +77,6 @@ pub fn run() -> ExitCode {
         Command::Import(c) => c.run(&ctx),
         Command::Init(c) => c.run(&ctx),
         Command::Review(c) => c.run(&ctx),
+        Command::Platform(c) => c.run(&ctx),
     })
 }

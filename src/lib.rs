@@ -40,6 +40,7 @@ mod list;
 pub mod matrix;
 pub mod model;
 mod pipeline;
+pub mod platform;
 pub mod ratchet;
 pub mod results;
 pub mod runtimes;

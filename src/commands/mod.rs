@@ -14,6 +14,7 @@ pub(crate) mod init;
 pub(crate) mod list;
 pub(crate) mod matrix;
 pub(crate) mod model;
+pub(crate) mod platform;
 pub(crate) mod review;
 pub(crate) mod scaffold;
 pub(crate) mod serve;

@@ -103,7 +103,7 @@ impl Rootfs {
 }
 
 /// Whether an ELF file has no program interpreter (`PT_INTERP`), i.e. is statically linked.
-fn is_static_elf(bytes: &[u8]) -> bool {
+pub fn is_static_elf(bytes: &[u8]) -> bool {
     let u16_at = |o: usize| {
         bytes
             .get(o..o + 2)

@@ -129,10 +129,32 @@ impl RuntimeCli {
         self.run_raw(&args, true)
     }
 
-    fn run_raw(&self, args: &[&OsStr], with_root: bool) -> Result<CmdOutput, HarnessError> {
-        let n = CALLS.fetch_add(1, Ordering::Relaxed);
-        let out_path = self.scratch.join(format!("cmd-{n}.out"));
-        let err_path = self.scratch.join(format!("cmd-{n}.err"));
+    /// Runs `<runtime> --root ROOT ARGS…` with the given standard streams (which a `create`
+    /// hands to the container process) and waits for it (at most [`COMMAND_DEADLINE`]).
+    pub fn run_with_stdio<S: AsRef<OsStr>>(
+        &self,
+        args: &[S],
+        stdin: Stdio,
+        stdout: Stdio,
+        stderr: Stdio,
+    ) -> Result<std::process::ExitStatus, HarnessError> {
+        let args: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();
+        let mut cmd = self.command(&args, true);
+        cmd.stdin(stdin).stdout(stdout).stderr(stderr);
+        wait_with_deadline(&mut cmd, COMMAND_DEADLINE).map_err(|e| {
+            HarnessError(format!(
+                "`{} {}`: {e}",
+                self.kind,
+                args.iter()
+                    .map(|a| a.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))
+        })
+    }
+
+    /// The command line for `args`, wrapped for crun's `create` on a hybrid host.
+    fn command(&self, args: &[&OsStr], with_root: bool) -> Command {
         let mut argv: Vec<OsString> = Vec::new();
         if with_root {
             argv.push("--root".into());
@@ -142,7 +164,7 @@ impl RuntimeCli {
         // Only `create` sets up cgroups and trips over the hybrid layout; the other commands read
         // and signal existing containers and run unwrapped (a wrapper costs two more processes).
         let wrap = self.hide_unified_cgroup && args.first() == Some(&OsStr::new("create"));
-        let mut cmd = if wrap {
+        if wrap {
             // `$0` is the runtime binary, `$@` its arguments: no quoting of user data in the script.
             let mut c = Command::new("unshare");
             c.args(["-m", "--propagation", "private", "sh", "-c"])
@@ -154,7 +176,14 @@ impl RuntimeCli {
             let mut c = Command::new(&self.program);
             c.args(&argv);
             c
-        };
+        }
+    }
+
+    fn run_raw(&self, args: &[&OsStr], with_root: bool) -> Result<CmdOutput, HarnessError> {
+        let n = CALLS.fetch_add(1, Ordering::Relaxed);
+        let out_path = self.scratch.join(format!("cmd-{n}.out"));
+        let err_path = self.scratch.join(format!("cmd-{n}.err"));
+        let mut cmd = self.command(args, with_root);
         cmd.stdin(Stdio::null())
             .stdout(File::create(&out_path)?)
             .stderr(File::create(&err_path)?);

@@ -28,6 +28,10 @@ pub struct Catalogue {
     pub deviations: Vec<Entry>,
     /// Hook order and failing hooks: the runtimes against the model.
     pub hooks: Hooks,
+    /// What the platform runs' probe found the runtimes doing with a config
+    /// (`kcontract platform run`, docs/platforms.md); absent in older catalogues.
+    #[serde(default)]
+    pub platform_findings: Vec<PlatformFinding>,
 }
 
 /// The measurement setup: host, runtime versions and the recorded differential runs.
@@ -191,6 +195,49 @@ pub struct HookTrace {
     pub expected: Vec<Expected>,
     /// Each runtime's output (runc, crun, youki).
     pub observed: Vec<Observed>,
+}
+
+/// A difference between runtimes that the probe of the platform runs shows: the config that shows
+/// it, written out whole, and what the probe reported under each runtime.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlatformFinding {
+    /// Stable id (`tmpfs-mode-ignored`).
+    pub id: String,
+    /// One-line title, English.
+    pub title: String,
+    /// The title in Simplified Chinese.
+    pub title_zh: String,
+    /// A paragraph of Markdown, English.
+    pub summary: String,
+    /// The summary in Simplified Chinese.
+    pub summary_zh: String,
+    /// The spec sentence the behaviour departs from, or the one it bears on.
+    pub spec: SpecRef,
+    /// The runtimes (and versions) that show the behaviour.
+    pub runtimes: Vec<RuntimeRef>,
+    /// Upstream issues and pull requests (`opencontainers/runc#3911`).
+    #[serde(default)]
+    pub upstream: Vec<String>,
+    /// The `config.json` (`$ROOTFS` stands for the root filesystem; `linux.cgroupsPath` is the
+    /// harness's).
+    pub config: Value,
+    /// Modes (octal) the root filesystem's folders are given before the run.
+    #[serde(default)]
+    pub modes: std::collections::BTreeMap<String, String>,
+    /// What the probe reported, per runtime: `kcontract::platform::observed::fact_summary` keys
+    /// (`/tmp mode`, `/tmp write`, `/ propagation`) and their values.
+    pub observed: Vec<FindingObservation>,
+}
+
+/// What the probe reported under one runtime.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindingObservation {
+    /// The runtime's name.
+    pub runtime: String,
+    /// Summary key → value.
+    pub facts: std::collections::BTreeMap<String, String>,
 }
 
 /// The catalogue as read, with the file it came from and what reading it reported.

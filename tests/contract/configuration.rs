@@ -43,9 +43,12 @@ fn config_mounts_per_container_volumes() {
 ///
 /// Clause: config.process.terminal-false @ 43ee93e5397a
 #[test]
-#[ignore = "not yet written: config.process.terminal-false"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_process_terminal_false() {
-    todo!()
+    crate::local_run::passes("config.process.terminal-false");
 }
 
 /// The linux process specific properties MUST NOT be configurable by the developer, …
@@ -54,9 +57,12 @@ fn config_process_terminal_false() {
 ///
 /// Clause: config.process.linux-not-developer-configurable @ 9358e27af1b3
 #[test]
-#[ignore = "not yet written: config.process.linux-not-developer-configurable"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_process_linux_not_developer_configurable() {
-    todo!()
+    crate::local_run::passes("config.process.linux-not-developer-configurable");
 }
 
 /// The following environment variables MUST be set:
@@ -70,9 +76,12 @@ fn config_process_linux_not_developer_configurable() {
 ///
 /// Clause: config.env.port @ 64a35d48b088
 #[test]
-#[ignore = "not yet written: config.env.port"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_env_port() {
-    todo!()
+    crate::local_run::passes("config.env.port");
 }
 
 /// The following environment variables SHOULD be set:
@@ -87,9 +96,12 @@ fn config_env_port() {
 ///
 /// Clause: config.env.knative-names @ 2a66f74bc846
 #[test]
-#[ignore = "not yet written: config.env.knative-names"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_env_knative_names() {
-    todo!()
+    crate::local_run::passes("config.env.knative-names");
 }
 
 // 5.4 User
@@ -115,9 +127,12 @@ fn config_user_developer_may_set() {
 ///
 /// Clause: config.user.run-as-specified @ b52b9baadd62
 #[test]
-#[ignore = "not yet written: config.user.run-as-specified"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_user_run_as_specified() {
-    todo!()
+    crate::local_run::passes("config.user.run-as-specified");
 }
 
 /// If no `runAsUser` is specified, a platform-specific default SHALL be used.
@@ -126,9 +141,12 @@ fn config_user_run_as_specified() {
 ///
 /// Clause: config.user.platform-default @ 96c3daa4b724
 #[test]
-#[ignore = "not yet written: config.user.platform-default"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_user_platform_default() {
-    todo!()
+    crate::local_run::passes("config.user.platform-default");
 }
 
 /// Platform Providers SHOULD document this default behavior.
@@ -180,9 +198,12 @@ fn config_filesystems_log_aggregation() {
 ///
 /// Clause: config.filesystems.required-mounts @ 6d70a03f2482
 #[test]
-#[ignore = "not yet written: config.filesystems.required-mounts"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_filesystems_required_mounts() {
-    todo!()
+    crate::local_run::passes("config.filesystems.required-mounts");
 }
 
 /// `/tmp` MUST be Read-write.
@@ -192,9 +213,12 @@ fn config_filesystems_required_mounts() {
 ///
 /// Clause: config.filesystems.tmp-read-write @ 5066aca94c5c
 #[test]
-#[ignore = "not yet written: config.filesystems.tmp-read-write"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_filesystems_tmp_read_write() {
-    todo!()
+    crate::local_run::passes("config.filesystems.tmp-read-write");
 }
 
 /// `/etc/resolv.conf` SHOULD be set to a valid cluster-specific recursive resolver.
@@ -204,9 +228,12 @@ fn config_filesystems_tmp_read_write() {
 ///
 /// Clause: config.filesystems.resolv-conf @ a39bf3ea479e
 #[test]
-#[ignore = "not yet written: config.filesystems.resolv-conf"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_filesystems_resolv_conf() {
-    todo!()
+    crate::local_run::passes("config.filesystems.resolv-conf");
 }
 
 /// If provided, the location and contents of the mount points SHOULD be documented by the platform
@@ -229,9 +256,12 @@ fn config_filesystems_additional_mounts_documented() {
 ///
 /// Clause: config.namespaces.platform-provided @ e90f13b172fc
 #[test]
-#[ignore = "not yet written: config.namespaces.platform-provided"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_namespaces_platform_provided() {
-    todo!()
+    crate::local_run::passes("config.namespaces.platform-provided");
 }
 
 /// … developers or container providers MUST NOT set or assume a particular namespace configuration.
@@ -255,9 +285,12 @@ fn config_namespaces_developer_must_not_set() {
 ///
 /// Clause: config.devices.default-only @ 244acc2293de
 #[test]
-#[ignore = "not yet written: config.devices.default-only"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_devices_default_only() {
-    todo!()
+    crate::local_run::passes("config.devices.default-only");
 }
 
 // 5.8 Control Groups
@@ -270,9 +303,12 @@ fn config_devices_default_only() {
 ///
 /// Clause: config.cgroups.platform-configured @ eef6e4523fd6
 #[test]
-#[ignore = "not yet written: config.cgroups.platform-configured"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_cgroups_platform_configured() {
-    todo!()
+    crate::local_run::passes("config.cgroups.platform-configured");
 }
 
 /// The cgroup devices SHOULD be mounted as read-only.
@@ -282,9 +318,12 @@ fn config_cgroups_platform_configured() {
 ///
 /// Clause: config.cgroups.read-only @ 5227f5dbda20
 #[test]
-#[ignore = "not yet written: config.cgroups.read-only"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_cgroups_read_only() {
-    todo!()
+    crate::local_run::passes("config.cgroups.read-only");
 }
 
 // 5.8.1 Memory and CPU limits
@@ -309,9 +348,12 @@ fn config_cgroups_read_only() {
 ///
 /// Clause: config.cgroups.limits-exposed @ e29402c24b30
 #[test]
-#[ignore = "not yet written: config.cgroups.limits-exposed"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_cgroups_limits_exposed() {
-    todo!()
+    crate::local_run::passes("config.cgroups.limits-exposed");
 }
 
 // 5.9 Sysctl
@@ -325,9 +367,12 @@ fn config_cgroups_limits_exposed() {
 ///
 /// Clause: config.sysctl.not-developer-tunable @ 10343d030d66
 #[test]
-#[ignore = "not yet written: config.sysctl.not-developer-tunable"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_sysctl_not_developer_tunable() {
-    todo!()
+    crate::local_run::passes("config.sysctl.not-developer-tunable");
 }
 
 // 5.10 Seccomp
@@ -367,9 +412,12 @@ fn config_rootfs_propagation_oci_definition() {
 ///
 /// Clause: config.rootfs-propagation.not-developer-configurable @ 0349a04689d5
 #[test]
-#[ignore = "not yet written: config.rootfs-propagation.not-developer-configurable"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_rootfs_propagation_not_developer_configurable() {
-    todo!()
+    crate::local_run::passes("config.rootfs-propagation.not-developer-configurable");
 }
 
 // 5.12 Masked Paths
@@ -380,9 +428,12 @@ fn config_rootfs_propagation_not_developer_configurable() {
 ///
 /// Clause: config.masked-paths.not-developer-configurable @ 0349a04689d5
 #[test]
-#[ignore = "not yet written: config.masked-paths.not-developer-configurable"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_masked_paths_not_developer_configurable() {
-    todo!()
+    crate::local_run::passes("config.masked-paths.not-developer-configurable");
 }
 
 // 5.13 Readonly Paths
@@ -393,9 +444,12 @@ fn config_masked_paths_not_developer_configurable() {
 ///
 /// Clause: config.readonly-paths.not-developer-configurable @ 0349a04689d5
 #[test]
-#[ignore = "not yet written: config.readonly-paths.not-developer-configurable"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_readonly_paths_not_developer_configurable() {
-    todo!()
+    crate::local_run::passes("config.readonly-paths.not-developer-configurable");
 }
 
 // 5.14 Posix-platform Hooks
@@ -408,7 +462,10 @@ fn config_readonly_paths_not_developer_configurable() {
 ///
 /// Clause: config.hooks.not-developer-configurable @ be8d659f603b
 #[test]
-#[ignore = "not yet written: config.hooks.not-developer-configurable"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn config_hooks_not_developer_configurable() {
-    todo!()
+    crate::local_run::passes("config.hooks.not-developer-configurable");
 }

@@ -3,5 +3,6 @@
 
 mod background;
 mod configuration;
+mod local_run;
 mod network_environment;
 mod runtime_and_lifecycle;

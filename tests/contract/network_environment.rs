@@ -15,9 +15,12 @@
 ///
 /// Clause: network.ports.accept-http1 @ 6f3c581c7421
 #[test]
-#[ignore = "not yet written: network.ports.accept-http1"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn network_ports_accept_http1() {
-    todo!()
+    crate::local_run::passes("network.ports.accept-http1");
 }
 
 /// The environment SHOULD [offer an HTTP/2.0 upgrade
@@ -40,9 +43,12 @@ fn network_ports_h2c_upgrade() {
 ///
 /// Clause: network.ports.developer-may-specify @ e54e56092379
 #[test]
-#[ignore = "not yet written: network.ports.developer-may-specify"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn network_ports_developer_may_specify() {
-    todo!()
+    crate::local_run::passes("network.ports.developer-may-specify");
 }
 
 /// … if the developer does not specify a port, the platform provider MUST provide a default.
@@ -52,9 +58,12 @@ fn network_ports_developer_may_specify() {
 ///
 /// Clause: network.ports.default-port @ 2de22f6fca34
 #[test]
-#[ignore = "not yet written: network.ports.default-port"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn network_ports_default_port() {
-    todo!()
+    crate::local_run::passes("network.ports.default-port");
 }
 
 /// Only one inbound `containerPort` SHALL be specified in the
@@ -331,9 +340,12 @@ fn network_probes_deployment_failed_revision() {
 ///
 /// Clause: network.dns.override-etc @ 7451f6b0a89a
 #[test]
-#[ignore = "not yet written: network.dns.override-etc"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn network_dns_override_etc() {
-    todo!()
+    crate::local_run::passes("network.dns.override-etc");
 }
 
 // 4.2.2 Metadata Services

@@ -55,9 +55,12 @@ fn lifecycle_errors_limit_failure_space() {
 ///
 /// Clause: lifecycle.hooks.not-developer-configurable @ a019819dbc3e
 #[test]
-#[ignore = "not yet written: lifecycle.hooks.not-developer-configurable"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn lifecycle_hooks_not_developer_configurable() {
-    todo!()
+    crate::local_run::passes("lifecycle.hooks.not-developer-configurable");
 }
 
 // 3.7.1 File descriptors
@@ -71,9 +74,12 @@ fn lifecycle_hooks_not_developer_configurable() {
 ///
 /// Clause: lifecycle.linux.stdin-eof @ 234df5e85eb6
 #[test]
-#[ignore = "not yet written: lifecycle.linux.stdin-eof"]
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs root, runc, crun: cargo test --features runtimes"
+)]
 fn lifecycle_linux_stdin_eof() {
-    todo!()
+    crate::local_run::passes("lifecycle.linux.stdin-eof");
 }
 
 /// The `stdout` and `stderr` file descriptors on the container SHOULD be collected and retained in

@@ -12,7 +12,10 @@
 //! - on the real runtimes, every trace is run again and must still give the recorded comparable
 //!   lines: with `cargo test --features runtimes` (root, runc, crun, busybox-static) or
 //!   `--features youki`; without the feature these tests are listed as ignored with that reason,
-//!   with it a missing runtime fails.
+//!   with it a missing runtime fails;
+//! - the platform findings (what the probe of `kcontract platform run` found the runtimes doing with
+//!   a config) are well formed, show a difference between the runtimes, and on the real runtimes
+//!   (`--features runtimes`) give the recorded facts again.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -389,8 +392,119 @@ fn observations_hold(runtime: OciRuntime) {
     assert!(checked >= 10, "only {checked} observations for {runtime}");
 }
 
+/// Every finding names runtimes that were measured, has an observation for each runtime that shows
+/// it and for another that does not, its facts are summary keys, and its config is whole.
+#[test]
+fn platform_findings_are_well_formed_and_show_a_difference() {
+    let cat = catalogue();
+    let measured: BTreeSet<&str> = cat
+        .measured
+        .runtimes
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    let mut ids = BTreeSet::new();
+    assert!(cat.platform_findings.len() >= 3);
+    for f in &cat.platform_findings {
+        assert!(ids.insert(f.id.as_str()), "{}: listed twice", f.id);
+        assert!(
+            has_cjk(&f.title_zh) && has_cjk(&f.summary_zh),
+            "{}: Chinese text",
+            f.id
+        );
+        assert_eq!(f.config["root"]["path"], "$ROOTFS", "{}", f.id);
+        assert!(
+            f.config["process"]["args"][0] == "/kcontract-probe",
+            "{}",
+            f.id
+        );
+        let observed: BTreeSet<&str> = f.observed.iter().map(|o| o.runtime.as_str()).collect();
+        for r in &f.runtimes {
+            assert!(
+                observed.contains(r.name.as_str()),
+                "{}: no observation of {}",
+                f.id,
+                r.name
+            );
+        }
+        assert!(
+            observed
+                .iter()
+                .any(|o| !f.runtimes.iter().any(|r| r.name == *o)),
+            "{}: no runtime to compare with",
+            f.id
+        );
+        for o in &f.observed {
+            assert!(
+                measured.contains(o.runtime.as_str()),
+                "{}: {}",
+                f.id,
+                o.runtime
+            );
+            for key in o.facts.keys() {
+                let what = key.rsplit_once(' ').map(|(_, w)| w);
+                assert!(
+                    matches!(
+                        what,
+                        Some("mode" | "write" | "writable" | "propagation" | "options")
+                    ),
+                    "{}: `{key}` is not a summary key",
+                    f.id
+                );
+            }
+        }
+        let distinct: BTreeSet<_> = f.observed.iter().map(|o| &o.facts).collect();
+        assert!(distinct.len() > 1, "{}: every runtime did the same", f.id);
+    }
+}
+
+/// Every platform finding's config, run again on `runtime`, gives the recorded facts.
+fn platform_findings_hold(runtime: OciRuntime) {
+    let session = crate::common::runtimes::bare_session(runtime);
+    let probe = crate::common::probe::static_probe();
+    let mut checked = 0;
+    for (n, f) in catalogue().platform_findings.iter().enumerate() {
+        let Some(o) = f.observed.iter().find(|o| o.runtime == runtime.as_str()) else {
+            continue;
+        };
+        let modes: Vec<(String, u32)> = f
+            .modes
+            .iter()
+            .map(|(d, m)| (d.clone(), u32::from_str_radix(m, 8).expect("octal mode")))
+            .collect();
+        let facts = kcontract::platform::harness::run_config(
+            session.cli(),
+            &session.work_dir().join(format!("finding-{n}")),
+            &format!("{}-f{n}", session.id_prefix()),
+            &probe,
+            &f.config,
+            &modes,
+        )
+        .unwrap_or_else(|e| panic!("{} on {runtime}: {e}", f.id));
+        let fresh: std::collections::BTreeMap<String, String> = o
+            .facts
+            .keys()
+            .map(|k| {
+                let v = kcontract::platform::observed::fact_summary(&facts, k)
+                    .unwrap_or_else(|| "(no such fact)".into());
+                (k.clone(), v)
+            })
+            .collect();
+        assert_eq!(
+            fresh, o.facts,
+            "{} on {runtime}: the runtime no longer behaves as recorded",
+            f.id
+        );
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} findings for {runtime}");
+    assert_eq!(session.listed_containers().unwrap(), Vec::<String>::new());
+}
+
 use crate::common::runtimes::runtime_test;
 
+runtime_test!(runc, platform_findings_hold_on_runc, platform_findings_hold);
+runtime_test!(crun, platform_findings_hold_on_crun, platform_findings_hold);
 runtime_test!(runc, observations_hold_on_runc, observations_hold);
 runtime_test!(crun, observations_hold_on_crun, observations_hold);
 runtime_test!(youki, observations_hold_on_youki, observations_hold);

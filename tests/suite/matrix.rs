@@ -332,6 +332,23 @@ fn repo_model_clauses_pass_then_fail_with_results() {
             }
         }
     }
+    // The contract tests a platform run decides (`tests/contract/`, run with `--features
+    // runtimes`) are real tests too: they get results as well, so that every annotated test has one.
+    for r in clauses.iter().filter(|c| {
+        c["status"] == "implemented" && !MODEL_CLAUSES.contains(&c["id"].as_str().unwrap())
+    }) {
+        for t in r["tests"].as_array().unwrap() {
+            assert!(
+                t["file"].as_str().unwrap().starts_with("tests/contract/"),
+                "{t}"
+            );
+            tests.push((
+                t["binary"].as_str().unwrap().to_string(),
+                t["name"].as_str().unwrap().to_string(),
+                false,
+            ));
+        }
+    }
     // The proptest! tests are among them, named as the harness names them.
     assert!(
         tests.iter().any(|(b, n, _)| b == "kcontract::suite"

@@ -24,7 +24,8 @@ static SESSIONS: AtomicU64 = AtomicU64::new(0);
 pub struct Session {
     cli: RuntimeCli,
     work: PathBuf,
-    rootfs: Rootfs,
+    /// The busybox rootfs of the trace sequences; `None` for a [`Session::bare`] one.
+    rootfs: Option<Rootfs>,
     prefix: String,
     sequences: u64,
     timing: Timing,
@@ -34,6 +35,16 @@ impl Session {
     /// Sets up a session for `kind`: finds the binary, builds the rootfs. Fails with a readable
     /// reason when the runtime or a static busybox is missing.
     pub fn new(kind: OciRuntime) -> Result<Session, String> {
+        Session::start(kind, true)
+    }
+
+    /// A session without the busybox rootfs, for harnesses that bring their own bundles (the
+    /// platform runs of `crate::platform`): the runtime, the private folders, and the same clean-up.
+    pub fn bare(kind: OciRuntime) -> Result<Session, String> {
+        Session::start(kind, false)
+    }
+
+    fn start(kind: OciRuntime, with_rootfs: bool) -> Result<Session, String> {
         let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
         let prefix = format!("kc{}-{}-{n}", kind.as_str(), std::process::id());
         sweep_stale_sessions(
@@ -45,9 +56,13 @@ impl Session {
         std::fs::create_dir_all(&work)
             .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
         // From here on the folder is removed even if the setup fails.
-        let setup = || -> Result<(RuntimeCli, Rootfs), String> {
+        let setup = || -> Result<(RuntimeCli, Option<Rootfs>), String> {
             let cli = RuntimeCli::locate(kind, &work.join("state"), &work.join("scratch"))?;
-            let rootfs = Rootfs::prepare(&work.join("rootfs"))?;
+            let rootfs = if with_rootfs {
+                Some(Rootfs::prepare(&work.join("rootfs"))?)
+            } else {
+                None
+            };
             Ok((cli, rootfs))
         };
         match setup() {
@@ -98,17 +113,14 @@ impl Session {
     /// Starts a sequence on fresh container IDs; run its steps with [`Sequence::step`]. Dropping
     /// the sequence force-deletes every container it created and removes its bundles.
     pub fn begin(&mut self) -> Result<Sequence<'_>, HarnessError> {
+        let rootfs = self.rootfs.as_ref().ok_or_else(|| {
+            HarnessError("a bare session has no rootfs to run sequences on".into())
+        })?;
         self.sequences += 1;
         let dir = self.work.join(format!("seq-{}", self.sequences));
         std::fs::create_dir_all(&dir)?;
         let prefix = format!("{}-{}", self.prefix, self.sequences);
-        Ok(Sequence::new(
-            &self.cli,
-            &self.rootfs,
-            self.timing,
-            prefix,
-            dir,
-        ))
+        Ok(Sequence::new(&self.cli, rootfs, self.timing, prefix, dir))
     }
 
     /// Containers the runtime still lists in this session's state folder (its `list -q`).

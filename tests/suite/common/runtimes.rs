@@ -10,8 +10,17 @@ use kcontract::model::OciRuntime;
 
 /// A harness session on `runtime`, or a panic that names what is missing and how to install it.
 pub(crate) fn session(runtime: OciRuntime) -> Session {
+    started(runtime, Session::new)
+}
+
+/// A session without the busybox rootfs (the platform runs bring their own bundles).
+pub(crate) fn bare_session(runtime: OciRuntime) -> Session {
+    started(runtime, Session::bare)
+}
+
+fn started(runtime: OciRuntime, start: fn(OciRuntime) -> Result<Session, String>) -> Session {
     let session = if is_root() {
-        Session::new(runtime)
+        start(runtime)
     } else {
         Err("the tests need root (the runtimes create namespaces, mounts and cgroups)".to_owned())
     };

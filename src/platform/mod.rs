@@ -1,0 +1,36 @@
+//! The contract executed: the probe (`kcontract-probe`, the `probe/` crate) runs as the container's
+//! process under a real OCI runtime, with the config a platform profile and a Knative Service give;
+//! kcontract plays the platform around it, then judges the probe's facts clause by clause.
+//!
+//! One job per file, in data order:
+//!
+//! - [`profile`]: the platform profile (`kcontract-profile/1`), validated with diagnostics;
+//!   [`service`]: the Knative Service, only what a developer may set ([`quantity`]: its resource
+//!   quantities); `yaml`: reading both with spans.
+//! - [`expect`]: what a profile promises a Service (port, user, names, limits, grace period);
+//!   [`oci_config`]: the `config.json` built from it.
+//! - [`harness`]: one run on a runtime (two containers, HTTP in the container's network namespace,
+//!   `netns`, SIGTERM, grace, SIGKILL, clean-up), giving [`observed`] facts; [`controls`]: the
+//!   negative controls' changes to a run.
+//! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges, giving a
+//!   [`verdict`]; [`local`]: runs, judged.
+//! - [`report`]: the `kcontract-run/1` report and its reader; [`export`]: JUnit and TAP.
+//! - [`cli`]: `kcontract platform run`.
+
+pub mod checks;
+pub mod cli;
+pub mod controls;
+pub mod expect;
+pub mod export;
+pub mod harness;
+pub(crate) mod judge;
+pub mod local;
+mod netns;
+pub mod observed;
+pub mod oci_config;
+pub mod profile;
+pub mod quantity;
+pub mod report;
+pub mod service;
+pub mod verdict;
+mod yaml;

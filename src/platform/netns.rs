@@ -1,0 +1,98 @@
+//! Reaching a container from the host: an HTTP/1.1 request sent from inside its network namespace
+//! (a thread of its own enters it with `setns`; a network namespace is per thread, so the rest of
+//! the process stays where it is), and a pseudo-terminal for the control that makes standard
+//! output a terminal.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::time::{Duration, Instant};
+
+use rustix::thread::{LinkNameSpaceType, move_into_link_name_space};
+
+/// A response: the status line, and the body.
+#[derive(Debug, Clone)]
+pub(super) struct Response {
+    /// `HTTP/1.1 200 OK`.
+    pub(super) status_line: String,
+    /// Everything after the head.
+    pub(super) body: String,
+}
+
+/// `GET path HTTP/1.1` to `127.0.0.1:port` inside the network namespace of host process `pid`,
+/// retrying the connection for up to `wait` (the server may still be starting).
+pub(super) fn get(pid: i64, port: u16, path: &str, wait: Duration) -> Result<Response, String> {
+    let ns = File::open(format!("/proc/{pid}/ns/net"))
+        .map_err(|e| format!("cannot open the network namespace of process {pid}: {e}"))?;
+    let path = path.to_owned();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            move_into_link_name_space(ns.as_fd(), Some(LinkNameSpaceType::Network))
+                .map_err(|e| format!("cannot enter the container's network namespace: {e}"))?;
+            exchange(port, &path, wait)
+        })
+        .join()
+        .unwrap_or_else(|_| Err("the request thread panicked".into()))
+    })
+}
+
+fn exchange(port: u16, path: &str, wait: Duration) -> Result<Response, String> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let start = Instant::now();
+    let mut stream = loop {
+        match TcpStream::connect_timeout(&addr, Duration::from_secs(2)) {
+            Ok(s) => break s,
+            Err(e) if start.elapsed() < wait => {
+                let _ = e;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(format!("cannot connect to port {port}: {e}")),
+        }
+    };
+    let timeout = Some(Duration::from_secs(5));
+    stream
+        .set_read_timeout(timeout)
+        .and_then(|()| stream.set_write_timeout(timeout))
+        .map_err(|e| e.to_string())?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUser-Agent: kcontract\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| format!("cannot send the request: {e}"))?;
+    let mut raw = Vec::new();
+    stream
+        .read_to_end(&mut raw)
+        .map_err(|e| format!("cannot read the response: {e}"))?;
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| {
+        format!(
+            "not an HTTP response: {:?}",
+            text.chars().take(80).collect::<String>()
+        )
+    })?;
+    Ok(Response {
+        status_line: head.lines().next().unwrap_or_default().to_owned(),
+        body: body.to_owned(),
+    })
+}
+
+/// A pseudo-terminal: the controller side, and the terminal's own side to hand to a process.
+pub(super) fn pty() -> Result<(OwnedFd, OwnedFd), String> {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    let controller = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
+        .map_err(|e| format!("cannot open a pseudo-terminal: {e}"))?;
+    grantpt(&controller)
+        .and_then(|()| unlockpt(&controller))
+        .map_err(|e| format!("cannot unlock the pseudo-terminal: {e}"))?;
+    let name = ptsname(&controller, Vec::new()).map_err(|e| format!("ptsname: {e}"))?;
+    let terminal = File::options()
+        .read(true)
+        .write(true)
+        // Never this process's controlling terminal.
+        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
+        .open(name.to_string_lossy().as_ref())
+        .map_err(|e| format!("cannot open {}: {e}", name.to_string_lossy()))?;
+    Ok((controller, terminal.into()))
+}

@@ -1,0 +1,232 @@
+//! The report of a platform run (`kcontract-run/1`, `docs/run-report.schema.json`): which platform
+//! (runtime and version, the profile and its SHA-256, the Service, the probe), and per testable
+//! clause of the loaded spec its status with the check, the evidence and a message. Each clause
+//! carries its stamp from the spec the run was judged against, so a reader can tell a report made
+//! for an older text of a clause ([`read`] is the reader, for the matrix's platform columns).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::diagnostic::Diagnostic;
+use crate::keywords::Level;
+use crate::spec::Spec;
+
+use super::checks::{self, Status, Verdict};
+
+/// The `format` of the reports this version writes and reads.
+pub const RUN_FORMAT: &str = "kcontract-run/1";
+
+/// A run report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`RUN_FORMAT`].
+    pub format: String,
+    /// What was run, where, against what.
+    pub platform: Platform,
+    /// How many clauses have each status (`pass`, `fail`, `n/a`, `not-run`, `error`).
+    pub summary: BTreeMap<String, usize>,
+    /// One entry per check of a testable clause (one per clause without a check), in spec order.
+    pub clauses: Vec<ClauseResult>,
+}
+
+/// The platform a report is about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Platform {
+    /// `local`: an OCI runtime driven by kcontract as the platform.
+    pub kind: String,
+    /// `runc`, `crun`.
+    pub runtime: String,
+    /// The runtime's version (`1.1.5+ds1`).
+    pub runtime_version: String,
+    /// The host (kernel, architecture, cgroup layout).
+    pub host: String,
+    /// The day of the run (UTC, `YYYY-MM-DD`).
+    pub date: String,
+    /// The profile judged against.
+    pub profile: FileRef,
+    /// The Service deployed.
+    pub service: FileRef,
+    /// The grace period used, in seconds.
+    pub grace_period_s: u64,
+    /// The profile's optional features.
+    pub features: Vec<String>,
+    /// The probe binary.
+    pub probe: FileRef,
+    /// kcontract's version.
+    pub kcontract: String,
+    /// The contract judged against.
+    pub contract: ContractRef,
+    /// The negative control the run applied (`null` for a real run).
+    pub control: Option<String>,
+}
+
+/// A file a run used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRef {
+    /// Its name (the profile's or Service's own, the probe's version).
+    pub name: String,
+    /// The path given (`null` for a built-in file).
+    pub path: Option<String>,
+    /// SHA-256 of its bytes, hexadecimal.
+    pub sha256: String,
+}
+
+/// The contract a report was judged against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContractRef {
+    /// Its title.
+    pub title: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// One clause's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClauseResult {
+    /// The clause id.
+    pub id: String,
+    /// Its level (`MUST`, …).
+    pub level: String,
+    /// Its stamp in the spec the run was judged against.
+    pub stamp: String,
+    /// The status.
+    pub status: Status,
+    /// The check's name (`null` when no check of this run decides it).
+    pub check: Option<String>,
+    /// The facts the check compared.
+    pub evidence: Value,
+    /// What was found, or why it was not run.
+    pub message: String,
+}
+
+/// Whether a failing clause of this level fails the run (a MUST or MUST NOT).
+pub fn blocks(level: &str) -> bool {
+    matches!(level, "MUST" | "MUST NOT")
+}
+
+/// The SHA-256 of `bytes`, hexadecimal.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The entries for `spec`'s testable clauses: each check's verdict (`verdicts`, keyed by the
+/// check's clause and name), `not-run` with the reason for a clause no check decides.
+pub fn clause_results(
+    spec: &Spec,
+    verdicts: &BTreeMap<(String, String), Verdict>,
+) -> Vec<ClauseResult> {
+    let mut out = Vec::new();
+    for c in spec.clauses.iter().filter(|c| !c.verify.is_untestable()) {
+        let level = c.level.as_str().to_owned();
+        let rows: Vec<_> = checks::for_clause(&c.id).collect();
+        if rows.is_empty() {
+            let message = if c.verify.as_str() == "model" {
+                "decided by the model's tests and the differential runs against runc and crun \
+                 (tests/model_*.rs, tests/differential.rs), not by a platform run"
+            } else {
+                "no local check: it needs a platform serving the probe, a lint of the Service, or a \
+                 person's review"
+            };
+            out.push(ClauseResult {
+                id: c.id.clone(),
+                level,
+                stamp: c.stamp.clone(),
+                status: Status::NotRun,
+                check: None,
+                evidence: Value::Null,
+                message: message.to_owned(),
+            });
+            continue;
+        }
+        for row in rows {
+            let v = verdicts.get(&(row.clause.to_owned(), row.name.to_owned()));
+            out.push(ClauseResult {
+                id: c.id.clone(),
+                level: level.clone(),
+                stamp: c.stamp.clone(),
+                status: v.map_or(Status::NotRun, |v| v.status),
+                check: Some(row.name.to_owned()),
+                evidence: v.map_or(Value::Null, |v| v.evidence.clone()),
+                message: v
+                    .map_or_else(|| "the check was not run".to_owned(), |v| v.message.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// The count per status.
+pub fn summary(clauses: &[ClauseResult]) -> BTreeMap<String, usize> {
+    let mut s: BTreeMap<String, usize> = [
+        Status::Pass,
+        Status::Fail,
+        Status::NotApplicable,
+        Status::NotRun,
+        Status::Error,
+    ]
+    .iter()
+    .map(|st| (st.as_str().to_owned(), 0))
+    .collect();
+    for c in clauses {
+        *s.entry(c.status.as_str().to_owned()).or_default() += 1;
+    }
+    s
+}
+
+/// Whether the run passes: no MUST or MUST NOT clause failed or could not be checked.
+pub fn passes(clauses: &[ClauseResult]) -> bool {
+    !clauses
+        .iter()
+        .any(|c| blocks(&c.level) && matches!(c.status, Status::Fail | Status::Error))
+}
+
+/// Reads a run report: the file, as JSON, in this version's format. The reader of the matrix's
+/// platform columns.
+pub fn read(path: &Path) -> Result<Report, Diagnostic> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Diagnostic::error(
+            "K1107",
+            format!("cannot read the run report `{}`: {e}", path.display()),
+        )
+        .in_file(path)
+        .help("give the file `kcontract platform run --report` wrote")
+    })?;
+    let not_a_report = |e: String| {
+        Diagnostic::error(
+            "K1107",
+            format!("`{}` is not a run report: {e}", path.display()),
+        )
+        .in_file(path)
+        .help("a run report is the JSON `kcontract platform run --report` writes (docs/run-report.schema.json)")
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| not_a_report(e.to_string()))?;
+    match value.get("format").and_then(Value::as_str) {
+        Some(RUN_FORMAT) => {}
+        Some(other) => {
+            return Err(Diagnostic::error(
+                "K1107",
+                format!(
+                    "`{}` is a `{other}` report; this kcontract reads `{RUN_FORMAT}`",
+                    path.display()
+                ),
+            )
+            .in_file(path)
+            .help("run the report's platform again with this kcontract"));
+        }
+        None => return Err(not_a_report("it has no `format`".into())),
+    }
+    let report: Report = serde_json::from_value(value).map_err(|e| not_a_report(e.to_string()))?;
+    Ok(report)
+}
+
+/// The level of a clause id in `spec`.
+pub fn level_of(spec: &Spec, id: &str) -> Option<Level> {
+    spec.clauses.iter().find(|c| c.id == id).map(|c| c.level)
+}

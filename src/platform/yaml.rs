@@ -1,0 +1,87 @@
+//! Reading the platform run's YAML inputs (profiles, Service manifests) with serde-saphyr: the
+//! value with the positions of its spanned fields, or a diagnostic at the offending line.
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde_saphyr::{Location, Spanned};
+
+use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
+
+/// A file read into a source map, and where its spanned values are.
+pub(crate) struct YamlFile<'a> {
+    pub(crate) id: FileId,
+    pub(crate) file: &'a SourceFile,
+}
+
+impl YamlFile<'_> {
+    /// The byte range a serde-saphyr location points at (to the end of its line when it has no
+    /// length).
+    pub(crate) fn span_at(&self, loc: &Location) -> Span {
+        let o = self
+            .file
+            .offset_of(loc.line() as usize, loc.column() as usize);
+        let end = match loc.span().byte_len() {
+            Some(n) if n > 0 => (o + n as usize).min(self.file.line_end(o)),
+            _ => self.file.line_end(o),
+        };
+        Span::new(self.id, o..end.max(o))
+    }
+
+    /// Where a spanned value is.
+    pub(crate) fn span<T>(&self, s: &Spanned<T>) -> Span {
+        self.span_at(&s.referenced)
+    }
+
+    /// The value of the whole file as `T`, or diagnostic `code` saying it is not a valid `what`.
+    pub(crate) fn parse<T: DeserializeOwned>(
+        &self,
+        code: &'static str,
+        what: &str,
+        help: &str,
+    ) -> Result<T, Diagnostic> {
+        serde_saphyr::from_str::<T>(&self.file.text).map_err(|e| {
+            let msg = e.without_snippet().to_string();
+            // serde-saphyr appends the position, which the snippet shows.
+            let msg = msg
+                .rfind(" at line ")
+                .map_or(msg.clone(), |i| msg[..i].to_string());
+            let d = Diagnostic::error(code, format!("{} is not a valid {what}", self.display()));
+            let d = match e.location() {
+                Some(loc) => d.at(self.span_at(&loc), msg),
+                None => d.in_file(&self.file.path).help(msg),
+            };
+            d.help(help)
+        })
+    }
+
+    fn display(&self) -> String {
+        format!("`{}`", self.file.path.display())
+    }
+}
+
+/// Reads `path` into `sources`; a file that cannot be read or is not UTF-8 is diagnostic `code`.
+pub(crate) fn read(
+    path: &Path,
+    sources: &mut SourceMap,
+    code: &'static str,
+) -> Result<FileId, Diagnostic> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        Diagnostic::error(code, format!("cannot read `{}`: {e}", path.display()))
+            .in_file(path)
+            .help("check the path")
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Diagnostic::error(
+            code,
+            format!(
+                "`{}` is not UTF-8 (invalid byte at offset {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ),
+        )
+        .in_file(path)
+        .help("save the file as UTF-8")
+    })?;
+    Ok(sources.add(path.to_path_buf(), text))
+}
