@@ -1,275 +1,178 @@
-//! The HTTP side of `kcontract serve`: a small HTTP/1.1 server on std's `TcpListener` (GET and HEAD
-//! of the site held in memory, with ETags; one thread per connection, `Connection: close`) and the event stream
-//! the pages listen to (server-sent events at [`EVENTS`]). std suffices: the server answers a local
-//! browser with files it already holds, and the event stream is a response that is never finished,
-//! which a request/response library would have to be worked around for.
+//! HTTP for `kcontract serve`: a request head read and answered from the site held in memory. Pure
+//! functions of the bytes received and the site; the connections, their deadlines and the event
+//! streams are `server.rs`'s. GET and HEAD, ETags, `Connection: close`; the `Host` must be
+//! 127.0.0.1 or localhost (a page of another site that a DNS trick points at 127.0.0.1 gets
+//! nothing); lines may end in CRLF or LF alone (RFC 9112 allows a bare LF); a head over
+//! [`MAX_HEAD`] is answered 431; a folder without its slash is redirected to it.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
-
-use serde::Serialize;
+use std::sync::Arc;
 
 /// The site as served: relative path → bytes.
 pub(crate) type Site = BTreeMap<String, Arc<[u8]>>;
 
 /// Where the pages' script listens for events (`templates/serve/reload.html`).
-const EVENTS: &str = "/__kcontract/events";
+pub(super) const EVENTS: &str = "/__kcontract/events";
 
 /// The longest request head read; a browser's GET is far shorter.
-const MAX_HEAD: usize = 16 * 1024;
+pub(super) const MAX_HEAD: usize = 16 * 1024;
 
-/// What the server threads and the rebuild loop share.
-pub(super) struct Shared {
-    site: RwLock<Arc<Site>>,
-    /// The diagnostics of the failed rebuild the pages show, until a rebuild succeeds.
-    failure: Mutex<Option<String>>,
-    /// Open event streams; a write that fails drops its stream.
-    clients: Mutex<Vec<TcpStream>>,
+/// What to do with a request.
+pub(super) enum Answer {
+    /// Send this head, then this body (none for HEAD and for answers without one), then close.
+    Reply(Vec<u8>, Option<Arc<[u8]>>),
+    /// The page's event stream: keep the connection open for events.
+    Events,
 }
 
-/// The `reload` event's data: the files whose bytes changed (or appeared, or went), and of those
-/// the pages an open copy of which may update in place (see [`Shared::replace`]); any other
-/// changed page reloads.
-#[derive(Serialize)]
-struct Reload<'a> {
-    changed: Vec<&'a str>,
-    swap: Vec<&'a str>,
-}
-
-impl Shared {
-    pub(super) fn new(site: Site) -> Shared {
-        Shared {
-            site: RwLock::new(Arc::new(site)),
-            failure: Mutex::new(None),
-            clients: Mutex::new(Vec::new()),
+/// Where the request head in `buf` ends (just after its blank line), if it is all there. Lines
+/// end in CRLF or a bare LF. `from`: how much of `buf` was looked at before, so that a head
+/// arriving a byte at a time is scanned once, not once per byte.
+pub(super) fn head_end(buf: &[u8], from: usize) -> Option<usize> {
+    let mut i = from.saturating_sub(2);
+    while let Some(off) = buf[i..].iter().position(|&b| b == b'\n') {
+        let nl = i + off;
+        let blank_lf = nl >= 1 && buf[nl - 1] == b'\n';
+        let blank_crlf = nl >= 2 && buf[nl - 1] == b'\r' && buf[nl - 2] == b'\n';
+        if blank_lf || blank_crlf {
+            return Some(nl + 1);
         }
+        i = nl + 1;
     }
+    None
+}
 
-    /// Serve `site` from now on and tell the pages which files changed; returns how many did.
-    /// `swap`: the change was of chapter files only, so a changed page differs only in what a
-    /// chapter file makes of it (its title, the sidebar and the content; the header, the footer
-    /// and the head come from contract.yaml, the templates and the interface text), and an open
-    /// copy replaces those three in place (`templates/serve/reload.html`) instead of reloading:
-    /// the reader keeps their place.
-    pub(super) fn replace(&self, site: Site, swap: bool) -> usize {
-        let site = Arc::new(site);
-        let old = std::mem::replace(
-            &mut *self.site.write().unwrap_or_else(PoisonError::into_inner),
-            Arc::clone(&site),
-        );
-        let mut changed: Vec<&str> = site
-            .iter()
-            .filter(|(rel, bytes)| old.get(*rel).is_none_or(|was| was != *bytes))
-            .map(|(rel, _)| rel.as_str())
-            .collect();
-        changed.extend(
-            old.keys()
-                .filter(|rel| !site.contains_key(*rel))
-                .map(String::as_str),
-        );
-        let was_failing = self
-            .failure
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .is_some();
-        let mut events = String::new();
-        if was_failing {
-            events.push_str("event: fixed\ndata: \n\n");
-        }
-        let swapped = if swap {
-            changed
-                .iter()
-                .copied()
-                .filter(|rel| rel.ends_with(".html"))
-                .collect()
-        } else {
-            Vec::new()
+/// The answer to a head too large to read (RFC 6585).
+pub(super) fn too_large() -> Answer {
+    text_reply(
+        "431 Request Header Fields Too Large",
+        "the request head is larger than 16 KiB\n",
+        false,
+    )
+}
+
+/// Answer the request whose head is `head` (up to and including its blank line).
+pub(super) fn answer(head: &[u8], site: &Site) -> Answer {
+    let Ok(head) = std::str::from_utf8(head) else {
+        return text_reply("400 Bad Request", "the request is not text\n", false);
+    };
+    let mut lines = head.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    let request_line = lines.next().unwrap_or_default();
+    let mut words = request_line.split(' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (words.next(), words.next(), words.next(), words.next())
+    else {
+        return text_reply("400 Bad Request", "a malformed request line\n", false);
+    };
+    if !version.starts_with("HTTP/1.") {
+        return text_reply("505 HTTP Version Not Supported", "HTTP/1.1 only\n", false);
+    }
+    let mut host = None;
+    let mut if_none_match = None;
+    for line in lines.take_while(|l| !l.is_empty()) {
+        let Some((name, value)) = line.split_once(':') else {
+            return text_reply("400 Bad Request", "a malformed header line\n", false);
         };
-        let data = serde_json::to_string(&Reload {
-            changed: changed.clone(),
-            swap: swapped,
-        })
-        .unwrap_or_else(|_| String::from("{\"changed\":[],\"swap\":[]}"));
-        events.push_str(&format!("event: reload\ndata: {data}\n\n"));
-        self.broadcast(&events);
-        changed.len()
+        let name = name.trim();
+        if name.eq_ignore_ascii_case("host") {
+            if host.is_some() {
+                return text_reply("400 Bad Request", "two Host headers\n", false);
+            }
+            host = Some(value.trim());
+        } else if name.eq_ignore_ascii_case("if-none-match") {
+            if_none_match = Some(value.trim());
+        }
     }
-
-    /// Keep serving the last good site; show `text` over the open pages (and any opened later).
-    pub(super) fn fail(&self, text: String) {
-        let event = failed_event(&text);
-        *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(text);
-        self.broadcast(&event);
-    }
-
-    fn broadcast(&self, event: &str) {
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        clients.retain_mut(|c| {
-            c.write_all(event.as_bytes())
-                .and_then(|_| c.flush())
-                .is_ok()
-        });
-    }
-
-    /// A page opened an event stream: send the current state, then keep it for later events.
-    fn subscribe(&self, mut stream: TcpStream) {
-        let mut head = String::from(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\
-             Connection: keep-alive\r\n\r\nretry: 300\n\n",
+    if !host.is_some_and(host_allowed) {
+        return text_reply(
+            "403 Forbidden",
+            "kcontract serve answers requests for 127.0.0.1 or localhost only\n",
+            false,
         );
-        // Under the clients' lock, so no event is sent between this state and the subscription.
-        let mut clients = self.clients.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(text) = &*self.failure.lock().unwrap_or_else(PoisonError::into_inner) {
-            head.push_str(&failed_event(text));
-        }
-        if stream.write_all(head.as_bytes()).is_ok() {
-            clients.push(stream);
-        }
     }
+    if !matches!(method, "GET" | "HEAD") {
+        return text_reply("405 Method Not Allowed", "GET or HEAD only\n", false);
+    }
+    let head_only = method == "HEAD";
+    let path = target.split(['?', '#']).next().unwrap_or("");
+    if path == EVENTS {
+        return Answer::Events;
+    }
+    let rel = path.trim_start_matches('/');
+    let file = if rel.is_empty() || rel.ends_with('/') {
+        format!("{rel}index.html")
+    } else {
+        rel.to_string()
+    };
+    let Some(bytes) = site.get(&file) else {
+        // `/en` is the folder `/en/`: where its index is, the browser is sent there (relative
+        // links of the page resolve against the slash).
+        if !rel.is_empty() && !rel.ends_with('/') && site.contains_key(&format!("{rel}/index.html"))
+        {
+            let head = format!(
+                "HTTP/1.1 301 Moved Permanently\r\nLocation: /{rel}/\r\nContent-Length: 0\r\n\
+                 Cache-Control: no-cache\r\nConnection: close\r\n\r\n"
+            );
+            return Answer::Reply(head.into_bytes(), None);
+        }
+        return text_reply("404 Not Found", &format!("not found: /{file}\n"), head_only);
+    };
+    // Revalidated on every load, answered 304 when unchanged: an unchanged search index (3 MB at
+    // ×100) is then neither sent again nor compiled again by the browser.
+    let etag = format!("\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(bytes));
+    let ctype = content_type(&file);
+    if if_none_match.is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag)) {
+        let head = format!(
+            "HTTP/1.1 304 Not Modified\r\nContent-Type: {ctype}\r\nETag: {etag}\r\n\
+             Cache-Control: no-cache\r\nConnection: close\r\n\r\n"
+        );
+        return Answer::Reply(head.into_bytes(), None);
+    }
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nETag: {etag}\r\n\
+         Cache-Control: no-cache\r\nConnection: close\r\n\r\n",
+        bytes.len()
+    );
+    Answer::Reply(head.into_bytes(), (!head_only).then(|| Arc::clone(bytes)))
 }
 
-/// A `failed` event: every line of the text is one `data:` line, so the page gets it whole.
-fn failed_event(text: &str) -> String {
+/// A plain-text answer.
+fn text_reply(status: &str, body: &str, head_only: bool) -> Answer {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\
+         Cache-Control: no-cache\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let body: Arc<[u8]> = Arc::from(body.as_bytes());
+    Answer::Reply(head.into_bytes(), (!head_only).then_some(body))
+}
+
+/// Whether a `Host` header names this machine's loopback address: `127.0.0.1` or `localhost`,
+/// with any port (a forwarded port is still this server). Anything else is a name some other
+/// site's page may have made resolve to 127.0.0.1 (DNS rebinding).
+fn host_allowed(host: &str) -> bool {
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => name,
+        Some(_) => return false,
+        None => host,
+    };
+    name == "127.0.0.1"
+        || name.eq_ignore_ascii_case("localhost")
+        || name.eq_ignore_ascii_case("localhost.")
+}
+
+/// A `failed` event: every line of the text is one `data:` line, so the page gets it whole. A
+/// line ends at CR, LF or CRLF, as the page's EventSource reads it, so no text (a file name with a
+/// carriage return in it) can end the `data:` and start an event of its own.
+pub(super) fn failed_event(text: &str) -> String {
     let mut e = String::from("event: failed\n");
-    for line in text.lines() {
+    for line in text.replace("\r\n", "\n").split(['\r', '\n']) {
         e.push_str("data: ");
         e.push_str(line);
         e.push('\n');
     }
     e.push('\n');
     e
-}
-
-/// Accept connections on their own thread, each connection on a thread of its own.
-pub(super) fn spawn(listener: TcpListener, shared: Arc<Shared>) {
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let shared = Arc::clone(&shared);
-            std::thread::spawn(move || handle(stream, &shared));
-        }
-    });
-}
-
-fn handle(mut stream: TcpStream, shared: &Shared) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-    let _ = stream.set_write_timeout(Some(Duration::from_secs(10)));
-    let Some(head) = read_head(&mut stream) else {
-        return;
-    };
-    let mut words = head.lines().next().unwrap_or_default().split(' ');
-    let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
-    let path = target.split(['?', '#']).next().unwrap_or("");
-    if !matches!(method, "GET" | "HEAD") {
-        respond(
-            &mut stream,
-            "405 Method Not Allowed",
-            "text/plain; charset=utf-8",
-            None,
-            b"GET or HEAD only\n",
-            false,
-        );
-        return;
-    }
-    if path == EVENTS {
-        shared.subscribe(stream);
-        return;
-    }
-    let rel = path.trim_start_matches('/');
-    let rel = if rel.is_empty() || rel.ends_with('/') {
-        format!("{rel}index.html")
-    } else {
-        rel.to_string()
-    };
-    let site = Arc::clone(&shared.site.read().unwrap_or_else(PoisonError::into_inner));
-    let head_only = method == "HEAD";
-    let Some(bytes) = site.get(&rel) else {
-        let body = format!("not found: /{rel}\n");
-        let ctype = "text/plain; charset=utf-8";
-        respond(
-            &mut stream,
-            "404 Not Found",
-            ctype,
-            None,
-            body.as_bytes(),
-            head_only,
-        );
-        return;
-    };
-    // Revalidated on every load, answered 304 when unchanged: an unchanged search index (3 MB at
-    // ×100) is then neither sent again nor compiled again by the browser.
-    let etag = format!("\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(bytes));
-    if if_none_match(&head).is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag)) {
-        respond(
-            &mut stream,
-            "304 Not Modified",
-            content_type(&rel),
-            Some(&etag),
-            b"",
-            true,
-        );
-    } else {
-        respond(
-            &mut stream,
-            "200 OK",
-            content_type(&rel),
-            Some(&etag),
-            bytes,
-            head_only,
-        );
-    }
-}
-
-/// The `If-None-Match` header's value, if any.
-fn if_none_match(head: &str) -> Option<&str> {
-    head.lines().skip(1).find_map(|l| {
-        let (name, value) = l.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("if-none-match")
-            .then_some(value.trim())
-    })
-}
-
-/// The request head, up to the blank line; `None` when the client sends something else.
-fn read_head(stream: &mut TcpStream) -> Option<String> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        let n = stream.read(&mut chunk).ok()?;
-        if n == 0 || buf.len() + n > MAX_HEAD {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    String::from_utf8(buf).ok()
-}
-
-fn respond(
-    stream: &mut TcpStream,
-    status: &str,
-    ctype: &str,
-    etag: Option<&str>,
-    body: &[u8],
-    head_only: bool,
-) {
-    let etag = etag.map(|e| format!("ETag: {e}\r\n")).unwrap_or_default();
-    let length = if status.starts_with("304") || status.starts_with("204") {
-        String::new()
-    } else {
-        format!("Content-Length: {}\r\n", body.len())
-    };
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n{length}{etag}\
-         Cache-Control: no-cache\r\nConnection: close\r\n\r\n"
-    );
-    let _ = stream.write_all(head.as_bytes());
-    if !head_only {
-        let _ = stream.write_all(body);
-    }
-    let _ = stream.flush();
 }
 
 /// The type of a served file, by its extension: the site's own kinds, and what a replaced style in
@@ -298,7 +201,30 @@ fn content_type(rel: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::content_type;
+    use super::*;
+
+    fn site() -> Site {
+        let mut s = Site::new();
+        s.insert("index.html".into(), Arc::from(&b"root"[..]));
+        s.insert("en/index.html".into(), Arc::from(&b"en index"[..]));
+        s.insert("en/a.html".into(), Arc::from(&b"page a"[..]));
+        s
+    }
+
+    /// The status line and body of the answer to `head`.
+    fn status(head: &str) -> (String, String) {
+        match answer(head.as_bytes(), &site()) {
+            Answer::Reply(h, body) => {
+                let h = String::from_utf8(h).unwrap();
+                let body = body.map(|b| String::from_utf8(b.to_vec()).unwrap());
+                (
+                    h.lines().next().unwrap().to_string(),
+                    h + &body.unwrap_or_default(),
+                )
+            }
+            Answer::Events => ("events".into(), String::new()),
+        }
+    }
 
     #[test]
     fn types_by_extension() {
@@ -307,5 +233,82 @@ mod tests {
         assert_eq!(content_type("assets/logo.JPG"), "image/jpeg");
         assert_eq!(content_type("assets/logo.jpeg"), "image/jpeg");
         assert_eq!(content_type("matrix"), "application/octet-stream");
+    }
+
+    #[test]
+    fn heads_end_at_a_blank_line_with_crlf_or_lf() {
+        assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", 0), Some(27));
+        assert_eq!(head_end(b"GET / HTTP/1.1\nHost: a\n\n", 0), Some(24));
+        assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: a\n\r\n", 0), Some(26));
+        assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: a\r\n", 0), None);
+        // Fed a byte at a time, scanning on from where it stopped.
+        let full = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+        let mut found = None;
+        for n in 1..=full.len() {
+            found = found.or(head_end(&full[..n], n - 1));
+        }
+        assert_eq!(found, Some(full.len()));
+    }
+
+    #[test]
+    fn answers() {
+        let ok = |p: &str| format!("GET {p} HTTP/1.1\r\nHost: 127.0.0.1:3000\r\n\r\n");
+        assert_eq!(status(&ok("/")).0, "HTTP/1.1 200 OK");
+        assert!(status(&ok("/en/a.html?x=1")).1.ends_with("page a"));
+        assert_eq!(status(&ok("/en/nope.html")).0, "HTTP/1.1 404 Not Found");
+        let (line, all) = status(&ok("/en"));
+        assert_eq!(line, "HTTP/1.1 301 Moved Permanently");
+        assert!(all.contains("Location: /en/\r\n"), "{all}");
+        assert_eq!(status(&ok(EVENTS)).0, "events");
+        // LF alone.
+        assert_eq!(
+            status("GET /en/ HTTP/1.1\nHost: localhost\n\n").0,
+            "HTTP/1.1 200 OK"
+        );
+        // HEAD: the head without the body.
+        let (line, all) = status("HEAD /en/a.html HTTP/1.1\r\nHost: localhost:1\r\n\r\n");
+        assert_eq!(line, "HTTP/1.1 200 OK");
+        assert!(all.ends_with("\r\n\r\n"), "{all}");
+        assert_eq!(
+            status("POST / HTTP/1.1\r\nHost: localhost\r\n\r\n").0,
+            "HTTP/1.1 405 Method Not Allowed"
+        );
+        assert_eq!(status("garbage\r\n\r\n").0, "HTTP/1.1 400 Bad Request");
+    }
+
+    #[test]
+    fn only_loopback_hosts_are_answered() {
+        for host in ["127.0.0.1", "127.0.0.1:3000", "localhost", "LOCALHOST:80"] {
+            let req = format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n");
+            assert_eq!(status(&req).0, "HTTP/1.1 200 OK", "{host}");
+        }
+        for host in [
+            "evil.example",
+            "evil.example:3000",
+            "localhost.evil.example",
+            "127.0.0.1.nip.io",
+            "127.0.0.1:x",
+            "",
+        ] {
+            let req = format!("GET / HTTP/1.1\r\nHost: {host}\r\n\r\n");
+            assert_eq!(status(&req).0, "HTTP/1.1 403 Forbidden", "{host}");
+        }
+        assert_eq!(status("GET / HTTP/1.1\r\n\r\n").0, "HTTP/1.1 403 Forbidden");
+        assert_eq!(
+            status("GET / HTTP/1.1\r\nHost: localhost\r\nHost: evil\r\n\r\n").0,
+            "HTTP/1.1 400 Bad Request"
+        );
+    }
+
+    #[test]
+    fn a_failed_event_cannot_be_ended_by_its_text() {
+        let e = failed_event("error in spec/en/a\revent: fixed\rdata: x\r\n.md\nnext");
+        assert_eq!(
+            e,
+            "event: failed\ndata: error in spec/en/a\ndata: event: fixed\ndata: data: x\ndata: .md\ndata: next\n\n"
+        );
+        // What an EventSource reads: every line a data line, one event.
+        let lines: Vec<&str> = e.split(['\r', '\n']).filter(|l| !l.is_empty()).collect();
+        assert!(lines[1..].iter().all(|l| l.starts_with("data: ")));
     }
 }

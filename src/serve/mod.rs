@@ -1,21 +1,22 @@
 //! `kcontract serve`: the site on 127.0.0.1, rebuilt when the spec, the templates or the scanned
 //! test files change, and reloaded in the open pages.
 //!
-//! Three parts, each on its own thread: the HTTP server (`http.rs`, which serves the last good site
-//! from memory and pushes events to the pages), the watcher (`watch.rs`, which turns file-system
-//! events into "rebuild now"), and the loop here, which rebuilds (`rebuild.rs`) and tells the server
-//! what changed. The site is held in memory, never written: serving cannot overwrite the committed
+//! Three parts, each on its own thread: the server (`server.rs`, one readiness loop for every
+//! connection, answering with `http.rs` from the last good site held in memory, and pushing events
+//! to the pages), the watcher (`watch.rs`, which turns file-system events into "rebuild now"), and
+//! the loop here, which rebuilds (`rebuild.rs`) and tells the server what changed, never waiting
+//! for a page. The site is held in memory, never written: serving cannot overwrite the committed
 //! `site/`, and there is no output to leave half-written. Ctrl-C (or SIGTERM, SIGHUP) is a message
 //! the loop reads between rebuilds, so a rebuild under way finishes first (the only file one writes
 //! is the test scan's cache, written atomically); serve then says so and exits 0.
 
 mod http;
 mod rebuild;
+mod server;
 mod watch;
 
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use crate::diagnostic::Diagnostic;
@@ -56,13 +57,18 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
             return Err(Failure::Input);
         }
     };
-    let shared = Arc::new(http::Shared::new(first.site));
-    let watcher =
+    let mut watcher =
         watch::Watcher::start(ctx, opts, &first.tests_root, &first.tests).map_err(|d| {
             ctx.print_diagnostics(&[d], &Default::default());
             Failure::Input
         })?;
-    http::spawn(listener, Arc::clone(&shared));
+    let shared = server::start(listener, first.site).map_err(|e| {
+        let d = Diagnostic::error("K0901", format!("cannot serve on {url}: {e}")).help(
+            "the system refused a thread or a poll; free some resources and start serve again",
+        );
+        ctx.print_diagnostics(&[d], &Default::default());
+        Failure::Input
+    })?;
     println!(
         "serving {url} (built in {} ms); watching {}; Ctrl-C stops",
         started.elapsed().as_millis(),

@@ -1,7 +1,9 @@
 //! What `kcontract serve` watches, and when that means a rebuild: the spec folder, the templates
 //! folder (`--templates`), and the files the `tests:` globs select. notify (inotify on Linux) reports
 //! the events; editors save in bursts (a temporary file, a rename, a second write), so a rebuild
-//! waits until the events have been quiet for [`QUIET`].
+//! waits until the events have been quiet for [`QUIET`]. A watched folder that is deleted and made
+//! again (`rm -rf spec && git checkout spec`, a branch switch) is watched again: the folder above
+//! it is watched too, and the folder's identity (device and inode) is compared at every event.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -39,8 +41,10 @@ enum Message {
 
 /// The file-system watch of one `serve`.
 pub(super) struct Watcher {
-    /// Kept for its watches: dropping it ends them.
-    _watcher: RecommendedWatcher,
+    /// Its watches end when it is dropped.
+    watcher: RecommendedWatcher,
+    /// The identity of the spec folder and the templates folder as watched (`None`: not there).
+    watched: Vec<(PathBuf, Option<Identity>)>,
     events: Receiver<Message>,
     /// The working directory: the root of the test globs.
     root: PathBuf,
@@ -91,6 +95,14 @@ impl Watcher {
                 .watch(t, RecursiveMode::Recursive)
                 .map_err(|e| fail(t, &e))?;
         }
+        let mut watched = Vec::new();
+        for dir in std::iter::once(&spec).chain(&templates) {
+            // The folder above, for the folder's own deletion and creation.
+            if let Some(parent) = dir.parent() {
+                let _ = watcher.watch(parent, RecursiveMode::NonRecursive);
+            }
+            watched.push((dir.clone(), identity(dir)));
+        }
         // Canonical, so that the paths of its events (`spec/../tests/…` otherwise) strip cleanly.
         let tests_root =
             std::fs::canonicalize(root.join(tests_root)).unwrap_or_else(|_| root.join(tests_root));
@@ -124,7 +136,8 @@ impl Watcher {
             test_dirs.push(dir);
         }
         Ok(Watcher {
-            _watcher: watcher,
+            watcher,
+            watched,
             events,
             root,
             spec,
@@ -153,10 +166,11 @@ impl Watcher {
 
     /// Wait for a change that needs a rebuild, then for the burst of events to end. `None` when
     /// serve is to stop.
-    pub(super) fn next_change(&self) -> Option<Change> {
+    pub(super) fn next_change(&mut self) -> Option<Change> {
         let mut paths: Vec<PathBuf> = loop {
             match self.recv(None) {
                 Ok(Message::File(Ok(ev))) => {
+                    self.rewatch();
                     let found = self.relevant(&ev);
                     if !found.is_empty() {
                         break found;
@@ -169,15 +183,38 @@ impl Watcher {
         let start = Instant::now();
         while start.elapsed() < MOST {
             match self.recv(Some(QUIET)) {
-                Ok(Message::File(Ok(ev))) => paths.extend(self.relevant(&ev)),
+                Ok(Message::File(Ok(ev))) => {
+                    self.rewatch();
+                    paths.extend(self.relevant(&ev));
+                }
                 Ok(Message::File(Err(_))) => {}
                 Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => return None,
                 Err(RecvTimeoutError::Timeout) => break,
             }
         }
+        self.rewatch();
         paths.sort();
         paths.dedup();
         Some(self.change(&paths))
+    }
+
+    /// Watch again a watched folder that was deleted and made anew (its identity changed): the
+    /// old watch went with the old folder. Cheap (one `stat` per folder), so done at every event.
+    fn rewatch(&mut self) {
+        for (dir, was) in &mut self.watched {
+            let now = identity(dir);
+            if now == *was {
+                continue;
+            }
+            let _ = self.watcher.unwatch(dir);
+            if now.is_some()
+                && let Err(e) = self.watcher.watch(dir, RecursiveMode::Recursive)
+            {
+                eprintln!("warning: cannot watch `{}` again: {e}", dir.display());
+                continue;
+            }
+            *was = now;
+        }
     }
 
     /// The next message (within `timeout`, if given).
@@ -277,6 +314,23 @@ fn edited_chapters(spec: &Path, paths: &[PathBuf]) -> Option<BTreeSet<String>> {
         }
     }
     (!chapters.is_empty()).then_some(chapters)
+}
+
+/// Which folder is at a path: its device and inode (`None` when nothing is there). A folder made
+/// anew at the same path is another folder.
+type Identity = (u64, u64);
+
+fn identity(dir: &Path) -> Option<Identity> {
+    let meta = std::fs::metadata(dir).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        Some((0, u64::from(meta.is_dir())))
+    }
 }
 
 /// Editors' temporary and backup files (`.x.swp`, `x~`, vim's `4913`), and hidden folders.

@@ -90,7 +90,7 @@ impl Events {
         let mut stream = TcpStream::connect(addr).unwrap();
         std::io::Write::write_all(
             &mut stream,
-            b"GET /__kcontract/events HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET /__kcontract/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
         )
         .unwrap();
         stream
@@ -415,4 +415,206 @@ fn open_page_reloads_after_an_edit_and_shows_errors_over_it() {
         2,
         "fixing the error brings back the same page: overlay gone, no reload"
     );
+}
+
+/// One raw request to serve; what it answered (the whole response, as text) within 5 s.
+fn raw(url: &str, request: &[u8]) -> String {
+    let addr = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    std::io::Write::write_all(&mut s, request).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// What an HTTP server owes its client: a `Host` that is not this machine is refused (a DNS
+/// rebinding page gets nothing), a request with bare LF line ends is answered, an oversized head
+/// gets 431, a folder without its slash is redirected.
+#[test]
+fn serve_checks_the_host_and_answers_every_well_formed_request() {
+    let tmp = project();
+    let serve = Serve::start(&tmp.path().join("p"));
+    let got = raw(
+        &serve.url,
+        b"GET /en/index.html HTTP/1.1\r\nHost: attacker.example:3000\r\n\r\n",
+    );
+    assert!(got.starts_with("HTTP/1.1 403 "), "{got}");
+    assert!(!got.contains("<html"), "{got}");
+    let got = raw(
+        &serve.url,
+        b"GET /__kcontract/events HTTP/1.1\r\nHost: attacker.example\r\n\r\n",
+    );
+    assert!(got.starts_with("HTTP/1.1 403 "), "{got}");
+    let got = raw(
+        &serve.url,
+        b"GET /en/index.html HTTP/1.1\nHost: localhost\n\n",
+    );
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+    assert!(got.contains("<html"), "{got}");
+    let mut big = b"GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: ".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 40_000));
+    big.extend_from_slice(b"\r\n\r\n");
+    let got = raw(&serve.url, &big);
+    assert!(got.starts_with("HTTP/1.1 431 "), "{got}");
+    let got = raw(&serve.url, b"GET /en HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    assert!(
+        got.starts_with("HTTP/1.1 301 ") && got.contains("Location: /en/\r\n"),
+        "{got}"
+    );
+}
+
+/// 200 idle connections, 20 that send a byte every half second, and five event streams that never
+/// read: a page is still answered within a second, and an edit reaches a page's event stream
+/// within a second of its rebuild.
+#[test]
+fn serve_stays_up_under_idle_slow_and_stuck_clients() {
+    let tmp = project();
+    let dir = tmp.path().join("p");
+    let serve = Serve::start(&dir);
+    let addr = serve
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let _idle: Vec<TcpStream> = (0..200)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let slow = {
+        let (stop, addr) = (stop.clone(), addr.clone());
+        std::thread::spawn(move || {
+            let mut conns: Vec<TcpStream> = (0..20)
+                .map(|_| TcpStream::connect(&addr).unwrap())
+                .collect();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                for c in &mut conns {
+                    let _ = std::io::Write::write_all(c, b"G");
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        })
+    };
+    let _stuck: Vec<TcpStream> = (0..5)
+        .map(|_| {
+            let mut s = TcpStream::connect(&addr).unwrap();
+            std::io::Write::write_all(
+                &mut s,
+                b"GET /__kcontract/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..3 {
+        let start = Instant::now();
+        let (status, page) = serve.get("en/runtime-and-lifecycle.html");
+        assert_eq!(status, 200);
+        assert!(page.contains("SIGTERM"));
+        assert!(
+            start.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+    let mut events = Events::open(&serve.url);
+    for round in 0..3 {
+        let alt = format!("{SENTENCE} {round}");
+        for (from, to) in [(SENTENCE, alt.as_str()), (alt.as_str(), SENTENCE)] {
+            let before = serve.stderr().matches("rebuilt in ").count();
+            let start = Instant::now();
+            edit(&dir, from, to);
+            let got = next_event(&mut events, "reload");
+            let took = start.elapsed();
+            // The rebuild's own time, as serve reports it (after telling the pages).
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let rebuilt = loop {
+                let err = serve.stderr();
+                if let Some(ms) = err
+                    .split("rebuilt in ")
+                    .nth(before + 1)
+                    .and_then(|rest| rest.split(" ms").next())
+                    .and_then(|ms| ms.trim().parse::<u64>().ok())
+                {
+                    break Duration::from_millis(ms);
+                }
+                assert!(Instant::now() < deadline, "{err}");
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            assert!(
+                took < rebuilt + Duration::from_secs(1),
+                "the event came {took:?} after the edit, the rebuild took {rebuilt:?}: {got}"
+            );
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    slow.join().unwrap();
+}
+
+/// After the spec folder is deleted and made again (a branch switch, `rm -rf spec && git checkout
+/// spec`), edits are still seen: the folder is watched anew. A chapter replaced by a FIFO fails
+/// the rebuild at once (K0004), and serve goes on.
+#[cfg(unix)]
+#[test]
+fn serve_follows_a_spec_folder_made_again_and_refuses_a_fifo() {
+    let tmp = project();
+    let dir = tmp.path().join("p");
+    let serve = Serve::start(&dir);
+    let mut events = Events::open(&serve.url);
+    // Gone and back in one step each, so that no rebuild reads a half-deleted or half-copied
+    // folder (that would be a different error, and a race in this test).
+    std::fs::rename(dir.join("spec"), dir.join("spec.gone")).unwrap();
+    std::fs::remove_dir_all(dir.join("spec.gone")).unwrap();
+    let got = next_event(&mut events, "failed");
+    assert!(got.contains("K0003"), "{got}");
+    copy_dir(&root().join("spec"), &dir.join("spec.new"));
+    std::fs::rename(dir.join("spec.new"), dir.join("spec")).unwrap();
+    let got = next_event(&mut events, "reload");
+    assert!(got.contains("event: fixed"), "{got}");
+    // The edit after the folder came back: seen.
+    edit(&dir, SENTENCE, "The container is sent the `SIGTERM` signal");
+    let got = next_event(&mut events, "reload");
+    assert!(got.contains("runtime-and-lifecycle.html"), "{got}");
+    let (_, page) = serve.get("en/runtime-and-lifecycle.html");
+    assert!(page.contains("The container is sent the <code>SIGTERM</code> signal"));
+
+    let chapter = dir.join(CHAPTER);
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    std::fs::remove_file(&chapter).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(&chapter)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let start = Instant::now();
+    let got = next_event(&mut events, "failed");
+    assert!(got.contains("K0004") && got.contains("FIFO"), "{got}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(serve.get("en/index.html").0, 200);
+    std::fs::remove_file(&chapter).unwrap();
+    std::fs::write(&chapter, text).unwrap();
+    let got = next_event(&mut events, "reload");
+    assert!(got.contains("event: fixed"), "{got}");
+}
+
+/// Read events until one of `kind` has come whole (within 20 s: the heartbeats a quiet stream
+/// gets do not count); everything read up to it.
+fn next_event(events: &mut Events, kind: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut all = String::new();
+    loop {
+        let got = events.wait_for("\n\n");
+        all.push_str(&got);
+        if got.contains(&format!("event: {kind}\n")) {
+            return all;
+        }
+        assert!(Instant::now() < deadline, "no {kind} event; got {all:?}");
+    }
 }
