@@ -301,14 +301,52 @@ fn clamp(range: &Range<usize>, start: usize, end: usize) -> Range<usize> {
     a..b.max(a)
 }
 
-/// Render every diagnostic, errors and warnings, in a stable order (file, line, column).
+/// The most diagnostics of one code rendered in one run; the rest are counted (see [`render_all`]).
+pub const MAX_PER_CODE: usize = 20;
+
+/// Render the diagnostics, errors and warnings, in a stable order (file, line, column): of each
+/// code the first [`MAX_PER_CODE`], then one line counting the ones left out. Why: a file with ten
+/// thousand unknown fields printed eighty thousand lines, which hid every other problem and
+/// buried the terminal; the first twenty say what is wrong, and the count says how much.
 pub fn render_all(diags: &[Diagnostic], sources: &SourceMap, renderer: &Renderer) -> String {
     let mut out = String::new();
+    let mut shown: std::collections::BTreeMap<&str, usize> = Default::default();
     for d in sorted(diags, sources) {
-        out.push_str(&d.render_with(sources, renderer));
-        out.push_str("\n\n");
+        let n = shown.entry(d.code).or_default();
+        *n += 1;
+        if *n <= MAX_PER_CODE {
+            out.push_str(&d.render_with(sources, renderer));
+            out.push_str("\n\n");
+        }
+    }
+    for (code, n) in shown {
+        if n > MAX_PER_CODE {
+            let _ = writeln!(
+                out,
+                "note: {} more {code} not shown (the first {MAX_PER_CODE} are above; `kcontract explain {code}` says what it means)\n",
+                n - MAX_PER_CODE
+            );
+        }
     }
     out
+}
+
+/// serde-saphyr's message for a YAML error, worded for the person who wrote the file: without the
+/// position (the snippet shows it) and without the library's advice to programmers (a duplicate
+/// key's "set DuplicateKeyPolicy in Options").
+pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
+    let e = e.without_snippet();
+    if let serde_saphyr::Error::DuplicateMappingKey { key, .. } = e {
+        return match key {
+            Some(k) => format!("the key `{k}` appears twice in one mapping"),
+            None => "a key appears twice in one mapping".to_string(),
+        };
+    }
+    let msg = e.to_string();
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
 }
 
 /// Diagnostics sorted by position; the ones without a position first, in the order found.

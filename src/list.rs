@@ -45,7 +45,8 @@ pub(crate) struct ClauseView<'a> {
     pub stamp: &'a str,
     pub chapter: &'a str,
     pub section: Option<&'a SectionRef>,
-    /// Path with `/` separators, as given on the command line (relative to the working directory).
+    /// Path with `/` separators: in `list`, as given on the command line (relative to the working
+    /// directory); in the site's `clauses.json`, relative to the spec folder ([`Self::published`]).
     pub file: String,
     pub line: usize,
     pub text: &'a str,
@@ -93,6 +94,22 @@ impl<'a> ClauseView<'a> {
             line: *line,
             text,
         }
+    }
+}
+
+impl ClauseView<'_> {
+    /// The view as the site publishes it: `file` relative to the spec folder (`en/one.md`), the
+    /// same however `--spec` was spelled, and never an absolute path of the machine that built it.
+    pub(crate) fn published(mut self, c: &Clause) -> Self {
+        let parts: Vec<String> = c
+            .file
+            .components()
+            .rev()
+            .take(2)
+            .map(|p| p.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        self.file = parts.into_iter().rev().collect::<Vec<_>>().join("/");
+        self
     }
 }
 

@@ -605,13 +605,20 @@ fn messages(tests: &[TestView]) -> String {
         .join("\n")
 }
 
+/// One CSV cell. A cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is a formula
+/// to a spreadsheet, quoted or not (a `reason` of `=HYPERLINK(…)` ran when the matrix was
+/// opened): such a cell gets a leading `'`, which spreadsheets show as text (OWASP's advice for
+/// CSV injection). None of kcontract's own values start so; free text (a reason, a message) may.
 fn csv_field(s: &str) -> String {
-    // A leading =, +, - or @ would make a spreadsheet evaluate the cell; none of our values start
-    // with them except free text, which is quoted anyway.
-    if s.contains([',', '"', '\n', '\r']) || s.starts_with(['=', '+', '-', '@']) {
+    let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        std::borrow::Cow::Owned(format!("'{s}"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    };
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s.into_owned()
     }
 }
 
@@ -973,7 +980,18 @@ mod tests {
         assert_eq!(csv_field("plain"), "plain");
         assert_eq!(csv_field("a, b"), "\"a, b\"");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("=1+1"), "\"=1+1\"");
+        assert_eq!(csv_field("=1+1"), "'=1+1");
+        assert_eq!(
+            csv_field("=HYPERLINK(\"http://x\",\"y\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""
+        );
+        for lead in ["+", "-", "@", "\t", "\r"] {
+            assert!(
+                csv_field(&format!("{lead}cmd"))
+                    .trim_start_matches('"')
+                    .starts_with('\'')
+            );
+        }
         assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
     }
 }

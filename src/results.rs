@@ -13,7 +13,7 @@
 //!   not printed there, so these results match tests by binary and name only. `failures:`
 //!   sections (captured output) and doc-tests are skipped.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde::Serialize;
@@ -281,7 +281,12 @@ pub fn read(
         return false;
     };
     let text = &sources.get(fid).text;
-    let parsed = if text.trim_start().starts_with('<') {
+    // A byte order mark (Windows tools write one) is not text: XML may follow it.
+    let parsed = if text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('<')
+    {
         parse_junit(text, fid)
     } else {
         let ours: std::collections::BTreeSet<String> =
@@ -327,8 +332,65 @@ pub fn read(
     }
 }
 
+/// The most attributes one element of a results file may have. JUnit's elements have a handful;
+/// roxmltree compares each attribute with the element's earlier ones, so one test case with
+/// 100,000 attributes took 39 s to read. Past this, the file is not a test report.
+const MAX_ATTRIBUTES: usize = 256;
+
+/// Where the first start tag with more than [`MAX_ATTRIBUTES`] attributes begins, if one does: one
+/// pass over the text, skipping comments, CDATA, processing instructions, declarations, end tags
+/// and quoted values.
+fn crowded_element(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let skip_to = |from: usize, end: &str| {
+        text[from..]
+            .find(end)
+            .map_or(b.len(), |i| from + i + end.len())
+    };
+    let mut i = 0;
+    while let Some(off) = b[i..].iter().position(|&c| c == b'<') {
+        let lt = i + off;
+        let rest = &text[lt..];
+        if rest.starts_with("<!--") {
+            i = skip_to(lt + 4, "-->");
+        } else if rest.starts_with("<![CDATA[") {
+            i = skip_to(lt + 9, "]]>");
+        } else if rest.starts_with("<?") {
+            i = skip_to(lt + 2, "?>");
+        } else if rest.starts_with("<!") || rest.starts_with("</") {
+            i = skip_to(lt + 2, ">");
+        } else {
+            let (mut j, mut count, mut quote) = (lt + 1, 0, None);
+            while j < b.len() {
+                match (quote, b[j]) {
+                    (Some(q), c) if c == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, c @ (b'"' | b'\'')) => quote = Some(c),
+                    (None, b'=') => count += 1,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if count > MAX_ATTRIBUTES {
+                return Some(lt);
+            }
+            i = j;
+        }
+    }
+    None
+}
+
 /// JUnit XML (cargo-nextest's shape; see the module documentation).
 pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnostic> {
+    if let Some(at) = crowded_element(text) {
+        return Err(Diagnostic::error(
+            "K0602",
+            format!("an element with more than {MAX_ATTRIBUTES} attributes is not part of a JUnit report"),
+        )
+        .at(Span::new(fid, at..char_end(text, line_end(text, at).min(at + 80))), "this element")
+        .help("pass the JUnit XML that cargo-nextest wrote (e.g. target/nextest/ci/junit.xml)"));
+    }
     let opts = roxmltree::ParsingOptions {
         allow_dtd: false,
         ..Default::default()
@@ -431,23 +493,26 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
     // In the `failures:` section: the test whose `---- name stdout ----` text is being read, and
     // the index in `out` where this binary's results start.
     let mut section: Option<(String, String)> = None;
-    let mut binary_start = 0;
-    let flush = |section: &mut Option<(String, String)>, out: &mut Vec<TestResult>, from: usize| {
+    // The index in `out` of each failed test of the current binary, by name (the first of a name),
+    // so that each `---- name stdout ----` section finds its test at once, not by a search through
+    // the binary's results (quadratic with many failures).
+    let mut failed: HashMap<String, usize> = HashMap::new();
+    let flush = |section: &mut Option<(String, String)>,
+                 out: &mut Vec<TestResult>,
+                 failed: &HashMap<String, usize>| {
         if let Some((name, text)) = section.take()
-            && let Some(r) = out[from..]
-                .iter_mut()
-                .find(|r| r.name == name && r.outcome == Outcome::Failed)
+            && let Some(&i) = failed.get(&name)
         {
-            r.message = clean_message(&[(&text, false)]);
+            out[i].message = clean_message(&[(&text, false)]);
         }
     };
     for line in text.lines() {
         let l = line.trim_end_matches('\r');
         let t = l.trim_start();
         if let Some(rest) = t.strip_prefix("Running ") {
-            flush(&mut section, &mut out, binary_start);
+            flush(&mut section, &mut out, &failed);
             current = running_target(rest);
-            binary_start = out.len();
+            failed.clear();
             saw_binary = true;
             in_failures = false;
             continue;
@@ -457,12 +522,12 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
             continue;
         }
         if l == "failures:" {
-            flush(&mut section, &mut out, binary_start);
+            flush(&mut section, &mut out, &failed);
             in_failures = true;
             continue;
         }
         if l.starts_with("test result: ") {
-            flush(&mut section, &mut out, binary_start);
+            flush(&mut section, &mut out, &failed);
             in_failures = false;
             continue;
         }
@@ -471,7 +536,7 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
                 r.strip_suffix(" stdout ----")
                     .or(r.strip_suffix(" stderr ----"))
             }) {
-                flush(&mut section, &mut out, binary_start);
+                flush(&mut section, &mut out, &failed);
                 section = Some((name.to_string(), String::new()));
             } else if let Some((_, text)) = &mut section {
                 text.push_str(l);
@@ -492,6 +557,9 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
             _ => continue,
         };
         if let Some(target) = &current {
+            if outcome == Outcome::Failed {
+                failed.entry(name.trim().to_string()).or_insert(out.len());
+            }
             out.push(TestResult {
                 package: None,
                 target: target.clone(),
@@ -501,7 +569,7 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
             });
         }
     }
-    flush(&mut section, &mut out, binary_start);
+    flush(&mut section, &mut out, &failed);
     if !saw_binary {
         let first = text.len() - text.trim_start().len();
         return Err(Diagnostic::error(
@@ -550,6 +618,14 @@ fn offset_of(text: &str, row: usize, col: usize) -> usize {
             .char_indices()
             .nth(col.saturating_sub(1))
             .map_or(line.len(), |(i, _)| i)
+}
+
+/// `at`, or the end of the character it falls inside (a span must not cut a character).
+fn char_end(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 fn line_end(text: &str, from: usize) -> usize {
@@ -654,6 +730,75 @@ mod tests {
         assert_eq!(e.code, "K0603");
         let e = parse_libtest("hello\nworld\n", fid()).unwrap_err();
         assert_eq!(e.code, "K0604");
+    }
+
+    /// Linear time: a test case with 100,000 attributes is refused at once (roxmltree took 39 s),
+    /// and 20,000 failed tests with their output sections are read in well under a second.
+    #[test]
+    fn large_inputs_take_linear_time() {
+        let mut xml = String::from("<testsuites><testcase name=\"a\" classname=\"p::t\"");
+        for i in 0..100_000 {
+            xml.push_str(&format!(" a{i}=\"x\""));
+        }
+        xml.push_str("/></testsuites>");
+        let start = std::time::Instant::now();
+        let e = parse_junit(&xml, fid()).unwrap_err();
+        assert_eq!(e.code, "K0602");
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        // Found by fuzzing: the span of the element must not end inside a character.
+        let wide = format!("<t{}>", "容=".repeat(300));
+        let e = parse_junit(&wide, fid()).unwrap_err();
+        assert!(wide.is_char_boundary(e.span.unwrap().range.end));
+        // Attributes in comments, CDATA and quoted values are not counted.
+        let quiet = format!(
+            "<testsuites><!-- {} --><testcase name=\"a{}\" classname=\"p::t\"/></testsuites>",
+            "a=1 ".repeat(1000),
+            "=".repeat(1000)
+        );
+        assert_eq!(parse_junit(&quiet, fid()).unwrap().len(), 1);
+
+        let mut text = String::from("     Running tests/t.rs (target/debug/deps/t-00)\n");
+        for i in 0..20_000 {
+            text.push_str(&format!("test t{i} ... FAILED\n"));
+        }
+        text.push_str("\nfailures:\n\n");
+        for i in 0..20_000 {
+            text.push_str(&format!("---- t{i} stdout ----\nboom {i}\n\n"));
+        }
+        text.push_str("test result: FAILED. 0 passed; 20000 failed\n");
+        let start = std::time::Instant::now();
+        let r = parse_libtest(&text, fid()).unwrap();
+        assert_eq!(r.len(), 20_000);
+        assert_eq!(r[19_999].message.as_deref(), Some("boom 19999"));
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_junit_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.xml");
+        std::fs::write(
+            &p,
+            "\u{feff}<?xml version=\"1.0\"?>\n<testsuites><testcase name=\"a\" classname=\"p::t\"/></testsuites>\n",
+        )
+        .unwrap();
+        let (mut results, mut sources, mut diags) =
+            (Results::default(), SourceMap::default(), Vec::new());
+        assert!(
+            read(
+                &p,
+                &mut results,
+                &mut sources,
+                &mut diags,
+                &Default::default()
+            ),
+            "{diags:?}"
+        );
+        assert_eq!(results.len(), 1);
     }
 
     #[test]

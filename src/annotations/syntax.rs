@@ -21,7 +21,10 @@ pub struct FileSyntax {
 }
 
 impl FileSyntax {
-    /// The annotation sites inside the doc attributes of `f`.
+    /// The annotation sites inside the doc attributes of `f`, in file order. Each attribute's
+    /// sites are found by binary search (`sites` is in file order, so sorted by `attr_start`):
+    /// looking through every site of the file for every function took 43 s for a file of
+    /// 100,000 annotated tests.
     pub fn claims_of<'a>(&'a self, f: &'a FnItem) -> impl Iterator<Item = &'a Site> + 'a {
         let starts: BTreeSet<usize> = f
             .attrs
@@ -29,9 +32,13 @@ impl FileSyntax {
             .filter(|a| matches!(a.kind, AttrKind::Doc(_)))
             .map(|a| a.range.start)
             .collect();
-        self.sites
-            .iter()
-            .filter(move |s| starts.contains(&s.attr_start) && !s.miscased)
+        starts.into_iter().flat_map(move |start| {
+            let from = self.sites.partition_point(|s| s.attr_start < start);
+            self.sites[from..]
+                .iter()
+                .take_while(move |s| s.attr_start == start)
+                .filter(|s| !s.miscased)
+        })
     }
 }
 
@@ -152,6 +159,8 @@ pub fn parse_source(text: &str) -> Result<FileSyntax, LexFailure> {
             let mut out = FileSyntax::default();
             let trees: Vec<TokenTree> = ts.into_iter().collect();
             collect_sites(&trees, &owned, &mut out.sites);
+            // In file order already; made sure of, since `claims_of` searches it.
+            out.sites.sort_by_key(|s| s.attr_start);
             scan_items(&trees, &[], false, &mut out.fns);
             Ok(out)
         }
@@ -245,6 +254,24 @@ fn helper() { let s = "/// Clause: a.six"; } // Clause: a.seven
             assert_eq!(&src[s.id_range.clone()], s.id);
             assert_eq!(&src[s.marker_range.clone()], "Clause:");
         }
+    }
+
+    /// 100,000 annotated tests in one file: each test finds its claims at once (linear time).
+    #[test]
+    fn many_tests_in_one_file_take_linear_time() {
+        let mut src = String::new();
+        for i in 0..100_000 {
+            src.push_str(&format!("/// Clause: a.b{i}\n#[test]\nfn t{i}() {{}}\n"));
+        }
+        let syn = parse_source(&src).unwrap();
+        let start = std::time::Instant::now();
+        let n: usize = syn.fns.iter().map(|f| syn.claims_of(f).count()).sum();
+        assert_eq!(n, 100_000);
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]

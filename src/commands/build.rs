@@ -42,6 +42,17 @@ impl Build {
         ));
         let setup = self.tests.setup(ctx, self.strict)?;
         let ctx = &setup.ctx;
+        // Refused at once (nothing read, nothing written) when the folder is a person's.
+        if let Err(d) = site::check_output(&self.out, &ctx.spec) {
+            return Err(ctx.fail(
+                &d,
+                &Default::default(),
+                &format!(
+                    "error: the site was not built; {} is unchanged",
+                    self.out.display()
+                ),
+            ));
+        }
         let mut stages = Stages::new(ctx);
         // The templates need nothing of the spec: they are read and compiled while it loads.
         let templates = self.templates.as_deref();
@@ -87,8 +98,15 @@ impl Build {
         };
         let tpl = tpl.map_err(failed)?;
         ctx.report(&tpl.warnings, &loaded.sources)?;
-        let built =
-            site::build(&matrix, runtimes.as_ref(), &history, &tpl, &self.out).map_err(failed)?;
+        let built = site::build(
+            &matrix,
+            runtimes.as_ref(),
+            &history,
+            &tpl,
+            &self.out,
+            &ctx.spec,
+        )
+        .map_err(failed)?;
         if self.timings {
             let mut t = stages.timings;
             t.extend(&built.timings);

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, SourceMap, Span};
-use crate::spec_source::read_source;
+use crate::spec_source::{Tree, read_spec_source};
 
 mod cache;
 
@@ -268,7 +268,13 @@ pub fn load_cached(spec_dir: &Path, cache: Option<&Path>) -> Loaded {
     if !path.exists() {
         return out;
     }
-    let Some(fid) = read_source(&path, &mut out.sources, &mut out.diagnostics) else {
+    let Some(fid) = read_spec_source(
+        &Tree::Disk,
+        spec_dir,
+        &path,
+        &mut out.sources,
+        &mut out.diagnostics,
+    ) else {
         return out;
     };
     let text = &out.sources.get(fid).text;
@@ -314,10 +320,7 @@ fn parse(
             None
         }
         Err(e) => {
-            let msg = e.without_snippet().to_string();
-            let msg = msg
-                .rfind(" at line ")
-                .map_or(msg.clone(), |i| msg[..i].to_string());
+            let msg = crate::diagnostic::yaml_message(&e);
             let d = Diagnostic::error(
                 "K0701",
                 "runtimes/deviations.yaml is not a valid deviations catalogue",

@@ -39,7 +39,7 @@ struct Clauses<'a>(&'a Spec, &'a [&'a Translation]);
 impl Serialize for Clauses<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.0.clauses.iter().enumerate().map(|(i, c)| WithTr {
-            clause: ClauseView::new(c),
+            clause: ClauseView::new(c).published(c),
             translations: Translations(self.1, i, c),
         }))
     }

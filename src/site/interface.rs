@@ -137,7 +137,7 @@ fn lang_of(file: &str) -> &str {
 
 fn parse(src: &str, origin: &Path) -> Result<Interface, Diagnostic> {
     serde_saphyr::from_str::<Interface>(src).map_err(|e| {
-        let msg = e.without_snippet().to_string();
+        let msg = crate::diagnostic::yaml_message(&e);
         let at = match e.location() {
             Some(loc) => format!("{}:{}:{}", origin.display(), loc.line(), loc.column()),
             None => origin.display().to_string(),

@@ -263,7 +263,7 @@ fn safe_url<'a>(url: &CowStr<'a>) -> CowStr<'a> {
             && s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
     });
-    if has_scheme && !matches!(scheme, Some("http" | "https" | "mailto")) {
+    if has_scheme && !scheme.is_some_and(|s| crate::spec_source::LINK_SCHEMES.contains(&s)) {
         return CowStr::from("#");
     }
     if !has_scheme && !u.starts_with("//") {

@@ -28,6 +28,7 @@ use crate::matrix::Matrix;
 use crate::runtimes::Catalogue;
 
 use output::OutputDir;
+pub use output::{check_output, manifest_files};
 
 pub use crate::diff::history::History;
 
@@ -68,16 +69,18 @@ pub fn render(
 
 /// Render with `tpl` ([`templates`]) and write the site atomically into the folder `out` (a failed
 /// build leaves it as it was): the output folder prepared beside the old one, every file rendered
-/// into it, then swapped in.
+/// into it, then swapped in. `out` must be empty, absent or a site kcontract built, and not the
+/// spec folder `spec`, inside it or holding it ([`check_output`]).
 pub fn build(
     m: &Matrix,
     runtimes: Option<&Catalogue>,
     history: &History,
     tpl: &Templates,
     out: &Path,
+    spec: &Path,
 ) -> Result<BuildReport, Diagnostic> {
     let mut timings = crate::timings::Timings::default();
-    let out = timings.time("prepare", || OutputDir::prepare(out))?;
+    let out = timings.time("prepare", || OutputDir::prepare(out, spec))?;
     let files = AtomicUsize::new(0);
     let put = |rel: String, bytes: Vec<u8>| {
         files.fetch_add(1, Ordering::Relaxed);

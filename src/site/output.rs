@@ -18,11 +18,19 @@ use rayon::prelude::*;
 
 use crate::diagnostic::Diagnostic;
 
-/// The manifest's file name inside the output folder. Deleting it is harmless: the next build then
-/// compares every file byte by byte, and writes a new one.
+/// The manifest's file name inside the output folder. It marks the folder as a site kcontract
+/// built: `build` replaces a folder only when it is empty or holds this manifest and nothing but
+/// the files the manifest lists.
 pub(super) const MANIFEST: &str = ".kcontract-manifest";
 
-const MANIFEST_HEADER: &str = "# kcontract build manifest, format 1: xxh3-128 hash, size and path of \
+const MANIFEST_HEADER: &str = "# kcontract build manifest, format 2: xxh3-128 hash, size and path of \
+each file kcontract wrote here. It marks the folder as a site kcontract may replace (without it, or \
+with other files here, `build` refuses) and lets the next build reuse unchanged files without reading \
+them.\n";
+
+/// The header of the first format, whose rows are the same: a site built before format 2 is still
+/// a site kcontract built.
+const MANIFEST_HEADER_1: &str = "# kcontract build manifest, format 1: xxh3-128 hash, size and path of \
 each file, so the next build can reuse unchanged files without reading them. Safe to delete.\n";
 
 /// A file's content identity: 128-bit xxh3 and length. Not cryptographic: it only has to tell a
@@ -49,8 +57,8 @@ struct Previous {
 }
 
 impl Previous {
-    /// Read `dir`'s manifest. Anything unexpected (missing, unreadable, another format, a malformed
-    /// line) means no manifest: every file is then compared byte by byte, as without one.
+    /// Read `dir`'s manifest: `None` when there is none, it is not a regular file or cannot be
+    /// read, or it is not a manifest of a known format.
     fn read(dir: &Path) -> Option<Previous> {
         let path = dir.join(MANIFEST);
         let meta = fs::symlink_metadata(&path).ok()?;
@@ -58,9 +66,9 @@ impl Previous {
             return None;
         }
         let written = meta.modified().ok()?;
-        let text = fs::read_to_string(&path).ok()?;
+        let bytes = crate::fsutil::read_regular(&path, crate::fsutil::MAX_INPUT).ok()?;
         Some(Previous {
-            files: parse_manifest(&text)?,
+            files: parse_manifest(std::str::from_utf8(&bytes).ok()?)?,
             written,
         })
     }
@@ -73,17 +81,41 @@ impl Previous {
     }
 }
 
+/// The rows of a manifest (format 1 or 2), or `None` for anything else: another header, a
+/// malformed row, a path that is absolute or has an empty, `.` or `..` part.
 fn parse_manifest(text: &str) -> Option<BTreeMap<String, Digest>> {
-    let body = text.strip_prefix(MANIFEST_HEADER)?;
+    let body = text
+        .strip_prefix(MANIFEST_HEADER)
+        .or_else(|| text.strip_prefix(MANIFEST_HEADER_1))?;
     let mut files = BTreeMap::new();
     for line in body.lines() {
         let mut parts = line.splitn(3, ' ');
-        let hash = u128::from_str_radix(parts.next()?, 16).ok()?;
+        let hash = parts.next()?;
+        if hash.len() != 32 {
+            return None;
+        }
+        let hash = u128::from_str_radix(hash, 16).ok()?;
         let len = parts.next()?.parse().ok()?;
         let rel = parts.next()?;
+        if rel.split('/').any(|p| matches!(p, "" | "." | "..")) || rel.contains(['\\', '\r', '\0'])
+        {
+            return None;
+        }
         files.insert(rel.to_string(), Digest { hash, len });
     }
     Some(files)
+}
+
+/// The files a site's manifest (`.kcontract-manifest`, its text `text`) lists, with their sizes,
+/// in path order; `None` when `text` is not a manifest kcontract wrote (then `build` will not
+/// replace the folder).
+pub fn manifest_files(text: &str) -> Option<Vec<(String, u64)>> {
+    Some(
+        parse_manifest(text)?
+            .into_iter()
+            .map(|(rel, d)| (rel, d.len))
+            .collect(),
+    )
 }
 
 fn manifest_text(files: &BTreeMap<String, Digest>) -> String {
@@ -95,18 +127,273 @@ fn manifest_text(files: &BTreeMap<String, Digest>) -> String {
     out
 }
 
+/// What the output folder is, when it may be written.
+enum Found {
+    /// Nothing there yet.
+    Absent,
+    /// An empty folder.
+    Empty,
+    /// A site kcontract built, with nothing but the files its manifest lists.
+    Site(Previous),
+}
+
+/// A refusal to write into `out` (K0408): its files stay as they are.
+fn refuse(message: String, help: &str) -> Diagnostic {
+    Diagnostic::error("K0408", message).help(help.to_string())
+}
+
+/// Whether `build` may replace the folder `out` with a site, and what is there now. Refused (so
+/// nothing of a person's is ever deleted): the spec folder, a folder inside it or holding it; a
+/// read-only folder; a folder that is not empty and not a site kcontract built (no manifest);
+/// a site that holds files its manifest does not list (a `CNAME`, a `.git` of a gh-pages
+/// checkout). `spec` is the spec folder.
+fn inspect(out: &Path, spec: &Path) -> Result<Found, Diagnostic> {
+    let shown = out.display();
+    if let (Ok(o), Ok(s)) = (crate::fsutil::resolved(out), crate::fsutil::resolved(spec)) {
+        let what = if o == s {
+            Some("is the spec folder")
+        } else if o.starts_with(&s) {
+            Some("is inside the spec folder")
+        } else if s.starts_with(&o) {
+            Some("holds the spec folder")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(refuse(
+                format!("the output folder `{shown}` {what}"),
+                "pass --out with a folder beside the spec folder, e.g. --out site",
+            ));
+        }
+    }
+    let meta = match fs::symlink_metadata(out) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Absent),
+        Err(e) => {
+            return Err(OutputDir::error(out, format!("cannot read `{shown}`"), &e));
+        }
+    };
+    if meta.file_type().is_symlink() {
+        return Err(Diagnostic::error(
+            "K0401",
+            format!("the output path `{shown}` is a symbolic link"),
+        )
+        .help(
+            "pass the real folder with --out; kcontract does not write through or replace links",
+        ));
+    }
+    if !meta.is_dir() {
+        return Err(Diagnostic::error(
+            "K0401",
+            format!("the output path `{shown}` is a file, not a folder"),
+        )
+        .help("pass --out with a folder path; kcontract will not overwrite a file"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o200 == 0 {
+            return Err(refuse(
+                format!(
+                    "the output folder `{shown}` is read-only (mode {:o})",
+                    meta.permissions().mode() & 0o7777
+                ),
+                "make it writable (chmod u+w) if kcontract may replace it, or pass --out with another folder",
+            ));
+        }
+    }
+    let mut entries = fs::read_dir(out)
+        .map_err(|e| OutputDir::error(out, format!("cannot read `{shown}`"), &e))?;
+    if entries.next().is_none() {
+        return Ok(Found::Empty);
+    }
+    let Some(previous) = Previous::read(out) else {
+        return Err(refuse(
+            format!("the output folder `{shown}` is not empty and is not a site kcontract built"),
+            "kcontract replaces only an empty folder or a site it built (marked by its `.kcontract-manifest`): pass --out with a new or empty folder, or move the files away yourself",
+        ));
+    };
+    let unlisted = unlisted(out, &previous.files);
+    if !unlisted.is_empty() {
+        let mut names: Vec<String> = unlisted
+            .iter()
+            .take(5)
+            .map(|p| format!("`{}`", out.join(p).display()))
+            .collect();
+        if unlisted.len() > 5 {
+            names.push(format!("and {} more", unlisted.len() - 5));
+        }
+        return Err(refuse(
+            format!(
+                "the output folder `{shown}` holds files kcontract did not write: {}",
+                names.join(", ")
+            ),
+            "kcontract replaces the whole folder: move these out of it (e.g. keep a gh-pages checkout elsewhere and copy the site in), or pass --out with another folder",
+        ));
+    }
+    Ok(Found::Site(previous))
+}
+
+/// The entries of the site folder `out` that its manifest does not account for: a path not
+/// listed, a folder with no listed file below it (named once, not file by file), a folder where a
+/// file is listed. At a listed path anything but a folder is kcontract's to replace: a page a
+/// person swapped for a symbolic link loses only the link, its target is not touched. Sorted.
+fn unlisted(out: &Path, files: &BTreeMap<String, Digest>) -> Vec<PathBuf> {
+    let mut folders: BTreeSet<&str> = BTreeSet::new();
+    for rel in files.keys() {
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            folders.insert(&rel[..at + i]);
+            at += i + 1;
+        }
+    }
+    let mut found = Vec::new();
+    let mut walk = walkdir::WalkDir::new(out)
+        .min_depth(1)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = walk.next() {
+        let Ok(e) = entry else {
+            continue;
+        };
+        let Ok(rel) = e.path().strip_prefix(out) else {
+            continue;
+        };
+        let key = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let ft = e.file_type();
+        let ours = if ft.is_dir() {
+            folders.contains(key.as_str())
+        } else {
+            key == MANIFEST || files.contains_key(&key)
+        };
+        if !ours {
+            found.push(rel.to_path_buf());
+            if ft.is_dir() {
+                walk.skip_current_dir();
+            }
+        }
+    }
+    found
+}
+
+/// A build that left the site moved aside and was stopped before it moved the new one in (only
+/// where the atomic exchange is not available): put the newest such site back at `out`, so that
+/// `out` holds a whole site again before anything else is decided.
+fn recover(out: &Path, parent: &Path, name: &str) {
+    if fs::symlink_metadata(out).is_ok() {
+        return;
+    }
+    let prefix = format!(".{name}.kcontract-old-");
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    let newest = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .filter(|e| e.path().join(MANIFEST).is_file())
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max();
+    if let Some((_, aside)) = newest
+        && fs::rename(&aside, out).is_ok()
+    {
+        eprintln!(
+            "note: `{}` was put back from where a stopped build had moved it",
+            out.display()
+        );
+    }
+}
+
+/// Whether `build --out OUT` may write its site there (the checks of the build itself, made
+/// before the spec is read so that a refusal comes at once; the build makes them again before it
+/// replaces anything). `spec` is the spec folder. A site a stopped build left moved aside is put
+/// back first.
+pub fn check_output(out: &Path, spec: &Path) -> Result<(), Diagnostic> {
+    let (parent, name) = parent_and_name(out)?;
+    recover(out, &parent, &name);
+    inspect(out, spec).map(|_| ())
+}
+
+/// The folder holding `out` and `out`'s name; an error for a path without a name (`.`, `..`, `/`).
+fn parent_and_name(out: &Path) -> Result<(PathBuf, String), Diagnostic> {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| n != "." && n != "..")
+        .ok_or_else(|| {
+            Diagnostic::error(
+                "K0401",
+                format!("`{}` cannot be an output folder", out.display()),
+            )
+            .help("name the folder, e.g. --out site")
+        })?;
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    Ok((parent.to_path_buf(), name))
+}
+
+/// The places in [`OutputDir::commit`] where a test may stop the process as a kill would
+/// (`KCONTRACT_TEST_KILL_AT=<step>`; `tests/suite/boundaries.rs`): before and after each rename.
+/// `KCONTRACT_TEST_NO_EXCHANGE` makes the build use the two renames the exchange replaces.
+fn kill_point(step: &str) {
+    if std::env::var_os("KCONTRACT_TEST_KILL_AT").is_some_and(|v| v == step) {
+        std::process::abort();
+    }
+}
+
+/// How the new site took the old one's place.
+enum Swapped {
+    /// Atomically: the old site is now at the temporary path.
+    Exchanged,
+    /// The old site was moved aside to this path first, then the new one in.
+    MovedAside(PathBuf),
+    /// There was no old site.
+    Placed,
+}
+
+/// Swap the folders `new` and `out` in one step where the system can (Linux's `renameat2` with
+/// `RENAME_EXCHANGE`): at no moment is there no site at `out`. `Ok(false)` when the system or the
+/// file system cannot.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn exchange(new: &Path, out: &Path) -> std::io::Result<bool> {
+    use nix::errno::Errno;
+    use nix::fcntl::{AT_FDCWD, RenameFlags, renameat2};
+    if std::env::var_os("KCONTRACT_TEST_NO_EXCHANGE").is_some() {
+        return Ok(false);
+    }
+    match renameat2(AT_FDCWD, new, AT_FDCWD, out, RenameFlags::RENAME_EXCHANGE) {
+        Ok(()) => Ok(true),
+        Err(Errno::EINVAL | Errno::ENOSYS | Errno::EOPNOTSUPP) => Ok(false),
+        Err(e) => Err(std::io::Error::from(e)),
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn exchange(_new: &Path, _out: &Path) -> std::io::Result<bool> {
+    Ok(false)
+}
+
 /// The output folder during a build: files go into a fresh sibling folder, which replaces the old
 /// output only at the end ([`OutputDir::commit`]). A failed build calls [`OutputDir::abandon`], and
 /// the previous site stays as it was. Paths are relative names produced by the renderer (fixed
 /// names and validated chapter names), never taken from spec text.
 pub(super) struct OutputDir {
     out: PathBuf,
+    /// The spec folder, which the output must never be.
+    spec: PathBuf,
+    parent: PathBuf,
+    name: String,
     tmp: PathBuf,
-    old: PathBuf,
     /// The output folder held a site when the build began: files whose bytes are unchanged are
     /// hard-linked from it instead of written again.
     reuse: bool,
-    /// The manifest of that site, if it had a usable one.
+    /// The manifest of that site.
     previous: Option<Previous>,
     /// Every file written or linked in this build, for the new manifest.
     written: Mutex<BTreeMap<String, Digest>>,
@@ -123,61 +410,30 @@ impl OutputDir {
             )
     }
 
-    pub(super) fn prepare(out: &Path) -> Result<OutputDir, Diagnostic> {
-        if fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(Diagnostic::error(
-                "K0401",
-                format!("the output path `{}` is a symbolic link", out.display()),
-            )
-            .help("pass the real folder with --out; kcontract does not write through or replace links"));
-        }
-        if out.exists() && !out.is_dir() {
-            return Err(Diagnostic::error(
-                "K0401",
-                format!(
-                    "the output path `{}` is a file, not a folder",
-                    out.display()
-                ),
-            )
-            .help("pass --out with a folder path; kcontract will not overwrite a file"));
-        }
-        let name = out
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .filter(|n| n != "." && n != "..")
-            .ok_or_else(|| {
-                Diagnostic::error(
-                    "K0401",
-                    format!("`{}` cannot be an output folder", out.display()),
-                )
-                .help("name the folder, e.g. --out site")
-            })?;
-        let parent = out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let pid = std::process::id();
-        let reuse = out.is_dir();
-        let dir = OutputDir {
-            out: out.to_path_buf(),
-            tmp: parent.join(format!(".{name}.kcontract-new-{pid}")),
-            old: parent.join(format!(".{name}.kcontract-old-{pid}")),
-            reuse,
-            previous: if reuse { Previous::read(out) } else { None },
-            written: Mutex::default(),
-            dirs: Mutex::default(),
-        };
+    /// Check the output folder ([`check_output`]), sweep what killed builds left beside it, and
+    /// make the folder to build into: a fresh name (the process id and random bits) no other
+    /// build uses, even one of another container with the same process id.
+    pub(super) fn prepare(out: &Path, spec: &Path) -> Result<OutputDir, Diagnostic> {
+        let (parent, name) = parent_and_name(out)?;
+        recover(out, &parent, &name);
+        let found = inspect(out, spec)?;
         // `--out a/new/site` makes `a/new` first. Messages name the user's paths only: the
         // temporary folder is an implementation detail that no longer exists after a failure.
-        fs::create_dir_all(parent).map_err(|e| {
+        fs::create_dir_all(&parent).map_err(|e| {
             Self::error(
                 out,
                 format!("cannot create the folder `{}`", parent.display()),
                 &e,
             )
         })?;
-        let _ = fs::remove_dir_all(&dir.tmp);
-        fs::create_dir(&dir.tmp).map_err(|e| {
+        for kind in ["new", "old"] {
+            crate::fsutil::sweep_stale(&parent, &format!(".{name}.kcontract-{kind}-"));
+        }
+        let tmp = parent.join(format!(
+            ".{name}.kcontract-new-{}",
+            crate::fsutil::unique_suffix()
+        ));
+        fs::create_dir(&tmp).map_err(|e| {
             Self::error(
                 out,
                 format!(
@@ -187,7 +443,21 @@ impl OutputDir {
                 &e,
             )
         })?;
-        Ok(dir)
+        let (reuse, previous) = match found {
+            Found::Site(p) => (true, Some(p)),
+            Found::Absent | Found::Empty => (false, None),
+        };
+        Ok(OutputDir {
+            out: out.to_path_buf(),
+            spec: spec.to_path_buf(),
+            parent,
+            name,
+            tmp,
+            reuse,
+            previous,
+            written: Mutex::default(),
+            dirs: Mutex::default(),
+        })
     }
 
     /// Write one file (safe to call from several threads).
@@ -253,8 +523,11 @@ impl OutputDir {
         let _ = fs::remove_dir_all(&self.tmp);
     }
 
-    /// Write the manifest (last, so its time is later than every file's), then swap the new site
-    /// in.
+    /// Write the manifest (last, so its time is later than every file's), check the output folder
+    /// again (a person may have put a file there during the build), then swap the new site in:
+    /// exchanged with the old one in one step where the system can, else the old moved aside and
+    /// the new moved in (a kill between the two is undone by the next build, [`recover`]); the
+    /// old site is removed last. Under any kill, `out` holds the old site or the new one, whole.
     pub(super) fn commit(self) -> Result<(), Diagnostic> {
         let files = std::mem::take(&mut *self.written.lock().unwrap_or_else(|e| e.into_inner()));
         let manifest = self.tmp.join(MANIFEST);
@@ -268,27 +541,86 @@ impl OutputDir {
                 &e,
             ));
         }
-        if self.out.exists()
-            && let Err(e) = fs::rename(&self.out, &self.old)
-        {
-            let _ = fs::remove_dir_all(&self.tmp);
-            return Err(Self::error(
+        let found = match inspect(&self.out, &self.spec) {
+            Ok(f) => f,
+            Err(d) => {
+                let _ = fs::remove_dir_all(&self.tmp);
+                return Err(d);
+            }
+        };
+        if let Ok(meta) = fs::metadata(&self.out) {
+            // The folder keeps the permissions it had (a site served by another user).
+            let _ = fs::set_permissions(&self.tmp, meta.permissions());
+        }
+        let swapped = match found {
+            Found::Absent => self.place(),
+            Found::Empty | Found::Site(_) => self.swap(),
+        };
+        match swapped {
+            Ok(Swapped::Exchanged) => {
+                kill_point("after-exchange");
+                remove_tree(&self.tmp);
+            }
+            Ok(Swapped::MovedAside(old)) => remove_tree(&old),
+            Ok(Swapped::Placed) => {}
+            Err(d) => {
+                let _ = fs::remove_dir_all(&self.tmp);
+                return Err(d);
+            }
+        }
+        Ok(())
+    }
+
+    /// Move the new site to `out`, where there is none.
+    fn place(&self) -> Result<Swapped, Diagnostic> {
+        fs::rename(&self.tmp, &self.out).map_err(|e| {
+            Self::error(
+                &self.out,
+                format!("cannot move the new site into `{}`", self.out.display()),
+                &e,
+            )
+        })?;
+        Ok(Swapped::Placed)
+    }
+
+    /// Put the new site in the old one's place.
+    fn swap(&self) -> Result<Swapped, Diagnostic> {
+        kill_point("before-exchange");
+        match exchange(&self.tmp, &self.out) {
+            Ok(true) => return Ok(Swapped::Exchanged),
+            Ok(false) => {}
+            Err(e) => {
+                return Err(Self::error(
+                    &self.out,
+                    format!("cannot move the new site into `{}`", self.out.display()),
+                    &e,
+                ));
+            }
+        }
+        let old = self.parent.join(format!(
+            ".{}.kcontract-old-{}",
+            self.name,
+            crate::fsutil::unique_suffix()
+        ));
+        kill_point("before-aside");
+        fs::rename(&self.out, &old).map_err(|e| {
+            Self::error(
                 &self.out,
                 format!("cannot move the old `{}` aside", self.out.display()),
                 &e,
-            ));
-        }
+            )
+        })?;
+        kill_point("between-renames");
         if let Err(e) = fs::rename(&self.tmp, &self.out) {
-            let _ = fs::rename(&self.old, &self.out);
-            let _ = fs::remove_dir_all(&self.tmp);
+            let _ = fs::rename(&old, &self.out);
             return Err(Self::error(
                 &self.out,
                 format!("cannot move the new site into `{}`", self.out.display()),
                 &e,
             ));
         }
-        remove_tree(&self.old);
-        Ok(())
+        kill_point("after-renames");
+        Ok(Swapped::MovedAside(old))
     }
 }
 
@@ -318,7 +650,8 @@ fn same_bytes(p: &Path, bytes: &[u8]) -> bool {
 
 /// Remove the previous site after the swap, its top-level entries (`en/`, `zh/`, `assets/`, files)
 /// in parallel: unlinking a thousand files is a visible part of a large build. Best effort, like
-/// any clean-up: a leftover is harmless and named after this process.
+/// any clean-up: a leftover is harmless, and removed by a later build once it is stale
+/// ([`crate::fsutil::sweep_stale`]).
 fn remove_tree(dir: &Path) {
     if let Ok(entries) = fs::read_dir(dir) {
         let paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
@@ -346,16 +679,54 @@ mod tests {
         assert_eq!(parse_manifest(&text), Some(files));
         // Another header (an older or newer format), a short line, a bad hash, a bad size.
         assert_eq!(
-            parse_manifest(&text.replacen("format 1", "format 2", 1)),
+            parse_manifest(&text.replacen("format 2", "format 3", 1)),
             None
         );
-        for bad in ["abc\n", "xyz 1 a.html\n", "00 -1 a.html\n", "00 1\n"] {
+        // A site of the first format is still one kcontract built.
+        let first = text.replacen(MANIFEST_HEADER, MANIFEST_HEADER_1, 1);
+        assert_eq!(parse_manifest(&first).map(|f| f.len()), Some(2));
+        let h = "0".repeat(32);
+        for bad in [
+            "abc\n".to_string(),
+            "xyz 1 a.html\n".into(),
+            format!("{h} -1 a.html\n"),
+            format!("{h} 1\n"),
+            format!("{h} 1 ../a.html\n"),
+            format!("{h} 1 /a.html\n"),
+            format!("{h} 1 a//b.html\n"),
+        ] {
             assert_eq!(
                 parse_manifest(&format!("{MANIFEST_HEADER}{bad}")),
                 None,
                 "{bad}"
             );
         }
+    }
+
+    /// Two builds into one folder from one process (as two containers with the same process id
+    /// on one volume): each builds in a folder of its own, and the folder ends up holding one
+    /// whole site, the last one's, not a mix.
+    #[test]
+    fn two_builds_with_one_process_id_do_not_mix() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (out, spec) = (tmp.path().join("site"), tmp.path().join("spec"));
+        fs::create_dir_all(&spec).unwrap();
+        let a = OutputDir::prepare(&out, &spec).unwrap();
+        let b = OutputDir::prepare(&out, &spec).unwrap();
+        assert_ne!(a.tmp, b.tmp);
+        for (d, who) in [(&a, "a"), (&b, "b")] {
+            d.write("en/page.html", who.as_bytes()).unwrap();
+            d.write(&format!("{who}-only.html"), b"x").unwrap();
+        }
+        a.commit().unwrap();
+        b.commit().unwrap();
+        assert_eq!(fs::read(out.join("en/page.html")).unwrap(), b"b");
+        assert!(out.join("b-only.html").is_file() && !out.join("a-only.html").exists());
+        let names: Vec<String> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "nothing left beside the site: {names:?}");
     }
 
     #[test]

@@ -434,7 +434,7 @@ pub(super) fn parse_block(
             };
             diags.push(
                 Diagnostic::error("K0101", "this clause block is not valid YAML")
-                    .at(span, yaml_message(&e))
+                    .at(span, crate::diagnostic::yaml_message(&e))
                     .help(
                         "a clause is a YAML mapping (`id: …` on its own line, then `level:`, `actor:`, …); \
                          quote values that start with a backtick or contain `: `, or use `text: >-` \
@@ -722,15 +722,6 @@ fn check_text_keywords(
                 )),
             );
         }
-    }
-}
-
-fn yaml_message(e: &serde_saphyr::Error) -> String {
-    let msg = e.without_snippet().to_string();
-    // serde-saphyr appends the position, which the snippet already shows.
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg,
     }
 }
 

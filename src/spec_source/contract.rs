@@ -46,7 +46,7 @@ struct RawEarlierVersion {
     #[serde(default)]
     label: BTreeMap<String, String>,
     path: Spanned<String>,
-    url: String,
+    url: Spanned<String>,
     revision: Spanned<String>,
     date: Spanned<String>,
 }
@@ -106,7 +106,7 @@ struct RawLinks {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawLink {
-    base: String,
+    base: Spanned<String>,
     #[serde(default)]
     suffix: Option<String>,
     #[serde(default)]
@@ -126,7 +126,7 @@ struct RawTests {
 #[serde(deny_unknown_fields)]
 struct RawUpstream {
     title: String,
-    url: String,
+    url: Spanned<String>,
     #[serde(default)]
     revision: Option<Spanned<String>>,
     license: String,
@@ -155,10 +155,7 @@ pub(super) fn parse_contract(
     let raw: RawContract = match serde_saphyr::from_str(&file.text) {
         Ok(r) => r,
         Err(e) => {
-            let msg = e.without_snippet().to_string();
-            let msg = msg
-                .rfind(" at line ")
-                .map_or(msg.clone(), |i| msg[..i].to_string());
+            let msg = crate::diagnostic::yaml_message(&e);
             let d = Diagnostic::error("K0010", "contract.yaml is not a valid contract description");
             let d = match e.location() {
                 Some(loc) => d.at(span_of(&loc), msg),
@@ -183,6 +180,19 @@ pub(super) fn parse_contract(
                 )
                 .at(span, "chapter names are file stems")
                 .help("use lowercase a-z, 0-9 and `-` (the file is <lang>/<name>.md)"),
+            );
+        } else if RESERVED_PAGES.contains(&c.value.as_str()) {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "K0013",
+                    format!("`{}` is the name of a page the site makes", c.value),
+                )
+                .at(span, "its page would replace the site's own")
+                .help(format!(
+                    "rename the chapter (file and entry); these names are reserved: {}",
+                    RESERVED_PAGES.join(", ")
+                )),
             );
         } else if !seen.insert(c.value.clone()) {
             ok = false;
@@ -211,6 +221,22 @@ pub(super) fn parse_contract(
                 )
                 .at(span_of(&l.referenced), "expected a tag like `en` or `zh`")
                 .help("languages are lowercase tags used as folder names: en, zh"),
+            );
+        } else if RESERVED_FOLDERS.contains(&l.value.as_str()) {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "K0010",
+                    format!("`{}` is the name of a folder the site makes", l.value),
+                )
+                .at(
+                    span_of(&l.referenced),
+                    "its pages would mix with the site's own files",
+                )
+                .help(format!(
+                    "a language is a folder of the site; these names are reserved: {}",
+                    RESERVED_FOLDERS.join(", ")
+                )),
             );
         }
     }
@@ -267,6 +293,43 @@ pub(super) fn parse_contract(
         diags.push(not_a_revision(&r.value, span_of(&r.referenced)));
     }
     let history = history(&raw.history, tree, dir, &span_of, diags, &mut ok);
+    // Every URL the site may publish: a `javascript:` link base would be a live script in every
+    // page that links a clause.
+    let links = raw.links.iter().flat_map(|l| {
+        [
+            ("links.oci.base", l.oci.as_ref()),
+            ("links.upstream-tests.base", l.upstream_tests.as_ref()),
+            ("links.tests.base", l.tests.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(f, l)| Some((f, &l?.base)))
+    });
+    let urls = links
+        .chain(raw.upstream.iter().map(|u| ("upstream.url", &u.url)))
+        .chain(raw.history.iter().map(|h| ("history: url", &h.url)));
+    for (field, url) in urls {
+        if let Some(why) = url_problem(&url.value) {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "K0017",
+                    format!(
+                        "`{field}` is not a web address: `{}`",
+                        url.value.escape_debug()
+                    ),
+                )
+                .at(span_of(&url.referenced), why)
+                .help(format!(
+                    "write an address with {}, or a relative path (the site links it as written)",
+                    super::links::LINK_SCHEMES
+                        .iter()
+                        .map(|s| format!("`{s}:`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+        }
+    }
     if !verify.iter().any(|v| v.0 == Verify::UNTESTABLE.as_str()) {
         // `untestable` is always a kind: a clause no observation can decide must be sayable.
         verify.push((Verify::UNTESTABLE.as_str().to_string(), BTreeMap::new()));
@@ -292,7 +355,7 @@ pub(super) fn parse_contract(
             chapters: raw.chapters.into_iter().map(|c| c.value).collect(),
             upstream: raw.upstream.map(|u| Upstream {
                 title: u.title,
-                url: u.url,
+                url: u.url.value,
                 revision: u.revision.map(|r| r.value),
                 license: u.license,
                 attribution: u.attribution,
@@ -395,7 +458,7 @@ fn history(
             name: v.name.value.clone(),
             labels: v.label.clone(),
             path: v.path.value.clone(),
-            url: v.url.clone(),
+            url: v.url.value.clone(),
             revision: v.revision.value.clone(),
             date: v.date.value.clone(),
             span: span_of(&v.path.referenced),
@@ -450,9 +513,33 @@ fn path_problem(path: &str) -> Option<&'static str> {
     }
 }
 
+/// Why `url` may not be published as a link, if it may not: whitespace or a control character
+/// (which browsers strip, so `java\tscript:` is `javascript:`), or a scheme other than
+/// [`LINK_SCHEMES`](super::links::LINK_SCHEMES). A relative path has no scheme and is fine.
+fn url_problem(url: &str) -> Option<String> {
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Some("whitespace or a control character in an address".into());
+    }
+    match super::links::scheme_of(url) {
+        Some(s) if !super::links::LINK_SCHEMES.contains(&s.to_ascii_lowercase().as_str()) => {
+            Some(format!("the `{s}:` scheme is not a web link"))
+        }
+        _ => None,
+    }
+}
+
+/// Chapter names that would replace a page of the site's own (`<lang>/<name>.html`): the
+/// landing page, the clause index, the matrix, the print page, the runtimes page and the changes
+/// page. A test (`tests/suite/boundaries.rs`) holds this list and the pages the site writes together.
+pub(crate) const RESERVED_PAGES: [&str; 6] =
+    ["index", "clauses", "matrix", "print", "runtimes", "changes"];
+
+/// Language names that would mix a language's pages with a folder of the site's own.
+pub(crate) const RESERVED_FOLDERS: [&str; 1] = ["assets"];
+
 fn link(l: RawLink) -> LinkBase {
     LinkBase {
-        base: l.base,
+        base: l.base.value,
         labels: l.label,
         suffix: l.suffix,
     }

@@ -1,7 +1,8 @@
 //! Reading spec files as UTF-8 source text, each problem a diagnostic: a file that is missing,
-//! unreadable or not UTF-8, and a chapter file the contract does not list. Where the bytes come
-//! from is a [`Tree`]: the working tree, or files held in memory (a git revision read by `diff`,
-//! a formatted spec that `fmt` checks before writing it).
+//! unreadable, not a regular file, outside the spec folder, not UTF-8 or holding a NUL byte, and a
+//! chapter file the contract does not list. Where the bytes come from is a [`Tree`]: the working
+//! tree, or files held in memory (a git revision read by `diff`, a formatted spec that `fmt`
+//! checks before writing it).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
+use crate::fsutil::Refused;
 
 /// Where a spec's files are read from. The loader asks only these four questions, so a spec can be
 /// loaded from anything that can answer them.
@@ -25,10 +27,12 @@ pub enum Tree {
 }
 
 impl Tree {
-    /// The bytes of the file at `path`.
+    /// The bytes of the file at `path`: on disk a regular file of at most
+    /// [`MAX_INPUT`](crate::fsutil::MAX_INPUT) bytes (a FIFO, a device, a socket is refused
+    /// without waiting on it).
     pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         match self {
-            Tree::Disk => fs::read(path),
+            Tree::Disk => crate::fsutil::read_regular(path, crate::fsutil::MAX_INPUT),
             Tree::Memory(files) => files.get(path).cloned().ok_or_else(|| {
                 if self.is_dir(path) {
                     io::Error::from(io::ErrorKind::IsADirectory)
@@ -36,6 +40,15 @@ impl Tree {
                     io::Error::from(io::ErrorKind::NotFound)
                 }
             }),
+        }
+    }
+
+    /// [`Tree::read`] of a file of the spec folder `root`: on disk, `path` must not lead out of
+    /// it through a symbolic link (see [`crate::fsutil::read_inside`]).
+    pub(crate) fn read_inside(&self, root: &Path, path: &Path) -> io::Result<Vec<u8>> {
+        match self {
+            Tree::Disk => crate::fsutil::read_inside(root, path, crate::fsutil::MAX_INPUT),
+            Tree::Memory(_) => self.read(path),
         }
     }
 
@@ -95,6 +108,20 @@ pub(crate) fn read_source_in(
     add_prepared(path, prepare(path, tree.read(path)), sources, diags)
 }
 
+/// [`read_source_in`] for a file of the spec folder `root` (contract.yaml, a chapter, the runtimes
+/// catalogue): it must lie inside the folder ([`Tree::read_inside`]), and a NUL byte is an error
+/// (K0005) as well as bad UTF-8.
+pub(crate) fn read_spec_source(
+    tree: &Tree,
+    root: &Path,
+    path: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FileId> {
+    let content = tree.read_inside(root, path);
+    add_prepared(path, prepare_spec(path, content), sources, diags)
+}
+
 /// A file read and checked, before it is registered: reading, the UTF-8 check and the line index
 /// are independent per file, so a language's chapters are prepared in parallel and registered in
 /// order afterwards.
@@ -102,7 +129,21 @@ enum Prepared {
     Text(SourceFile),
     /// Not UTF-8: the text with the bad bytes replaced, and the offset of the first one.
     BadUtf8(SourceFile, usize),
+    /// UTF-8 with a NUL byte at this offset: no text editor writes one, an HTML page must not hold
+    /// one, and a file holding one was most likely not meant to be a chapter.
+    Nul(SourceFile, usize),
     Unreadable(io::Error),
+}
+
+/// [`prepare`] for a spec file: a NUL byte is a problem too.
+fn prepare_spec(path: &Path, content: io::Result<Vec<u8>>) -> Prepared {
+    match prepare(path, content) {
+        Prepared::Text(file) => match file.text.find('\0') {
+            Some(at) => Prepared::Nul(file, at),
+            None => Prepared::Text(file),
+        },
+        other => other,
+    }
 }
 
 fn prepare(path: &Path, content: io::Result<Vec<u8>>) -> Prepared {
@@ -139,10 +180,33 @@ fn add_prepared(
             );
             None
         }
+        Prepared::Nul(file, at) => {
+            let id = sources.add_file(file);
+            diags.push(
+                Diagnostic::error("K0005", format!("a NUL byte at byte offset {at}"))
+                    .at(Span::new(id, at..at + 1), "a NUL byte (0x00)")
+                    .help("spec files are text: remove the byte (it is invisible in most editors; `grep -nP '\\x00' FILE` finds it)"),
+            );
+            None
+        }
     }
 }
 
 pub(crate) fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
+    if let Some(why) = crate::fsutil::refusal(e) {
+        let help = match why {
+            Refused::Outside { .. } => {
+                "spec files are read only from inside the spec folder: copy the file in, or point the link at a file inside it"
+            }
+            Refused::TooLarge(_) => "a spec or results file this large is not one; check the path",
+            Refused::NotRegular(_) | Refused::HardLinked(_) => {
+                "name a regular file: kcontract does not read FIFOs, devices or sockets"
+            }
+        };
+        return Diagnostic::error("K0004", format!("`{}` is not read: {why}", path.display()))
+            .in_file(path)
+            .help(help);
+    }
     let (what, help) = match e.kind() {
         io::ErrorKind::NotFound => ("does not exist", "check the path, or create the file"),
         io::ErrorKind::PermissionDenied => (
@@ -155,7 +219,10 @@ pub(crate) fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
         ),
         _ => ("cannot be read", "check that the path is a readable file"),
     };
-    let detail = if e.kind() == io::ErrorKind::NotFound {
+    let detail = if matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::IsADirectory
+    ) {
         String::new()
     } else {
         format!(" ({e})")
@@ -183,7 +250,7 @@ pub(super) fn read_language(
         .par_iter()
         .map(|c| {
             let path = lang_dir.join(format!("{c}.md"));
-            let content = tree.read(&path);
+            let content = tree.read_inside(dir, &path);
             (path, content)
         })
         .collect();
@@ -192,7 +259,7 @@ pub(super) fn read_language(
         .map(|(path, content)| match content {
             Err(e) if e.kind() == io::ErrorKind::NotFound => (path, Err(e)),
             other => {
-                let p = prepare(&path, other);
+                let p = prepare_spec(&path, other);
                 (path, Ok(p))
             }
         })

@@ -24,7 +24,8 @@ pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
 pub(crate) use clause_block::{ClauseYaml, FieldValue};
 pub(crate) use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
-pub(crate) use files::{io_error, read_source};
+pub(crate) use files::{io_error, read_source, read_spec_source};
+pub(crate) use links::LINK_SCHEMES;
 pub(crate) use translation::translation_diagnostics;
 
 use chapter::ParsedChapter;
@@ -168,8 +169,9 @@ fn load_contract(
         );
         return None;
     }
-    let cid = files::read_source_in(
+    let cid = files::read_spec_source(
         tree,
+        dir,
         &dir.join("contract.yaml"),
         &mut out.sources,
         &mut out.diagnostics,

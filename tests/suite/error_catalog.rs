@@ -245,6 +245,93 @@ fn k0010_history_unknown_field() {
     ));
 }
 
+/// A chapter that is a symbolic link out of the spec folder, and one that is a FIFO: neither is
+/// read (the FIFO would have hung the command), each is named. The secret is in no output.
+#[cfg(unix)]
+#[test]
+fn k0004_chapter_linked_out_of_the_spec_folder_or_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec");
+    std::fs::create_dir_all(spec.join("en")).unwrap();
+    std::fs::write(
+        spec.join("contract.yaml"),
+        "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one, two]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("secret.txt"), "TOKEN=hunter2\n").unwrap();
+    std::os::unix::fs::symlink("../../secret.txt", spec.join("en/one.md")).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(spec.join("en/two.md"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = run_in(dir.path(), &["check"]);
+    assert!(!out.contains("hunter2"), "{out}");
+    let real = std::fs::canonicalize(dir.path()).unwrap();
+    insta::assert_snapshot!(out.replace(&real.display().to_string(), "[DIR]"));
+}
+
+#[test]
+fn k0005_nul_byte_in_a_chapter() {
+    insta::assert_snapshot!(chapter("Some prose with a \0 byte.\n"));
+}
+
+/// Chapters named like the site's own pages, and a language named like its assets folder.
+#[test]
+fn k0013_k0010_reserved_chapter_and_language_names() {
+    insta::assert_snapshot!(run(
+        &[
+            (
+                "spec/contract.yaml",
+                b"title: T\nversion: 0.1.0\nlanguages: [en, assets]\nchapters: [index, one, changes]\n"
+            ),
+            ("spec/en/index.md", b"# Index\n"),
+            ("spec/en/one.md", b"# One\n"),
+            ("spec/en/changes.md", b"# Changes\n"),
+        ],
+        &["check"],
+    ));
+}
+
+/// Link bases and addresses that are not web links: a `javascript:` base, one hidden by a tab,
+/// a `data:` upstream URL; a relative base is fine.
+#[test]
+fn k0017_addresses_that_are_not_web_links() {
+    let contract = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n\
+upstream: {title: t, url: \"data:text/html,x\", license: l, attribution: a}\n\
+links:\n  oci: {base: \"javascript:alert(1)//\"}\n  upstream-tests: {base: \"java\\tscript:alert(2)//\"}\n  tests: {base: ../tests/}\n";
+    insta::assert_snapshot!(run(
+        &[
+            ("spec/contract.yaml", contract.as_bytes()),
+            ("spec/en/one.md", b"# One\n"),
+        ],
+        &["check"],
+    ));
+}
+
+/// `build --out` into a folder holding a person's file: refused before anything is read or
+/// written, the file kept.
+#[test]
+fn k0408_output_folder_that_is_not_a_site() {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, c) in [
+        ("spec/contract.yaml", CONTRACT),
+        ("spec/en/one.md", ONE_GOOD),
+        ("notes/todo.txt", "mine"),
+    ] {
+        std::fs::create_dir_all(dir.path().join(p).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(p), c).unwrap();
+    }
+    let out = run_in(dir.path(), &["build", "--out", "notes"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes/todo.txt")).unwrap(),
+        "mine"
+    );
+    insta::assert_snapshot!(out);
+}
+
 #[test]
 fn k0011_k0012_chapter_missing_and_unlisted() {
     insta::assert_snapshot!(run(

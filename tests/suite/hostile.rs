@@ -41,7 +41,7 @@ fn write_spec(dir: &Path, chapter: &str, zh: Option<&str>) {
     let langs = if zh.is_some() { "[en, zh]" } else { "[en]" };
     std::fs::write(
         dir.join("spec/contract.yaml"),
-        format!("title: \"T <script>alert(0)</script>\"\nversion: \"1 onload=x\"\nlanguages: {langs}\nchapters: [one]\nupstream: {{title: t, url: \"javascript:alert(1)\", license: \"<b>l</b>\", attribution: \"<img src=x onerror=alert(1)>\"}}\n"),
+        format!("title: \"T <script>alert(0)</script>\"\nversion: \"1 onload=x\"\nlanguages: {langs}\nchapters: [one]\nupstream: {{title: t, url: \"https://example.invalid/?q=<script>alert(1)</script>\", license: \"<b>l</b>\", attribution: \"<img src=x onerror=alert(1)>\"}}\n"),
     )
     .unwrap();
     std::fs::write(dir.join("spec/en/one.md"), chapter).unwrap();

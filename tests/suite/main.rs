@@ -7,6 +7,7 @@
 mod common;
 
 mod authors;
+mod boundaries;
 mod browser;
 mod cli;
 mod deviations;

@@ -684,11 +684,12 @@ fn build_creates_missing_parents_and_errors_show_no_temporary_folder() {
 
 /// The manifest lets a rebuild trust an old file without reading it when the file is older than
 /// the manifest (what `make` and cargo trust too): a page edited by hand but given back an old
-/// modification time survives the rebuild. Deleting the manifest makes the next build compare every
-/// file byte by byte, which restores it.
+/// modification time survives the rebuild. A page edited (and so newer than the manifest) is
+/// compared byte by byte and restored. Without its manifest the folder is no longer a site
+/// kcontract built, and is refused (K0408), untouched.
 #[cfg(unix)]
 #[test]
-fn the_manifest_vouches_for_old_files_and_deleting_it_forces_a_full_compare() {
+fn the_manifest_vouches_for_old_files_and_marks_the_folder_as_a_site() {
     let tmp = tempfile::tempdir().unwrap();
     copy_spec(tmp.path());
     assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
@@ -714,14 +715,24 @@ fn the_manifest_vouches_for_old_files_and_deleting_it_forces_a_full_compare() {
         "trusted from the manifest"
     );
 
-    std::fs::remove_file(&manifest).unwrap();
+    // Newer than the manifest: compared, and rewritten.
+    let f = std::fs::OpenOptions::new().write(true).open(&page).unwrap();
+    f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
+        .unwrap();
+    drop(f);
     assert_eq!(kcontract(tmp.path(), &["build"]).0, 0);
     assert_eq!(
         std::fs::read(&page).unwrap(),
         good,
         "compared and rewritten"
     );
-    assert!(manifest.is_file(), "and a new manifest written");
+
+    std::fs::remove_file(&manifest).unwrap();
+    let before = files(&site);
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("K0408"), "{err}");
+    assert_eq!(files(&site), before, "refused, untouched");
 }
 
 /// A rebuild over an existing site reuses (hard-links) the files whose bytes are unchanged and
