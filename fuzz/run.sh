@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fuzz the spec path, the trace reader, the results reader and the site manifest with libFuzzer
-# (needs the nightly toolchain and `cargo install cargo-fuzz`). Seeds come from the shipped spec,
-# the model's traces, the matrix fixture's results and the committed site's manifest.
+# Fuzz the spec path, the trace reader, the results reader, the site manifest and the platform
+# profile and Service readers with libFuzzer (needs the nightly toolchain and `cargo install
+# cargo-fuzz`). Seeds come from the shipped spec, the model's traces, the matrix fixture's results,
+# the committed site's manifest and the shipped profile and Service.
 # No sanitizer (-s none): the code is safe Rust and we hunt panics and hangs; that is ~10× faster.
 # Usage: fuzz/run.sh [RUNS] [JOBS] [TARGET...]   (default 1000000 runs per target, 1 job, all targets)
-# TODO(#38): add platform_readers (fuzz/pending/) once src/platform/ is merged.
 # Full libFuzzer output: target/fuzz-<target>.log; crashes land in fuzz/artifacts/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,9 +12,9 @@ runs=${1:-1000000}
 jobs=${2:-1}
 shift 2 2>/dev/null || shift $#
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(load_check_build replay results manifest)
+[ ${#targets[@]} -gt 0 ] || targets=(load_check_build replay results manifest platform_readers)
 seeds=target/fuzz-seeds
-rm -rf "$seeds" && mkdir -p "$seeds/load_check_build" "$seeds/replay" "$seeds/results" "$seeds/manifest"
+rm -rf "$seeds" && mkdir -p "$seeds/load_check_build" "$seeds/replay" "$seeds/results" "$seeds/manifest" "$seeds/platform_readers"
 for f in spec/en/*.md; do
   name=$(basename "$f")
   cp "$f" "$seeds/load_check_build/en-$name"
@@ -24,6 +24,7 @@ cp tests/traces/*.json "$seeds/replay/"
 cp tests/fixtures/matrix/results/* "$seeds/results/"
 cp site/.kcontract-manifest "$seeds/manifest/site"
 head -n 3 site/.kcontract-manifest > "$seeds/manifest/short"
+cp platforms/*.yaml platforms/services/*.yaml "$seeds/platform_readers/"
 cargo +nightly fuzz build -O -s none
 for target in "${targets[@]}"; do
   mkdir -p "fuzz/corpus/$target"

@@ -1,9 +1,7 @@
-//! TODO(#38): the platform profile and Knative Service readers, fuzzed once `src/platform/` (branch
-//! `probe`) is merged. To enable: move this file to `fuzz/fuzz_targets/`, uncomment its `[[bin]]` in
-//! `fuzz/Cargo.toml`, add `platform_readers` to the targets of `fuzz/run.sh` with seeds from
-//! `platforms/*.yaml`. Written against the probe branch's API at 0083961
-//! (`platform::profile::parse(FileId, &SourceMap) -> Result<Profile, Vec<Diagnostic>>`, the same for
-//! `platform::service::parse`); adjust the paths if the lead's merge names them otherwise.
+//! Fuzz the platform profile and Knative Service readers (`platform run --profile/--service`):
+//! any bytes → `platform::profile::parse` and `platform::service::parse`, each diagnostic rendered
+//! against the text (a span outside it would panic there). Bad YAML must be a diagnostic, never a
+//! panic or a hang.
 #![no_main]
 
 use annotate_snippets::Renderer;
