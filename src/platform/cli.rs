@@ -377,3 +377,131 @@ fn results_text(r: &Report) -> String {
     }
     out
 }
+
+/// What `platform import-log` was asked for.
+#[derive(Debug)]
+pub struct ImportRequest {
+    /// `--platform`: the column's name.
+    pub platform: String,
+    /// The `go test -v` log.
+    pub log: PathBuf,
+    /// `--report`.
+    pub report: PathBuf,
+}
+
+/// The `platform.kind` of a report imported from a vendor's log.
+pub const LOG_KIND: &str = "conformance-log";
+
+/// The `platform.runtime` of such a report.
+pub const LOG_RUNTIME: &str = "knative conformance log";
+
+/// `YYYY-MM-DD` at the start of the log's file name (the vendors' logs are named by the day of
+/// their run), else today.
+fn date_of(log: &Path) -> String {
+    let name = log
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let b = name.as_bytes();
+    let is_date = b.len() >= 10
+        && b[..10].iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if is_date {
+        name[..10].to_owned()
+    } else {
+        today()
+    }
+}
+
+/// Runs `platform import-log`: read the log, judge every testable clause from its tests, write the
+/// report, print the results. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise or when
+/// the log cannot be read or names no test.
+pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
+    let mut stages = Stages::new(ctx);
+    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let spec = &loaded.spec;
+    let not_read = |message: String, help: &str| {
+        let d = Diagnostic::error("K1120", message)
+            .in_file(&req.log)
+            .help(help);
+        ctx.report(&[d], &SourceMap::default())
+            .err()
+            .unwrap_or(Failure::Input)
+    };
+    let bytes = crate::fsutil::read_regular(&req.log, crate::fsutil::MAX_INPUT).map_err(|e| {
+        not_read(
+            format!("cannot read the log `{}`: {e}", req.log.display()),
+            "give the file `go test -v` wrote",
+        )
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let log = super::import_log::parse(&text);
+    if log.results.is_empty() {
+        return Err(not_read(
+            format!(
+                "`{}` is not a `go test -v` log: it has no `=== RUN` or `--- PASS/FAIL/SKIP:` line",
+                req.log.display()
+            ),
+            "give the output of `go test -v` of Knative's conformance suite (without -v there are no per-test lines)",
+        ));
+    }
+    let log_ref = FileRef {
+        name: req
+            .log
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        path: Some(req.log.display().to_string()),
+        sha256: sha256(&bytes),
+    };
+    let clauses = super::import_log::clause_results(spec, &log);
+    let report = Report {
+        format: report::RUN_FORMAT.to_owned(),
+        platform: Platform {
+            kind: LOG_KIND.into(),
+            runtime: LOG_RUNTIME.into(),
+            runtime_version: String::new(),
+            host: req.platform.clone(),
+            date: date_of(&req.log),
+            profile: FileRef {
+                name: req.platform.clone(),
+                path: None,
+                sha256: sha256(b""),
+            },
+            service: log_ref.clone(),
+            grace_period_s: 0,
+            features: Vec::new(),
+            probe: log_ref,
+            kcontract: env!("CARGO_PKG_VERSION").to_owned(),
+            contract: ContractRef {
+                title: spec.contract.title.clone(),
+                version: spec.contract.version.clone(),
+            },
+            control: None,
+        },
+        summary: report::summary(&clauses),
+        clauses,
+    };
+    let json = serde_json::to_string_pretty(&report).map_err(|e| {
+        eprintln!("error: cannot write the report: {e}");
+        Failure::Input
+    })? + "\n";
+    write_output(&req.report, &json)?;
+    eprintln!(
+        "platform import-log: {} tests in {}, platform {}",
+        log.results.len(),
+        req.log.display(),
+        req.platform
+    );
+    print(&results_text(&report))?;
+    crate::pipeline::end(loaded);
+    if report::passes(&report.clauses) {
+        Ok(())
+    } else {
+        Err(Failure::Input)
+    }
+}

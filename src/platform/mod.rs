@@ -23,6 +23,7 @@ pub mod controls;
 pub mod expect;
 pub mod export;
 pub mod harness;
+pub mod import_log;
 pub(crate) mod judge;
 pub mod local;
 mod netns;

@@ -27,6 +27,7 @@ mod model_replay;
 mod parser_props;
 mod platform;
 mod platform_controls;
+mod platform_import_log;
 mod probe;
 mod profiles;
 mod runtimes_cache;
