@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::conformance::OciRuntime;
-use crate::platform::cli::{ImportRequest, RunRequest, import_log, run};
+use crate::platform::cli::{ImportRequest, RunRequest, import_log, lint, run};
 use crate::platform::controls::Control;
 use crate::terminal::{Ctx, Outcome};
 
@@ -20,6 +20,27 @@ pub(crate) enum Platform {
     /// never a pass), written as a report. Exit 0 when no MUST or MUST NOT clause fails, 1
     /// otherwise or when the log cannot be read.
     ImportLog(ImportLogArgs),
+    /// Check Knative Service, Configuration and Revision manifests for what the contract says a
+    /// developer must not or should not set, each finding at its line with its clause. Exit 1
+    /// when a MUST or MUST NOT clause is broken or a file is not a Knative manifest, 0 otherwise
+    /// (SHOULD and SHOULD NOT findings are warnings).
+    Lint(LintArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct LintArgs {
+    /// The manifests (YAML, several documents separated by `---` allowed).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+    /// `human`: rustc-style diagnostics on stderr; `json`: the findings on stdout.
+    #[arg(long, value_enum, default_value = "human")]
+    format: LintFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LintFormat {
+    Human,
+    Json,
 }
 
 #[derive(clap::Args, Debug)]
@@ -77,6 +98,7 @@ impl Platform {
         let a = match self {
             Platform::Run(a) => a,
             Platform::ImportLog(a) => return import(ctx, a),
+            Platform::Lint(a) => return lint(ctx, &a.files, a.format == LintFormat::Json),
         };
         let control = match a.control.as_deref().map(|n| (n, Control::from_name(n))) {
             None => None,

@@ -505,3 +505,112 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
         Err(Failure::Input)
     }
 }
+
+/// One diagnostic of `platform lint --format json`.
+#[derive(serde::Serialize)]
+struct LintEntry {
+    /// `K1122` for a finding, `K1121` for a file the lint could not read.
+    code: &'static str,
+    /// `error` or `warning`.
+    severity: &'static str,
+    file: String,
+    /// 1-based; `null` when the problem has no place in the file (it cannot be read).
+    line: Option<usize>,
+    column: Option<usize>,
+    message: String,
+    /// The check and its clause (`null` for a file the lint could not read).
+    check: Option<&'static str>,
+    clause: Option<&'static str>,
+    level: Option<String>,
+}
+
+/// `platform lint --format json`: every diagnostic, then the counts.
+#[derive(serde::Serialize)]
+struct LintOutput {
+    format: &'static str,
+    diagnostics: Vec<LintEntry>,
+    errors: usize,
+    warnings: usize,
+}
+
+/// Runs `platform lint`: every file's documents checked, the findings printed as diagnostics (or
+/// as JSON on stdout). Exit 1 when a finding is a MUST or MUST NOT clause's or a file cannot be
+/// read as a Knative manifest, else 0 (warnings for SHOULD and SHOULD NOT clauses).
+pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
+    let mut stages = Stages::new(ctx);
+    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let spec = &loaded.spec;
+    ctx.report(&super::lint::table_diagnostics(spec), &SourceMap::default())?;
+    let mut sources = SourceMap::default();
+    let mut findings = Vec::new();
+    for path in files {
+        match super::yaml::read(path, &mut sources, "K1121") {
+            Ok(id) => findings.extend(super::lint::lint(spec, id, &sources)),
+            Err(d) => findings.push(super::lint::Finding {
+                diagnostic: d,
+                check: None,
+                level: None,
+            }),
+        }
+    }
+    let errors = findings.iter().filter(|f| f.diagnostic.is_error()).count();
+    let outcome = if json {
+        let entries = findings
+            .iter()
+            .map(|f| {
+                let d = &f.diagnostic;
+                let pos = d.position(&sources);
+                LintEntry {
+                    code: d.code,
+                    severity: if d.is_error() { "error" } else { "warning" },
+                    file: pos.as_ref().map_or_else(
+                        || {
+                            d.path
+                                .as_ref()
+                                .map(|p| p.display().to_string())
+                                .unwrap_or_default()
+                        },
+                        |(p, _, _)| p.display().to_string(),
+                    ),
+                    line: pos.as_ref().map(|p| p.1),
+                    column: pos.as_ref().map(|p| p.2),
+                    message: d.message.clone(),
+                    check: f.check.map(|c| c.name),
+                    clause: f.check.map(|c| c.clause),
+                    level: f.level.clone(),
+                }
+            })
+            .collect();
+        let out = LintOutput {
+            format: "kcontract-lint/1",
+            diagnostics: entries,
+            errors,
+            warnings: findings.len() - errors,
+        };
+        let text = serde_json::to_string_pretty(&out).map_err(|e| {
+            eprintln!("error: cannot write the findings: {e}");
+            Failure::Input
+        })? + "\n";
+        print(&text)?;
+        if errors > 0 {
+            Err(Failure::Input)
+        } else {
+            Ok(())
+        }
+    } else {
+        let diags: Vec<Diagnostic> = findings.into_iter().map(|f| f.diagnostic).collect();
+        let r = ctx.report(&diags, &sources);
+        if r.is_ok() {
+            let warnings = diags.len();
+            eprintln!(
+                "platform lint: {} file{}, no MUST or MUST NOT clause broken, {warnings} warning{}",
+                files.len(),
+                crate::terminal::plural(files.len()),
+                crate::terminal::plural(warnings)
+            );
+        }
+        r
+    };
+    crate::pipeline::end(loaded);
+    outcome
+}

@@ -25,6 +25,7 @@ pub mod export;
 pub mod harness;
 pub mod import_log;
 pub(crate) mod judge;
+pub mod lint;
 pub mod local;
 mod netns;
 pub mod observed;

@@ -28,6 +28,7 @@ mod parser_props;
 mod platform;
 mod platform_controls;
 mod platform_import_log;
+mod platform_lint;
 mod probe;
 mod profiles;
 mod runtimes_cache;
