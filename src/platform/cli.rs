@@ -221,6 +221,32 @@ fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// The report as JSON, written to `path`.
+fn write_report(path: &Path, report: &Report) -> Outcome {
+    let json = serde_json::to_string_pretty(report).map_err(|e| {
+        eprintln!("error: cannot write the report: {e}");
+        Failure::Input
+    })? + "\n";
+    write_output(path, &json)
+}
+
+/// The spec a report is judged against.
+fn contract_ref(spec: &Spec) -> ContractRef {
+    ContractRef {
+        title: spec.contract.title.clone(),
+        version: spec.contract.version.clone(),
+    }
+}
+
+/// The exit of a command that wrote `report`: 1 when a MUST or MUST NOT clause fails or errs.
+fn verdict(report: &Report) -> Outcome {
+    if report::passes(&report.clauses) {
+        Ok(())
+    } else {
+        Err(Failure::Input)
+    }
+}
+
 fn write_output(path: &Path, text: &str) -> Outcome {
     crate::fsutil::write_atomic(path, text.as_bytes()).map_err(|e| {
         eprintln!("error: cannot write {}: {e}", path.display());
@@ -304,20 +330,13 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
                 sha256: sha256(&probe_bytes),
             },
             kcontract: env!("CARGO_PKG_VERSION").to_owned(),
-            contract: ContractRef {
-                title: spec.contract.title.clone(),
-                version: spec.contract.version.clone(),
-            },
+            contract: contract_ref(spec),
             control: req.control.map(|c| c.name().to_owned()),
         },
         summary: report::summary(&clauses),
         clauses,
     };
-    let json = serde_json::to_string_pretty(&report).map_err(|e| {
-        eprintln!("error: cannot write the report: {e}");
-        Failure::Input
-    })? + "\n";
-    write_output(&req.report, &json)?;
+    write_report(&req.report, &report)?;
     if let Some(p) = &req.junit {
         write_output(p, &super::export::junit(&report))?;
     }
@@ -326,11 +345,7 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
     }
     print(&results_text(&report))?;
     crate::pipeline::end(loaded);
-    if report::passes(&report.clauses) {
-        Ok(())
-    } else {
-        Err(Failure::Input)
-    }
+    verdict(&report)
 }
 
 fn probe_version(j: &super::local::Judged) -> String {
@@ -477,20 +492,13 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
             features: Vec::new(),
             probe: log_ref,
             kcontract: env!("CARGO_PKG_VERSION").to_owned(),
-            contract: ContractRef {
-                title: spec.contract.title.clone(),
-                version: spec.contract.version.clone(),
-            },
+            contract: contract_ref(spec),
             control: None,
         },
         summary: report::summary(&clauses),
         clauses,
     };
-    let json = serde_json::to_string_pretty(&report).map_err(|e| {
-        eprintln!("error: cannot write the report: {e}");
-        Failure::Input
-    })? + "\n";
-    write_output(&req.report, &json)?;
+    write_report(&req.report, &report)?;
     eprintln!(
         "platform import-log: {} tests in {}, platform {}",
         log.results.len(),
@@ -499,11 +507,7 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
     );
     print(&results_text(&report))?;
     crate::pipeline::end(loaded);
-    if report::passes(&report.clauses) {
-        Ok(())
-    } else {
-        Err(Failure::Input)
-    }
+    verdict(&report)
 }
 
 /// One diagnostic of `platform lint --format json`.

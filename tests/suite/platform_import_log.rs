@@ -24,11 +24,9 @@ const LOGS: &[(&str, &str)] = &[
     ),
 ];
 
-/// `import-log` of `log` as `platform`: exit code, stdout, stderr, the report (if written).
-fn import(platform: &str, log: &Path) -> (i32, String, String, Option<Value>) {
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
-    let (code, out, err) = kcontract(
+/// `kcontract --spec spec platform import-log --platform PLATFORM LOG --report REPORT`.
+fn run(platform: &str, log: &Path, report: &Path) -> (i32, String, String) {
+    kcontract(
         &root(),
         &[
             "--spec",
@@ -41,7 +39,14 @@ fn import(platform: &str, log: &Path) -> (i32, String, String, Option<Value>) {
             "--report",
             report.to_str().unwrap(),
         ],
-    );
+    )
+}
+
+/// `import-log` of `log` as `platform`: exit code, stdout, stderr, the report (if written).
+fn import(platform: &str, log: &Path) -> (i32, String, String, Option<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let (code, out, err) = run(platform, log, &report);
     let value = std::fs::read(&report)
         .ok()
         .map(|b| serde_json::from_slice(&b).unwrap());
@@ -191,20 +196,7 @@ fn bad_input_is_reported() {
         ("acme", "fifo"),
         ("two words", "notes.txt"),
     ] {
-        let (code, stdout, stderr) = kcontract(
-            &root(),
-            &[
-                "--spec",
-                "spec",
-                "platform",
-                "import-log",
-                "--platform",
-                name,
-                d.join(file).to_str().unwrap(),
-                "--report",
-                d.join("r.json").to_str().unwrap(),
-            ],
-        );
+        let (code, stdout, stderr) = run(name, &d.join(file), &d.join("r.json"));
         let stderr = stderr.replace(d.to_str().unwrap(), "TMP");
         out.push_str(&format!("$ {name} {file}\nexit {code}\n{stdout}{stderr}\n"));
     }

@@ -286,3 +286,13 @@ fn a_spec_without_a_linted_clause_stops_the_lint() {
     assert_eq!(code, 1, "{err}");
     assert_eq!(err.matches("[K1106]").count(), LINT_CHECKS.len(), "{err}");
 }
+
+/// docs/platforms.md lists every check with its clause, as the table has them.
+#[test]
+fn the_docs_list_every_check() {
+    let docs = std::fs::read_to_string(root().join("docs/platforms.md")).unwrap();
+    for c in LINT_CHECKS {
+        let row = format!("| `{}` | `{}` |", c.name, c.clause);
+        assert!(docs.contains(&row), "docs/platforms.md lacks {row}");
+    }
+}
