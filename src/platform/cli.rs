@@ -221,6 +221,32 @@ fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// The report as JSON, written to `path`.
+fn write_report(path: &Path, report: &Report) -> Outcome {
+    let json = serde_json::to_string_pretty(report).map_err(|e| {
+        eprintln!("error: cannot write the report: {e}");
+        Failure::Input
+    })? + "\n";
+    write_output(path, &json)
+}
+
+/// The spec a report is judged against.
+fn contract_ref(spec: &Spec) -> ContractRef {
+    ContractRef {
+        title: spec.contract.title.clone(),
+        version: spec.contract.version.clone(),
+    }
+}
+
+/// The exit of a command that wrote `report`: 1 when a MUST or MUST NOT clause fails or errs.
+fn verdict(report: &Report) -> Outcome {
+    if report::passes(&report.clauses) {
+        Ok(())
+    } else {
+        Err(Failure::Input)
+    }
+}
+
 fn write_output(path: &Path, text: &str) -> Outcome {
     crate::fsutil::write_atomic(path, text.as_bytes()).map_err(|e| {
         eprintln!("error: cannot write {}: {e}", path.display());
@@ -304,20 +330,13 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
                 sha256: sha256(&probe_bytes),
             },
             kcontract: env!("CARGO_PKG_VERSION").to_owned(),
-            contract: ContractRef {
-                title: spec.contract.title.clone(),
-                version: spec.contract.version.clone(),
-            },
+            contract: contract_ref(spec),
             control: req.control.map(|c| c.name().to_owned()),
         },
         summary: report::summary(&clauses),
         clauses,
     };
-    let json = serde_json::to_string_pretty(&report).map_err(|e| {
-        eprintln!("error: cannot write the report: {e}");
-        Failure::Input
-    })? + "\n";
-    write_output(&req.report, &json)?;
+    write_report(&req.report, &report)?;
     if let Some(p) = &req.junit {
         write_output(p, &super::export::junit(&report))?;
     }
@@ -326,11 +345,7 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
     }
     print(&results_text(&report))?;
     crate::pipeline::end(loaded);
-    if report::passes(&report.clauses) {
-        Ok(())
-    } else {
-        Err(Failure::Input)
-    }
+    verdict(&report)
 }
 
 fn probe_version(j: &super::local::Judged) -> String {
@@ -376,4 +391,230 @@ fn results_text(r: &Report) -> String {
         out.push_str(&format!("failed: {}\n", blocking.join(", ")));
     }
     out
+}
+
+/// What `platform import-log` was asked for.
+#[derive(Debug)]
+pub struct ImportRequest {
+    /// `--platform`: the column's name.
+    pub platform: String,
+    /// The `go test -v` log.
+    pub log: PathBuf,
+    /// `--report`.
+    pub report: PathBuf,
+}
+
+/// The `platform.kind` of a report imported from a vendor's log.
+pub const LOG_KIND: &str = "conformance-log";
+
+/// The `platform.runtime` of such a report.
+pub const LOG_RUNTIME: &str = "knative conformance log";
+
+/// `YYYY-MM-DD` at the start of the log's file name (the vendors' logs are named by the day of
+/// their run), else today.
+fn date_of(log: &Path) -> String {
+    let name = log
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let b = name.as_bytes();
+    let is_date = b.len() >= 10
+        && b[..10].iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if is_date {
+        name[..10].to_owned()
+    } else {
+        today()
+    }
+}
+
+/// Runs `platform import-log`: read the log, judge every testable clause from its tests, write the
+/// report, print the results. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise or when
+/// the log cannot be read or names no test.
+pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
+    let mut stages = Stages::new(ctx);
+    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let spec = &loaded.spec;
+    let not_read = |message: String, help: &str| {
+        let d = Diagnostic::error("K1120", message)
+            .in_file(&req.log)
+            .help(help);
+        ctx.report(&[d], &SourceMap::default())
+            .err()
+            .unwrap_or(Failure::Input)
+    };
+    let bytes = crate::fsutil::read_regular(&req.log, crate::fsutil::MAX_INPUT).map_err(|e| {
+        not_read(
+            format!("cannot read the log `{}`: {e}", req.log.display()),
+            "give the file `go test -v` wrote",
+        )
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let log = super::import_log::parse(&text);
+    if log.results.is_empty() {
+        return Err(not_read(
+            format!(
+                "`{}` is not a `go test -v` log: it has no `=== RUN` or `--- PASS/FAIL/SKIP:` line",
+                req.log.display()
+            ),
+            "give the output of `go test -v` of Knative's conformance suite (without -v there are no per-test lines)",
+        ));
+    }
+    let log_ref = FileRef {
+        name: req
+            .log
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        path: Some(req.log.display().to_string()),
+        sha256: sha256(&bytes),
+    };
+    let clauses = super::import_log::clause_results(spec, &log);
+    let report = Report {
+        format: report::RUN_FORMAT.to_owned(),
+        platform: Platform {
+            kind: LOG_KIND.into(),
+            runtime: LOG_RUNTIME.into(),
+            runtime_version: String::new(),
+            host: req.platform.clone(),
+            date: date_of(&req.log),
+            profile: FileRef {
+                name: req.platform.clone(),
+                path: None,
+                sha256: sha256(b""),
+            },
+            service: log_ref.clone(),
+            grace_period_s: 0,
+            features: Vec::new(),
+            probe: log_ref,
+            kcontract: env!("CARGO_PKG_VERSION").to_owned(),
+            contract: contract_ref(spec),
+            control: None,
+        },
+        summary: report::summary(&clauses),
+        clauses,
+    };
+    write_report(&req.report, &report)?;
+    eprintln!(
+        "platform import-log: {} tests in {}, platform {}",
+        log.results.len(),
+        req.log.display(),
+        req.platform
+    );
+    print(&results_text(&report))?;
+    crate::pipeline::end(loaded);
+    verdict(&report)
+}
+
+/// One diagnostic of `platform lint --format json`.
+#[derive(serde::Serialize)]
+struct LintEntry {
+    /// `K1122` for a finding, `K1121` for a file the lint could not read.
+    code: &'static str,
+    /// `error` or `warning`.
+    severity: &'static str,
+    file: String,
+    /// 1-based; `null` when the problem has no place in the file (it cannot be read).
+    line: Option<usize>,
+    column: Option<usize>,
+    message: String,
+    /// The check and its clause (`null` for a file the lint could not read).
+    check: Option<&'static str>,
+    clause: Option<&'static str>,
+    level: Option<String>,
+}
+
+/// `platform lint --format json`: every diagnostic, then the counts.
+#[derive(serde::Serialize)]
+struct LintOutput {
+    format: &'static str,
+    diagnostics: Vec<LintEntry>,
+    errors: usize,
+    warnings: usize,
+}
+
+/// Runs `platform lint`: every file's documents checked, the findings printed as diagnostics (or
+/// as JSON on stdout). Exit 1 when a finding is a MUST or MUST NOT clause's or a file cannot be
+/// read as a Knative manifest, else 0 (warnings for SHOULD and SHOULD NOT clauses).
+pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
+    let mut stages = Stages::new(ctx);
+    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let spec = &loaded.spec;
+    ctx.report(&super::lint::table_diagnostics(spec), &SourceMap::default())?;
+    let mut sources = SourceMap::default();
+    let mut findings = Vec::new();
+    for path in files {
+        match super::yaml::read(path, &mut sources, "K1121") {
+            Ok(id) => findings.extend(super::lint::lint(spec, id, &sources)),
+            Err(d) => findings.push(super::lint::Finding {
+                diagnostic: d,
+                check: None,
+                level: None,
+            }),
+        }
+    }
+    let errors = findings.iter().filter(|f| f.diagnostic.is_error()).count();
+    let outcome = if json {
+        let entries = findings
+            .iter()
+            .map(|f| {
+                let d = &f.diagnostic;
+                let pos = d.position(&sources);
+                LintEntry {
+                    code: d.code,
+                    severity: if d.is_error() { "error" } else { "warning" },
+                    file: pos.as_ref().map_or_else(
+                        || {
+                            d.path
+                                .as_ref()
+                                .map(|p| p.display().to_string())
+                                .unwrap_or_default()
+                        },
+                        |(p, _, _)| p.display().to_string(),
+                    ),
+                    line: pos.as_ref().map(|p| p.1),
+                    column: pos.as_ref().map(|p| p.2),
+                    message: d.message.clone(),
+                    check: f.check.map(|c| c.name),
+                    clause: f.check.map(|c| c.clause),
+                    level: f.level.clone(),
+                }
+            })
+            .collect();
+        let out = LintOutput {
+            format: "kcontract-lint/1",
+            diagnostics: entries,
+            errors,
+            warnings: findings.len() - errors,
+        };
+        let text = serde_json::to_string_pretty(&out).map_err(|e| {
+            eprintln!("error: cannot write the findings: {e}");
+            Failure::Input
+        })? + "\n";
+        print(&text)?;
+        if errors > 0 {
+            Err(Failure::Input)
+        } else {
+            Ok(())
+        }
+    } else {
+        let diags: Vec<Diagnostic> = findings.into_iter().map(|f| f.diagnostic).collect();
+        let r = ctx.report(&diags, &sources);
+        if r.is_ok() {
+            let warnings = diags.len();
+            eprintln!(
+                "platform lint: {} file{}, no MUST or MUST NOT clause broken, {warnings} warning{}",
+                files.len(),
+                crate::terminal::plural(files.len()),
+                crate::terminal::plural(warnings)
+            );
+        }
+        r
+    };
+    crate::pipeline::end(loaded);
+    outcome
 }

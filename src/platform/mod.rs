@@ -15,7 +15,9 @@
 //! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges, giving a
 //!   [`verdict`]; [`local`]: runs, judged.
 //! - [`report`]: the `kcontract-run/1` report and its reader; [`export`]: JUnit and TAP.
-//! - [`cli`]: `kcontract platform run`.
+//! - [`cli`]: `kcontract platform run`, `lint` and `import-log`.
+//! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
+//!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
 
 pub mod checks;
 pub mod cli;
@@ -23,7 +25,9 @@ pub mod controls;
 pub mod expect;
 pub mod export;
 pub mod harness;
+pub mod import_log;
 pub(crate) mod judge;
+pub mod lint;
 pub mod local;
 mod netns;
 pub mod observed;

@@ -40,19 +40,39 @@ impl YamlFile<'_> {
         what: &str,
         help: &str,
     ) -> Result<T, Diagnostic> {
-        serde_saphyr::from_str::<T>(&self.file.text).map_err(|e| {
-            let msg = e.without_snippet().to_string();
-            // serde-saphyr appends the position, which the snippet shows.
-            let msg = msg
-                .rfind(" at line ")
-                .map_or(msg.clone(), |i| msg[..i].to_string());
-            let d = Diagnostic::error(code, format!("{} is not a valid {what}", self.display()));
-            let d = match e.location() {
-                Some(loc) => d.at(self.span_at(&loc), msg),
-                None => d.in_file(&self.file.path).help(msg),
-            };
-            d.help(help)
-        })
+        serde_saphyr::from_str::<T>(&self.file.text).map_err(|e| self.invalid(&e, code, what, help))
+    }
+
+    /// Every document of the file (separated by `---`) as `T`, or diagnostic `code` at the first
+    /// that is not a valid `what`.
+    pub(crate) fn parse_all<T: DeserializeOwned>(
+        &self,
+        code: &'static str,
+        what: &str,
+        help: &str,
+    ) -> Result<Vec<T>, Diagnostic> {
+        serde_saphyr::from_multiple::<T>(&self.file.text)
+            .map_err(|e| self.invalid(&e, code, what, help))
+    }
+
+    fn invalid(
+        &self,
+        e: &serde_saphyr::Error,
+        code: &'static str,
+        what: &str,
+        help: &str,
+    ) -> Diagnostic {
+        let msg = e.without_snippet().to_string();
+        // serde-saphyr appends the position, which the snippet shows.
+        let msg = msg
+            .rfind(" at line ")
+            .map_or(msg.clone(), |i| msg[..i].to_string());
+        let d = Diagnostic::error(code, format!("{} is not a valid {what}", self.display()));
+        let d = match e.location() {
+            Some(loc) => d.at(self.span_at(&loc), msg),
+            None => d.in_file(&self.file.path).help(msg),
+        };
+        d.help(help)
     }
 
     fn display(&self) -> String {
@@ -60,13 +80,14 @@ impl YamlFile<'_> {
     }
 }
 
-/// Reads `path` into `sources`; a file that cannot be read or is not UTF-8 is diagnostic `code`.
+/// Reads `path` into `sources`; a file that cannot be read (missing, a folder, a FIFO, a device,
+/// too large) or is not UTF-8 is diagnostic `code`.
 pub(crate) fn read(
     path: &Path,
     sources: &mut SourceMap,
     code: &'static str,
 ) -> Result<FileId, Diagnostic> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = crate::fsutil::read_regular(path, crate::fsutil::MAX_INPUT).map_err(|e| {
         Diagnostic::error(code, format!("cannot read `{}`: {e}", path.display()))
             .in_file(path)
             .help("check the path")

@@ -27,6 +27,8 @@ mod model_replay;
 mod parser_props;
 mod platform;
 mod platform_controls;
+mod platform_import_log;
+mod platform_lint;
 mod probe;
 mod profiles;
 mod runtimes_cache;

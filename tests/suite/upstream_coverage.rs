@@ -349,22 +349,12 @@ fn the_shipped_spec_has_at_least_80_clauses() {
     );
 }
 
-/// The test names of a `go test -v` log: `=== RUN   TestX/sub` and `--- PASS|FAIL|SKIP: TestX/sub (…)`
-/// lines, indented or not.
+/// The test names of a `go test -v` log, as `kcontract platform import-log` reads them.
 fn names_in_go_test_log(log: &str) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    for line in log.lines() {
-        let line = line.trim_start();
-        let rest = line.strip_prefix("=== RUN").or_else(|| {
-            ["--- PASS:", "--- FAIL:", "--- SKIP:"]
-                .iter()
-                .find_map(|p| line.strip_prefix(p))
-        });
-        if let Some(name) = rest.and_then(|r| r.split_whitespace().next()) {
-            names.insert(name.to_string());
-        }
-    }
-    names
+    kcontract::platform::import_log::parse(log)
+        .names()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The vendors' published logs of Knative's conformance suites (`upstream/knative/conformance-logs/`):

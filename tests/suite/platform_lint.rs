@@ -1,0 +1,298 @@
+//! `kcontract platform lint` through the real binary: the good manifest passes, each fixture of
+//! `tests/fixtures/lint/` (one per check, named after it) names its clause at the line it breaks,
+//! with the exit code its clause's level gives; bad input is a clear error, never a panic.
+
+use kcontract::platform::lint::LINT_CHECKS;
+use serde_json::Value;
+
+use crate::common::cli::{kcontract, root};
+
+/// Per check: its clause, the line of the finding in `tests/fixtures/lint/<check>.yaml`, and
+/// whether the clause is a MUST or MUST NOT (exit 1) or a SHOULD or SHOULD NOT (exit 0).
+const EXPECTED: &[(&str, &str, usize, bool)] = &[
+    (
+        "single-port",
+        "network.ports.single-container-port",
+        11,
+        true,
+    ),
+    (
+        "host-port",
+        "network.ports.no-host-port-developer",
+        13,
+        false,
+    ),
+    (
+        "port-name",
+        "network.ports.no-arbitrary-port-names",
+        13,
+        true,
+    ),
+    (
+        "probe-handler",
+        "network.probes.http-or-tcp-on-port",
+        12,
+        true,
+    ),
+    ("probe-port", "network.probes.http-or-tcp-on-port", 15, true),
+    ("initial-delay", "network.probes.defaults", 13, false),
+    (
+        "lifecycle-hooks",
+        "lifecycle.hooks.not-developer-configurable",
+        11,
+        false,
+    ),
+    (
+        "run-as-user",
+        "config.user.invalid-identity-fails",
+        12,
+        true,
+    ),
+    (
+        "host-namespaces",
+        "config.namespaces.developer-must-not-set",
+        12,
+        true,
+    ),
+    (
+        "mount-propagation",
+        "config.rootfs-propagation.not-developer-configurable",
+        14,
+        true,
+    ),
+    (
+        "proc-mount",
+        "config.masked-paths.not-developer-configurable",
+        12,
+        true,
+    ),
+    ("sysctls", "config.sysctl.not-developer-tunable", 13, false),
+    (
+        "persistent-volume",
+        "config.mounts.per-container-volumes",
+        14,
+        false,
+    ),
+    ("devices", "config.devices.default-only", 11, true),
+];
+
+fn fixture(name: &str) -> String {
+    format!("tests/fixtures/lint/{name}.yaml")
+}
+
+/// `kcontract --spec spec platform lint ARGS` in the repository.
+fn lint(args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["--spec", "spec", "platform", "lint"];
+    all.extend_from_slice(args);
+    kcontract(&root(), &all)
+}
+
+#[test]
+fn every_check_has_a_fixture_and_an_expectation() {
+    let names: Vec<&str> = LINT_CHECKS.iter().map(|c| c.name).collect();
+    let expected: Vec<&str> = EXPECTED.iter().map(|e| e.0).collect();
+    assert_eq!(names, expected);
+    for c in LINT_CHECKS {
+        let e = EXPECTED.iter().find(|e| e.0 == c.name).unwrap();
+        assert_eq!(c.clause, e.1, "{}", c.name);
+        assert!(root().join(fixture(c.name)).is_file(), "{}", c.name);
+    }
+}
+
+#[test]
+fn the_good_manifest_passes() {
+    let (code, out, err) = lint(&[&fixture("good")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(!err.contains("K1122"), "{err}");
+    let (code, out, _) = lint(&["--format", "json", &fixture("good")]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["diagnostics"], serde_json::json!([]));
+}
+
+/// Each bad manifest: exactly one finding, its clause and level as the spec has them, at its line;
+/// exit 1 for a MUST or MUST NOT clause, 0 for a SHOULD or SHOULD NOT one. The human output of
+/// them all is one snapshot.
+#[test]
+fn each_bad_manifest_names_its_clause_at_its_line() {
+    let listed: Value = serde_json::from_str(
+        &kcontract(&root(), &["--spec", "spec", "list", "--format", "json"]).1,
+    )
+    .unwrap();
+    let level = |id: &str| {
+        listed["clauses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no clause {id}"))["level"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let mut human = String::new();
+    for (name, clause, line, blocking) in EXPECTED {
+        let file = fixture(name);
+        let (code, out, _) = lint(&["--format", "json", &file]);
+        let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{name}: {e}\n{out}"));
+        let d = v["diagnostics"].as_array().unwrap();
+        assert_eq!(d.len(), 1, "{name}: {out}");
+        let d = &d[0];
+        assert_eq!(d["check"], *name);
+        assert_eq!(d["clause"], *clause, "{name}");
+        assert_eq!(d["line"], *line, "{name}");
+        assert_eq!(d["file"], file);
+        let lvl = level(clause);
+        assert_eq!(d["level"], lvl, "{name}");
+        assert_eq!(
+            matches!(lvl.as_str(), "MUST" | "MUST NOT"),
+            *blocking,
+            "{name}: {lvl}"
+        );
+        assert_eq!(d["severity"], if *blocking { "error" } else { "warning" });
+        assert_eq!(code, i32::from(*blocking), "{name}");
+        let (code, out, err) = lint(&[&file]);
+        assert_eq!(code, i32::from(*blocking), "{name}");
+        assert!(out.is_empty());
+        assert!(
+            err.contains(&format!("--> {file}:{line}:")) && err.contains(clause),
+            "{name}: {err}"
+        );
+        human.push_str(&format!(
+            "$ kcontract platform lint {file}\nexit {code}\n{err}\n"
+        ));
+    }
+    insta::assert_snapshot!(human);
+}
+
+/// Several documents, several files: the findings of each, at their own lines, in order.
+#[test]
+fn several_documents_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let multi = dir.path().join("multi.yaml");
+    let text = std::fs::read_to_string(root().join(fixture("good"))).unwrap()
+        + "---\napiVersion: serving.knative.dev/v1\nkind: Revision\nmetadata:\n  name: r\nspec:\n  hostIPC: true\n  containers:\n    - image: x\n      ports:\n        - containerPort: 8080\n          hostPort: 8080\n";
+    std::fs::write(&multi, &text).unwrap();
+    let lines = text.lines().count();
+    let (code, out, _) = lint(&[
+        "--format",
+        "json",
+        multi.to_str().unwrap(),
+        &fixture("sysctls"),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let got: Vec<(String, u64)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["check"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("host-namespaces".to_owned(), lines as u64 - 5),
+            ("host-port".to_owned(), lines as u64),
+            ("sysctls".to_owned(), 13),
+        ]
+    );
+    assert_eq!(
+        (v["errors"].as_u64(), v["warnings"].as_u64()),
+        (Some(1), Some(2))
+    );
+}
+
+/// Files that are not Knative manifests: each a K1121 at its place (a Knative object of another
+/// kind only a warning), never a panic; the other files are still checked.
+#[test]
+fn bad_input_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files: &[(&str, &[u8])] = &[
+        ("not-yaml.yaml", b"a: [b\n"),
+        ("deployment.yaml", b"apiVersion: apps/v1\nkind: Deployment\n"),
+        ("no-kind.yaml", b"apiVersion: serving.knative.dev/v1\nmetadata: {}\n"),
+        ("route.yaml", b"apiVersion: serving.knative.dev/v1\nkind: Route\nmetadata: {name: r}\n"),
+        ("empty.yaml", b""),
+        ("binary.yaml", b"\xff\xfe"),
+        ("wrong-shape.yaml", b"apiVersion: serving.knative.dev/v1\nkind: Revision\nspec:\n  containers:\n    - ports: {containerPort: 8080}\n"),
+    ];
+    for (name, bytes) in files {
+        std::fs::write(d.join(name), bytes).unwrap();
+    }
+    nix::unistd::mkfifo(&d.join("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let mut out = String::new();
+    for name in files
+        .iter()
+        .map(|f| f.0)
+        .chain(["fifo", "missing.yaml", "."])
+    {
+        let (code, stdout, stderr) = kcontract(
+            d,
+            &[
+                "--spec",
+                &root().join("spec").display().to_string(),
+                "platform",
+                "lint",
+                name,
+            ],
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        out.push_str(&format!(
+            "$ kcontract platform lint {name}\nexit {code}\n{stdout}{stderr}\n"
+        ));
+    }
+    let (code, _, err) = kcontract(
+        d,
+        &[
+            "--spec",
+            &root().join("spec").display().to_string(),
+            "platform",
+            "lint",
+        ],
+    );
+    assert_eq!(code, 2, "no file is a usage error: {err}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn a_spec_without_a_linted_clause_stops_the_lint() {
+    // The lint reads levels from the spec it is given; a spec without the clauses (the error
+    // catalogue's one-clause spec) is K1106, not a silently skipped check.
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec");
+    std::fs::create_dir_all(spec.join("en")).unwrap();
+    std::fs::write(
+        spec.join("contract.yaml"),
+        "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        spec.join("en/one.md"),
+        "# One\n\n```clause\nid: one.good\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n",
+    )
+    .unwrap();
+    let good = root().join(fixture("good"));
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &["--spec", "spec", "platform", "lint", good.to_str().unwrap()],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(err.matches("[K1106]").count(), LINT_CHECKS.len(), "{err}");
+}
+
+/// docs/platforms.md lists every check with its clause, as the table has them.
+#[test]
+fn the_docs_list_every_check() {
+    let docs = std::fs::read_to_string(root().join("docs/platforms.md")).unwrap();
+    for c in LINT_CHECKS {
+        let row = format!("| `{}` | `{}` |", c.name, c.clause);
+        assert!(docs.contains(&row), "docs/platforms.md lacks {row}");
+    }
+}
