@@ -15,7 +15,8 @@
 //! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges, giving a
 //!   [`verdict`]; [`local`]: runs, judged.
 //! - [`report`]: the `kcontract-run/1` report and its reader; [`export`]: JUnit and TAP.
-//! - [`cli`]: `kcontract platform run`.
+//! - [`cli`]: `kcontract platform run`; [`image`]: the probe as an OCI image
+//!   (`kcontract platform image`).
 
 pub mod checks;
 pub mod cli;
@@ -23,6 +24,7 @@ pub mod controls;
 pub mod expect;
 pub mod export;
 pub mod harness;
+pub mod image;
 pub(crate) mod judge;
 pub mod local;
 mod netns;
