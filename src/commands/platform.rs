@@ -1,12 +1,14 @@
 //! `kcontract platform run`: the probe under a local OCI runtime, as the platform a profile
-//! describes; every clause judged (needs root).
+//! describes; every clause judged (needs root). `lint`, `import-log`: manifests and vendor logs.
+//! `image`: the probe as an OCI image, for a real platform.
 
 use std::path::PathBuf;
 
 use crate::conformance::OciRuntime;
-use crate::platform::cli::{ImportRequest, RunRequest, import_log, lint, run};
+use crate::platform::cli::{ImportRequest, RunRequest, find_probe, import_log, lint, run};
 use crate::platform::controls::Control;
-use crate::terminal::{Ctx, Outcome};
+use crate::platform::image::{REF_NAME, User, digest, layout};
+use crate::terminal::{Ctx, Failure, Outcome, print, shell_word};
 
 /// Platforms: run the probe as a profile's platform and judge the contract's clauses.
 #[derive(clap::Subcommand, Debug)]
@@ -25,6 +27,10 @@ pub(crate) enum Platform {
     /// when a MUST or MUST NOT clause is broken or a file is not a Knative manifest, 0 otherwise
     /// (SHOULD and SHOULD NOT findings are warnings).
     Lint(LintArgs),
+    /// Write the static probe as an OCI image layout in one tar archive (one layer, a non-root
+    /// user, the probe's `serve` mode as entry point), to push with your own tools, e.g.
+    /// `skopeo copy oci-archive:probe.tar docker://REGISTRY/kcontract-probe:TAG`.
+    Image(ImageArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -54,6 +60,19 @@ pub(crate) struct ImportLogArgs {
     /// Where to write the report (kcontract-run/1 JSON).
     #[arg(long, value_name = "FILE")]
     report: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ImageArgs {
+    /// Where to write the archive (an OCI image layout, tar).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// The static probe [default: as `platform run` finds it].
+    #[arg(long, value_name = "FILE")]
+    probe: Option<PathBuf>,
+    /// The user the image runs as: UID or UID:GID, never 0.
+    #[arg(long, value_name = "UID[:GID]", default_value = "65532:65532")]
+    user: String,
 }
 
 /// The local runtimes a run can use.
@@ -99,6 +118,7 @@ impl Platform {
             Platform::Run(a) => a,
             Platform::ImportLog(a) => return import(ctx, a),
             Platform::Lint(a) => return lint(ctx, &a.files, a.format == LintFormat::Json),
+            Platform::Image(a) => return image(ctx, a),
         };
         let control = match a.control.as_deref().map(|n| (n, Control::from_name(n))) {
             None => None,
@@ -150,4 +170,41 @@ fn import(ctx: &Ctx, a: ImportLogArgs) -> Outcome {
             report: a.report,
         },
     )
+}
+
+/// `platform image`: the probe packed, after checking the user and the output path.
+fn image(ctx: &Ctx, a: ImageArgs) -> Outcome {
+    let user = User::parse(&a.user).map_err(|e| {
+        ctx.usage(
+            &format!("--user {e}"),
+            "give a non-root UID or UID:GID, e.g. --user 65532:65532",
+        )
+    })?;
+    let failed = |message: String| {
+        eprintln!("error: {message}\n\nno image was written");
+        Failure::Input
+    };
+    if a.out.is_dir() {
+        return Err(failed(format!(
+            "--out {} is a folder; the image is one file (a tar archive)",
+            a.out.display()
+        )));
+    }
+    let probe = find_probe(a.probe.as_deref()).map_err(failed)?;
+    let bytes = crate::fsutil::read_regular(&probe, 256 << 20)
+        .map_err(|e| failed(format!("cannot read {}: {e}", probe.display())))?;
+    let archive = layout(&bytes, user, env!("CARGO_PKG_VERSION")).map_err(failed)?;
+    crate::fsutil::write_atomic(&a.out, &archive)
+        .map_err(|e| failed(format!("cannot write {}: {e}", a.out.display())))?;
+    print(&format!(
+        "wrote {} ({} bytes): an OCI image layout of {} ({}), user {}:{}\n\
+         push it with your own tools, e.g.\n  skopeo copy oci-archive:{}:{REF_NAME} docker://REGISTRY/kcontract-probe:TAG\n",
+        a.out.display(),
+        archive.len(),
+        probe.display(),
+        digest(&bytes),
+        user.uid,
+        user.gid,
+        shell_word(&a.out.display().to_string()),
+    ))
 }

@@ -18,6 +18,7 @@
 //! - [`cli`]: `kcontract platform run`, `lint` and `import-log`.
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
+//! - [`image`]: the probe as an OCI image (`kcontract platform image`).
 
 pub mod checks;
 pub mod cli;
@@ -25,6 +26,7 @@ pub mod controls;
 pub mod expect;
 pub mod export;
 pub mod harness;
+pub mod image;
 pub mod import_log;
 pub(crate) mod judge;
 pub mod lint;

@@ -16,6 +16,7 @@ mod differential;
 mod error_catalog;
 mod fmt;
 mod hostile;
+mod image;
 mod import;
 mod matrix;
 mod model_docs;
