@@ -230,3 +230,138 @@ pub fn read(path: &Path) -> Result<Report, Diagnostic> {
 pub fn level_of(spec: &Spec, id: &str) -> Option<Level> {
     spec.clauses.iter().find(|c| c.id == id).map(|c| c.level)
 }
+
+/// A run report read for the matrix, with where its clause ids are in its file.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// The report.
+    pub report: Report,
+    /// The file it was read from, in the source map given to [`load`].
+    pub file: crate::diagnostic::FileId,
+    /// The byte range of each entry's `id` in the file (the string with its quotes), in the
+    /// order of `report.clauses`.
+    pub id_spans: Vec<std::ops::Range<usize>>,
+}
+
+/// Where the reader finds `format` and each clause's `id` in the text: borrowed slices of the
+/// text itself ([`serde_json::value::RawValue`]), whose offsets are the positions (serde's
+/// values carry none).
+#[derive(Deserialize)]
+struct Positions<'a> {
+    #[serde(borrow, default)]
+    format: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    clauses: Option<Vec<IdPosition<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct IdPosition<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The byte range of `part`, a slice of `text`, in `text`.
+fn range_in(text: &str, part: &str) -> std::ops::Range<usize> {
+    let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    start..start + part.len()
+}
+
+/// Reads the run report `path` into `sources` for the matrix's platform columns: every problem is
+/// a K1107 at its `file:line:col` (JSON that does not parse, a `format` other than
+/// [`RUN_FORMAT`], a field of the wrong shape), pushed to `diags`; `None` then. Only `path` is
+/// read.
+pub fn load(
+    path: &Path,
+    sources: &mut crate::diagnostic::SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Located> {
+    use crate::diagnostic::Span;
+    let fid = crate::spec_source::read_source(path, sources, diags)?;
+    let file = sources.get(fid);
+    let text = file.text.as_str();
+    let help = "a run report is the JSON `kcontract platform run --report` writes \
+                (docs/run-report.schema.json)";
+    // serde_json's message ends with the position, which the diagnostic shows.
+    let at_error = |e: serde_json::Error| {
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+        let o = file.offset_of(e.line(), e.column());
+        let o = o.min(text.len());
+        Diagnostic::error("K1107", format!("`{}` is not a run report", path.display()))
+            .at(
+                Span::new(fid, o..(o + 1).min(file.line_end(o)).max(o)),
+                message,
+            )
+            .help(help)
+    };
+    // serde reads a struct from an array too; a report is an object.
+    let first = text.len() - text.trim_start().len();
+    if !text[first..].starts_with('{') {
+        diags.push(
+            Diagnostic::error("K1107", format!("`{}` is not a run report", path.display()))
+                .at(
+                    Span::new(fid, first..(first + 1).min(file.line_end(first))),
+                    "a run report is a JSON object",
+                )
+                .help(help),
+        );
+        return None;
+    }
+    let positions: Positions = match serde_json::from_str(text) {
+        Ok(p) => p,
+        Err(e) => {
+            diags.push(at_error(e));
+            return None;
+        }
+    };
+    let Some(format) = positions.format else {
+        diags.push(
+            Diagnostic::error(
+                "K1107",
+                format!(
+                    "`{}` is not a run report: it has no `format`",
+                    path.display()
+                ),
+            )
+            .in_file(path)
+            .help(help),
+        );
+        return None;
+    };
+    if serde_json::from_str::<&str>(format.get()).ok() != Some(RUN_FORMAT) {
+        diags.push(
+            Diagnostic::error(
+                "K1107",
+                format!(
+                    "`{}` is not a `{RUN_FORMAT}` report",
+                    path.display()
+                ),
+            )
+            .at(
+                Span::new(fid, range_in(text, format.get())),
+                format!("this kcontract reads `{RUN_FORMAT}`"),
+            )
+            .help("run the report's platform again with this kcontract (`kcontract platform run --report FILE`)"),
+        );
+        return None;
+    }
+    let report: Report = match serde_json::from_str(text) {
+        Ok(r) => r,
+        Err(e) => {
+            diags.push(at_error(e));
+            return None;
+        }
+    };
+    let id_spans = positions
+        .clauses
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c.id.map_or(0..0, |id| range_in(text, id.get())))
+        .collect();
+    Some(Located {
+        report,
+        file: fid,
+        id_spans,
+    })
+}
