@@ -2,7 +2,8 @@
 //! (runtime and version, the profile and its SHA-256, the Service, the probe), and per testable
 //! clause of the loaded spec its status with the check, the evidence and a message. Each clause
 //! carries its stamp from the spec the run was judged against, so a reader can tell a report made
-//! for an older text of a clause ([`read`] is the reader, for the matrix's platform columns).
+//! for an older text of a clause. [`read`] reads one back; [`load`] is the reader of the matrix's
+//! platform columns (`matrix --platform`), with `file:line:col` diagnostics.
 
 use std::collections::BTreeMap;
 use std::path::Path;
