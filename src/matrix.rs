@@ -330,49 +330,24 @@ pub fn compute_in<'a>(
 // Platform columns
 
 /// A clause's status in one platform's run report (`kcontract matrix --platform REPORT`): the
-/// report's own statuses, and `stale` when the report judged an older text of the clause.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// report's own status, or `stale` when the report judged an older text of the clause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlatformStatus {
-    /// Every check of the clause that decided something passed.
-    #[serde(rename = "pass")]
-    Pass,
-    /// A check failed.
-    #[serde(rename = "fail")]
-    Fail,
-    /// The clause does not apply to the platform (its profile lacks the feature).
-    #[serde(rename = "n/a")]
-    NotApplicable,
-    /// No check of the run decides it.
-    #[serde(rename = "not-run")]
-    NotRun,
-    /// A check could not be made.
-    #[serde(rename = "error")]
-    Error,
+    /// The report's status (of several checks, the worst: see [`PlatformCell`]).
+    Reported(ReportStatus),
     /// The report's stamp for the clause is not the clause's current one: it judged another text,
     /// so whatever it says is not shown as a result (never `pass`).
-    #[serde(rename = "stale")]
     Stale,
 }
 
-impl PlatformStatus {
-    /// Every status, in the order of the site's legend.
-    pub const ALL: [PlatformStatus; 6] = [
-        PlatformStatus::Pass,
-        PlatformStatus::Fail,
-        PlatformStatus::Error,
-        PlatformStatus::Stale,
-        PlatformStatus::NotApplicable,
-        PlatformStatus::NotRun,
-    ];
+pub use crate::platform::checks::Status as ReportStatus;
 
-    /// The name in the table, the JSON, the CSV and the site (`n/a`, `not-run`).
+impl PlatformStatus {
+    /// The name in the table, the JSON, the CSV and the site: the report's (`pass`, `fail`,
+    /// `n/a`, `not-run`, `error`), or `stale`.
     pub fn as_str(self) -> &'static str {
         match self {
-            PlatformStatus::Pass => "pass",
-            PlatformStatus::Fail => "fail",
-            PlatformStatus::NotApplicable => "n/a",
-            PlatformStatus::NotRun => "not-run",
-            PlatformStatus::Error => "error",
+            PlatformStatus::Reported(s) => s.as_str(),
             PlatformStatus::Stale => "stale",
         }
     }
@@ -380,18 +355,16 @@ impl PlatformStatus {
     /// A check of the platform ran and decided the clause: what makes a clause covered
     /// ("executed", [`Coverage::executed`]).
     pub fn executed(self) -> bool {
-        matches!(self, PlatformStatus::Pass | PlatformStatus::Fail)
+        matches!(
+            self,
+            PlatformStatus::Reported(ReportStatus::Pass | ReportStatus::Fail)
+        )
     }
+}
 
-    fn of(s: crate::platform::checks::Status) -> Self {
-        use crate::platform::checks::Status as S;
-        match s {
-            S::Pass => PlatformStatus::Pass,
-            S::Fail => PlatformStatus::Fail,
-            S::NotApplicable => PlatformStatus::NotApplicable,
-            S::NotRun => PlatformStatus::NotRun,
-            S::Error => PlatformStatus::Error,
-        }
+impl Serialize for PlatformStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -421,8 +394,8 @@ pub struct PlatformColumn {
 pub struct CheckView {
     /// The check's name, or null (no check of the run decides the clause).
     pub check: Option<String>,
-    /// The report's status for it (`stale` is the clause's, never a check's).
-    pub status: PlatformStatus,
+    /// The report's status for it.
+    pub status: ReportStatus,
     /// What was found, or why it was not run.
     pub message: String,
 }
@@ -446,7 +419,7 @@ impl PlatformCell {
     /// `stale` when an entry's stamp is not `current`; otherwise the worst of the checks: `fail`,
     /// `error`, then `pass` when any passed, `n/a` when all are, `not-run`.
     fn decide(&mut self, current: &str, stamps: &[&str]) {
-        let statuses: Vec<PlatformStatus> = self.checks.iter().map(|c| c.status).collect();
+        let statuses: Vec<ReportStatus> = self.checks.iter().map(|c| c.status).collect();
         self.stale_stamp = stamps
             .iter()
             .find(|s| **s != current)
@@ -456,20 +429,17 @@ impl PlatformCell {
         } else if self.stale_stamp.is_some() {
             Some(PlatformStatus::Stale)
         } else {
-            [
-                PlatformStatus::Fail,
-                PlatformStatus::Error,
-                PlatformStatus::Pass,
-            ]
-            .into_iter()
-            .find(|s| statuses.contains(s))
-            .or(Some(
-                if statuses.iter().all(|s| *s == PlatformStatus::NotApplicable) {
-                    PlatformStatus::NotApplicable
-                } else {
-                    PlatformStatus::NotRun
-                },
-            ))
+            let worst = [ReportStatus::Fail, ReportStatus::Error, ReportStatus::Pass]
+                .into_iter()
+                .find(|s| statuses.contains(s))
+                .unwrap_or(
+                    if statuses.iter().all(|s| *s == ReportStatus::NotApplicable) {
+                        ReportStatus::NotApplicable
+                    } else {
+                        ReportStatus::NotRun
+                    },
+                );
+            Some(PlatformStatus::Reported(worst))
         };
     }
 }
@@ -519,7 +489,7 @@ impl Matrix<'_> {
                         .iter()
                         .map(|e| CheckView {
                             check: e.check.clone(),
-                            status: PlatformStatus::of(e.status),
+                            status: e.status,
                             message: e.message.clone(),
                         })
                         .collect(),
@@ -1153,10 +1123,10 @@ fn platform_lines(p: &PlatformCell, clause: &Clause) -> Vec<String> {
             p.stale_stamp.as_deref().unwrap_or("?"),
             clause.stamp
         )],
-        Some(PlatformStatus::Fail | PlatformStatus::Error) => p
+        Some(PlatformStatus::Reported(ReportStatus::Fail | ReportStatus::Error)) => p
             .checks
             .iter()
-            .filter(|c| matches!(c.status, PlatformStatus::Fail | PlatformStatus::Error))
+            .filter(|c| matches!(c.status, ReportStatus::Fail | ReportStatus::Error))
             .map(|c| {
                 format!(
                     "    {} {} {}: {}",

@@ -276,91 +276,75 @@ pub fn load(
     sources: &mut crate::diagnostic::SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Located> {
-    use crate::diagnostic::Span;
     let fid = crate::spec_source::read_source(path, sources, diags)?;
     let file = sources.get(fid);
+    parse_located(path, fid, file)
+        .map_err(|d| diags.push(d))
+        .ok()
+}
+
+/// [`load`] of a file already read.
+fn parse_located(
+    path: &Path,
+    fid: crate::diagnostic::FileId,
+    file: &crate::diagnostic::SourceFile,
+) -> Result<Located, Diagnostic> {
+    use crate::diagnostic::Span;
     let text = file.text.as_str();
-    let help = "a run report is the JSON `kcontract platform run --report` writes \
-                (docs/run-report.schema.json)";
+    // Not a report: the error at byte `at` (to the end of its character, on its line).
+    let not_a_report = |at: usize, label: String| {
+        let at = at.min(text.len());
+        let end = text[at..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8())
+            .min(file.line_end(at))
+            .max(at);
+        Diagnostic::error("K1107", format!("`{}` is not a run report", path.display()))
+            .at(Span::new(fid, at..end), label)
+            .help(
+                "a run report is the JSON `kcontract platform run --report` writes \
+             (docs/run-report.schema.json)",
+            )
+    };
     // serde_json's message ends with the position, which the diagnostic shows.
-    let at_error = |e: serde_json::Error| {
+    let json_error = |e: serde_json::Error| {
         let full = e.to_string();
         let suffix = format!(" at line {} column {}", e.line(), e.column());
         let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
-        let o = file.offset_of(e.line(), e.column());
-        let o = o.min(text.len());
-        Diagnostic::error("K1107", format!("`{}` is not a run report", path.display()))
-            .at(
-                Span::new(fid, o..(o + 1).min(file.line_end(o)).max(o)),
-                message,
-            )
-            .help(help)
+        not_a_report(file.offset_of(e.line(), e.column()), message)
     };
     // serde reads a struct from an array too; a report is an object.
     let first = text.len() - text.trim_start().len();
     if !text[first..].starts_with('{') {
-        diags.push(
-            Diagnostic::error("K1107", format!("`{}` is not a run report", path.display()))
-                .at(
-                    Span::new(fid, first..(first + 1).min(file.line_end(first))),
-                    "a run report is a JSON object",
-                )
-                .help(help),
-        );
-        return None;
+        return Err(not_a_report(first, "a run report is a JSON object".into()));
     }
-    let positions: Positions = match serde_json::from_str(text) {
-        Ok(p) => p,
-        Err(e) => {
-            diags.push(at_error(e));
-            return None;
-        }
-    };
+    let positions: Positions = serde_json::from_str(text).map_err(json_error)?;
     let Some(format) = positions.format else {
-        diags.push(
-            Diagnostic::error(
-                "K1107",
-                format!(
-                    "`{}` is not a run report: it has no `format`",
-                    path.display()
-                ),
-            )
-            .in_file(path)
-            .help(help),
-        );
-        return None;
+        return Err(not_a_report(first, "it has no `format`".into()));
     };
     if serde_json::from_str::<&str>(format.get()).ok() != Some(RUN_FORMAT) {
-        diags.push(
-            Diagnostic::error(
-                "K1107",
-                format!(
-                    "`{}` is not a `{RUN_FORMAT}` report",
-                    path.display()
-                ),
-            )
-            .at(
-                Span::new(fid, range_in(text, format.get())),
-                format!("this kcontract reads `{RUN_FORMAT}`"),
-            )
-            .help("run the report's platform again with this kcontract (`kcontract platform run --report FILE`)"),
-        );
-        return None;
+        return Err(Diagnostic::error(
+            "K1107",
+            format!("`{}` is not a `{RUN_FORMAT}` report", path.display()),
+        )
+        .at(
+            Span::new(fid, range_in(text, format.get())),
+            format!("this kcontract reads `{RUN_FORMAT}`"),
+        )
+        .help(
+            "run the report's platform again with this kcontract \
+             (`kcontract platform run --report FILE`)",
+        ));
     }
-    let report: Report = match serde_json::from_str(text) {
-        Ok(r) => r,
-        Err(e) => {
-            diags.push(at_error(e));
-            return None;
-        }
-    };
+    let report: Report = serde_json::from_str(text).map_err(json_error)?;
     let id_spans = positions
         .clauses
         .unwrap_or_default()
         .iter()
         .map(|c| c.id.map_or(0..0, |id| range_in(text, id.get())))
         .collect();
-    Some(Located {
+    Ok(Located {
         report,
         file: fid,
         id_spans,

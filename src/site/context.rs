@@ -310,7 +310,7 @@ pub(super) struct PlatformCellCtx<'a> {
 
 /// Each row's platform cells, the same in every language (`platforms_by_clause` of `matrix.html`).
 pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>> {
-    use crate::matrix::PlatformStatus as P;
+    use crate::matrix::{PlatformStatus as P, ReportStatus as R};
     m.rows
         .iter()
         .map(|r| {
@@ -320,11 +320,11 @@ pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>>
                     platform: &p.platform,
                     key: match p.status {
                         None => "absent",
-                        Some(P::Pass) => "pass",
-                        Some(P::Fail) => "fail",
-                        Some(P::NotApplicable) => "na",
-                        Some(P::NotRun) => "not_run",
-                        Some(P::Error) => "error",
+                        Some(P::Reported(R::Pass)) => "pass",
+                        Some(P::Reported(R::Fail)) => "fail",
+                        Some(P::Reported(R::NotApplicable)) => "na",
+                        Some(P::Reported(R::NotRun)) => "not_run",
+                        Some(P::Reported(R::Error)) => "error",
                         Some(P::Stale) => "stale",
                     },
                     problems: if p.status == Some(P::Stale) {
@@ -332,7 +332,7 @@ pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>>
                     } else {
                         p.checks
                             .iter()
-                            .filter(|c| matches!(c.status, P::Fail | P::Error))
+                            .filter(|c| matches!(c.status, R::Fail | R::Error))
                             .map(|c| {
                                 format!("{}: {}", c.check.as_deref().unwrap_or("-"), c.message)
                             })

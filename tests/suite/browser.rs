@@ -101,6 +101,35 @@ fn setup_with(extra: &[&str]) -> (Driver, String, tempfile::TempDir, PathBuf) {
     (Driver::start(), axe_source, tmp, site)
 }
 
+/// What of the open page is wider than the viewport `width`: the page itself, or a table. The
+/// tables fit too: on a desktop every scrolling region (coverage, matrix, clause index); on a phone
+/// the clause index and the matrix, whose rows become cards there (only the coverage table's
+/// numbers may scroll).
+fn overflowing(d: &Driver, page: &str, width: i64) -> Vec<String> {
+    let mut out = Vec::new();
+    let wide = d
+        .js("return document.documentElement.scrollWidth")
+        .as_i64()
+        .unwrap();
+    if wide > width {
+        out.push(format!("{page} at {width} px is {wide} px wide"));
+    }
+    let regions = if width >= 1280 {
+        "'.scroll'"
+    } else {
+        "'.scroll:has(table.clauses, table.matrix)'"
+    };
+    let cut = d.js(&format!(
+        "return Array.from(document.querySelectorAll({regions}))\
+         .filter(e => e.scrollWidth > e.clientWidth + 1)\
+         .map(e => (e.getAttribute('aria-label') || '') + ': ' + e.scrollWidth + ' px in ' + e.clientWidth)"
+    ));
+    for region in cut.as_array().into_iter().flatten() {
+        out.push(format!("{page} at {width} px: the table {region}"));
+    }
+    out
+}
+
 /// The hrefs of the search results for `query`, once there are some.
 fn search(d: &Driver, query: &str) -> Vec<String> {
     d.type_into("#q", query);
@@ -151,29 +180,7 @@ fn site_for_readers_in_headless_chromium() {
         d.viewport(width, height);
         for page in &pages {
             d.goto(&file_url(&site.join(page)));
-            let wide = d
-                .js("return document.documentElement.scrollWidth")
-                .as_i64()
-                .unwrap();
-            if wide > width {
-                overflow.push(format!("{page} at {width} px is {wide} px wide"));
-            }
-            // The tables fit too: on a desktop every scrolling region (coverage, matrix, clause
-            // index); on a phone the clause index and the matrix, whose rows become cards there
-            // (only the coverage table's numbers may scroll).
-            let regions = if width >= 1280 {
-                "'.scroll'"
-            } else {
-                "'.scroll:has(table.clauses, table.matrix)'"
-            };
-            let cut = d.js(&format!(
-                "return Array.from(document.querySelectorAll({regions}))\
-                 .filter(e => e.scrollWidth > e.clientWidth + 1)\
-                 .map(e => (e.getAttribute('aria-label') || '') + ': ' + e.scrollWidth + ' px in ' + e.clientWidth)"
-            ));
-            for region in cut.as_array().into_iter().flatten() {
-                overflow.push(format!("{page} at {width} px: the table {region}"));
-            }
+            overflow.extend(overflowing(&d, page, width));
             let (lang, name) = page.split_once('/').unwrap();
             let name = name.trim_end_matches(".html");
             if kinds.contains(&name) {
@@ -646,26 +653,7 @@ fn platform_columns_fit_in_headless_chromium() {
         for (lang, fail, pass) in [("en", "fail", "pass"), ("zh", "未通过", "通过")] {
             let page = format!("{lang}/matrix.html");
             d.goto(&file_url(&site.join(&page)));
-            let wide = d
-                .js("return document.documentElement.scrollWidth")
-                .as_i64()
-                .unwrap();
-            if wide > width {
-                problems.push(format!("{page} at {width} px is {wide} px wide"));
-            }
-            let regions = if width >= 1280 {
-                "'.scroll'"
-            } else {
-                "'.scroll:has(table.matrix)'"
-            };
-            let cut = d.js(&format!(
-                "return Array.from(document.querySelectorAll({regions}))\
-                 .filter(e => e.scrollWidth > e.clientWidth + 1)\
-                 .map(e => (e.getAttribute('aria-label') || '') + ': ' + e.scrollWidth + ' px in ' + e.clientWidth)"
-            ));
-            for region in cut.as_array().into_iter().flatten() {
-                problems.push(format!("{page} at {width} px: the table {region}"));
-            }
+            problems.extend(overflowing(&d, &page, width));
             // The clause runc fails and crun passes: both cells, on screen, with their words.
             d.js(&format!(
                 "document.getElementById('{}').scrollIntoView()",

@@ -843,6 +843,7 @@ fn malformed_platform_reports_are_located() {
             runc.replacen("\"status\": \"pass\"", "\"status\": \"passed\"", 1),
         ),
         ("list.json", "[1, 2]\n".to_string()),
+        ("empty.json", "{}\n".to_string()),
         (
             "nul.json",
             "{\"format\": \"kcontract-run/1\"\0}".to_string(),
