@@ -164,6 +164,9 @@ pub struct Row<'a> {
     pub status: Status,
     /// The tests that claim the clause, stubs included.
     pub tests: Vec<TestView>,
+    /// The clause in each run report given (`--platform`), in the order of [`Matrix::platforms`]
+    /// (empty without reports).
+    pub platforms: Vec<PlatformCell>,
 }
 
 /// The traceability matrix: every clause of a spec, in spec order, with its tests and status.
@@ -182,6 +185,9 @@ pub struct Matrix<'a> {
     pub selection: Option<String>,
     /// Claims of ids the contract does not have (a clause removed or renamed), in test order.
     pub stale: Vec<Stale<'a>>,
+    /// The platforms whose run reports were given (`--platform`), one column each, in the order
+    /// given.
+    pub platforms: Vec<PlatformColumn>,
 }
 
 /// A claim of an id the contract does not have (K0501).
@@ -295,6 +301,7 @@ pub fn compute_in<'a>(
                 exempt,
                 status,
                 tests: views,
+                platforms: Vec::new(),
             }
         })
         .collect();
@@ -315,6 +322,194 @@ pub fn compute_in<'a>(
                 })
             })
             .collect(),
+        platforms: Vec::new(),
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Platform columns
+
+/// A clause's status in one platform's run report (`kcontract matrix --platform REPORT`): the
+/// report's own status, or `stale` when the report judged an older text of the clause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlatformStatus {
+    /// The report's status (of several checks, the worst: see [`PlatformCell`]).
+    Reported(ReportStatus),
+    /// The report's stamp for the clause is not the clause's current one: it judged another text,
+    /// so whatever it says is not shown as a result (never `pass`).
+    Stale,
+}
+
+pub use crate::platform::checks::Status as ReportStatus;
+
+impl PlatformStatus {
+    /// The name in the table, the JSON, the CSV and the site: the report's (`pass`, `fail`,
+    /// `n/a`, `not-run`, `error`), or `stale`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlatformStatus::Reported(s) => s.as_str(),
+            PlatformStatus::Stale => "stale",
+        }
+    }
+
+    /// A check of the platform ran and decided the clause: what makes a clause covered
+    /// ("executed", [`Coverage::executed`]).
+    pub fn executed(self) -> bool {
+        matches!(
+            self,
+            PlatformStatus::Reported(ReportStatus::Pass | ReportStatus::Fail)
+        )
+    }
+}
+
+impl Serialize for PlatformStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl fmt::Display for PlatformStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A platform whose run report was given: a column of the matrix.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlatformColumn {
+    /// The column's name ([`crate::platform::report::Platform::column_name`]: `runc`,
+    /// `google-cloud-run`), unique among the columns.
+    pub name: String,
+    /// The report file, as given.
+    pub file: String,
+    /// The runtime's version the report names.
+    pub runtime_version: String,
+    /// The profile judged against (its name).
+    pub profile: String,
+    /// The day of the run.
+    pub date: String,
+}
+
+/// One check of a clause in a run report.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckView {
+    /// The check's name, or null (no check of the run decides the clause).
+    pub check: Option<String>,
+    /// The report's status for it.
+    pub status: ReportStatus,
+    /// What was found, or why it was not run.
+    pub message: String,
+}
+
+/// A clause in one platform's report.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlatformCell {
+    /// The column's name.
+    pub platform: String,
+    /// The clause's status there; null when the report has no entry for it (a clause that is
+    /// not testable, or newer than the report).
+    pub status: Option<PlatformStatus>,
+    /// The stamp the report judged, when it is not the clause's current one (`stale`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_stamp: Option<String>,
+    /// The report's entries for the clause, one per check.
+    pub checks: Vec<CheckView>,
+}
+
+impl PlatformCell {
+    /// `stale` when an entry's stamp is not `current`; otherwise the worst of the checks: `fail`,
+    /// `error`, then `pass` when any passed, `n/a` when all are, `not-run`.
+    fn decide(&mut self, current: &str, stamps: &[&str]) {
+        let statuses: Vec<ReportStatus> = self.checks.iter().map(|c| c.status).collect();
+        self.stale_stamp = stamps
+            .iter()
+            .find(|s| **s != current)
+            .map(|s| s.to_string());
+        self.status = if statuses.is_empty() {
+            None
+        } else if self.stale_stamp.is_some() {
+            Some(PlatformStatus::Stale)
+        } else {
+            let worst = [ReportStatus::Fail, ReportStatus::Error, ReportStatus::Pass]
+                .into_iter()
+                .find(|s| statuses.contains(s))
+                .unwrap_or(
+                    if statuses.iter().all(|s| *s == ReportStatus::NotApplicable) {
+                        ReportStatus::NotApplicable
+                    } else {
+                        ReportStatus::NotRun
+                    },
+                );
+            Some(PlatformStatus::Reported(worst))
+        };
+    }
+}
+
+/// A run report to fold into the matrix: its file as given and its content.
+#[derive(Clone, Debug)]
+pub struct PlatformRun {
+    /// The file, as given on the command line.
+    pub file: String,
+    /// The report.
+    pub report: crate::platform::report::Report,
+}
+
+impl PlatformRun {
+    /// The column's name: the platform's runtime (`runc`), or a vendor log's platform name.
+    pub fn name(&self) -> &str {
+        self.report.platform.column_name()
+    }
+}
+
+impl Matrix<'_> {
+    /// Adds a column per run report (`--platform`), each named by its platform's runtime: the
+    /// names must differ (the pipeline refuses two reports of one name, K0613). Entries for ids
+    /// the contract lacks are left out (the pipeline warns of them, K0612).
+    pub fn add_platforms(&mut self, runs: &[PlatformRun]) {
+        for run in runs {
+            let p = &run.report.platform;
+            self.platforms.push(PlatformColumn {
+                name: run.name().to_string(),
+                file: run.file.clone(),
+                runtime_version: p.runtime_version.clone(),
+                profile: p.profile.name.clone(),
+                date: p.date.clone(),
+            });
+            let mut by_id: BTreeMap<&str, Vec<&crate::platform::report::ClauseResult>> =
+                BTreeMap::new();
+            for c in &run.report.clauses {
+                by_id.entry(c.id.as_str()).or_default().push(c);
+            }
+            for row in &mut self.rows {
+                let entries = by_id.get(row.clause.id.as_str()).map_or(&[][..], |v| v);
+                let mut cell = PlatformCell {
+                    platform: run.name().to_string(),
+                    status: None,
+                    stale_stamp: None,
+                    checks: entries
+                        .iter()
+                        .map(|e| CheckView {
+                            check: e.check.clone(),
+                            status: e.status,
+                            message: e.message.clone(),
+                        })
+                        .collect(),
+                };
+                let stamps: Vec<&str> = entries.iter().map(|e| e.stamp.as_str()).collect();
+                cell.decide(&row.clause.stamp, &stamps);
+                row.platforms.push(cell);
+            }
+        }
+    }
+}
+
+impl Row<'_> {
+    /// A platform check ran and decided the clause (`pass` or `fail`) in a report judged against
+    /// its current text: it counts as covered ([`Coverage::executed`]).
+    pub fn executed(&self) -> bool {
+        self.platforms
+            .iter()
+            .any(|p| p.status.is_some_and(PlatformStatus::executed))
     }
 }
 
@@ -384,25 +579,43 @@ pub struct Coverage {
     /// Clauses that are not waived.
     pub testable: usize,
     /// Testable clauses with at least one real test here (implemented, passing, failing or
-    /// suspect).
+    /// suspect) or an executed platform check ([`Self::executed`]).
     pub covered: usize,
+    /// Testable clauses (not waived, not exempt) that a platform check decided — `pass` or `fail`
+    /// in a run report judged against their current text; null without `--platform` (added to
+    /// `kcontract-matrix/1`, and only written with reports, so the matrix without them is as
+    /// before).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executed: Option<usize>,
     /// The group's clauses counted per status.
     pub status: StatusCounts,
 }
 
 impl Coverage {
-    fn of<'r>(group: String, rows: impl Iterator<Item = &'r Row<'r>>) -> Self {
+    /// `platforms`: run reports were given (so `executed` is counted).
+    fn of<'r>(group: String, rows: impl Iterator<Item = &'r Row<'r>>, platforms: bool) -> Self {
         let mut status = StatusCounts::default();
         let mut clauses = 0;
+        let mut covered = 0;
+        let mut executed = 0;
         for r in rows {
             clauses += 1;
             status.add(r.status);
+            let counted = !matches!(r.status, Status::Waived | Status::Exempt);
+            let tested = matches!(
+                r.status,
+                Status::Implemented | Status::Passing | Status::Failing | Status::Suspect
+            );
+            let ran = counted && r.executed();
+            executed += usize::from(ran);
+            covered += usize::from(tested || ran);
         }
         Coverage {
             group,
             clauses,
             testable: clauses - status.waived,
-            covered: status.implemented + status.passing + status.failing + status.suspect,
+            covered,
+            executed: platforms.then_some(executed),
             status,
         }
     }
@@ -436,14 +649,16 @@ pub struct Summary {
 impl Matrix<'_> {
     /// Coverage of all rows, then per level and per actor.
     pub fn summary(&self) -> Summary {
+        let platforms = !self.platforms.is_empty();
         Summary {
-            total: Coverage::of("all".into(), self.rows.iter()),
+            total: Coverage::of("all".into(), self.rows.iter(), platforms),
             by_level: Level::ALL
                 .iter()
                 .map(|l| {
                     Coverage::of(
                         l.to_string(),
                         self.rows.iter().filter(|r| r.clause.level == *l),
+                        platforms,
                     )
                 })
                 .collect(),
@@ -452,6 +667,7 @@ impl Matrix<'_> {
                     Coverage::of(
                         a.to_string(),
                         self.rows.iter().filter(|r| r.clause.actor == a),
+                        platforms,
                     )
                 })
                 .collect(),
@@ -476,6 +692,9 @@ struct RowView<'a> {
     exempt: Option<&'a str>,
     upstream_tests: &'a [String],
     tests: &'a [TestView],
+    /// Added to `kcontract-matrix/1`: the clause in each run report, only with `--platform`.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    platforms: &'a [PlatformCell],
 }
 
 #[derive(Serialize)]
@@ -483,6 +702,9 @@ struct MatrixJson<'a> {
     format: &'static str,
     contract: ContractInfo<'a>,
     results: &'a [String],
+    /// Added to `kcontract-matrix/1`: the run reports' platforms, only with `--platform`.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    platforms: &'a [PlatformColumn],
     /// Added to `kcontract-matrix/1`: the crate's selection, only when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     selection: Option<&'a str>,
@@ -513,6 +735,7 @@ pub fn json(m: &Matrix) -> Result<String, serde_json::Error> {
             languages: &m.spec.contract.languages,
         },
         results: &m.results,
+        platforms: &m.platforms,
         selection: m.selection.as_deref(),
         summary: m.summary(),
         clauses: m
@@ -529,6 +752,7 @@ pub fn json(m: &Matrix) -> Result<String, serde_json::Error> {
                 exempt: r.exempt.as_deref(),
                 upstream_tests: &r.clause.upstream_tests,
                 tests: &r.tests,
+                platforms: &r.platforms,
             })
             .collect(),
         stale_claims: m
@@ -550,11 +774,17 @@ pub fn json(m: &Matrix) -> Result<String, serde_json::Error> {
 }
 
 /// RFC 4180 CSV, one row per clause; `tests` lists the claiming tests as `binary name [outcome]`,
-/// `; `-separated.
+/// `; `-separated. With run reports, a column `platform:<name>` per platform after `messages`,
+/// holding the clause's status there (empty: not in the report).
 pub fn csv(m: &Matrix) -> String {
     let mut out = String::from(
-        "id,level,actor,verify,chapter,status,real_tests,stubs,tests,upstream_tests,reason,messages\r\n",
+        "id,level,actor,verify,chapter,status,real_tests,stubs,tests,upstream_tests,reason,messages",
     );
+    for p in &m.platforms {
+        out.push(',');
+        out.push_str(&csv_field(&format!("platform:{}", p.name)));
+    }
+    out.push_str("\r\n");
     for r in &m.rows {
         let c = r.clause;
         let tests: Vec<String> = r
@@ -589,7 +819,11 @@ pub fn csv(m: &Matrix) -> String {
             c.reason.clone().unwrap_or_default(),
             messages(&r.tests),
         ];
-        let line: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        let line: Vec<String> = fields
+            .iter()
+            .map(|f| csv_field(f))
+            .chain(r.platforms.iter().map(|p| csv_field(cell_text(p))))
+            .collect();
         out.push_str(&line.join(","));
         out.push_str("\r\n");
     }
@@ -769,11 +1003,11 @@ pub fn table(m: &Matrix, only: &[Status]) -> String {
         }
         out.push('\n');
     }
-    let mut rows = vec![
-        ["ID", "LEVEL", "ACTOR", "VERIFY", "STATUS", "TESTS", "STUBS"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    let mut head_row = ["ID", "LEVEL", "ACTOR", "VERIFY", "STATUS", "TESTS", "STUBS"]
+        .map(String::from)
+        .to_vec();
+    head_row.extend(m.platforms.iter().map(|p| p.name.clone()));
+    let mut rows = vec![head_row];
     // Row index → the lines under it (its real tests; a local exemption's reason).
     let mut under: Vec<Vec<String>> = vec![Vec::new()];
     for r in m.rows.iter().filter(shown) {
@@ -787,12 +1021,19 @@ pub fn table(m: &Matrix, only: &[Status]) -> String {
             real.to_string(),
             (r.tests.len() - real).to_string(),
         ]);
+        if let Some(last) = rows.last_mut() {
+            last.extend(r.platforms.iter().map(|p| match cell_text(p) {
+                "" => "-".to_string(),
+                s => s.to_string(),
+            }));
+        }
         let mut lines: Vec<String> = r
             .tests
             .iter()
             .filter(|t| !t.stub)
             .map(|t| format!("    {}", test_line(t)))
             .collect();
+        lines.extend(r.platforms.iter().flat_map(|p| platform_lines(p, r.clause)));
         if let Some(why) = &r.exempt {
             lines.push(format!("    exempt here: {why}"));
         }
@@ -814,9 +1055,13 @@ pub fn table(m: &Matrix, only: &[Status]) -> String {
         .into_iter()
         .filter(|st| *st != Status::Exempt || s.total.status.exempt > 0)
         .collect();
+    let platforms = !m.platforms.is_empty();
     let mut cov = vec![{
         let mut h = vec!["COVERAGE".to_string(), "CLAUSES".to_string()];
         h.extend(statuses.iter().map(|s| s.as_str().to_uppercase()));
+        if platforms {
+            h.push("EXECUTED".to_string());
+        }
         h.push("COVERED".to_string());
         h
     }];
@@ -828,12 +1073,13 @@ pub fn table(m: &Matrix, only: &[Status]) -> String {
     {
         let mut r = vec![g.group.clone(), g.clauses.to_string()];
         r.extend(statuses.iter().map(|st| g.status.get(*st).to_string()));
+        r.extend(g.executed.map(|n| n.to_string()));
         r.push(g.ratio());
         cov.push(r);
     }
     out.push_str(&columns(
         &cov,
-        &(1..=statuses.len() + 1).collect::<Vec<_>>(),
+        &(1..=statuses.len() + 1 + usize::from(platforms)).collect::<Vec<_>>(),
     ));
     if let Some(sel) = &m.selection {
         let _ = writeln!(
@@ -848,7 +1094,58 @@ pub fn table(m: &Matrix, only: &[Status]) -> String {
     } else {
         let _ = writeln!(out, "results: {}", m.results.join(", "));
     }
+    for p in &m.platforms {
+        // A vendor's log names no runtime version: only what the report has is said.
+        let runtime = if p.runtime_version.is_empty() {
+            String::new()
+        } else {
+            format!("runtime {}, ", p.runtime_version)
+        };
+        let _ = writeln!(
+            out,
+            "platform {}: {} ({runtime}profile {}, run {})",
+            p.name, p.file, p.profile, p.date
+        );
+    }
+    if !m.platforms.is_empty() {
+        out.push_str(
+            "executed: a platform check passed or failed on the clause's current text (stale: an older text); it counts as covered\n",
+        );
+    }
     out
+}
+
+/// A clause's status in one report as a cell: the status, or empty when the report lacks it.
+fn cell_text(p: &PlatformCell) -> &'static str {
+    p.status.map_or("", PlatformStatus::as_str)
+}
+
+/// The lines under a clause's row for one platform, when it needs someone: each failed or
+/// unmade check with its message, or the stamp a stale report judged.
+fn platform_lines(p: &PlatformCell, clause: &Clause) -> Vec<String> {
+    match p.status {
+        Some(PlatformStatus::Stale) => vec![format!(
+            "    {} stale: the report judged {}, the clause is now {}",
+            p.platform,
+            p.stale_stamp.as_deref().unwrap_or("?"),
+            clause.stamp
+        )],
+        Some(PlatformStatus::Reported(ReportStatus::Fail | ReportStatus::Error)) => p
+            .checks
+            .iter()
+            .filter(|c| matches!(c.status, ReportStatus::Fail | ReportStatus::Error))
+            .map(|c| {
+                format!(
+                    "    {} {} {}: {}",
+                    p.platform,
+                    c.status,
+                    c.check.as_deref().unwrap_or("-"),
+                    c.message.lines().next().unwrap_or_default()
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 // -------------------------------------------------------------------------------------------------

@@ -23,9 +23,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::annotations::{self, Scan};
-use crate::diagnostic::{Diagnostic, SourceMap};
+use crate::diagnostic::{Diagnostic, SourceMap, Span};
 use crate::diff::history::{self, History};
 use crate::matrix::{self, Matrix};
+use crate::platform::report;
 use crate::results::{self, Results};
 use crate::runtimes::{self, Catalogue};
 use crate::spec::{Contract, Spec, TestGlobs};
@@ -257,15 +258,88 @@ impl<'c> Stages<'c> {
         Ok(Some(res))
     }
 
-    /// Each clause's tests and status. Warns about real annotated tests the results do not
-    /// mention (their clauses count as implemented, not passing).
+    /// The platforms' run reports (`--platform`), beside the results: each read as a
+    /// `kcontract-run/1` report (K1107 at its `file:line:col` otherwise), named by its platform's
+    /// runtime (two of one name: K0613, naming both files), its entries for ids the contract lacks
+    /// warned of (K0612, with the nearest id when there is one). Only the files given are read.
+    pub(crate) fn platforms(
+        &mut self,
+        files: &[PathBuf],
+        spec: &Spec,
+    ) -> Result<Vec<matrix::PlatformRun>, Failure> {
+        if files.is_empty() {
+            return Ok(Vec::new());
+        }
+        let start = Instant::now();
+        let mut sources = SourceMap::default();
+        let mut diags = Vec::new();
+        let mut runs: Vec<matrix::PlatformRun> = Vec::new();
+        for f in files {
+            let Some(read) = report::load(f, &mut sources, &mut diags) else {
+                continue;
+            };
+            let run = matrix::PlatformRun {
+                file: f.display().to_string(),
+                report: read.report,
+            };
+            if let Some(first) = runs.iter().find(|r| r.name() == run.name()) {
+                diags.push(
+                    Diagnostic::error(
+                        "K0613",
+                        format!(
+                            "two run reports of the platform `{}`: `{}` and `{}`",
+                            run.name(),
+                            first.file,
+                            run.file
+                        ),
+                    )
+                    .in_file(f)
+                    .help("each report is a column named by its platform's runtime: give one report per platform"),
+                );
+                continue;
+            }
+            let mut warned = std::collections::BTreeSet::new();
+            for (entry, span) in run.report.clauses.iter().zip(&read.id_spans) {
+                if spec.by_id.contains_key(&entry.id) || !warned.insert(entry.id.as_str()) {
+                    continue;
+                }
+                let d = Diagnostic::warning(
+                    "K0612",
+                    format!(
+                        "the run report of `{}` names `{}`, a clause the contract does not have",
+                        run.name(),
+                        entry.id
+                    ),
+                )
+                .at(
+                    Span::new(read.file, span.clone()),
+                    "not a clause of this contract",
+                );
+                diags.push(match annotations::closest(spec, &entry.id) {
+                    Some(near) => d.help(format!(
+                        "did you mean `{near}`? The entry is left out of the matrix; run the platform again against this contract"
+                    )),
+                    None => d.help("the entry is left out of the matrix: the report was judged against another contract, or an older one (run the platform again)"),
+                });
+            }
+            runs.push(run);
+        }
+        self.timings.add("platforms", start.elapsed());
+        self.ctx.report(&diags, &sources)?;
+        Ok(runs)
+    }
+
+    /// Each clause's tests and status, and its status in each platform's run report. Warns about
+    /// real annotated tests the results do not mention (their clauses count as implemented, not
+    /// passing).
     pub(crate) fn matrix<'a>(
         &mut self,
         spec: &'a Spec,
         scan: &'a Scan,
         results: Option<&Results>,
+        platforms: &[matrix::PlatformRun],
     ) -> Result<Matrix<'a>, Failure> {
-        self.matrix_in(spec, scan, results, &matrix::Scope::default())
+        self.matrix_in(spec, scan, results, platforms, &matrix::Scope::default())
     }
 
     /// [`Self::matrix`] of the clauses a tested crate answers for, its exemptions applied.
@@ -274,10 +348,12 @@ impl<'c> Stages<'c> {
         spec: &'a Spec,
         scan: &'a Scan,
         results: Option<&Results>,
+        platforms: &[matrix::PlatformRun],
         scope: &matrix::Scope,
     ) -> Result<Matrix<'a>, Failure> {
         let start = Instant::now();
-        let m = matrix::compute_in(spec, &scan.tests, results, scope);
+        let mut m = matrix::compute_in(spec, &scan.tests, results, scope);
+        m.add_platforms(platforms);
         self.timings.add("matrix", start.elapsed());
         if let Some(r) = results
             && let Some(d) = nothing_matched(r, &m)

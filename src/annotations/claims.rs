@@ -97,7 +97,7 @@ pub fn renamed_to<'a>(spec: &'a Spec, stamp: Option<&str>) -> Option<&'a str> {
 }
 
 /// The clause id nearest to `id` by edit distance, if it is close enough to be a typo.
-fn closest<'a>(spec: &'a Spec, id: &str) -> Option<&'a str> {
+pub(crate) fn closest<'a>(spec: &'a Spec, id: &str) -> Option<&'a str> {
     crate::suggest::closest(id, spec.by_id.keys().map(String::as_str), |k| {
         3.max(k.len() / 6)
     })

@@ -41,6 +41,7 @@
 
 mod cache;
 mod claims;
+pub(crate) use claims::closest;
 pub use claims::renamed_to;
 mod items;
 mod review;

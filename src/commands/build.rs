@@ -32,6 +32,10 @@ pub(crate) struct Build {
     /// Test results (JUnit XML or libtest output) to show in the matrix page.
     #[arg(long, value_name = "FILE")]
     results: Vec<PathBuf>,
+    /// A platform's run report (`kcontract platform run --report`): a column of the matrix page
+    /// (repeatable).
+    #[arg(long, value_name = "REPORT")]
+    platform: Vec<PathBuf>,
 }
 
 impl Build {
@@ -84,7 +88,8 @@ impl Build {
         }
         let spec = &loaded.spec;
         let results = stages.results(&self.results, &scan)?;
-        let matrix = stages.matrix(spec, &scan, results.as_ref())?;
+        let platforms = stages.platforms(&self.platform, spec)?;
+        let matrix = stages.matrix(spec, &scan, results.as_ref(), &platforms)?;
         let history = stages.history(spec, &loaded.sources)?;
         let failed = |d: crate::diagnostic::Diagnostic| {
             ctx.fail(

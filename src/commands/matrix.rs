@@ -21,6 +21,10 @@ pub(crate) struct Matrix {
     /// Test results: cargo-nextest JUnit XML or libtest's plain output (repeatable).
     #[arg(long, value_name = "FILE")]
     results: Vec<PathBuf>,
+    /// A platform's run report (`kcontract platform run --report`): a column named by its
+    /// runtime, each clause's status there (`stale` when judged against an older text; repeatable).
+    #[arg(long, value_name = "REPORT")]
+    platform: Vec<PathBuf>,
     #[arg(long, default_value = "table")]
     format: MatrixFormat,
     /// SELECTOR=STATUS: exit 1 unless every selected clause has at least STATUS
@@ -136,7 +140,8 @@ impl Matrix {
         }
         let (scan, stale) = stages.tests_keeping_stale(spec, &setup.at)?;
         let results = stages.results(&self.results, &scan)?;
-        let m = stages.matrix_in(spec, &scan, results.as_ref(), &scope)?;
+        let platforms = stages.platforms(&self.platform, spec)?;
+        let m = stages.matrix_in(spec, &scan, results.as_ref(), &platforms, &scope)?;
         let text = match self.format {
             MatrixFormat::Table => matrix::table(&m, &self.only),
             MatrixFormat::Json => matrix::json(&m).map_err(|e| {

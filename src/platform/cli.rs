@@ -404,9 +404,6 @@ pub struct ImportRequest {
     pub report: PathBuf,
 }
 
-/// The `platform.kind` of a report imported from a vendor's log.
-pub const LOG_KIND: &str = "conformance-log";
-
 /// The `platform.runtime` of such a report.
 pub const LOG_RUNTIME: &str = "knative conformance log";
 
@@ -477,7 +474,7 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
     let report = Report {
         format: report::RUN_FORMAT.to_owned(),
         platform: Platform {
-            kind: LOG_KIND.into(),
+            kind: report::LOG_KIND.into(),
             runtime: LOG_RUNTIME.into(),
             runtime_version: String::new(),
             host: req.platform.clone(),

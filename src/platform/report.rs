@@ -2,7 +2,8 @@
 //! (runtime and version, the profile and its SHA-256, the Service, the probe), and per testable
 //! clause of the loaded spec its status with the check, the evidence and a message. Each clause
 //! carries its stamp from the spec the run was judged against, so a reader can tell a report made
-//! for an older text of a clause ([`read`] is the reader, for the matrix's platform columns).
+//! for an older text of a clause. [`read`] reads one back; [`load`] is the reader of the matrix's
+//! platform columns (`matrix --platform`), with `file:line:col` diagnostics.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -61,6 +62,22 @@ pub struct Platform {
     pub contract: ContractRef,
     /// The negative control the run applied (`null` for a real run).
     pub control: Option<String>,
+}
+
+/// `platform.kind` of a report read from a vendor's conformance log (`platform import-log`).
+pub const LOG_KIND: &str = "conformance-log";
+
+impl Platform {
+    /// The report's column in the matrix: the runtime of a local run (`runc`), the platform's
+    /// name of a vendor's log (`google-cloud-run`, given to `import-log`, which is the profile's
+    /// name there: its runtime is only "knative conformance log").
+    pub fn column_name(&self) -> &str {
+        if self.kind == LOG_KIND {
+            &self.profile.name
+        } else {
+            &self.runtime
+        }
+    }
 }
 
 /// A file a run used.
@@ -229,4 +246,123 @@ pub fn read(path: &Path) -> Result<Report, Diagnostic> {
 /// The level of a clause id in `spec`.
 pub fn level_of(spec: &Spec, id: &str) -> Option<Level> {
     spec.clauses.iter().find(|c| c.id == id).map(|c| c.level)
+}
+
+/// A run report read for the matrix, with where its clause ids are in its file.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// The report.
+    pub report: Report,
+    /// The file it was read from, in the source map given to [`load`].
+    pub file: crate::diagnostic::FileId,
+    /// The byte range of each entry's `id` in the file (the string with its quotes), in the
+    /// order of `report.clauses`.
+    pub id_spans: Vec<std::ops::Range<usize>>,
+}
+
+/// Where the reader finds `format` and each clause's `id` in the text: borrowed slices of the
+/// text itself ([`serde_json::value::RawValue`]), whose offsets are the positions (serde's
+/// values carry none).
+#[derive(Deserialize)]
+struct Positions<'a> {
+    #[serde(borrow, default)]
+    format: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    clauses: Option<Vec<IdPosition<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct IdPosition<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The byte range of `part`, a slice of `text`, in `text`.
+fn range_in(text: &str, part: &str) -> std::ops::Range<usize> {
+    let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    start..start + part.len()
+}
+
+/// Reads the run report `path` into `sources` for the matrix's platform columns: every problem is
+/// a K1107 at its `file:line:col` (JSON that does not parse, a `format` other than
+/// [`RUN_FORMAT`], a field of the wrong shape), pushed to `diags`; `None` then. Only `path` is
+/// read.
+pub fn load(
+    path: &Path,
+    sources: &mut crate::diagnostic::SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Located> {
+    let fid = crate::spec_source::read_source(path, sources, diags)?;
+    let file = sources.get(fid);
+    parse_located(path, fid, file)
+        .map_err(|d| diags.push(d))
+        .ok()
+}
+
+/// [`load`] of a file already read.
+fn parse_located(
+    path: &Path,
+    fid: crate::diagnostic::FileId,
+    file: &crate::diagnostic::SourceFile,
+) -> Result<Located, Diagnostic> {
+    use crate::diagnostic::Span;
+    let text = file.text.as_str();
+    // Not a report: the error at byte `at` (to the end of its character, on its line).
+    let not_a_report = |at: usize, label: String| {
+        let at = at.min(text.len());
+        let end = text[at..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8())
+            .min(file.line_end(at))
+            .max(at);
+        Diagnostic::error("K1107", format!("`{}` is not a run report", path.display()))
+            .at(Span::new(fid, at..end), label)
+            .help(
+                "a run report is the JSON `kcontract platform run --report` writes \
+             (docs/run-report.schema.json)",
+            )
+    };
+    // serde_json's message ends with the position, which the diagnostic shows.
+    let json_error = |e: serde_json::Error| {
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+        not_a_report(file.offset_of(e.line(), e.column()), message)
+    };
+    // serde reads a struct from an array too; a report is an object.
+    let first = text.len() - text.trim_start().len();
+    if !text[first..].starts_with('{') {
+        return Err(not_a_report(first, "a run report is a JSON object".into()));
+    }
+    let positions: Positions = serde_json::from_str(text).map_err(json_error)?;
+    let Some(format) = positions.format else {
+        return Err(not_a_report(first, "it has no `format`".into()));
+    };
+    if serde_json::from_str::<&str>(format.get()).ok() != Some(RUN_FORMAT) {
+        return Err(Diagnostic::error(
+            "K1107",
+            format!("`{}` is not a `{RUN_FORMAT}` report", path.display()),
+        )
+        .at(
+            Span::new(fid, range_in(text, format.get())),
+            format!("this kcontract reads `{RUN_FORMAT}`"),
+        )
+        .help(
+            "run the report's platform again with this kcontract \
+             (`kcontract platform run --report FILE`)",
+        ));
+    }
+    let report: Report = serde_json::from_str(text).map_err(json_error)?;
+    let id_spans = positions
+        .clauses
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c.id.map_or(0..0, |id| range_in(text, id.get())))
+        .collect();
+    Ok(Located {
+        report,
+        file: fid,
+        id_spans,
+    })
 }

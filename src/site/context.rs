@@ -278,6 +278,8 @@ pub(super) struct Group {
     pub(super) label: String,
     pub(super) clauses: usize,
     pub(super) counts: Vec<usize>,
+    /// Clauses a platform check decided (null without run reports: no column).
+    pub(super) executed: Option<usize>,
     pub(super) ratio: String,
 }
 
@@ -288,6 +290,59 @@ pub(super) struct MatrixSummary<'a> {
     pub(super) statuses: [&'static str; Status::ALL.len()],
     pub(super) coverage: Vec<Group>,
     pub(super) results: &'a [String],
+    /// The run reports' platforms, one column each (empty: no column).
+    pub(super) platforms: &'a [matrix::PlatformColumn],
+}
+
+/// A clause in one platform's column of the matrix page (`cells` in `matrix-row.html`).
+#[derive(Serialize)]
+pub(super) struct PlatformCellCtx<'a> {
+    /// The column's name (`runc`).
+    pub(super) platform: &'a str,
+    /// The status as a CSS class and the end of its interface key (`platform_<key>`): `pass`,
+    /// `fail`, `na`, `not_run`, `error`, `stale`, or `absent` (the report has no entry).
+    pub(super) key: &'static str,
+    /// The checks that failed or could not be made, `check: message` (shown under the badge).
+    pub(super) problems: Vec<String>,
+    /// The stamp a stale report judged.
+    pub(super) stale_stamp: Option<&'a str>,
+}
+
+/// Each row's platform cells, the same in every language (`platforms_by_clause` of `matrix.html`).
+pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>> {
+    use crate::matrix::{PlatformStatus as P, ReportStatus as R};
+    m.rows
+        .iter()
+        .map(|r| {
+            r.platforms
+                .iter()
+                .map(|p| PlatformCellCtx {
+                    platform: &p.platform,
+                    key: match p.status {
+                        None => "absent",
+                        Some(P::Reported(R::Pass)) => "pass",
+                        Some(P::Reported(R::Fail)) => "fail",
+                        Some(P::Reported(R::NotApplicable)) => "na",
+                        Some(P::Reported(R::NotRun)) => "not_run",
+                        Some(P::Reported(R::Error)) => "error",
+                        Some(P::Stale) => "stale",
+                    },
+                    problems: if p.status == Some(P::Stale) {
+                        Vec::new()
+                    } else {
+                        p.checks
+                            .iter()
+                            .filter(|c| matches!(c.status, R::Fail | R::Error))
+                            .map(|c| {
+                                format!("{}: {}", c.check.as_deref().unwrap_or("-"), c.message)
+                            })
+                            .collect()
+                    },
+                    stale_stamp: p.stale_stamp.as_deref(),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The matrix page's summary in `lang`.
@@ -297,6 +352,7 @@ pub(super) fn matrix_summary<'a>(m: &'a Matrix, t: &Interface, lang: &str) -> Ma
         label,
         clauses: g.clauses,
         counts: Status::ALL.iter().map(|s| g.status.get(*s)).collect(),
+        executed: g.executed,
         ratio: g.ratio(),
     };
     let mut groups: Vec<Group> = summary
@@ -324,6 +380,7 @@ pub(super) fn matrix_summary<'a>(m: &'a Matrix, t: &Interface, lang: &str) -> Ma
         statuses: Status::ALL.map(Status::as_str),
         coverage: groups,
         results: &m.results,
+        platforms: &m.platforms,
     }
 }
 

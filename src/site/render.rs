@@ -41,9 +41,11 @@ pub(super) fn render_site(
     let mut pages = 0;
     // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
     let tests = Value::from_serializable(&m.rows.iter().map(|r| &r.tests).collect::<Vec<_>>());
+    // Each clause's cells in the platforms' columns (`platforms_by_clause`), likewise.
+    let cells = Value::from_serializable(&context::platform_cells(m));
     for lang in &m.spec.contract.languages {
         let l = timings.detail("contexts", || Lang::new(m, runtimes, history, tpl, lang))?;
-        pages += timings.detail("pages", || l.pages(&tests, put))?;
+        pages += timings.detail("pages", || l.pages(&tests, &cells, put))?;
         timings.detail("search index", || l.search_index(put))?;
     }
     timings.detail("data files", || data_files(m, put))?;
@@ -171,7 +173,7 @@ impl<'s> Lang<'s> {
     }
 
     /// Every page of the language, rendered in parallel; returns how many.
-    fn pages(&self, tests: &Value, put: &Put) -> Result<usize, Diagnostic> {
+    fn pages(&self, tests: &Value, cells: &Value, put: &Put) -> Result<usize, Diagnostic> {
         let spec = self.m.spec;
         let t = self.t;
         let mut pages = vec![
@@ -211,7 +213,9 @@ impl<'s> Lang<'s> {
                 .with("tests_by_clause", tests.clone())
                 .with("statuses", Value::from_serializable(&summary.statuses))
                 .with("coverage", Value::from_serializable(&summary.coverage))
-                .with("results", Value::from_serializable(&summary.results)),
+                .with("results", Value::from_serializable(&summary.results))
+                .with("platforms", Value::from_serializable(&summary.platforms))
+                .with("platforms_by_clause", cells.clone()),
         );
         if let Some(steps) = &self.changes {
             pages.push(

@@ -71,6 +71,11 @@ fn file_url(p: &Path) -> String {
 /// Start the browser and build a fresh site from the repository's spec into a temp folder; or fail
 /// saying what is missing. Returns the driver, axe-core's source, the temp folder and the site.
 fn setup() -> (Driver, String, tempfile::TempDir, PathBuf) {
+    setup_with(&[])
+}
+
+/// [`setup`], the build given `extra` arguments (`--platform REPORT`).
+fn setup_with(extra: &[&str]) -> (Driver, String, tempfile::TempDir, PathBuf) {
     for tool in [CHROMIUM, CHROMEDRIVER] {
         if !Path::new(tool).exists() {
             missing(&format!("{tool} is not installed"));
@@ -88,11 +93,41 @@ fn setup() -> (Driver, String, tempfile::TempDir, PathBuf) {
     let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
         .current_dir(root())
         .args(["build", "--out", site.to_str().unwrap()])
+        .args(extra)
         .stdout(Stdio::null())
         .status()
         .unwrap();
     assert!(status.success());
     (Driver::start(), axe_source, tmp, site)
+}
+
+/// What of the open page is wider than the viewport `width`: the page itself, or a table. The
+/// tables fit too: on a desktop every scrolling region (coverage, matrix, clause index); on a phone
+/// the clause index and the matrix, whose rows become cards there (only the coverage table's
+/// numbers may scroll).
+fn overflowing(d: &Driver, page: &str, width: i64) -> Vec<String> {
+    let mut out = Vec::new();
+    let wide = d
+        .js("return document.documentElement.scrollWidth")
+        .as_i64()
+        .unwrap();
+    if wide > width {
+        out.push(format!("{page} at {width} px is {wide} px wide"));
+    }
+    let regions = if width >= 1280 {
+        "'.scroll'"
+    } else {
+        "'.scroll:has(table.clauses, table.matrix)'"
+    };
+    let cut = d.js(&format!(
+        "return Array.from(document.querySelectorAll({regions}))\
+         .filter(e => e.scrollWidth > e.clientWidth + 1)\
+         .map(e => (e.getAttribute('aria-label') || '') + ': ' + e.scrollWidth + ' px in ' + e.clientWidth)"
+    ));
+    for region in cut.as_array().into_iter().flatten() {
+        out.push(format!("{page} at {width} px: the table {region}"));
+    }
+    out
 }
 
 /// The hrefs of the search results for `query`, once there are some.
@@ -145,29 +180,7 @@ fn site_for_readers_in_headless_chromium() {
         d.viewport(width, height);
         for page in &pages {
             d.goto(&file_url(&site.join(page)));
-            let wide = d
-                .js("return document.documentElement.scrollWidth")
-                .as_i64()
-                .unwrap();
-            if wide > width {
-                overflow.push(format!("{page} at {width} px is {wide} px wide"));
-            }
-            // The tables fit too: on a desktop every scrolling region (coverage, matrix, clause
-            // index); on a phone the clause index and the matrix, whose rows become cards there
-            // (only the coverage table's numbers may scroll).
-            let regions = if width >= 1280 {
-                "'.scroll'"
-            } else {
-                "'.scroll:has(table.clauses, table.matrix)'"
-            };
-            let cut = d.js(&format!(
-                "return Array.from(document.querySelectorAll({regions}))\
-                 .filter(e => e.scrollWidth > e.clientWidth + 1)\
-                 .map(e => (e.getAttribute('aria-label') || '') + ': ' + e.scrollWidth + ' px in ' + e.clientWidth)"
-            ));
-            for region in cut.as_array().into_iter().flatten() {
-                overflow.push(format!("{page} at {width} px: the table {region}"));
-            }
+            overflow.extend(overflowing(&d, page, width));
             let (lang, name) = page.split_once('/').unwrap();
             let name = name.trim_end_matches(".html");
             if kinds.contains(&name) {
@@ -618,4 +631,71 @@ fn site_in_headless_chromium() {
     d.goto(&file_url(&bad));
     let found = axe(&d, &axe_source);
     assert!(found.iter().any(|v| v.contains("image-alt")), "{found:?}");
+}
+
+/// The matrix page with two platforms' run reports (`build --platform`): in English and Chinese, on a
+/// desktop (1,280 px) and a phone (390 px), no page is wider than the viewport, the matrix does not
+/// scroll sideways (on a desktop nor does the coverage), and both platforms' cells of a clause are
+/// shown inside the viewport with their words; axe-core finds no serious violation.
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium, chromedriver, fonts-noto-cjk, axe-core (npm ci): cargo test --features browser"
+)]
+fn platform_columns_fit_in_headless_chromium() {
+    let reports = tempfile::tempdir().unwrap();
+    let r = crate::common::platform_reports::write(reports.path());
+    let (runc, crun) = (r.files[0].to_str().unwrap(), r.files[1].to_str().unwrap());
+    let (d, axe_source, _tmp, site) = setup_with(&["--platform", runc, "--platform", crun]);
+    let mut problems = Vec::new();
+    for (width, height) in [(1280, 800), (390, 844)] {
+        d.viewport(width, height);
+        for (lang, fail, pass) in [("en", "fail", "pass"), ("zh", "未通过", "通过")] {
+            let page = format!("{lang}/matrix.html");
+            d.goto(&file_url(&site.join(&page)));
+            problems.extend(overflowing(&d, &page, width));
+            // The clause runc fails and crun passes: both cells, on screen, with their words.
+            d.js(&format!(
+                "document.getElementById('{}').scrollIntoView()",
+                r.failed_on_runc
+            ));
+            let cells = d.js(&format!(
+                "return [...document.getElementById('{}').querySelectorAll('td.platform')]\
+                 .map(td => {{ const b = td.getBoundingClientRect(); \
+                   return {{ label: td.dataset.label, text: td.innerText.trim(), left: b.left, \
+                             right: b.right, width: b.width, height: b.height }}; }})",
+                r.failed_on_runc
+            ));
+            let cells = cells.as_array().unwrap();
+            assert_eq!(cells.len(), 2, "{page} at {width} px: {cells:?}");
+            for (cell, (name, word)) in cells.iter().zip([("runc", fail), ("crun", pass)]) {
+                let label = cell["label"].as_str().unwrap();
+                let text = cell["text"].as_str().unwrap();
+                let (left, right) = (
+                    cell["left"].as_f64().unwrap(),
+                    cell["right"].as_f64().unwrap(),
+                );
+                if !label.starts_with(name)
+                    || !text.starts_with(word)
+                    || cell["width"].as_f64().unwrap() < 1.0
+                    || cell["height"].as_f64().unwrap() < 1.0
+                    || left < 0.0
+                    || right > width as f64
+                {
+                    problems.push(format!("{page} at {width} px: the {name} cell is {cell}"));
+                }
+            }
+            screenshot(&d, &format!("matrix-platforms-{lang}-{width}"));
+        }
+    }
+    for lang in ["en", "zh"] {
+        d.viewport(1280, 800);
+        d.goto(&file_url(&site.join(format!("{lang}/matrix.html"))));
+        problems.extend(
+            axe(&d, &axe_source)
+                .into_iter()
+                .map(|v| format!("{lang}/matrix.html: {v}")),
+        );
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

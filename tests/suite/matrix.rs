@@ -692,3 +692,191 @@ fn committed_site_matrix_has_no_results() {
     let zh = std::fs::read_to_string(root().join("site/zh/matrix.html")).unwrap();
     assert!(zh.contains("追溯矩阵") && zh.contains("测试桩") && zh.contains("豁免"));
 }
+
+// --- Platform run reports as columns (`--platform REPORT`). ---
+
+/// The fixture's two run reports (`tests/fixtures/matrix/platforms/`): a runc-like one with a
+/// failed check, a stale stamp and a misspelt id, a crun-like one with an error, a failed check
+/// among passed ones, an id of another contract and a clause it lacks.
+const PLATFORMS: [&str; 4] = [
+    "--platform",
+    "platforms/runc.json",
+    "--platform",
+    "platforms/crun.json",
+];
+
+/// Each clause's status in the two reports: `stale` where the report's stamp is not the clause's,
+/// the worst check where there are several, `null` where the report has no entry.
+const PLATFORM_STATUSES: [(&str, Option<&str>, Option<&str>); 8] = [
+    ("one.passes", Some("pass"), Some("pass")),
+    ("one.fails", Some("fail"), Some("pass")),
+    ("one.stubbed", Some("pass"), Some("error")),
+    ("one.external", Some("n/a"), Some("not-run")),
+    ("two.untested", Some("stale"), Some("pass")),
+    ("two.waived", None, None),
+    ("two.not-run", Some("not-run"), None),
+    ("two.in-macro", Some("pass"), Some("fail")),
+];
+
+fn matrix_with_platforms(dir: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["matrix", "--results", "results/junit.xml"];
+    args.extend_from_slice(&PLATFORMS);
+    args.extend_from_slice(extra);
+    kcontract(dir, &args)
+}
+
+#[test]
+fn platform_reports_are_columns_in_json_csv_and_table() {
+    let tmp = fixture();
+    let (code, json, err) = matrix_with_platforms(tmp.path(), &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let names: Vec<&str> = v["platforms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["runc", "crun"]);
+    assert_eq!(v["platforms"][0]["file"], "platforms/runc.json");
+    for (c, (id, runc, crun)) in v["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(PLATFORM_STATUSES)
+    {
+        assert_eq!(c["id"], id);
+        let cells = c["platforms"].as_array().unwrap();
+        assert_eq!(cells[0]["platform"], "runc");
+        assert_eq!(cells[0]["status"].as_str(), runc, "{id} on runc");
+        assert_eq!(cells[1]["status"].as_str(), crun, "{id} on crun");
+    }
+    // The tests' statuses are as without reports: the columns do not change them.
+    assert_eq!(statuses(&json), expected(true));
+    let stale = &v["clauses"][4]["platforms"][0];
+    assert_eq!(stale["stale_stamp"], "000000000000");
+    assert_eq!(
+        v["clauses"][7]["platforms"][1]["checks"][1]["check"],
+        "stdin-null"
+    );
+    // Covered: a real test, or a check that passed or failed on the current text. `one.stubbed`
+    // (runc passed) and `two.untested` (crun passed; runc's report is stale) are executed.
+    let total = &v["summary"]["total"];
+    assert_eq!(total["executed"], 5);
+    assert_eq!(total["covered"], 6);
+    assert_eq!(total["testable"], 7);
+    // Both unknown ids are warned of, with the nearest id when there is one.
+    assert!(err.contains("warning[K0612]"), "{err}");
+    insta::assert_snapshot!("platform_warnings", err);
+
+    let (code, csv, _) = matrix_with_platforms(tmp.path(), &["--format", "csv"]);
+    assert_eq!(code, 0);
+    let mut lines = csv.split("\r\n");
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .ends_with(",messages,platform:runc,platform:crun")
+    );
+    let cells: Vec<(String, String)> = csv
+        .split("\r\n")
+        .skip(1)
+        .filter(|l| l.contains('.') && !l.starts_with(' '))
+        .filter_map(|l| {
+            let mut f = l.rsplitn(3, ',');
+            let crun = f.next()?.to_string();
+            let runc = f.next()?.to_string();
+            Some((runc, crun))
+        })
+        .collect();
+    let want: Vec<(String, String)> = PLATFORM_STATUSES
+        .iter()
+        .map(|(_, r, c)| (r.unwrap_or("").to_string(), c.unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(cells, want);
+
+    let (code, table, _) = matrix_with_platforms(tmp.path(), &[]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("platform_table", table);
+}
+
+/// `--require` is about the clauses' tests, as before: a report that passes a clause does not
+/// meet a requirement its tests do not meet, nor does a failed check break one they meet.
+#[test]
+fn platform_reports_leave_the_require_gate_as_it_was() {
+    let tmp = fixture();
+    for require in ["*=stub", "MUST=implemented", "verify:conformance=passing"] {
+        let (before, _, err_before) = kcontract(
+            tmp.path(),
+            &[
+                "matrix",
+                "--results",
+                "results/junit.xml",
+                "--require",
+                require,
+                "--format",
+                "json",
+            ],
+        );
+        let (after, _, err_after) =
+            matrix_with_platforms(tmp.path(), &["--require", require, "--format", "json"]);
+        assert_eq!(before, after, "{require}");
+        let gate = |e: &str| e[e.find("error[K0610]").unwrap_or(e.len())..].to_string();
+        assert_eq!(gate(&err_before), gate(&err_after), "{require}");
+    }
+}
+
+/// A report that cannot be used is an error at its `file:line:col` (K1107), and nothing is
+/// printed; two reports of one platform are an error naming both files (K0613).
+#[test]
+fn malformed_platform_reports_are_located() {
+    let tmp = fixture();
+    let runc = std::fs::read_to_string(tmp.path().join("platforms/runc.json")).unwrap();
+    let cases = [
+        ("truncated.json", runc[..runc.len() / 2].to_string()),
+        (
+            "old.json",
+            runc.replace("\"kcontract-run/1\"", "\"kcontract-run/0\""),
+        ),
+        (
+            "status.json",
+            runc.replacen("\"status\": \"pass\"", "\"status\": \"passed\"", 1),
+        ),
+        ("list.json", "[1, 2]\n".to_string()),
+        ("empty.json", "{}\n".to_string()),
+        (
+            "nul.json",
+            "{\"format\": \"kcontract-run/1\"\0}".to_string(),
+        ),
+    ];
+    let mut all = String::new();
+    for (name, text) in &cases {
+        std::fs::write(tmp.path().join(name), text).unwrap();
+        let (code, out, err) = kcontract(tmp.path(), &["matrix", "--platform", name]);
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(
+            out.is_empty(),
+            "{name}: nothing is printed when a report is bad"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        all.push_str(&err);
+    }
+    let (code, _, err) = kcontract(tmp.path(), &["matrix", "--platform", "missing.json"]);
+    assert_eq!(code, 1);
+    all.push_str(&err);
+    std::fs::write(tmp.path().join("runc-again.json"), &runc).unwrap();
+    let (code, out, err) = kcontract(
+        tmp.path(),
+        &[
+            "matrix",
+            "--platform",
+            "platforms/runc.json",
+            "--platform",
+            "runc-again.json",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    all.push_str(&err[err.find("error[").unwrap()..]);
+    insta::assert_snapshot!("platform_problems", all);
+}

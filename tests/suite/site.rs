@@ -1084,3 +1084,66 @@ fn the_changes_page_has_a_step_per_earlier_version_in_date_order() {
     assert!(chapter.contains(">new since 2020-01-01</a>"));
     assert!(chapter.contains(">changed since 2020-01-01</a>"));
 }
+
+/// `build --platform REPORT…`: the matrix page of every language has a column per platform, each
+/// clause's status there in the page's language (`stale` for a report of an older text), and the
+/// coverage counts the executed checks; `matrix.json` has the columns too.
+#[test]
+fn platform_reports_are_columns_of_the_matrix_page_in_every_language() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = crate::common::platform_reports::write(tmp.path());
+    let out = tmp.path().join("site");
+    let (code, _, err) = kcontract(
+        &root(),
+        &[
+            "build",
+            "--out",
+            out.to_str().unwrap(),
+            "--platform",
+            r.files[0].to_str().unwrap(),
+            "--platform",
+            r.files[1].to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // The page's words for fail, pass, stale, not run, and the coverage's executed column.
+    let words = [
+        ("en", ["fail", "pass", "stale", "not run", "executed"]),
+        ("zh", ["未通过", "通过", "已过时", "未运行", "已执行"]),
+    ];
+    for (lang, [fail, pass, stale, not_run, executed]) in words {
+        let html = std::fs::read_to_string(out.join(lang).join("matrix.html")).unwrap();
+        assert!(
+            html.contains("<th scope=\"col\">runc</th><th scope=\"col\">crun</th>"),
+            "{lang}: the two columns"
+        );
+        assert!(html.contains(&format!("<br><small>{executed}")), "{lang}");
+        let row = |id: &str| {
+            let start = html.find(&format!("<tr id=\"{id}\"")).unwrap();
+            html[start..start + html[start..].find("</tr>").unwrap()].to_string()
+        };
+        let has = |row: &str, platform: &str, key: &str, word: &str| {
+            let at = row
+                .find(&format!("<td class=\"platform\" data-label=\"{platform}"))
+                .unwrap_or_else(|| panic!("{lang}: no {platform} cell in {row}"));
+            let td = &row[at..at + row[at..].find("</td>").unwrap()];
+            td.contains(&format!("class=\"badge platform-{key}\""))
+                && td.contains(&format!(">{word}</span>"))
+        };
+        let failed = row(&r.failed_on_runc);
+        assert!(has(&failed, "runc", "fail", fail), "{lang}: {failed}");
+        assert!(has(&failed, "crun", "pass", pass), "{lang}: {failed}");
+        let old = row(&r.stale_on_runc);
+        assert!(has(&old, "runc", "stale", stale), "{lang}: {old}");
+        assert!(has(&old, "crun", "pass", pass), "{lang}: {old}");
+        let skipped = row(&r.not_run_on_crun);
+        assert!(
+            has(&skipped, "crun", "not_run", not_run),
+            "{lang}: {skipped}"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("matrix.json")).unwrap()).unwrap();
+    assert_eq!(json["platforms"][1]["name"], "crun");
+    assert!(json["summary"]["total"]["executed"].as_u64().unwrap() > 20);
+}

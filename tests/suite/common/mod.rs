@@ -7,6 +7,7 @@
 
 pub(crate) mod cli;
 pub(crate) mod model;
+pub(crate) mod platform_reports;
 pub(crate) mod probe;
 pub(crate) mod runtimes;
 pub(crate) mod spec_files;
