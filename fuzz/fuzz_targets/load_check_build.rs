@@ -52,7 +52,8 @@ fuzz_target!(|data: &[u8]| {
     if !loaded.has_errors() {
         let _ = kcontract::clause_list_json(&loaded.spec);
         let m = kcontract::matrix::compute(&loaded.spec, &[], None);
-        let files = kcontract::site::render(&m, None, &f.templates)
+        // No earlier versions: an empty history (its type is not public; the default names it).
+        let files = kcontract::site::render(&m, None, &Default::default(), &f.templates)
             .expect("valid spec renders");
         assert!(!files.is_empty());
     }
