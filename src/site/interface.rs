@@ -83,6 +83,7 @@ impl Interfaces {
                     continue;
                 }
                 let src = fs::read_to_string(&path)
+                    .map(crate::fsutil::plain_text)
                     .map_err(|e| crate::spec_source::io_error(&path, &e))?;
                 let interface = parse(&src, &path)?;
                 by_lang.insert(

@@ -95,7 +95,9 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
         for (name, src) in &mut sources {
             let p = dir.join(*name);
             if p.exists() {
-                *src = fs::read_to_string(&p).map_err(|e| crate::spec_source::io_error(&p, &e))?;
+                *src = fs::read_to_string(&p)
+                    .map(crate::fsutil::plain_text)
+                    .map_err(|e| crate::spec_source::io_error(&p, &e))?;
             }
         }
     }

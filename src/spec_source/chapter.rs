@@ -49,6 +49,8 @@ enum Top {
     Other {
         masked: Vec<Range<usize>>,
         boilerplate: bool,
+        /// A heading: a title, never a normative statement, so not scanned for keywords.
+        title: bool,
     },
 }
 
@@ -92,6 +94,9 @@ pub(super) fn parse_chapter(
                             let fence_end = file.line_end(range.start);
                             fence = Some((range.start..fence_end, Vec::new(), String::new()));
                         } else {
+                            if let CodeBlockKind::Fenced(_) = kind {
+                                check_swallowed_clause(file_id, file, &range, diags);
+                            }
                             if is_clause {
                                 diags.push(
                                     Diagnostic::error("K0114", "a clause block must not be nested")
@@ -147,6 +152,7 @@ pub(super) fn parse_chapter(
                             }
                         }
                         other => {
+                            let is_heading = matches!(other, TagEnd::Heading(_));
                             if let (TagEnd::Heading(_), Some((level, text))) =
                                 (other, heading.take())
                             {
@@ -171,6 +177,7 @@ pub(super) fn parse_chapter(
                                 Top::Other {
                                     masked: std::mem::take(&mut masked),
                                     boilerplate: std::mem::take(&mut exempt_next),
+                                    title: is_heading,
                                 },
                             ));
                         }
@@ -209,8 +216,9 @@ pub(super) fn parse_chapter(
             Top::Other {
                 masked,
                 boilerplate,
+                title,
             } => {
-                if boilerplate {
+                if boilerplate || title {
                     continue;
                 }
                 scan_prose(file_id, file, &block, &masked, diags);
@@ -424,6 +432,52 @@ fn build_translated(
             .source_span
             .unwrap_or_else(|| Span::new(file_id, block.clone())),
     })
+}
+
+/// K0120: a fenced code block whose text holds a ```` ```clause ```` line that would have closed it
+/// but for its info string (same fence character, at least as long, at most 3 spaces in): the
+/// author left the code block open and the clause after it became code, silently, with its
+/// requirement gone. A longer outer fence (```` ```` ````) showing a clause block as an example
+/// is what CommonMark means it for, and is not reported.
+fn check_swallowed_clause(
+    file_id: FileId,
+    file: &SourceFile,
+    range: &Range<usize>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let block = &file.text[range.clone()];
+    let opening = block.trim_start_matches(' ');
+    let Some(ch) = opening.chars().next().filter(|c| *c == '`' || *c == '~') else {
+        return;
+    };
+    let width = opening.len() - opening.trim_start_matches(ch).len();
+    let mut at = 0;
+    for line in block.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        if start == 0 {
+            continue;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let fence = &line[indent..];
+        let run = fence.len() - fence.trim_start_matches(ch).len();
+        let info = fence[run..].split_whitespace().next();
+        if indent <= 3 && run >= width && info == Some("clause") {
+            let open = range.start..file.line_end(range.start);
+            let clause = range.start + start..range.start + start + line.trim_end().len();
+            diags.push(
+                Diagnostic::error("K0120", "a code block left open swallows a clause block")
+                    .at(Span::new(file_id, open), "this code block is never closed before the clause")
+                    .with_context(Span::new(file_id, clause), "this clause is read as code")
+                    .help(format!(
+                        "close the code block (a line {}) before the ```clause fence; to show a clause block as an example, open the outer block with a longer fence ({})",
+                        ch.to_string().repeat(width),
+                        ch.to_string().repeat(width + 1),
+                    )),
+            );
+            return;
+        }
+    }
 }
 
 /// Report every RFC 2119 keyword in a prose block. Nested code and HTML blocks are blanked out first

@@ -24,6 +24,7 @@ mod model_fuzz;
 mod model_mutants;
 mod model_props;
 mod model_replay;
+mod ordinary_files;
 mod parser_props;
 mod platform;
 mod platform_controls;
