@@ -446,6 +446,33 @@ pub struct Document {
     pub blocks: Vec<Block>,
     /// Every link in the chapter's Markdown (prose and clause texts), for `check` to resolve.
     pub links: Vec<Link>,
+    /// The chapter's link reference definitions (`[rfc]: https://… "title"`).
+    pub link_defs: LinkDefs,
+}
+
+/// A chapter's link reference definitions, by label in the form CommonMark matches labels in
+/// ([`link_label`]). A reference (`[text][ref]`, `[ref][]`, `[ref]`) anywhere in the chapter
+/// resolves against them: in its prose, and in its clauses' `text`, `reason` and `implicit`,
+/// which are Markdown parsed apart from the prose (so pulldown-cmark alone would not see the
+/// definitions), on every page that shows them.
+pub type LinkDefs = BTreeMap<String, LinkDef>;
+
+/// Where a link reference definition points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkDef {
+    /// The destination, as written (`https://…`, `other.md#anchor`).
+    pub dest: String,
+    /// The title, empty when none is given.
+    pub title: String,
+}
+
+/// A reference label as CommonMark matches it: case-insensitive, runs of whitespace as one space.
+pub fn link_label(label: &str) -> String {
+    label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// A link written in a chapter, as the editor wrote it.

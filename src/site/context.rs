@@ -7,9 +7,11 @@ use serde::Serialize;
 
 use super::changes_page::Changed;
 use super::interface::Interface;
-use super::markdown::{self, level_class, to_html, to_inline_html};
+use super::markdown::{self, level_class, to_inline_html_in};
 use crate::matrix::{self, Matrix, Status};
-use crate::spec::{Block, Clause, Document, Heading, Links, Spec, Translation, TranslationState};
+use crate::spec::{
+    Block, Clause, Document, Heading, LinkDefs, Links, Spec, Translation, TranslationState,
+};
 
 /// A clause as the templates see it (`c` in `clause.html`, `clause-row.html` and `matrix-row.html`).
 #[derive(Clone, Debug, Serialize)]
@@ -98,6 +100,20 @@ pub(super) struct Shared<'s> {
     pub(super) has_changes: bool,
     /// Rendering for `kcontract serve` (`base.html` includes `serve/reload.html`).
     pub(super) serve: bool,
+    /// Each chapter's link reference definitions, in the source language and in this page's: a
+    /// clause's text resolves its references against those of the file it was written in.
+    #[serde(skip)]
+    pub(super) link_defs: [BTreeMap<&'s str, &'s LinkDefs>; 2],
+}
+
+impl<'s> Shared<'s> {
+    /// The definitions of `chapter` in the source language (`translated` false) or in the
+    /// page's.
+    pub(super) fn link_defs(&self, chapter: &str, translated: bool) -> Option<&'s LinkDefs> {
+        self.link_defs[usize::from(translated)]
+            .get(chapter)
+            .copied()
+    }
 }
 
 /// The chapters of `lang`: its translation's documents, or the source's.
@@ -191,6 +207,11 @@ pub(super) fn shared<'s>(
         has_runtimes: pages.runtimes,
         has_changes: pages.changes,
         serve,
+        link_defs: [&spec.documents[..], docs].map(|docs| {
+            docs.iter()
+                .map(|d| (d.chapter.as_str(), &d.link_defs))
+                .collect()
+        }),
     }
 }
 
@@ -344,13 +365,18 @@ pub(super) fn clause<'s>(
     };
     // A missing translation shows the source text once, marked as the source language's (the badge
     // says it is not translated); a stale one shows the translation and the original beside it.
+    let source_defs = shared.link_defs(&c.chapter, false);
+    let own_defs = shared.link_defs(&c.chapter, true);
     let (text, state, original, translated) = match tr {
         None => (c.text.as_str(), "current", None, None),
         Some(t) => match t.lookup(index, c) {
             (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None, Some(x)),
-            (TranslationState::Stale, Some(x)) => {
-                (x.text.as_str(), "stale", Some(to_html(&c.text)), Some(x))
-            }
+            (TranslationState::Stale, Some(x)) => (
+                x.text.as_str(),
+                "stale",
+                Some(markdown::to_html_in(&c.text, Some(&c.chapter), source_defs)),
+                Some(x),
+            ),
             _ => (c.text.as_str(), "missing", None, None),
         },
     };
@@ -361,13 +387,24 @@ pub(super) fn clause<'s>(
         translated.and_then(Option::as_ref),
     ) {
         (None, _) => (None, false),
-        (Some(_), Some(t)) => (Some(to_inline_html(t)), false),
-        (Some(s), None) => (Some(to_inline_html(s)), tr.is_some()),
+        (Some(_), Some(t)) => (
+            Some(to_inline_html_in(t, Some(&c.chapter), own_defs)),
+            false,
+        ),
+        (Some(s), None) => (
+            Some(to_inline_html_in(s, Some(&c.chapter), source_defs)),
+            tr.is_some(),
+        ),
     };
     let (reason_html, reason_source) = pick(c.reason.as_ref(), translated.map(|x| &x.reason));
     let (implicit_html, implicit_source) =
         pick(c.implicit.as_ref(), translated.map(|x| &x.implicit));
-    let (text_html, plain) = markdown::to_html_and_text(text, &c.chapter);
+    let defs = if translated.is_some() {
+        own_defs
+    } else {
+        source_defs
+    };
+    let (text_html, plain) = markdown::to_html_and_text(text, &c.chapter, defs);
     ClauseCtx {
         id: &c.id,
         level: c.level.as_str(),

@@ -307,7 +307,10 @@ fn chapter_blocks(
         .map(|b| match b {
             Block::Prose(p) => map([
                 ("kind", "prose".into()),
-                ("html", Value::safe_string(&prose_html(p, &mut heads))),
+                (
+                    "html",
+                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs)),
+                ),
             ]),
             Block::Clause(i) => map([
                 ("kind", "clause".into()),

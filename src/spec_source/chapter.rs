@@ -6,12 +6,16 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{
+    BrokenLink, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
+};
 
 use super::clause_block::{BlockPos, ClauseFields, Schema, parse_block};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::find_keywords;
-use crate::spec::{Clause, Heading, Link, SectionRef, TranslatedClause};
+use crate::spec::{
+    Clause, Heading, Link, LinkDef, LinkDefs, SectionRef, TranslatedClause, link_label,
+};
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
 pub(crate) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
@@ -26,6 +30,8 @@ pub(super) struct ParsedChapter {
     pub headings: Vec<Heading>,
     /// Every link, in prose and in clause texts.
     pub links: Vec<Link>,
+    /// The chapter's link reference definitions.
+    pub link_defs: LinkDefs,
     /// The ids of source clause blocks left out for their errors (as far as an id can be read), so
     /// that their translations are not reported as translating nothing.
     pub unbuilt: Vec<String>,
@@ -80,7 +86,29 @@ pub(super) fn parse_chapter(
     let mut links = Vec::new();
     let mut unbuilt = Vec::new();
 
-    for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
+    let mut undefined = Vec::new();
+    let parser = Parser::new_with_broken_link_callback(
+        src,
+        markdown_options(),
+        Some(|b: BrokenLink<'_>| {
+            if is_reference(b.link_type) {
+                undefined.push((b.span, link_label(&b.reference)));
+            }
+            None
+        }),
+    );
+    let link_defs: LinkDefs = parser
+        .reference_definitions()
+        .iter()
+        .map(|(label, d)| {
+            let def = LinkDef {
+                dest: d.dest.to_string(),
+                title: d.title.as_deref().unwrap_or_default().to_string(),
+            };
+            (link_label(label), def)
+        })
+        .collect();
+    for (ev, range) in parser.into_offset_iter() {
         match ev {
             Event::Start(tag) => {
                 if depth == 0 {
@@ -197,6 +225,13 @@ pub(super) fn parse_chapter(
         }
     }
 
+    for (span, label) in undefined {
+        diags.push(undefined_reference(
+            Span::new(file_id, span),
+            &label,
+            &link_defs,
+        ));
+    }
     let mut pieces = Vec::new();
     // Second pass over the top-level blocks: keyword scan of prose, clause parsing, prose pieces.
     // A clause belongs to the last heading that starts before it.
@@ -259,10 +294,15 @@ pub(super) fn parse_chapter(
                     .into_iter()
                     .flatten()
                 {
-                    links.extend(links_in(text).map(|dest| Link {
+                    let (found, undefined) = links_in(text, &link_defs);
+                    links.extend(found.into_iter().map(|dest| Link {
                         span: Span::new(file_id, dest_range(src, within, &dest)),
                         dest,
                     }));
+                    for (written, label) in undefined {
+                        let span = Span::new(file_id, dest_range(src, within, &written));
+                        diags.push(undefined_reference(span, &label, &link_defs));
+                    }
                 }
                 let section = section_at
                     .iter()
@@ -297,6 +337,7 @@ pub(super) fn parse_chapter(
         title,
         headings,
         links,
+        link_defs,
         unbuilt,
         pieces,
     }
@@ -358,14 +399,67 @@ fn check_chinese_terms(
     }
 }
 
-/// The link destinations in a piece of Markdown (a clause's text).
-fn links_in(markdown: &str) -> impl Iterator<Item = String> + '_ {
-    Parser::new_ext(markdown, markdown_options()).filter_map(|ev| match ev {
-        Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
-            Some(dest_url.to_string())
-        }
-        _ => None,
-    })
+/// The link destinations in a piece of Markdown (a clause's text), references resolved against
+/// the chapter's `defs`; and the references written in it that no definition resolves (`[text][ref]`,
+/// `[ref][]`): as written, and their label.
+fn links_in<'m>(markdown: &'m str, defs: &LinkDefs) -> (Vec<String>, Vec<(String, String)>) {
+    let mut undefined = Vec::new();
+    let mut resolve = resolver(Some(defs));
+    let parser = Parser::new_with_broken_link_callback(
+        markdown,
+        markdown_options(),
+        Some(|b: BrokenLink<'m>| {
+            let (span, reference) = (b.span.clone(), is_reference(b.link_type));
+            let label = link_label(&b.reference);
+            let found = resolve(b);
+            if found.is_none() && reference {
+                undefined.push((markdown[span].to_string(), label));
+            }
+            found
+        }),
+    );
+    let found = parser
+        .filter_map(|ev| match ev {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    (found, undefined)
+}
+
+/// A full (`[text][ref]`) or collapsed (`[ref][]`) reference: written as a link, so one that
+/// resolves nowhere is an error. A shortcut (`[ref]`) resolves when defined, but undefined it is
+/// ordinary bracketed text (`[optional]`, `array[0]`), as CommonMark reads it.
+fn is_reference(t: LinkType) -> bool {
+    matches!(t, LinkType::Reference | LinkType::Collapsed)
+}
+
+/// pulldown-cmark's callback for references its own parse cannot resolve: looked up in `defs`, a
+/// chapter's definitions, so that Markdown parsed apart from its chapter (a clause's text, one
+/// prose piece of a page) links where the chapter says.
+pub(crate) fn resolver<'d, 'a>(
+    defs: Option<&'d LinkDefs>,
+) -> impl FnMut(BrokenLink<'a>) -> Option<(CowStr<'a>, CowStr<'a>)> + 'd {
+    move |b| {
+        let d = defs?.get(&link_label(&b.reference))?;
+        Some((d.dest.clone().into(), d.title.clone().into()))
+    }
+}
+
+/// K0118 for a reference whose label (`label`, as CommonMark matches it) none of `defs`, its
+/// chapter file's definitions, has.
+fn undefined_reference(span: Span, label: &str, defs: &LinkDefs) -> Diagnostic {
+    let near = crate::suggest::closest(label, defs.keys().map(String::as_str), |l| l.len() / 3 + 1)
+        .map(|l| format!("did you mean `[{l}]`? Else "))
+        .unwrap_or_default();
+    Diagnostic::error(
+        "K0118",
+        format!("the link reference `[{label}]` is not defined in this chapter"),
+    )
+    .at(span, "this link leads nowhere")
+    .help(format!("{near}add the line `[{label}]: https://…` to this chapter file (each chapter file, in each language, holds the definitions it uses), or write the link inline as `[text](https://…)`"))
 }
 
 /// Where `dest` is written inside `within` (the link, or the clause block), for a diagnostic; the

@@ -124,6 +124,10 @@ case!(
     "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: conformance\nupstream-tests:\n  - ../conformance/runtime/envvars_test.go\n```\n"
 );
 case!(
+    k0118_undefined_link_reference,
+    "See [the RFC][rfc-2119] and [Keys][].\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST follow [RFC 2119][rfc-2119]; [plain brackets] are text.\nverify: manual\n```\n\n[rfc2119]: https://www.rfc-editor.org/rfc/rfc2119\n"
+);
+case!(
     k0120_open_code_block_swallows_a_clause,
     "An example:\n\n```sh\nkcontract check\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: manual\n```\n"
 );

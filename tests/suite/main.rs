@@ -30,6 +30,7 @@ mod platform;
 mod platform_controls;
 mod probe;
 mod profiles;
+mod reference_links;
 mod runtimes_cache;
 mod scaffold;
 mod scaffold_props;
