@@ -171,6 +171,10 @@ pub struct Contract {
     /// Earlier versions of this contract, each kept whole in a folder of its own (`history:`,
     /// optional), in the order listed.
     pub history: Vec<EarlierVersion>,
+    /// `search_hint:` (optional), per language: a few words of this contract a reader might search
+    /// for, shown as the example in the search box (`SIGTERM, PORT`). A contract without one shows
+    /// no example: the built-in interface text names no contract's words.
+    pub search_hint: BTreeMap<String, String>,
 }
 
 /// An entry of `history:` in `contract.yaml`: an earlier version of the contract, kept as a
@@ -255,6 +259,7 @@ impl Default for Contract {
             tests: TestGlobs::default(),
             translated: BTreeMap::new(),
             history: Vec::new(),
+            search_hint: BTreeMap::new(),
         }
     }
 }

@@ -60,6 +60,8 @@ pub(crate) struct ClauseCtx<'s> {
 pub(super) struct ChapterLink<'s> {
     pub(super) name: &'s str,
     pub(super) title: &'s str,
+    /// Its number in the contract (`1`, … `12`), empty when the title carries its own.
+    pub(super) number: String,
     pub(super) clauses: usize,
 }
 
@@ -100,6 +102,8 @@ pub(super) struct Shared<'s> {
     pub(super) has_changes: bool,
     /// Rendering for `kcontract serve` (`base.html` includes `serve/reload.html`).
     pub(super) serve: bool,
+    /// The example words of the search box in this language (`search_hint` of `contract.yaml`).
+    pub(super) search_hint: Option<&'s str>,
     /// Each chapter's link reference definitions, in the source language and in this page's: a
     /// clause's text resolves its references against those of the file it was written in.
     #[serde(skip)]
@@ -148,9 +152,15 @@ pub(super) fn shared<'s>(
         .collect();
     let chapters: Vec<ChapterLink> = docs
         .iter()
-        .map(|d| ChapterLink {
+        .enumerate()
+        .map(|(i, d)| ChapterLink {
             name: &d.chapter,
             title: &d.title,
+            number: if numbers_itself(&d.title) {
+                String::new()
+            } else {
+                (i + 1).to_string()
+            },
             clauses: d
                 .blocks
                 .iter()
@@ -207,6 +217,7 @@ pub(super) fn shared<'s>(
         has_runtimes: pages.runtimes,
         has_changes: pages.changes,
         serve,
+        search_hint: c.search_hint.get(lang).map(String::as_str),
         link_defs: [&spec.documents[..], docs].map(|docs| {
             docs.iter()
                 .map(|d| (d.chapter.as_str(), &d.link_defs))
@@ -289,6 +300,39 @@ pub(super) fn sections<'s>(headings: &'s [Heading], numbers: &'s [String]) -> Ve
             number: n,
             title: &h.title,
             level: h.level,
+        })
+        .collect()
+}
+
+/// Does a heading carry its own section number (`3. HTTP`, `4.2 Limits`, `A.1 Terms`)? Specs
+/// written for GitHub often number their headings by hand; the site's number beside it would read
+/// `3 3. HTTP`, so such a heading is shown as written.
+pub(super) fn numbers_itself(title: &str) -> bool {
+    let Some((first, _)) = title.trim_start().split_once(char::is_whitespace) else {
+        return false;
+    };
+    let parts: Vec<&str> = first.trim_end_matches('.').split('.').collect();
+    let numeric = |p: &str| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit());
+    let appendix = |p: &str| p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase());
+    match parts.as_slice() {
+        [one] => numeric(one) && first.ends_with('.'),
+        [head, rest @ ..] => (numeric(head) || appendix(head)) && rest.iter().all(|p| numeric(p)),
+        [] => false,
+    }
+}
+
+/// The section numbers of `headings` as the site shows them ([`crate::spec::section_numbers`]):
+/// empty for a heading that [numbers itself](numbers_itself).
+pub(super) fn shown_numbers(chapter: usize, headings: &[Heading]) -> Vec<String> {
+    crate::spec::section_numbers(chapter, headings)
+        .into_iter()
+        .zip(headings)
+        .map(|(n, h)| {
+            if numbers_itself(&h.title) {
+                String::new()
+            } else {
+                n
+            }
         })
         .collect()
 }
@@ -444,5 +488,34 @@ pub(super) fn clause<'s>(
         original_html: original,
         status,
         changed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbers_itself;
+
+    #[test]
+    fn headings_that_number_themselves() {
+        for t in [
+            "3. HTTP",
+            "3.1 Requests",
+            "4.2. Limits",
+            "A.1 Terms",
+            "10. Appendix",
+        ] {
+            assert!(numbers_itself(t), "{t}");
+        }
+        for t in [
+            "3",
+            "HTTP 2",
+            "2024 in review",
+            "A Widget",
+            "1000. Big",
+            "v1.2 API",
+            "",
+        ] {
+            assert!(!numbers_itself(t), "{t}");
+        }
     }
 }

@@ -113,11 +113,13 @@ fn render<'h>(
                         classes,
                         attrs,
                     }));
-                    let mut number = String::with_capacity(40);
-                    number.push_str("<span class=\"secno\">");
-                    number.push_str(head.number);
-                    number.push_str("</span> ");
-                    events.push(Event::InlineHtml(number.into()));
+                    if !head.number.is_empty() {
+                        let mut number = String::with_capacity(40);
+                        number.push_str("<span class=\"secno\">");
+                        number.push_str(head.number);
+                        number.push_str("</span> ");
+                        events.push(Event::InlineHtml(number.into()));
+                    }
                 }
                 None => events.push(Event::Start(Tag::Heading {
                     level,

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod any_contract;
 mod authors;
 mod boundaries;
 mod browser;
