@@ -32,6 +32,10 @@ pub(super) struct ParsedChapter {
     pub links: Vec<Link>,
     /// The chapter's link reference definitions.
     pub link_defs: LinkDefs,
+    /// The full and collapsed references no definition of the file resolves: where, and their
+    /// label. [`settle_references`] reports them, once a translation's are known to be the
+    /// source chapter's or none.
+    pub undefined: Vec<(Span, String)>,
     /// The ids of source clause blocks left out for their errors (as far as an id can be read), so
     /// that their translations are not reported as translating nothing.
     pub unbuilt: Vec<String>,
@@ -225,13 +229,10 @@ pub(super) fn parse_chapter(
         }
     }
 
-    for (span, label) in undefined {
-        diags.push(undefined_reference(
-            Span::new(file_id, span),
-            &label,
-            &link_defs,
-        ));
-    }
+    let mut undefined: Vec<(Span, String)> = undefined
+        .into_iter()
+        .map(|(span, label)| (Span::new(file_id, span), label))
+        .collect();
     let mut pieces = Vec::new();
     // Second pass over the top-level blocks: keyword scan of prose, clause parsing, prose pieces.
     // A clause belongs to the last heading that starts before it.
@@ -294,15 +295,14 @@ pub(super) fn parse_chapter(
                     .into_iter()
                     .flatten()
                 {
-                    let (found, undefined) = links_in(text, &link_defs);
+                    let (found, missing) = links_in(text, &link_defs);
                     links.extend(found.into_iter().map(|dest| Link {
                         span: Span::new(file_id, dest_range(src, within, &dest)),
                         dest,
                     }));
-                    for (written, label) in undefined {
-                        let span = Span::new(file_id, dest_range(src, within, &written));
-                        diags.push(undefined_reference(span, &label, &link_defs));
-                    }
+                    undefined.extend(missing.into_iter().map(|(written, label)| {
+                        (Span::new(file_id, dest_range(src, within, &written)), label)
+                    }));
                 }
                 let section = section_at
                     .iter()
@@ -338,6 +338,7 @@ pub(super) fn parse_chapter(
         headings,
         links,
         link_defs,
+        undefined,
         unbuilt,
         pieces,
     }
@@ -448,6 +449,30 @@ pub(crate) fn resolver<'d, 'a>(
     }
 }
 
+/// Settle a parsed chapter's references: a translation's chapter also resolves them against
+/// `inherited`, the definitions of the source chapter it translates (a translator need not copy
+/// the `[ref]: url` lines, which are not text to translate); its own definitions come first. What
+/// neither defines is K0118.
+pub(super) fn settle_references(
+    parsed: &mut ParsedChapter,
+    inherited: Option<&LinkDefs>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if let Some(inherited) = inherited {
+        for (label, def) in inherited {
+            parsed
+                .link_defs
+                .entry(label.clone())
+                .or_insert_with(|| def.clone());
+        }
+    }
+    for (span, label) in std::mem::take(&mut parsed.undefined) {
+        if !parsed.link_defs.contains_key(&label) {
+            diags.push(undefined_reference(span, &label, &parsed.link_defs));
+        }
+    }
+}
+
 /// K0118 for a reference whose label (`label`, as CommonMark matches it) none of `defs`, its
 /// chapter file's definitions, has.
 fn undefined_reference(span: Span, label: &str, defs: &LinkDefs) -> Diagnostic {
@@ -459,7 +484,7 @@ fn undefined_reference(span: Span, label: &str, defs: &LinkDefs) -> Diagnostic {
         format!("the link reference `[{label}]` is not defined in this chapter"),
     )
     .at(span, "this link leads nowhere")
-    .help(format!("{near}add the line `[{label}]: https://…` to this chapter file (each chapter file, in each language, holds the definitions it uses), or write the link inline as `[text](https://…)`"))
+    .help(format!("{near}add the line `[{label}]: https://…` to this chapter file (a translation also has its source chapter's), or write the link inline as `[text](https://…)`"))
 }
 
 /// Where `dest` is written inside `within` (the link, or the clause block), for a diagnostic; the

@@ -150,3 +150,34 @@ Text, with [rfc2119].
     let fmt = kcontract(dir.path(), &["fmt", "--check"]);
     assert_eq!(fmt.0, 0, "{}", fmt.2);
 }
+
+/// A translation uses the source chapter's definitions where it has none of its own (the
+/// `[ref]: url` lines are not text to translate); one neither defines is still K0118.
+#[test]
+fn a_translation_resolves_against_the_source_chapters_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = kcontract(dir.path(), &["init", "c", "--languages", "en,de"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let c = dir.path().join("c");
+    let add = |lang: &str, text: &str| {
+        let p = c.join(format!("spec/{lang}/introduction.md"));
+        let old = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, format!("{old}\n{text}\n")).unwrap();
+    };
+    add(
+        "en",
+        "See [the RFC][rfc].\n\n[rfc]: https://www.rfc-editor.org/rfc/rfc2119",
+    );
+    add("de", "Siehe [den RFC][rfc].");
+    let (code, out, err) = kcontract(&c, &["build"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let de = std::fs::read_to_string(c.join("site/de/introduction.html")).unwrap();
+    assert!(
+        de.contains("<a href=\"https://www.rfc-editor.org/rfc/rfc2119\">den RFC</a>"),
+        "{de}"
+    );
+    add("de", "Und [noch einer][nirgends].");
+    let (code, _, err) = kcontract(&c, &["check"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("`[nirgends]` is not defined"), "{err}");
+}
