@@ -53,7 +53,7 @@ fn the_sidebar_numbers_twelve_chapters_and_keeps_their_own_numbers() {
         } else {
             format!("Chapter {n}")
         };
-        let want = format!("<span class=\"secno\">{n}.</span> {title}</a>");
+        let want = format!("<span class=\"secno\">{n}. </span>{title}</a>");
         assert!(ch.contains(&want), "the sidebar lacks {want}");
     }
     // Chapter 3 numbers itself: shown as written, in the sidebar, on the index and on its page.
