@@ -71,19 +71,18 @@ pub(crate) fn read(
             .in_file(path)
             .help("check the path")
     })?;
-    let text = String::from_utf8(bytes)
-        .map(crate::fsutil::plain_text)
-        .map_err(|e| {
-            Diagnostic::error(
-                code,
-                format!(
-                    "`{}` is not UTF-8 (invalid byte at offset {})",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                ),
-            )
-            .in_file(path)
-            .help("save the file as UTF-8")
-        })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Diagnostic::error(
+            code,
+            format!(
+                "`{}` is not UTF-8 (invalid byte at offset {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ),
+        )
+        .in_file(path)
+        .help("save the file as UTF-8")
+    })?;
+    let text = crate::fsutil::plain_text(text);
     Ok(sources.add(path.to_path_buf(), text))
 }
