@@ -86,7 +86,7 @@ impl CrateConfig {
             dir.join(FILE)
         };
         let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
+            Ok(t) => crate::fsutil::plain_text(t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {
                 return Err(Diagnostic::error(

@@ -20,8 +20,11 @@ pub struct FileId(pub u32);
 pub struct SourceFile {
     /// Path as the user should see it (relative to the working directory when given relative).
     pub path: PathBuf,
-    /// The whole file, as read.
+    /// The whole file, as read (a BOM and the `\r` of `\r\n` removed when read by
+    /// [`SourceFile::from_raw`]).
     pub text: String,
+    /// How the file on disk writes its text, so that a command rewriting it keeps that.
+    pub(crate) encoding: crate::fsutil::Encoding,
     line_starts: Vec<usize>,
 }
 
@@ -33,8 +36,27 @@ impl SourceFile {
         Self {
             path,
             text,
+            encoding: crate::fsutil::Encoding::default(),
             line_starts,
         }
+    }
+
+    /// A file read from disk as `raw`: its text made plain ([`crate::fsutil::plain_text`]), its
+    /// BOM and line ends remembered for [`SourceFile::written`].
+    pub(crate) fn from_raw(path: PathBuf, raw: String) -> Self {
+        let encoding = crate::fsutil::Encoding::of(&raw);
+        Self::new(path, crate::fsutil::plain_text(raw)).written_as(encoding)
+    }
+
+    /// This file, written on disk in `encoding` (its text already plain).
+    pub(crate) fn written_as(mut self, encoding: crate::fsutil::Encoding) -> Self {
+        self.encoding = encoding;
+        self
+    }
+
+    /// `text` (this file's text, edited) as the file writes it: with its BOM and line ends.
+    pub(crate) fn written(&self, text: &str) -> String {
+        self.encoding.apply(text)
     }
 
     /// 1-based line and 1-based column (in characters, like rustc) of a byte offset.

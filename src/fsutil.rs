@@ -135,6 +135,66 @@ pub(crate) fn read_inside(root: &Path, path: &Path, limit: u64) -> io::Result<Ve
     read_regular(&real, limit)
 }
 
+/// The byte-order mark some editors (Notepad, many Windows tools) write at the start of a UTF-8
+/// file.
+const BOM: char = '\u{feff}';
+
+/// Text as kcontract reads it, whatever editor saved it: a leading UTF-8 byte-order mark removed and
+/// Windows line endings (`\r\n`) made `\n`. Why here, once, for every input (chapters,
+/// contract.yaml, interface text, results, profiles, imported Markdown): a BOM turns a chapter's
+/// `# Title` into a paragraph and a `\r` makes a clause fence look indented, both silently, while a
+/// spec saved on Windows means the same as its plain twin. Line numbers and columns stay true: only
+/// the invisible mark and the `\r` before each line's end go. A lone `\r` is left alone.
+pub(crate) fn plain_text(text: String) -> String {
+    let body = text.strip_prefix(BOM).unwrap_or(&text);
+    if body.len() == text.len() && !text.contains("\r\n") {
+        return text;
+    }
+    body.replace("\r\n", "\n")
+}
+
+/// How a file's text was written, to write it back the same way after [`plain_text`] (`fmt`
+/// rewrites chapters in place and must not change a Windows file's line endings).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Encoding {
+    /// The file started with a byte-order mark.
+    pub bom: bool,
+    /// The file's lines ended with `\r\n` (its first line end is taken as its convention).
+    pub crlf: bool,
+}
+
+impl Encoding {
+    /// How `raw` (the text as read) is written.
+    pub(crate) fn of(raw: &str) -> Self {
+        Self::of_bytes(raw.as_bytes())
+    }
+
+    /// [`Encoding::of`] the bytes of a file.
+    pub(crate) fn of_bytes(raw: &[u8]) -> Self {
+        Encoding {
+            bom: raw.starts_with("\u{feff}".as_bytes()),
+            crlf: raw
+                .iter()
+                .position(|&b| b == b'\n')
+                .is_some_and(|i| i > 0 && raw[i - 1] == b'\r'),
+        }
+    }
+
+    /// `plain` (text with `\n` line ends) written back in this encoding.
+    pub(crate) fn apply(self, plain: &str) -> String {
+        let mut out = String::with_capacity(plain.len() + 3);
+        if self.bom {
+            out.push(BOM);
+        }
+        if self.crlf {
+            out.push_str(&plain.replace('\n', "\r\n"));
+        } else {
+            out.push_str(plain);
+        }
+        out
+    }
+}
+
 /// A name part no other process uses at the same time: the process id (unique on this machine)
 /// and 64 random bits (processes of two containers sharing a volume can have the same id), from
 /// std's per-process random hash keys, so no dependency is needed for them.
@@ -293,6 +353,24 @@ pub(crate) fn cache_folder(root: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_drops_the_bom_and_carriage_returns_only() {
+        assert_eq!(plain_text("\u{feff}# T\r\n\r\nx\r\n".into()), "# T\n\nx\n");
+        assert_eq!(plain_text("a\rb\n".into()), "a\rb\n");
+        assert_eq!(plain_text("a\u{feff}b".into()), "a\u{feff}b");
+        let raw = "\u{feff}a\r\nb\r\n";
+        let enc = Encoding::of(raw);
+        assert_eq!(
+            enc,
+            Encoding {
+                bom: true,
+                crlf: true
+            }
+        );
+        assert_eq!(enc.apply(&plain_text(raw.into())), raw);
+        assert_eq!(Encoding::of("a\nb\r\n"), Encoding::default());
+    }
 
     #[test]
     fn temporary_names_differ_within_one_process() {

@@ -133,7 +133,7 @@ pub(crate) fn stamp_clauses(
         for (range, new) in list {
             text.replace_range(range, &new);
         }
-        crate::fsutil::write_atomic(path, text.as_bytes()).map_err(|e| {
+        crate::fsutil::write_atomic(path, file.written(&text).as_bytes()).map_err(|e| {
             Diagnostic::error("K0306", format!("cannot write `{}`: {e}", path.display()))
                 .in_file(path)
                 .help("check that the spec folder is writable; nothing was changed in this file")

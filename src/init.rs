@@ -63,17 +63,12 @@ pub(crate) fn files(title: &str, languages: &[String]) -> Vec<(String, String)> 
             ));
         }
     }
-    let templates = if languages.iter().any(|l| l != "en" && l != "zh") {
-        " --templates templates"
-    } else {
-        ""
-    };
     out.push((
         "README.md".to_string(),
         format!(
             "# {title}\n\nA contract written as an executable specification with kcontract.\n\n\
              ```sh\nkcontract check          # validate spec/: ids, levels, actors, translations\n\
-             kcontract build{templates}  # check, then render the site into site/\n\
+             kcontract build          # check, then render the site into site/ (with templates/, if any)\n\
              kcontract list           # every clause\n```\n\n\
              - `spec/contract.yaml`: title, languages ({langs}), chapter order, and the vocabulary: \
              `actors`, `verify` kinds, `links`. Change them to fit your field.\n\

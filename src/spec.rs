@@ -171,6 +171,10 @@ pub struct Contract {
     /// Earlier versions of this contract, each kept whole in a folder of its own (`history:`,
     /// optional), in the order listed.
     pub history: Vec<EarlierVersion>,
+    /// `search_hint:` (optional), per language: a few words of this contract a reader might search
+    /// for, shown as the example in the search box (`SIGTERM, PORT`). A contract without one shows
+    /// no example: the built-in interface text names no contract's words.
+    pub search_hint: BTreeMap<String, String>,
 }
 
 /// An entry of `history:` in `contract.yaml`: an earlier version of the contract, kept as a
@@ -255,6 +259,7 @@ impl Default for Contract {
             tests: TestGlobs::default(),
             translated: BTreeMap::new(),
             history: Vec::new(),
+            search_hint: BTreeMap::new(),
         }
     }
 }
@@ -446,6 +451,33 @@ pub struct Document {
     pub blocks: Vec<Block>,
     /// Every link in the chapter's Markdown (prose and clause texts), for `check` to resolve.
     pub links: Vec<Link>,
+    /// The chapter's link reference definitions (`[rfc]: https://… "title"`).
+    pub link_defs: LinkDefs,
+}
+
+/// A chapter's link reference definitions, by label in the form CommonMark matches labels in
+/// ([`link_label`]). A reference (`[text][ref]`, `[ref][]`, `[ref]`) anywhere in the chapter
+/// resolves against them: in its prose, and in its clauses' `text`, `reason` and `implicit`,
+/// which are Markdown parsed apart from the prose (so pulldown-cmark alone would not see the
+/// definitions), on every page that shows them.
+pub type LinkDefs = BTreeMap<String, LinkDef>;
+
+/// Where a link reference definition points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkDef {
+    /// The destination, as written (`https://…`, `other.md#anchor`).
+    pub dest: String,
+    /// The title, empty when none is given.
+    pub title: String,
+}
+
+/// A reference label as CommonMark matches it: case-insensitive, runs of whitespace as one space.
+pub fn link_label(label: &str) -> String {
+    label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// A link written in a chapter, as the editor wrote it.

@@ -182,7 +182,7 @@ fn write_edits(edits: Edits, sources: &SourceMap) -> Result<(), Diagnostic> {
         for (range, new) in list {
             text.replace_range(range, &new);
         }
-        crate::fsutil::write_atomic(&file.path, text.as_bytes()).map_err(|e| {
+        crate::fsutil::write_atomic(&file.path, file.written(&text).as_bytes()).map_err(|e| {
             Diagnostic::error(
                 "K0306",
                 format!("cannot write `{}`: {e}", file.path.display()),

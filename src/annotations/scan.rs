@@ -176,8 +176,10 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
         Ok(r) => r,
         Err(e) => return (Read::Unreadable(e), None),
     };
+    // A BOM and `\r\n` line ends are read as for every input; `review` writes them back.
+    let encoding = crate::fsutil::Encoding::of_bytes(&bytes);
     let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
+        Ok(t) => crate::fsutil::plain_text(t),
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
@@ -190,10 +192,11 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
         return (Read::Nothing, unmarked);
     }
     let (key, entry, hit) = cache.get(&text);
+    let file = |text| SourceFile::new(crate::globs::under(root, rel), text).written_as(encoding);
     let read = match &entry {
         Entry::Syntax(syntax) if syntax.sites.is_empty() => Read::Nothing,
         Entry::Syntax(syntax) => Read::Tokens {
-            file: SourceFile::new(crate::globs::under(root, rel), text),
+            file: file(text),
             syntax: syntax.clone(),
             // Each folder's Cargo.toml is read once, under the lock; few files get here.
             place: places
@@ -202,7 +205,7 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
                 .of(Path::new(rel)),
         },
         Entry::NotTokens(failure) => Read::NotTokens {
-            file: SourceFile::new(crate::globs::under(root, rel), text),
+            file: file(text),
             failure: failure.clone(),
         },
     };

@@ -18,6 +18,7 @@ pub(crate) struct Build {
     out: PathBuf,
     /// Folder overriding the embedded templates (same file names), interface text
     /// (`i18n/<lang>.yaml`) and assets (`assets/`: style.css, site.js, and files they use).
+    /// Without it: `templates/` beside the spec folder, when it holds `i18n/`.
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
     /// Missing or stale translations are errors, not warnings; so are suspect tests.
@@ -59,7 +60,12 @@ impl Build {
         }
         let mut stages = Stages::new(ctx);
         // The templates need nothing of the spec: they are read and compiled while it loads.
-        let templates = self.templates.as_deref();
+        let beside = self
+            .templates
+            .is_none()
+            .then(|| site::templates_beside(&ctx.spec))
+            .flatten();
+        let templates = self.templates.as_deref().or(beside.as_deref());
         let (mut loaded, runtimes, scan, tpl) = stages.spec_and_tests(
             LoadOptions {
                 strict: self.strict,
@@ -101,7 +107,8 @@ impl Build {
                 ),
             )
         };
-        let tpl = tpl.map_err(failed)?;
+        let mut tpl = tpl.map_err(failed)?;
+        tpl.for_languages(&spec.contract.languages);
         ctx.report(&tpl.warnings, &loaded.sources)?;
         let built = site::build(
             &matrix,

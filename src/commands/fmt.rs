@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::diagnostic::{Diagnostic, SourceFile, SourceMap, Span};
 use crate::fmt::{Meaning, format_chapter_with_kept};
-use crate::fsutil::write_atomic;
+use crate::fsutil::{Encoding, plain_text, write_atomic};
 use crate::pipeline::{Show, Stages};
 use crate::spec_source::{self, LoadOptions, Loaded, Tree};
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
@@ -31,11 +31,16 @@ impl Fmt {
             .map(|d| d.file.clone())
             .collect();
         let mut originals = BTreeMap::new();
+        // Each file is formatted as plain text and written back with its own BOM and line ends.
+        let mut encodings = BTreeMap::new();
         let mut changed: Vec<(PathBuf, String)> = Vec::new();
         let (mut kept_sources, mut kept) = (SourceMap::default(), Vec::new());
         for path in &files {
             let text = match std::fs::read_to_string(path) {
-                Ok(t) => t,
+                Ok(raw) => {
+                    encodings.insert(path.clone(), Encoding::of(&raw));
+                    plain_text(raw)
+                }
                 Err(e) => {
                     let d = spec_source::io_error(path, &e);
                     return Err(ctx.fail(&d, &SourceMap::default(), "nothing was formatted"));
@@ -75,6 +80,7 @@ impl Fmt {
             return not_formatted(ctx, &originals, &changed, kept_sources, kept);
         }
         for (path, text) in &changed {
+            let text = encodings.get(path).copied().unwrap_or_default().apply(text);
             if let Err(e) = write_atomic(path, text.as_bytes()) {
                 let d = Diagnostic::error("K0805", format!("cannot write `{}`: {e}", path.display()))
                     .in_file(path)

@@ -31,7 +31,7 @@ impl Import {
         };
         let src = match fs::read(&self.file) {
             Ok(b) => match String::from_utf8(b) {
-                Ok(s) => s,
+                Ok(s) => crate::fsutil::plain_text(s),
                 Err(_) => {
                     return fail(
                         Diagnostic::error("K1001", format!("`{}` is not UTF-8 text", self.file.display()))

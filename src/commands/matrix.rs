@@ -247,7 +247,8 @@ fn ratchet_run(
         );
         return Ok(());
     }
-    let old: ratchet::Snapshot = match std::fs::read_to_string(file) {
+    let old: ratchet::Snapshot = match std::fs::read_to_string(file).map(crate::fsutil::plain_text)
+    {
         Ok(text) => match serde_json::from_str::<ratchet::Snapshot>(&text) {
             Ok(s) if s.format == ratchet::FORMAT => s,
             Ok(s) => {

@@ -15,8 +15,8 @@ pub(crate) struct Serve {
     /// Open the site in the default browser.
     #[arg(long)]
     open: bool,
-    /// Folder overriding the embedded templates, interface text and assets, as `build`'s; watched
-    /// too.
+    /// Folder overriding the embedded templates, interface text and assets, as `build`'s (and,
+    /// without it, `templates/` beside the spec folder when it holds `i18n/`); watched too.
     #[arg(long, value_name = "DIR")]
     templates: Option<PathBuf>,
     /// Missing or stale translations are errors, not warnings.
@@ -31,7 +31,9 @@ impl Serve {
             &Options {
                 port: self.port,
                 open: self.open,
-                templates: self.templates,
+                templates: self
+                    .templates
+                    .or_else(|| crate::site::templates_beside(&ctx.spec)),
                 strict: self.strict,
             },
         )

@@ -139,6 +139,7 @@ fn prepare(
     version: Option<OciVersion>,
 ) -> Result<(Trace, Session), String> {
     let text = std::fs::read_to_string(path)
+        .map(crate::fsutil::plain_text)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // The same message as `model replay` gives for the same file.
     let trace = parse_trace(&text, version).map_err(|e| malformed(path, &e))?;

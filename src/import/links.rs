@@ -3,14 +3,119 @@
 //! the source goes: a `#section` of the source becomes `chapter.md#section` of the chapter that
 //! now holds that heading; a link to another file becomes a URL under `--link-base` when one is
 //! given (the folder the source lives in upstream), and plain text (its words kept, the target
-//! counted and reported) when not.
+//! counted and reported) when not. Reference links (`[words][ref]` with `[ref]: dest` anywhere in
+//! the source) go the same way: their definitions are moved, with the destination made to land,
+//! into each chapter that uses them (a chapter resolves references only against its own
+//! definitions); a use whose target cannot land keeps its words.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use pulldown_cmark::{Event, LinkType, Parser, Tag};
+use pulldown_cmark::{BrokenLink, CodeBlockKind, Event, LinkType, Parser, Tag, TagEnd};
 
+use crate::spec::link_label;
 use crate::spec_source::markdown_options;
+
+/// A link reference definition of the source, its destination made to land in the spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Definition {
+    /// The label as written.
+    pub(super) label: String,
+    pub(super) dest: String,
+    pub(super) title: String,
+}
+
+impl Definition {
+    /// The definition's line in a chapter.
+    fn line(&self) -> String {
+        let dest = if self.dest.is_empty() || self.dest.contains([' ', '<', '>']) {
+            format!("<{}>", self.dest.replace('<', "%3C").replace('>', "%3E"))
+        } else {
+            self.dest.clone()
+        };
+        if self.title.is_empty() {
+            format!("[{}]: {dest}", self.label)
+        } else {
+            let title = self.title.replace('\\', "\\\\").replace('"', "\\\"");
+            format!("[{}]: {dest} \"{title}\"", self.label)
+        }
+    }
+}
+
+/// The definitions `chapter` (Markdown) uses, one line each in the order of first use, from
+/// `defs` (keyed by [`link_label`]): what to append to the chapter so that its references
+/// resolve.
+pub(super) fn definitions_used(chapter: &str, defs: &BTreeMap<String, Definition>) -> String {
+    let mut used: Vec<String> = Vec::new();
+    // The prose, then each clause block's content (Markdown inside YAML, which the prose's parse
+    // sees as code): a reference anywhere in it calls back, having no definition in the chapter.
+    let mut pending = vec![chapter.to_string()];
+    while let Some(markdown) = pending.pop() {
+        let mut in_clause = false;
+        let parser = Parser::new_with_broken_link_callback(
+            &markdown,
+            markdown_options(),
+            Some(|b: BrokenLink<'_>| {
+                let label = link_label(&b.reference);
+                if defs.contains_key(&label) && !used.contains(&label) {
+                    used.push(label);
+                }
+                None
+            }),
+        );
+        for event in parser {
+            match event {
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                    in_clause = info.split_whitespace().next() == Some("clause");
+                }
+                Event::Text(t) if in_clause => pending.insert(0, t.to_string()),
+                Event::End(TagEnd::CodeBlock) => in_clause = false,
+                _ => {}
+            }
+        }
+    }
+    used.iter()
+        .filter_map(|l| defs.get(l))
+        .map(Definition::line)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Where a relative destination of the source lands: a `#section` in the chapter holding it, a
+/// file under the link base; `None` when it cannot. Absolute ones stay.
+fn relocate(dest: &str, anchors: &BTreeMap<String, String>, base: Option<&str>) -> Option<String> {
+    if dest.is_empty() || is_absolute(dest) {
+        return Some(dest.to_string());
+    }
+    match dest.strip_prefix('#') {
+        Some(anchor) => anchors
+            .get(anchor)
+            .map(|chapter| format!("{chapter}.md#{anchor}")),
+        None => base.map(|b| join(b, dest)),
+    }
+}
+
+/// The source's link reference definitions, by [`link_label`], their destinations relocated; one
+/// whose destination cannot land is left out (its uses become words, see [`rewrite`]).
+pub(super) fn definitions(
+    src: &str,
+    anchors: &BTreeMap<String, String>,
+    base: Option<&str>,
+) -> BTreeMap<String, Definition> {
+    let parser = Parser::new_ext(src, markdown_options());
+    parser
+        .reference_definitions()
+        .iter()
+        .filter_map(|(label, d)| {
+            let def = Definition {
+                label: label.to_string(),
+                dest: relocate(&d.dest, anchors, base)?,
+                title: d.title.as_deref().unwrap_or_default().to_string(),
+            };
+            Some((link_label(label), def))
+        })
+        .collect()
+}
 
 /// The source with its relative links rewritten, and what happened to them.
 pub(super) struct Rewritten {
@@ -40,7 +145,7 @@ pub(super) fn rewrite(
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     for (event, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
         let Event::Start(Tag::Link {
-            link_type: LinkType::Inline,
+            link_type,
             dest_url,
             ..
         }) = event
@@ -52,6 +157,26 @@ pub(super) fn rewrite(
             continue;
         }
         let whole = &src[range.clone()];
+        if matches!(
+            link_type,
+            LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
+        ) {
+            // The destination is the definition's, relocated with it: the use stays as written,
+            // or keeps its words when the definition cannot land.
+            match relocate(dest, anchors, base) {
+                Some(_) if dest.starts_with('#') => out.to_chapters += 1,
+                Some(_) => out.to_base += 1,
+                None => {
+                    out.to_text.push(dest.to_string());
+                    let words = whole.find("][").unwrap_or(whole.len() - 1);
+                    edits.push((range.clone(), whole[1..words.max(1)].to_string()));
+                }
+            }
+            continue;
+        }
+        if link_type != LinkType::Inline {
+            continue;
+        }
         // `[words](dest…)`: the destination as written follows the last `](`.
         let Some(close) = whole.rfind("](") else {
             continue;
@@ -59,16 +184,12 @@ pub(super) fn rewrite(
         let Some(at) = whole[close..].find(dest).map(|i| close + i) else {
             continue; // written with escapes or `<…>`: leave it as the author wrote it
         };
-        let new_dest = match dest.strip_prefix('#') {
-            Some(anchor) => anchors.get(anchor).map(|chapter| {
-                out.to_chapters += 1;
-                format!("{chapter}.md#{anchor}")
-            }),
-            None => base.map(|b| {
-                out.to_base += 1;
-                join(b, dest)
-            }),
-        };
+        let new_dest = relocate(dest, anchors, base);
+        match &new_dest {
+            Some(_) if dest.starts_with('#') => out.to_chapters += 1,
+            Some(_) => out.to_base += 1,
+            None => {}
+        }
         match new_dest {
             Some(d) => {
                 let start = range.start + at;

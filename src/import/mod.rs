@@ -346,7 +346,7 @@ fn push_block(out: &mut String, block: &str) {
 /// Import `src` (Markdown; `origin` names it in `contract.yaml`) with the vocabulary of `contract`
 /// (its actors are guessed among; the first verify kind that is not `untestable` is given).
 pub fn import(src: &str, origin: &str, contract: &Contract, link_base: Option<&str>) -> Imported {
-    let first = import_text(src, origin, contract);
+    let first = import_text(src, origin, contract, &BTreeMap::new());
     // Where each heading of the source went: the chapters the loader reads, in memory, give the ids
     // `check` resolves links against (one definition of a heading's id).
     let mut files: BTreeMap<PathBuf, Vec<u8>> = first
@@ -379,19 +379,27 @@ pub fn import(src: &str, origin: &str, contract: &Contract, link_base: Option<&s
         })
         .collect();
     let links = links::rewrite(src, &anchors, link_base);
+    let definitions = links::definitions(src, &anchors, link_base);
     let rewritten = links.to_chapters + links.to_base;
-    if rewritten == 0 && links.to_text.is_empty() {
+    if rewritten == 0 && links.to_text.is_empty() && definitions.is_empty() {
         return first;
     }
-    // Only link targets changed: the chapters, headings and clauses come out the same.
-    let mut again = import_text(&links.text, origin, contract);
+    // Only link targets changed, and definitions were added: the chapters, headings and clauses
+    // come out the same.
+    let mut again = import_text(&links.text, origin, contract, &definitions);
     again.links_rewritten = rewritten;
     again.links_dropped = links.to_text;
     again
 }
 
-/// One pass of [`import`], the links left as they are.
-fn import_text(src: &str, origin: &str, contract: &Contract) -> Imported {
+/// One pass of [`import`], the links left as they are; each chapter ends with the link reference
+/// `definitions` it uses.
+fn import_text(
+    src: &str,
+    origin: &str,
+    contract: &Contract,
+    definitions: &BTreeMap<String, links::Definition>,
+) -> Imported {
     let blocks = blocks(src);
     let headings: Vec<u8> = blocks
         .iter()
@@ -500,6 +508,12 @@ fn import_text(src: &str, origin: &str, contract: &Contract) -> Imported {
             name: "main".into(),
             out: format!("# {title}"),
         });
+    }
+    for c in &mut chapters {
+        let used = links::definitions_used(&c.out, definitions);
+        if !used.is_empty() {
+            push_block(&mut c.out, &used);
+        }
     }
     let chapter_names: Vec<String> = chapters.iter().map(|c| c.name.clone()).collect();
     let contract_yaml = contract_yaml(&title, origin, &chapter_names);

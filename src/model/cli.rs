@@ -63,7 +63,7 @@ pub fn run_replay_with(
         Err(message) => return report(err, &message, USAGE),
     };
     let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
+        Ok(text) => crate::fsutil::plain_text(text),
         Err(e) => return report(err, &format!("cannot read {}: {e}", path.display()), 1),
     };
     match replay_profiled(&text, version_override, profile) {

@@ -104,5 +104,6 @@ pub(crate) fn read(
         .in_file(path)
         .help("save the file as UTF-8")
     })?;
+    let text = crate::fsutil::plain_text(text);
     Ok(sources.add(path.to_path_buf(), text))
 }

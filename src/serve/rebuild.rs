@@ -64,6 +64,7 @@ pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
         Ok(tpl) => tpl,
         Err(d) => return Err(shown.fail(&d)),
     };
+    tpl.for_languages(&spec.contract.languages);
     shown.stage(&tpl.warnings, &loaded.sources)?;
     tpl.serving();
     let files = site::render(&m, catalogue.catalogue.as_ref(), &history, &tpl)

@@ -7,9 +7,11 @@ use serde::Serialize;
 
 use super::changes_page::Changed;
 use super::interface::Interface;
-use super::markdown::{self, level_class, to_html, to_inline_html};
+use super::markdown::{self, level_class, to_inline_html_in};
 use crate::matrix::{self, Matrix, Status};
-use crate::spec::{Block, Clause, Document, Heading, Links, Spec, Translation, TranslationState};
+use crate::spec::{
+    Block, Clause, Document, Heading, LinkDefs, Links, Spec, Translation, TranslationState,
+};
 
 /// A clause as the templates see it (`c` in `clause.html`, `clause-row.html` and `matrix-row.html`).
 #[derive(Clone, Debug, Serialize)]
@@ -58,6 +60,8 @@ pub(crate) struct ClauseCtx<'s> {
 pub(super) struct ChapterLink<'s> {
     pub(super) name: &'s str,
     pub(super) title: &'s str,
+    /// Its number in the contract (`1`, … `12`), empty when the title carries its own.
+    pub(super) number: String,
     pub(super) clauses: usize,
 }
 
@@ -98,6 +102,22 @@ pub(super) struct Shared<'s> {
     pub(super) has_changes: bool,
     /// Rendering for `kcontract serve` (`base.html` includes `serve/reload.html`).
     pub(super) serve: bool,
+    /// The example words of the search box in this language (`search_hint` of `contract.yaml`).
+    pub(super) search_hint: Option<&'s str>,
+    /// Each chapter's link reference definitions, in the source language and in this page's: a
+    /// clause's text resolves its references against those of the file it was written in.
+    #[serde(skip)]
+    pub(super) link_defs: [BTreeMap<&'s str, &'s LinkDefs>; 2],
+}
+
+impl<'s> Shared<'s> {
+    /// The definitions of `chapter` in the source language (`translated` false) or in the
+    /// page's.
+    pub(super) fn link_defs(&self, chapter: &str, translated: bool) -> Option<&'s LinkDefs> {
+        self.link_defs[usize::from(translated)]
+            .get(chapter)
+            .copied()
+    }
 }
 
 /// The chapters of `lang`: its translation's documents, or the source's.
@@ -132,9 +152,15 @@ pub(super) fn shared<'s>(
         .collect();
     let chapters: Vec<ChapterLink> = docs
         .iter()
-        .map(|d| ChapterLink {
+        .enumerate()
+        .map(|(i, d)| ChapterLink {
             name: &d.chapter,
             title: &d.title,
+            number: if numbers_itself(&d.title) {
+                String::new()
+            } else {
+                (i + 1).to_string()
+            },
             clauses: d
                 .blocks
                 .iter()
@@ -191,6 +217,12 @@ pub(super) fn shared<'s>(
         has_runtimes: pages.runtimes,
         has_changes: pages.changes,
         serve,
+        search_hint: c.search_hint.get(lang).map(String::as_str),
+        link_defs: [&spec.documents[..], docs].map(|docs| {
+            docs.iter()
+                .map(|d| (d.chapter.as_str(), &d.link_defs))
+                .collect()
+        }),
     }
 }
 
@@ -268,6 +300,39 @@ pub(super) fn sections<'s>(headings: &'s [Heading], numbers: &'s [String]) -> Ve
             number: n,
             title: &h.title,
             level: h.level,
+        })
+        .collect()
+}
+
+/// Does a heading carry its own section number (`3. HTTP`, `4.2 Limits`, `A.1 Terms`)? Specs
+/// written for GitHub often number their headings by hand; the site's number beside it would read
+/// `3 3. HTTP`, so such a heading is shown as written.
+pub(super) fn numbers_itself(title: &str) -> bool {
+    let Some((first, _)) = title.trim_start().split_once(char::is_whitespace) else {
+        return false;
+    };
+    let parts: Vec<&str> = first.trim_end_matches('.').split('.').collect();
+    let numeric = |p: &str| !p.is_empty() && p.len() <= 3 && p.chars().all(|c| c.is_ascii_digit());
+    let appendix = |p: &str| p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase());
+    match parts.as_slice() {
+        [one] => numeric(one) && first.ends_with('.'),
+        [head, rest @ ..] => (numeric(head) || appendix(head)) && rest.iter().all(|p| numeric(p)),
+        [] => false,
+    }
+}
+
+/// The section numbers of `headings` as the site shows them ([`crate::spec::section_numbers`]):
+/// empty for a heading that [numbers itself](numbers_itself).
+pub(super) fn shown_numbers(chapter: usize, headings: &[Heading]) -> Vec<String> {
+    crate::spec::section_numbers(chapter, headings)
+        .into_iter()
+        .zip(headings)
+        .map(|(n, h)| {
+            if numbers_itself(&h.title) {
+                String::new()
+            } else {
+                n
+            }
         })
         .collect()
 }
@@ -401,13 +466,18 @@ pub(super) fn clause<'s>(
     };
     // A missing translation shows the source text once, marked as the source language's (the badge
     // says it is not translated); a stale one shows the translation and the original beside it.
+    let source_defs = shared.link_defs(&c.chapter, false);
+    let own_defs = shared.link_defs(&c.chapter, true);
     let (text, state, original, translated) = match tr {
         None => (c.text.as_str(), "current", None, None),
         Some(t) => match t.lookup(index, c) {
             (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None, Some(x)),
-            (TranslationState::Stale, Some(x)) => {
-                (x.text.as_str(), "stale", Some(to_html(&c.text)), Some(x))
-            }
+            (TranslationState::Stale, Some(x)) => (
+                x.text.as_str(),
+                "stale",
+                Some(markdown::to_html_in(&c.text, Some(&c.chapter), source_defs)),
+                Some(x),
+            ),
             _ => (c.text.as_str(), "missing", None, None),
         },
     };
@@ -418,13 +488,24 @@ pub(super) fn clause<'s>(
         translated.and_then(Option::as_ref),
     ) {
         (None, _) => (None, false),
-        (Some(_), Some(t)) => (Some(to_inline_html(t)), false),
-        (Some(s), None) => (Some(to_inline_html(s)), tr.is_some()),
+        (Some(_), Some(t)) => (
+            Some(to_inline_html_in(t, Some(&c.chapter), own_defs)),
+            false,
+        ),
+        (Some(s), None) => (
+            Some(to_inline_html_in(s, Some(&c.chapter), source_defs)),
+            tr.is_some(),
+        ),
     };
     let (reason_html, reason_source) = pick(c.reason.as_ref(), translated.map(|x| &x.reason));
     let (implicit_html, implicit_source) =
         pick(c.implicit.as_ref(), translated.map(|x| &x.implicit));
-    let (text_html, plain) = markdown::to_html_and_text(text, &c.chapter);
+    let defs = if translated.is_some() {
+        own_defs
+    } else {
+        source_defs
+    };
+    let (text_html, plain) = markdown::to_html_and_text(text, &c.chapter, defs);
     ClauseCtx {
         id: &c.id,
         level: c.level.as_str(),
@@ -464,5 +545,34 @@ pub(super) fn clause<'s>(
         original_html: original,
         status,
         changed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbers_itself;
+
+    #[test]
+    fn headings_that_number_themselves() {
+        for t in [
+            "3. HTTP",
+            "3.1 Requests",
+            "4.2. Limits",
+            "A.1 Terms",
+            "10. Appendix",
+        ] {
+            assert!(numbers_itself(t), "{t}");
+        }
+        for t in [
+            "3",
+            "HTTP 2",
+            "2024 in review",
+            "A Widget",
+            "1000. Big",
+            "v1.2 API",
+            "",
+        ] {
+            assert!(!numbers_itself(t), "{t}");
+        }
     }
 }

@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
 
+/// The language whose interface text stands in for what another language lacks.
+const FALLBACK: &str = "en";
+
 /// The embedded interface files: (file name, source). The language is the file name without
 /// `.yaml`.
 const EMBEDDED: [(&str, &str); 2] = [
@@ -83,6 +86,7 @@ impl Interfaces {
                     continue;
                 }
                 let src = fs::read_to_string(&path)
+                    .map(crate::fsutil::plain_text)
                     .map_err(|e| crate::spec_source::io_error(&path, &e))?;
                 let interface = parse(&src, &path)?;
                 by_lang.insert(
@@ -95,6 +99,65 @@ impl Interfaces {
             }
         }
         Ok(Interfaces { by_lang, required })
+    }
+
+    /// Give each of the contract's `languages` every key: a language with no interface file, or a
+    /// file lacking keys, shows the source language's text (English, embedded) for what it lacks,
+    /// with a warning (K0404) saying which file to add or complete. Why not an error: a contract
+    /// made by `init --languages en,de` is built at once, before anyone has translated the
+    /// interface, and a binary's user has no templates/i18n/en.yaml to copy from.
+    pub(super) fn complete(&mut self, languages: &[String]) -> Vec<Diagnostic> {
+        let Some(fallback) = self.by_lang.get(FALLBACK).map(|l| l.interface.clone()) else {
+            return Vec::new();
+        };
+        let mut warnings = Vec::new();
+        for lang in languages {
+            let Some(l) = self.by_lang.get_mut(lang) else {
+                warnings.push(
+                    Diagnostic::warning(
+                        "K0404",
+                        format!("the language `{lang}` has no interface text: its pages show the English labels"),
+                    )
+                    .help(format!(
+                        "add `templates/i18n/{lang}.yaml` beside the spec folder (or `i18n/{lang}.yaml` in the folder given with --templates): `name` (the language's own name), `html_lang` and `text`, the English labels translated (`kcontract init --languages en,{lang}` writes such a file to start from)"
+                    )),
+                );
+                let interface = Interface {
+                    name: lang.clone(),
+                    html_lang: lang.clone(),
+                    text: fallback.text.clone(),
+                };
+                let origin = PathBuf::from(format!("i18n/{lang}.yaml"));
+                self.by_lang
+                    .insert(lang.clone(), Loaded { interface, origin });
+                continue;
+            };
+            let missing: Vec<&String> = self
+                .required
+                .iter()
+                .filter(|k| !l.interface.text.contains_key(*k))
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            warnings.push(
+                Diagnostic::warning(
+                    "K0404",
+                    format!(
+                        "the interface text of `{lang}` lacks {} key(s), shown in English: {}",
+                        missing.len(),
+                        missing.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .in_file(&l.origin)
+                .help("add the keys under `text:` (every interface file has the keys of the English one)"),
+            );
+            for k in missing {
+                let text = fallback.text.get(k).cloned().unwrap_or_default();
+                l.interface.text.insert(k.clone(), text);
+            }
+        }
+        warnings
     }
 
     /// The interface of `lang`, checked to have every key.

@@ -8,12 +8,20 @@
 use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 
 use crate::keywords::{Level, find_keywords};
-use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
+use crate::spec::LinkDefs;
+use crate::spec_source::{BOILERPLATE_MARKER, markdown_options, resolver};
 
 /// Spec Markdown as safe HTML: raw HTML escaped, only http(s), mailto, fragment and relative links,
 /// RFC 2119 keywords marked.
 pub fn to_html(markdown: &str) -> String {
-    render(markdown, None, None, None)
+    to_html_in(markdown, None, None)
+}
+
+/// [`to_html`] of Markdown written in `chapter`, whose link reference definitions are `defs`: a
+/// link to a fragment alone (`#root`) becomes `chapter.html#root`, so that it lands wherever the
+/// text is shown.
+pub(super) fn to_html_in(markdown: &str, chapter: Option<&str>, defs: Option<&LinkDefs>) -> String {
+    render(markdown, None, None, chapter, defs)
 }
 
 /// A heading of a chapter as its page shows it: its id (the same in every language) and its
@@ -29,8 +37,9 @@ pub(super) struct SectionHead<'a> {
 pub(super) fn prose_html<'h>(
     markdown: &str,
     heads: &mut dyn Iterator<Item = SectionHead<'h>>,
+    defs: &LinkDefs,
 ) -> String {
-    render(markdown, None, Some(heads), None)
+    render(markdown, None, Some(heads), None, Some(defs))
 }
 
 /// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
@@ -38,9 +47,13 @@ pub(super) fn prose_html<'h>(
 ///
 /// `chapter` is the page the text belongs to: a link to a fragment alone (`#root`) becomes
 /// `chapter.html#root`, so it lands wherever the text is shown (the clause index, the matrix).
-pub(super) fn to_html_and_text(markdown: &str, chapter: &str) -> (String, String) {
+pub(super) fn to_html_and_text(
+    markdown: &str,
+    chapter: &str,
+    defs: Option<&LinkDefs>,
+) -> (String, String) {
     let mut text = String::with_capacity(markdown.len());
-    let html = render(markdown, Some(&mut text), None, Some(chapter));
+    let html = render(markdown, Some(&mut text), None, Some(chapter), defs);
     (html, collapse_whitespace(&text))
 }
 
@@ -61,10 +74,13 @@ fn render<'h>(
     mut plain: Option<&mut String>,
     mut heads: Option<&mut dyn Iterator<Item = SectionHead<'h>>>,
     chapter: Option<&str>,
+    defs: Option<&LinkDefs>,
 ) -> String {
     let mut events = Vec::with_capacity(16);
     let mut depth = 0usize;
-    for ev in Parser::new_ext(markdown, markdown_options()) {
+    let parser =
+        Parser::new_with_broken_link_callback(markdown, markdown_options(), Some(resolver(defs)));
+    for ev in parser {
         match &ev {
             Event::Start(_) => depth += 1,
             Event::End(_) => depth = depth.saturating_sub(1),
@@ -97,11 +113,13 @@ fn render<'h>(
                         classes,
                         attrs,
                     }));
-                    let mut number = String::with_capacity(40);
-                    number.push_str("<span class=\"secno\">");
-                    number.push_str(head.number);
-                    number.push_str("</span> ");
-                    events.push(Event::InlineHtml(number.into()));
+                    if !head.number.is_empty() {
+                        let mut number = String::with_capacity(40);
+                        number.push_str("<span class=\"secno\">");
+                        number.push_str(head.number);
+                        number.push_str("</span> ");
+                        events.push(Event::InlineHtml(number.into()));
+                    }
                 }
                 None => events.push(Event::Start(Tag::Heading {
                     level,
@@ -192,7 +210,16 @@ fn is_cjk(c: char) -> bool {
 
 /// Inline Markdown for a one-paragraph text: the same, without the surrounding `<p>`.
 pub fn to_inline_html(markdown: &str) -> String {
-    let mut html = to_html(markdown);
+    to_inline_html_in(markdown, None, None)
+}
+
+/// [`to_inline_html`] of Markdown written in `chapter`, as [`to_html_in`].
+pub(super) fn to_inline_html_in(
+    markdown: &str,
+    chapter: Option<&str>,
+    defs: Option<&LinkDefs>,
+) -> String {
+    let mut html = to_html_in(markdown, chapter, defs);
     let trimmed = html.trim_end();
     match trimmed
         .strip_prefix("<p>")

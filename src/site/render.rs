@@ -104,7 +104,15 @@ impl<'s> Lang<'s> {
             changes: !history.is_empty(),
         };
         let shared: Shared = context::shared(spec, lang, docs, t, &interfaces, pages, tpl.serve);
-        let base = Context::from_serialize(&shared).map_err(|e| template_error(&e))?;
+        let mut base = Context::from_serialize(&shared).map_err(|e| template_error(&e))?;
+        // A contract nothing tests yet (no test claims a clause, none lists upstream tests; the
+        // untestable ones are waived) shows no status on its clauses: "untested" on every one
+        // says nothing.
+        let tested = m
+            .rows
+            .iter()
+            .any(|r| !matches!(r.status, matrix::Status::Untested | matrix::Status::Waived));
+        base.insert("tested", &tested);
 
         // The Changes page first: its latest step says which clauses show a "changed" badge.
         let names = interfaces
@@ -300,7 +308,7 @@ fn chapter_blocks(
     pieces: &[Value],
 ) -> (Value, Value) {
     let doc = &docs[d];
-    let numbers = crate::spec::section_numbers(d + 1, &doc.headings);
+    let numbers = context::shown_numbers(d + 1, &doc.headings);
     let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
         id: &h.anchor,
         number: n,
@@ -311,7 +319,10 @@ fn chapter_blocks(
         .map(|b| match b {
             Block::Prose(p) => map([
                 ("kind", "prose".into()),
-                ("html", Value::safe_string(&prose_html(p, &mut heads))),
+                (
+                    "html",
+                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs)),
+                ),
             ]),
             Block::Clause(i) => map([
                 ("kind", "clause".into()),

@@ -72,8 +72,28 @@ pub struct Templates {
     /// replaced style uses: images, fonts).
     pub(super) assets: BTreeMap<String, Vec<u8>>,
     /// Files in `--templates DIR` that no build reads (K0406): a misspelt template name would
-    /// otherwise change nothing, silently.
+    /// otherwise change nothing, silently; and the interface text shown in English (K0404, see
+    /// [`Templates::for_languages`]).
     pub warnings: Vec<Diagnostic>,
+}
+
+impl Templates {
+    /// Ready for a contract in `languages`: each has every interface key, English standing in
+    /// for what its file lacks, with a warning in [`Templates::warnings`].
+    pub fn for_languages(&mut self, languages: &[String]) {
+        let fallbacks = self.interfaces.complete(languages);
+        self.warnings.extend(fallbacks);
+    }
+}
+
+/// The templates folder of a contract when `--templates` is not given: `templates/` beside the
+/// spec folder, when it holds interface text (`i18n/`), as `kcontract init` writes it for a
+/// language that has none built in. Why: a new language's labels are then found by every `build`
+/// and `serve` without a flag, and `init` then `build` works with no other step. The `i18n/`
+/// condition keeps an unrelated `templates/` folder of the project out.
+pub fn templates_beside(spec: &Path) -> Option<std::path::PathBuf> {
+    let dir = spec.parent().unwrap_or(Path::new("")).join("templates");
+    dir.join("i18n").is_dir().then_some(dir)
 }
 
 /// Parse the templates once: embedded, then the overrides in `dir`.
@@ -95,7 +115,9 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
         for (name, src) in &mut sources {
             let p = dir.join(*name);
             if p.exists() {
-                *src = fs::read_to_string(&p).map_err(|e| crate::spec_source::io_error(&p, &e))?;
+                *src = fs::read_to_string(&p)
+                    .map(crate::fsutil::plain_text)
+                    .map_err(|e| crate::spec_source::io_error(&p, &e))?;
             }
         }
     }

@@ -47,6 +47,7 @@ pub(super) fn assemble_source(
             file: path,
             headings: parsed.headings,
             links: parsed.links,
+            link_defs: parsed.link_defs,
             blocks,
         });
     }

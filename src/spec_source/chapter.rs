@@ -6,12 +6,16 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{
+    BrokenLink, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd,
+};
 
 use super::clause_block::{BlockPos, ClauseFields, Schema, parse_block};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::find_keywords;
-use crate::spec::{Clause, Heading, Link, SectionRef, TranslatedClause};
+use crate::spec::{
+    Clause, Heading, Link, LinkDef, LinkDefs, SectionRef, TranslatedClause, link_label,
+};
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
 pub(crate) const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
@@ -26,6 +30,12 @@ pub(super) struct ParsedChapter {
     pub headings: Vec<Heading>,
     /// Every link, in prose and in clause texts.
     pub links: Vec<Link>,
+    /// The chapter's link reference definitions.
+    pub link_defs: LinkDefs,
+    /// The full and collapsed references no definition of the file resolves: where, and their
+    /// label. [`settle_references`] reports them, once a translation's are known to be the
+    /// source chapter's or none.
+    pub undefined: Vec<(Span, String)>,
     /// The ids of source clause blocks left out for their errors (as far as an id can be read), so
     /// that their translations are not reported as translating nothing.
     pub unbuilt: Vec<String>,
@@ -49,6 +59,8 @@ enum Top {
     Other {
         masked: Vec<Range<usize>>,
         boilerplate: bool,
+        /// A heading: a title, never a normative statement, so not scanned for keywords.
+        title: bool,
     },
 }
 
@@ -78,7 +90,29 @@ pub(super) fn parse_chapter(
     let mut links = Vec::new();
     let mut unbuilt = Vec::new();
 
-    for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
+    let mut undefined = Vec::new();
+    let parser = Parser::new_with_broken_link_callback(
+        src,
+        markdown_options(),
+        Some(|b: BrokenLink<'_>| {
+            if is_reference(b.link_type) {
+                undefined.push((b.span, link_label(&b.reference)));
+            }
+            None
+        }),
+    );
+    let link_defs: LinkDefs = parser
+        .reference_definitions()
+        .iter()
+        .map(|(label, d)| {
+            let def = LinkDef {
+                dest: d.dest.to_string(),
+                title: d.title.as_deref().unwrap_or_default().to_string(),
+            };
+            (link_label(label), def)
+        })
+        .collect();
+    for (ev, range) in parser.into_offset_iter() {
         match ev {
             Event::Start(tag) => {
                 if depth == 0 {
@@ -92,6 +126,9 @@ pub(super) fn parse_chapter(
                             let fence_end = file.line_end(range.start);
                             fence = Some((range.start..fence_end, Vec::new(), String::new()));
                         } else {
+                            if let CodeBlockKind::Fenced(_) = kind {
+                                check_swallowed_clause(file_id, file, &range, diags);
+                            }
                             if is_clause {
                                 diags.push(
                                     Diagnostic::error("K0114", "a clause block must not be nested")
@@ -147,6 +184,7 @@ pub(super) fn parse_chapter(
                             }
                         }
                         other => {
+                            let is_heading = matches!(other, TagEnd::Heading(_));
                             if let (TagEnd::Heading(_), Some((level, text))) =
                                 (other, heading.take())
                             {
@@ -171,6 +209,7 @@ pub(super) fn parse_chapter(
                                 Top::Other {
                                     masked: std::mem::take(&mut masked),
                                     boilerplate: std::mem::take(&mut exempt_next),
+                                    title: is_heading,
                                 },
                             ));
                         }
@@ -190,6 +229,10 @@ pub(super) fn parse_chapter(
         }
     }
 
+    let mut undefined: Vec<(Span, String)> = undefined
+        .into_iter()
+        .map(|(span, label)| (Span::new(file_id, span), label))
+        .collect();
     let mut pieces = Vec::new();
     // Second pass over the top-level blocks: keyword scan of prose, clause parsing, prose pieces.
     // A clause belongs to the last heading that starts before it.
@@ -209,8 +252,9 @@ pub(super) fn parse_chapter(
             Top::Other {
                 masked,
                 boilerplate,
+                title,
             } => {
-                if boilerplate {
+                if boilerplate || title {
                     continue;
                 }
                 scan_prose(file_id, file, &block, &masked, diags);
@@ -251,9 +295,13 @@ pub(super) fn parse_chapter(
                     .into_iter()
                     .flatten()
                 {
-                    links.extend(links_in(text).map(|dest| Link {
+                    let (found, missing) = links_in(text, &link_defs);
+                    links.extend(found.into_iter().map(|dest| Link {
                         span: Span::new(file_id, dest_range(src, within, &dest)),
                         dest,
+                    }));
+                    undefined.extend(missing.into_iter().map(|(written, label)| {
+                        (Span::new(file_id, dest_range(src, within, &written)), label)
                     }));
                 }
                 let section = section_at
@@ -289,6 +337,8 @@ pub(super) fn parse_chapter(
         title,
         headings,
         links,
+        link_defs,
+        undefined,
         unbuilt,
         pieces,
     }
@@ -350,14 +400,91 @@ fn check_chinese_terms(
     }
 }
 
-/// The link destinations in a piece of Markdown (a clause's text).
-fn links_in(markdown: &str) -> impl Iterator<Item = String> + '_ {
-    Parser::new_ext(markdown, markdown_options()).filter_map(|ev| match ev {
-        Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
-            Some(dest_url.to_string())
+/// The link destinations in a piece of Markdown (a clause's text), references resolved against
+/// the chapter's `defs`; and the references written in it that no definition resolves (`[text][ref]`,
+/// `[ref][]`): as written, and their label.
+fn links_in<'m>(markdown: &'m str, defs: &LinkDefs) -> (Vec<String>, Vec<(String, String)>) {
+    let mut undefined = Vec::new();
+    let mut resolve = resolver(Some(defs));
+    let parser = Parser::new_with_broken_link_callback(
+        markdown,
+        markdown_options(),
+        Some(|b: BrokenLink<'m>| {
+            let (span, reference) = (b.span.clone(), is_reference(b.link_type));
+            let label = link_label(&b.reference);
+            let found = resolve(b);
+            if found.is_none() && reference {
+                undefined.push((markdown[span].to_string(), label));
+            }
+            found
+        }),
+    );
+    let found = parser
+        .filter_map(|ev| match ev {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    (found, undefined)
+}
+
+/// A full (`[text][ref]`) or collapsed (`[ref][]`) reference: written as a link, so one that
+/// resolves nowhere is an error. A shortcut (`[ref]`) resolves when defined, but undefined it is
+/// ordinary bracketed text (`[optional]`, `array[0]`), as CommonMark reads it.
+fn is_reference(t: LinkType) -> bool {
+    matches!(t, LinkType::Reference | LinkType::Collapsed)
+}
+
+/// pulldown-cmark's callback for references its own parse cannot resolve: looked up in `defs`, a
+/// chapter's definitions, so that Markdown parsed apart from its chapter (a clause's text, one
+/// prose piece of a page) links where the chapter says.
+pub(crate) fn resolver<'d, 'a>(
+    defs: Option<&'d LinkDefs>,
+) -> impl FnMut(BrokenLink<'a>) -> Option<(CowStr<'a>, CowStr<'a>)> + 'd {
+    move |b| {
+        let d = defs?.get(&link_label(&b.reference))?;
+        Some((d.dest.clone().into(), d.title.clone().into()))
+    }
+}
+
+/// Settle a parsed chapter's references: a translation's chapter also resolves them against
+/// `inherited`, the definitions of the source chapter it translates (a translator need not copy
+/// the `[ref]: url` lines, which are not text to translate); its own definitions come first. What
+/// neither defines is K0118.
+pub(super) fn settle_references(
+    parsed: &mut ParsedChapter,
+    inherited: Option<&LinkDefs>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if let Some(inherited) = inherited {
+        for (label, def) in inherited {
+            parsed
+                .link_defs
+                .entry(label.clone())
+                .or_insert_with(|| def.clone());
         }
-        _ => None,
-    })
+    }
+    for (span, label) in std::mem::take(&mut parsed.undefined) {
+        if !parsed.link_defs.contains_key(&label) {
+            diags.push(undefined_reference(span, &label, &parsed.link_defs));
+        }
+    }
+}
+
+/// K0118 for a reference whose label (`label`, as CommonMark matches it) none of `defs`, its
+/// chapter file's definitions, has.
+fn undefined_reference(span: Span, label: &str, defs: &LinkDefs) -> Diagnostic {
+    let near = crate::suggest::closest(label, defs.keys().map(String::as_str), |l| l.len() / 3 + 1)
+        .map(|l| format!("did you mean `[{l}]`? Else "))
+        .unwrap_or_default();
+    Diagnostic::error(
+        "K0118",
+        format!("the link reference `[{label}]` is not defined in this chapter"),
+    )
+    .at(span, "this link leads nowhere")
+    .help(format!("{near}add the line `[{label}]: https://…` to this chapter file (a translation also has its source chapter's), or write the link inline as `[text](https://…)`"))
 }
 
 /// Where `dest` is written inside `within` (the link, or the clause block), for a diagnostic; the
@@ -424,6 +551,52 @@ fn build_translated(
             .source_span
             .unwrap_or_else(|| Span::new(file_id, block.clone())),
     })
+}
+
+/// K0120: a fenced code block whose text holds a ```` ```clause ```` line that would have closed it
+/// but for its info string (same fence character, at least as long, at most 3 spaces in): the
+/// author left the code block open and the clause after it became code, silently, with its
+/// requirement gone. A longer outer fence (```` ```` ````) showing a clause block as an example
+/// is what CommonMark means it for, and is not reported.
+fn check_swallowed_clause(
+    file_id: FileId,
+    file: &SourceFile,
+    range: &Range<usize>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let block = &file.text[range.clone()];
+    let opening = block.trim_start_matches(' ');
+    let Some(ch) = opening.chars().next().filter(|c| *c == '`' || *c == '~') else {
+        return;
+    };
+    let width = opening.len() - opening.trim_start_matches(ch).len();
+    let mut at = 0;
+    for line in block.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        if start == 0 {
+            continue;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let fence = &line[indent..];
+        let run = fence.len() - fence.trim_start_matches(ch).len();
+        let info = fence[run..].split_whitespace().next();
+        if indent <= 3 && run >= width && info == Some("clause") {
+            let open = range.start..file.line_end(range.start);
+            let clause = range.start + start..range.start + start + line.trim_end().len();
+            diags.push(
+                Diagnostic::error("K0120", "a code block left open swallows a clause block")
+                    .at(Span::new(file_id, open), "this code block is never closed before the clause")
+                    .with_context(Span::new(file_id, clause), "this clause is read as code")
+                    .help(format!(
+                        "close the code block (a line {}) before the ```clause fence; to show a clause block as an example, open the outer block with a longer fence ({})",
+                        ch.to_string().repeat(width),
+                        ch.to_string().repeat(width + 1),
+                    )),
+            );
+            return;
+        }
+    }
 }
 
 /// Report every RFC 2119 keyword in a prose block. Nested code and HTML blocks are blanked out first

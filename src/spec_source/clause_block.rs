@@ -457,6 +457,19 @@ fn check(
     let mut out = ClauseFields::default();
     let allowed = schema.fields();
     let span_of = |v: &Val| pos.span_of(v);
+    // The fields offered in a hint: `oci` and `upstream-tests` only to a contract that links them
+    // (`links:` of contract.yaml), as a contract of another domain has no OCI spec or upstream
+    // tests; they are still read where written.
+    let links = &pos.contract.links;
+    let offered: Vec<&str> = allowed
+        .iter()
+        .copied()
+        .filter(|f| match *f {
+            "oci" => links.oci.is_some(),
+            "upstream-tests" => links.upstream_tests.is_some(),
+            _ => true,
+        })
+        .collect();
     // Keys that are no field, and fields a translation inherits instead of stating.
     for key in raw
         .keys
@@ -464,13 +477,13 @@ fn check(
         .filter(|k| !allowed.contains(&k.value.as_str()))
     {
         let k = &key.value;
-        let help = match (schema, suggest(k, allowed)) {
+        let help = match (schema, suggest(k, &offered)) {
             (Schema::Translation, _) if FIELDS.contains(&k.as_str()) => format!(
                 "a translated clause has only {}; `{k}` is inherited from the source-language clause",
-                allowed.join(", ")
+                offered.join(", ")
             ),
-            (_, Some(s)) => format!("did you mean `{s}`? The fields are: {}", allowed.join(", ")),
-            (_, None) => format!("the fields are: {}", allowed.join(", ")),
+            (_, Some(s)) => format!("did you mean `{s}`? The fields are: {}", offered.join(", ")),
+            (_, None) => format!("the fields are: {}", offered.join(", ")),
         };
         diags.push(
             Diagnostic::error("K0102", format!("unknown field `{k}`"))

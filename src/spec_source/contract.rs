@@ -36,6 +36,16 @@ struct RawContract {
     links: Option<RawLinks>,
     #[serde(default)]
     history: Vec<RawEarlierVersion>,
+    #[serde(default)]
+    search_hint: Option<RawSearchHint>,
+}
+
+/// `search_hint:` one text for every language, or one per language (`{en: …, zh: …}`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawSearchHint {
+    All(String),
+    PerLanguage(BTreeMap<String, Spanned<String>>),
 }
 
 /// An entry of `history:`: `{name, label, path, url, revision, date}` (`label` optional).
@@ -162,7 +172,7 @@ pub(super) fn parse_contract(
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(
-                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date}); see spec/README.md",
+                "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, search_hint (text, or {<lang>: text}), actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date}); see spec/README.md",
             ));
             return None;
         }
@@ -257,6 +267,21 @@ pub(super) fn parse_contract(
         }
         tests.exclude = t.exclude.iter().map(|g| g.value.clone()).collect();
     }
+    if let Some(RawSearchHint::PerLanguage(hints)) = &raw.search_hint {
+        for (lang, hint) in hints {
+            if !raw.languages.iter().any(|l| &l.value == lang) {
+                ok = false;
+                diags.push(
+                    Diagnostic::error(
+                        "K0010",
+                        format!("`search_hint` names `{}`, which is not a language of the contract", lang.escape_debug()),
+                    )
+                    .at(span_of(&hint.referenced), "the hint of a language not listed")
+                    .help("`search_hint` is one text for every language, or one per language listed in `languages`"),
+                );
+            }
+        }
+    }
     for (lang, t) in &raw.translated {
         if !raw.languages.iter().skip(1).any(|l| &l.value == lang) {
             ok = false;
@@ -347,8 +372,20 @@ pub(super) fn parse_contract(
         .iter()
         .map(|c| span_of(&c.referenced))
         .collect();
+    let search_hint = match raw.search_hint {
+        None => BTreeMap::new(),
+        Some(RawSearchHint::All(hint)) => raw
+            .languages
+            .iter()
+            .map(|l| (l.value.clone(), hint.clone()))
+            .collect(),
+        Some(RawSearchHint::PerLanguage(hints)) => {
+            hints.into_iter().map(|(l, h)| (l, h.value)).collect()
+        }
+    };
     Some((
         Contract {
+            search_hint,
             title: raw.title,
             version: raw.version.value,
             languages: raw.languages.into_iter().map(|l| l.value).collect(),

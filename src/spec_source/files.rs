@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
-use crate::fsutil::Refused;
+use crate::fsutil::{Refused, plain_text};
 
 /// Where a spec's files are read from. The loader asks only these four questions, so a spec can be
 /// loaded from anything that can answer them.
@@ -127,8 +127,9 @@ pub(crate) fn read_spec_source(
 /// order afterwards.
 enum Prepared {
     Text(SourceFile),
-    /// Not UTF-8: the text with the bad bytes replaced, and the offset of the first one.
-    BadUtf8(SourceFile, usize),
+    /// Not UTF-8: the text with the bad bytes replaced, the offset of the first one in that text,
+    /// and in the file's bytes (they differ by a BOM and the `\r`s before it).
+    BadUtf8(SourceFile, usize, usize),
     /// UTF-8 with a NUL byte at this offset: no text editor writes one, an HTML page must not hold
     /// one, and a file holding one was most likely not meant to be a chapter.
     Nul(SourceFile, usize),
@@ -148,11 +149,17 @@ fn prepare_spec(path: &Path, content: io::Result<Vec<u8>>) -> Prepared {
 
 fn prepare(path: &Path, content: io::Result<Vec<u8>>) -> Prepared {
     match content.map(String::from_utf8) {
-        Ok(Ok(text)) => Prepared::Text(SourceFile::new(path.to_path_buf(), text)),
+        Ok(Ok(text)) => Prepared::Text(SourceFile::from_raw(path.to_path_buf(), text)),
         Ok(Err(e)) => {
-            let at = e.utf8_error().valid_up_to();
+            let valid = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            Prepared::BadUtf8(SourceFile::new(path.to_path_buf(), text), at)
+            // The offset is the bad byte's in the text as shown (BOM and `\r` removed).
+            let at = plain_text(text[..valid].to_string()).len();
+            Prepared::BadUtf8(
+                SourceFile::new(path.to_path_buf(), plain_text(text)),
+                at,
+                valid,
+            )
         }
         Err(e) => Prepared::Unreadable(e),
     }
@@ -170,11 +177,11 @@ fn add_prepared(
             diags.push(io_error(path, &e));
             None
         }
-        Prepared::BadUtf8(file, at) => {
+        Prepared::BadUtf8(file, at, byte) => {
             let id = sources.add_file(file);
             let end = at + '\u{fffd}'.len_utf8();
             diags.push(
-                Diagnostic::error("K0002", format!("invalid UTF-8 at byte offset {at}"))
+                Diagnostic::error("K0002", format!("invalid UTF-8 at byte offset {byte}"))
                     .at(Span::new(id, at..end), "this byte is not valid UTF-8")
                     .help("spec files must be UTF-8; re-save the file as UTF-8 (the bad byte is shown as �)"),
             );

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options};
+pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options, resolver};
 pub(crate) use clause_block::{ClauseYaml, FieldValue};
 pub(crate) use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
@@ -191,7 +191,7 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead, out: &mut Loaded
         chapter_spans,
     } = start;
     let source_lang = contract.languages.first().cloned().unwrap_or_default();
-    let parsed = read_and_parse(
+    let mut parsed = read_and_parse(
         tree,
         dir,
         &source_lang,
@@ -200,6 +200,9 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead, out: &mut Loaded
         &contract,
         out,
     );
+    for (_, _, p) in &mut parsed {
+        chapter::settle_references(p, None, &mut out.diagnostics);
+    }
     let start = Instant::now();
     let source = assemble::assemble_source(parsed, &source_lang);
     out.diagnostics.extend(source.diagnostics);
@@ -214,7 +217,7 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead, out: &mut Loaded
     out.timings.add("assemble", start.elapsed());
     let translations = spec.contract.languages[1..].to_owned();
     for lang in translations {
-        let parsed = read_and_parse(
+        let mut parsed = read_and_parse(
             tree,
             dir,
             &lang,
@@ -223,6 +226,10 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead, out: &mut Loaded
             &spec.contract,
             out,
         );
+        for (chapter, _, p) in &mut parsed {
+            let source = spec.documents.iter().find(|d| d.chapter == *chapter);
+            chapter::settle_references(p, source.map(|d| &d.link_defs), &mut out.diagnostics);
+        }
         let start = Instant::now();
         let tr =
             translation::load_translation(&lang, parsed, &spec, &unbuilt, &mut out.diagnostics);

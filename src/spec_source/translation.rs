@@ -131,6 +131,7 @@ pub(super) fn translate_chapter(
             file,
             headings,
             links: parsed.links,
+            link_defs: parsed.link_defs,
             blocks,
         }
     }

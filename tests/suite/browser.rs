@@ -699,3 +699,54 @@ fn platform_columns_fit_in_headless_chromium() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// A contract of twelve chapters (issue #37): the sidebar numbers them 1–12, every number whole
+/// and inside the sidebar, on a desktop and in the phone menu (a list marker cut "10." to "0.").
+/// Needs Chromium and chromedriver only.
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium and chromedriver: cargo test --features browser"
+)]
+fn twelve_chapters_numbered_in_the_sidebar() {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        if !Path::new(tool).exists() {
+            missing(&format!("{tool} is not installed"));
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    crate::any_contract::twelve_chapters(tmp.path(), "");
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(tmp.path())
+        .args(["build", "--out", "site"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let expected: Vec<serde_json::Value> = (1..=12)
+        .map(|n| match n {
+            3 => json!(["3. HTTP", true]),
+            10 => json!(["10. Appendix", true]),
+            _ => json!([format!("{n}. Chapter {n}"), true]),
+        })
+        .collect();
+    let d = Driver::start();
+    for (width, height) in [(1280, 800), (390, 844)] {
+        d.viewport(width, height);
+        d.goto(&file_url(&tmp.path().join("site/en/ch10.html")));
+        if width < 1280 {
+            d.click("#menu");
+            d.wait("getComputedStyle(document.getElementById('toc')).display !== 'none'");
+        }
+        let seen = d.js(
+            "const toc = document.getElementById('toc').getBoundingClientRect();\
+             return [...document.querySelectorAll('#toc ol.chapter-list > li > a')].map(a => {\
+               const r = (a.querySelector('.secno') || a).getBoundingClientRect();\
+               return [a.textContent.replace(/\\s+/g, ' ').trim(),\
+                       r.width > 0 && r.left >= toc.left - 0.5 && r.right <= toc.right + 0.5];\
+             })",
+        );
+        assert_eq!(seen, json!(expected), "at {width} px");
+        screenshot(&d, &format!("twelve-chapters-{width}"));
+    }
+}

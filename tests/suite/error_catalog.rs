@@ -124,6 +124,14 @@ case!(
     "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: conformance\nupstream-tests:\n  - ../conformance/runtime/envvars_test.go\n```\n"
 );
 case!(
+    k0118_undefined_link_reference,
+    "See [the RFC][rfc-2119] and [Keys][].\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST follow [RFC 2119][rfc-2119]; [plain brackets] are text.\nverify: manual\n```\n\n[rfc2119]: https://www.rfc-editor.org/rfc/rfc2119\n"
+);
+case!(
+    k0120_open_code_block_swallows_a_clause,
+    "An example:\n\n```sh\nkcontract check\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: manual\n```\n"
+);
+case!(
     k0201_keyword_in_prose,
     "Containers SHOULD start fast, but `MUST` in code and \"MAY\" quoted are fine.\n\n```text\nMUST in a code block is fine\n```\n\n| Mount | Rule |\n| --- | --- |\n| `/tmp` | MUST be read-write |\n"
 );

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod any_contract;
 mod authors;
 mod boundaries;
 mod browser;
@@ -25,6 +26,7 @@ mod model_fuzz;
 mod model_mutants;
 mod model_props;
 mod model_replay;
+mod ordinary_files;
 mod parser_props;
 mod platform;
 mod platform_controls;
@@ -32,6 +34,7 @@ mod platform_import_log;
 mod platform_lint;
 mod probe;
 mod profiles;
+mod reference_links;
 mod runtimes_cache;
 mod scaffold;
 mod scaffold_props;

@@ -168,3 +168,35 @@ fn init_then_check_and_build() {
         2
     );
 }
+
+/// `init --languages en,de` then `build`, with no other step (issue #37): the interface file init
+/// wrote beside the spec folder is found without `--templates`; without it, the pages show the
+/// English labels and the build warns (K0404) instead of failing.
+#[test]
+fn init_a_new_language_then_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = kcontract(dir.path(), &["init", "c", "--languages", "en,de"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let c = dir.path().join("c");
+    std::fs::write(
+        c.join("templates/i18n/de.yaml"),
+        std::fs::read_to_string(c.join("templates/i18n/de.yaml"))
+            .unwrap()
+            .replace("\"Clause index\"", "\"Klauselverzeichnis\""),
+    )
+    .unwrap();
+    let (code, out, err) = kcontract(&c, &["build"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("K0404"), "{err}");
+    let de = std::fs::read_to_string(c.join("site/de/introduction.html")).unwrap();
+    assert!(
+        de.contains(">Klauselverzeichnis</a>"),
+        "the folder's interface text is used"
+    );
+
+    std::fs::remove_dir_all(c.join("templates")).unwrap();
+    let (code, out, err) = kcontract(&c, &["build"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("warning[K0404]"), "{err}");
+    assert!(c.join("site/de/introduction.html").is_file());
+}
