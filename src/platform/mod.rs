@@ -18,7 +18,8 @@
 //! - [`cli`]: `kcontract platform run`, `lint` and `import-log`.
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
-//! - [`image`]: the probe as an OCI image (`kcontract platform image`).
+//! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,
+//!   deployed, read over HTTP and its request-side clauses judged (`kcontract platform verify`).
 
 pub mod checks;
 pub mod cli;
@@ -39,4 +40,5 @@ pub mod quantity;
 pub mod report;
 pub mod service;
 pub mod verdict;
+pub mod verify;
 mod yaml;
