@@ -230,6 +230,16 @@ fn write_report(path: &Path, report: &Report) -> Outcome {
     write_output(path, &json)
 }
 
+/// The report of `clauses` about `platform`: this version's format, the counts.
+fn report_of(platform: Platform, clauses: Vec<report::ClauseResult>) -> Report {
+    Report {
+        format: report::RUN_FORMAT.to_owned(),
+        platform,
+        summary: report::summary(&clauses),
+        clauses,
+    }
+}
+
 /// The spec a report is judged against.
 fn contract_ref(spec: &Spec) -> ContractRef {
     ContractRef {
@@ -312,9 +322,8 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
     let runtime_version = session.cli().version().to_owned();
     drop(session);
     let clauses = report::clause_results(spec, &judged.verdicts);
-    let report = Report {
-        format: report::RUN_FORMAT.to_owned(),
-        platform: Platform {
+    let report = report_of(
+        Platform {
             kind: "local".into(),
             runtime: req.runtime.to_string(),
             runtime_version,
@@ -333,9 +342,8 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
             contract: contract_ref(spec),
             control: req.control.map(|c| c.name().to_owned()),
         },
-        summary: report::summary(&clauses),
         clauses,
-    };
+    );
     write_report(&req.report, &report)?;
     if let Some(p) = &req.junit {
         write_output(p, &super::export::junit(&report))?;
@@ -471,9 +479,8 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
         sha256: sha256(&bytes),
     };
     let clauses = super::import_log::clause_results(spec, &log);
-    let report = Report {
-        format: report::RUN_FORMAT.to_owned(),
-        platform: Platform {
+    let report = report_of(
+        Platform {
             kind: report::LOG_KIND.into(),
             runtime: LOG_RUNTIME.into(),
             runtime_version: String::new(),
@@ -492,9 +499,8 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
             contract: contract_ref(spec),
             control: None,
         },
-        summary: report::summary(&clauses),
         clauses,
-    };
+    );
     write_report(&req.report, &report)?;
     eprintln!(
         "platform import-log: {} tests in {}, platform {}",
@@ -721,9 +727,8 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
         path: Some(req.target.report_url()),
         sha256: sha256(read.body.as_bytes()),
     };
-    let report = Report {
-        format: report::RUN_FORMAT.to_owned(),
-        platform: Platform {
+    let report = report_of(
+        Platform {
             kind: VERIFY_KIND.into(),
             runtime: req.target.host.clone(),
             runtime_version: String::new(),
@@ -746,9 +751,8 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
             contract: contract_ref(spec),
             control: None,
         },
-        summary: report::summary(&clauses),
         clauses,
-    };
+    );
     write_report(&req.report, &report)?;
     print(&results_text(&report))?;
     crate::pipeline::end(loaded);
