@@ -164,6 +164,13 @@ pub fn fetch(target: &Target, timeout: Duration) -> Result<Read, FetchError> {
         .call()
         .map_err(classify)?;
     let status = response.status().as_u16();
+    // A platform that sends http to https answers with a redirect, which is not followed: the
+    // message names where it points.
+    let location = response
+        .headers()
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .map(str::to_owned);
     let body = response
         .into_body()
         .with_config()
@@ -171,8 +178,12 @@ pub fn fetch(target: &Target, timeout: Duration) -> Result<Read, FetchError> {
         .read_to_string()
         .map_err(classify)?;
     if status != 200 {
+        let redirect = match (status, location) {
+            (300..=399, Some(l)) => format!(" (a redirect to {l}, not followed)"),
+            _ => String::new(),
+        };
         return Err(FetchError::NotAProbe(format!(
-            "GET {url} answered {status}, not 200 with the probe's facts"
+            "GET {url} answered {status}{redirect}, not 200 with the probe's facts"
         )));
     }
     let value: Value = serde_json::from_str(&body).map_err(|e| {

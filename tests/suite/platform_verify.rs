@@ -367,8 +367,13 @@ fn k1131_no_answer_in_time() {
 
 #[test]
 fn k1132_not_a_probe() {
-    let answers: [(&str, &str, &str); 4] = [
+    let answers: [(&str, &str, &str); 5] = [
         ("404", "404 Not Found", "not found\n"),
+        (
+            "redirect",
+            "308 Permanent Redirect\r\nLocation: https://probe.example.com/report",
+            "",
+        ),
         ("html", "200 OK", "<html>hello</html>"),
         ("other-format", "200 OK", "{\"format\":\"kcontract-run/1\"}"),
         ("not-serving", "200 OK", ""),
