@@ -1,13 +1,17 @@
 //! `kcontract platform run`: the probe under a local OCI runtime, as the platform a profile
 //! describes; every clause judged (needs root). `lint`, `import-log`: manifests and vendor logs.
-//! `image`: the probe as an OCI image, for a real platform.
+//! `image`: the probe as an OCI image, for a real platform; `verify`: that probe, deployed, read
+//! over http.
 
 use std::path::PathBuf;
 
 use crate::conformance::OciRuntime;
-use crate::platform::cli::{ImportRequest, RunRequest, find_probe, import_log, lint, run};
+use crate::platform::cli::{
+    ImportRequest, RunRequest, VerifyRequest, find_probe, import_log, lint, run, verify,
+};
 use crate::platform::controls::Control;
 use crate::platform::image::{REF_NAME, User, digest, layout};
+use crate::platform::verify::Target;
 use crate::terminal::{Ctx, Failure, Outcome, print, shell_word};
 
 /// Platforms: run the probe as a profile's platform and judge the contract's clauses.
@@ -31,6 +35,28 @@ pub(crate) enum Platform {
     /// user, the probe's `serve` mode as entry point), to push with your own tools, e.g.
     /// `skopeo copy oci-archive:probe.tar docker://REGISTRY/kcontract-probe:TAG`.
     Image(ImageArgs),
+    /// Read a probe deployed on a platform (`serve` mode, behind the platform's ingress) over
+    /// http: send a user header, a W3C traceparent and an `Upgrade: h2c` request, judge the
+    /// request-side clauses (Host, Forwarded, X-Forwarded-*, tracing, inbound headers, h2c) and
+    /// the platform's default port and user, write the report. Exit 0 when no MUST or MUST NOT
+    /// clause fails, 1 otherwise or when the probe cannot be read, 2 for a bad or https URL.
+    Verify(VerifyArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct VerifyArgs {
+    /// The deployed probe's URL (http://HOST[:PORT][/PATH]); verify reads URL/report.
+    #[arg(long, value_name = "URL")]
+    url: String,
+    /// The platform profile (docs/platforms.md) the probe is judged against.
+    #[arg(long, value_name = "FILE")]
+    profile: PathBuf,
+    /// Where to write the report (kcontract-run/1 JSON).
+    #[arg(long, value_name = "FILE")]
+    report: PathBuf,
+    /// Seconds to wait for each request's answer (a platform scaling from zero is slow).
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    timeout: u64,
 }
 
 #[derive(clap::Args, Debug)]
@@ -119,6 +145,7 @@ impl Platform {
             Platform::ImportLog(a) => return import(ctx, a),
             Platform::Lint(a) => return lint(ctx, &a.files, a.format == LintFormat::Json),
             Platform::Image(a) => return image(ctx, a),
+            Platform::Verify(a) => return verify_probe(ctx, a),
         };
         let control = match a.control.as_deref().map(|n| (n, Control::from_name(n))) {
             None => None,
@@ -207,4 +234,29 @@ fn image(ctx: &Ctx, a: ImageArgs) -> Outcome {
         user.gid,
         shell_word(&a.out.display().to_string()),
     ))
+}
+
+/// `platform verify`, after checking the URL (http only) and the timeout.
+fn verify_probe(ctx: &Ctx, a: VerifyArgs) -> Outcome {
+    let target = Target::parse(&a.url).map_err(|e| {
+        ctx.usage(
+            &format!("--url {e}"),
+            "give the deployed probe's URL, e.g. --url http://kcontract-probe.default.example.com",
+        )
+    })?;
+    if a.timeout == 0 {
+        return Err(ctx.usage(
+            "--timeout 0: a request cannot be answered in no time",
+            "give a number of seconds, e.g. --timeout 10",
+        ));
+    }
+    verify(
+        ctx,
+        VerifyRequest {
+            target,
+            profile: a.profile,
+            report: a.report,
+            timeout: std::time::Duration::from_secs(a.timeout),
+        },
+    )
 }

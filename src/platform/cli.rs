@@ -230,6 +230,16 @@ fn write_report(path: &Path, report: &Report) -> Outcome {
     write_output(path, &json)
 }
 
+/// The report of `clauses` about `platform`: this version's format, the counts.
+fn report_of(platform: Platform, clauses: Vec<report::ClauseResult>) -> Report {
+    Report {
+        format: report::RUN_FORMAT.to_owned(),
+        platform,
+        summary: report::summary(&clauses),
+        clauses,
+    }
+}
+
 /// The spec a report is judged against.
 fn contract_ref(spec: &Spec) -> ContractRef {
     ContractRef {
@@ -312,9 +322,8 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
     let runtime_version = session.cli().version().to_owned();
     drop(session);
     let clauses = report::clause_results(spec, &judged.verdicts);
-    let report = Report {
-        format: report::RUN_FORMAT.to_owned(),
-        platform: Platform {
+    let report = report_of(
+        Platform {
             kind: "local".into(),
             runtime: req.runtime.to_string(),
             runtime_version,
@@ -333,9 +342,8 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
             contract: contract_ref(spec),
             control: req.control.map(|c| c.name().to_owned()),
         },
-        summary: report::summary(&clauses),
         clauses,
-    };
+    );
     write_report(&req.report, &report)?;
     if let Some(p) = &req.junit {
         write_output(p, &super::export::junit(&report))?;
@@ -471,9 +479,8 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
         sha256: sha256(&bytes),
     };
     let clauses = super::import_log::clause_results(spec, &log);
-    let report = Report {
-        format: report::RUN_FORMAT.to_owned(),
-        platform: Platform {
+    let report = report_of(
+        Platform {
             kind: report::LOG_KIND.into(),
             runtime: LOG_RUNTIME.into(),
             runtime_version: String::new(),
@@ -492,9 +499,8 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
             contract: contract_ref(spec),
             control: None,
         },
-        summary: report::summary(&clauses),
         clauses,
-    };
+    );
     write_report(&req.report, &report)?;
     eprintln!(
         "platform import-log: {} tests in {}, platform {}",
@@ -614,4 +620,141 @@ pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
     };
     crate::pipeline::end(loaded);
     outcome
+}
+
+/// What `platform verify` was asked for.
+#[derive(Debug)]
+pub struct VerifyRequest {
+    /// `--url`, read.
+    pub target: super::verify::Target,
+    /// `--profile`.
+    pub profile: PathBuf,
+    /// `--report`.
+    pub report: PathBuf,
+    /// `--timeout`.
+    pub timeout: std::time::Duration,
+}
+
+/// The `platform.kind` of a report of `platform verify`.
+pub const VERIFY_KIND: &str = "verify";
+
+/// Runs `platform verify`: read the deployed probe, judge the request-side clauses and the
+/// platform's defaults, write the report, print the results. Exit 0 when no MUST or MUST NOT clause
+/// fails, 1 otherwise and when the probe cannot be read (K1130 unreachable, K1131 timeout, K1132
+/// not a probe) or the profile is wrong.
+pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
+    use super::verify::{self as v, FetchError};
+    let mut stages = Stages::new(ctx);
+    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let spec = &loaded.spec;
+    let mut sources = SourceMap::default();
+    let mut diags: Vec<Diagnostic> = v::missing_clauses(spec)
+        .into_iter()
+        .map(|clause| {
+            Diagnostic::error(
+                "K1106",
+                format!(
+                    "a check of `platform verify` decides clause `{clause}`, which the spec does not have"
+                ),
+            )
+            .help(
+                "the clause was renamed or removed: change its row of VERIFY_CHECKS in \
+                 src/platform/verify.rs, or remove the row",
+            )
+        })
+        .collect();
+    let profile = profile::load(&req.profile, &mut sources).map_err(|d| diags.extend(d));
+    let sid = sources.add(
+        PathBuf::from(CONFORMANCE_SERVICE_PATH),
+        CONFORMANCE_SERVICE.to_owned(),
+    );
+    let service = service::parse(sid, &sources).map_err(|d| diags.extend(d));
+    ctx.report(&diags, &sources)?;
+    let (Ok(profile), Ok(service)) = (profile, service) else {
+        return Err(Failure::Input);
+    };
+    let service = service.service;
+    eprintln!(
+        "platform verify: {} (timeout {} s), profile {} ({})",
+        req.target.report_url(),
+        req.timeout.as_secs(),
+        profile.name,
+        req.profile.display()
+    );
+    let read = v::fetch(&req.target, req.timeout).map_err(|e| {
+        let (code, message, help) = match e {
+            FetchError::Unreachable(m) => (
+                "K1130",
+                m,
+                "check the URL (the Service's URL, as `kn service describe` or `kubectl get ksvc` shows it) and that the platform answers on it",
+            ),
+            FetchError::Timeout(m) => (
+                "K1131",
+                m,
+                "the probe may be scaling from zero: try again, or give a longer --timeout SECS",
+            ),
+            FetchError::NotAProbe(m) => (
+                "K1132",
+                m,
+                "give the URL of a Service running the probe in `serve` mode (`kcontract platform image`); verify reads URL/report",
+            ),
+        };
+        let d = Diagnostic::error(code, message).help(help);
+        ctx.report(&[d], &SourceMap::default())
+            .err()
+            .unwrap_or(Failure::Input)
+    })?;
+    let upgrade = profile
+        .features
+        .iter()
+        .any(|f| f == "h2c-upgrade")
+        .then(|| v::try_h2c(&req.target, req.timeout));
+    let observed = v::observed(&profile, &service, &read.facts);
+    let Some(request) = read.facts.request.as_ref() else {
+        return Err(Failure::Input);
+    };
+    let seen = v::Seen {
+        target: &req.target,
+        profile: &profile,
+        facts: &read.facts,
+        request,
+        upgrade: upgrade.as_ref(),
+        observed: &observed,
+    };
+    let clauses = v::clause_results(spec, &seen);
+    let body_ref = FileRef {
+        name: format!("kcontract-probe {}", read.facts.probe.version),
+        path: Some(req.target.report_url()),
+        sha256: sha256(read.body.as_bytes()),
+    };
+    let report = report_of(
+        Platform {
+            kind: VERIFY_KIND.into(),
+            runtime: req.target.host.clone(),
+            runtime_version: String::new(),
+            host: req.target.url.clone(),
+            date: today(),
+            profile: FileRef {
+                name: profile.name.clone(),
+                path: Some(req.profile.display().to_string()),
+                sha256: sha256(std::fs::read(&req.profile).unwrap_or_default().as_slice()),
+            },
+            service: FileRef {
+                name: "the deployed probe's Service (no containerPort, no runAsUser)".into(),
+                path: None,
+                sha256: sha256(b""),
+            },
+            grace_period_s: 0,
+            features: profile.features.clone(),
+            probe: body_ref,
+            kcontract: env!("CARGO_PKG_VERSION").to_owned(),
+            contract: contract_ref(spec),
+            control: None,
+        },
+        clauses,
+    );
+    write_report(&req.report, &report)?;
+    print(&results_text(&report))?;
+    crate::pipeline::end(loaded);
+    verdict(&report)
 }

@@ -12,7 +12,7 @@ use super::observed::{Container, Role};
 use super::profile::{CAPABILITIES, CgroupVersion, capability_mask};
 use super::verdict::{Input, Status, Verdict};
 
-fn pass(evidence: Value, message: impl Into<String>) -> Verdict {
+pub(super) fn pass(evidence: Value, message: impl Into<String>) -> Verdict {
     Verdict {
         status: Status::Pass,
         evidence,
@@ -20,7 +20,7 @@ fn pass(evidence: Value, message: impl Into<String>) -> Verdict {
     }
 }
 
-fn fail(evidence: Value, message: impl Into<String>) -> Verdict {
+pub(super) fn fail(evidence: Value, message: impl Into<String>) -> Verdict {
     Verdict {
         status: Status::Fail,
         evidence,
@@ -28,7 +28,12 @@ fn fail(evidence: Value, message: impl Into<String>) -> Verdict {
     }
 }
 
-fn either(ok: bool, evidence: Value, yes: impl Into<String>, no: impl Into<String>) -> Verdict {
+pub(super) fn either(
+    ok: bool,
+    evidence: Value,
+    yes: impl Into<String>,
+    no: impl Into<String>,
+) -> Verdict {
     if ok {
         pass(evidence, yes)
     } else {
@@ -36,7 +41,7 @@ fn either(ok: bool, evidence: Value, yes: impl Into<String>, no: impl Into<Strin
     }
 }
 
-fn not_applicable(message: impl Into<String>) -> Verdict {
+pub(super) fn not_applicable(message: impl Into<String>) -> Verdict {
     Verdict {
         status: Status::NotApplicable,
         evidence: Value::Null,

@@ -15,10 +15,11 @@
 //! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges, giving a
 //!   [`verdict`]; [`local`]: runs, judged.
 //! - [`report`]: the `kcontract-run/1` report and its reader; [`export`]: JUnit and TAP.
-//! - [`cli`]: `kcontract platform run`, `lint` and `import-log`.
+//! - [`cli`]: `kcontract platform run`, `lint`, `import-log` and `verify`.
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
-//! - [`image`]: the probe as an OCI image (`kcontract platform image`).
+//! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,
+//!   deployed, read over HTTP and its request-side clauses judged (`kcontract platform verify`).
 
 pub mod checks;
 pub mod cli;
@@ -39,4 +40,5 @@ pub mod quantity;
 pub mod report;
 pub mod service;
 pub mod verdict;
+pub mod verify;
 mod yaml;

@@ -36,9 +36,10 @@ pub struct Report {
 /// The platform a report is about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Platform {
-    /// `local`: an OCI runtime driven by kcontract as the platform.
+    /// `local`: an OCI runtime driven by kcontract as the platform; `conformance-log`: a vendor's
+    /// log; `verify`: a deployed probe read over http.
     pub kind: String,
-    /// `runc`, `crun`.
+    /// `runc`, `crun`; the URL's host for `verify`.
     pub runtime: String,
     /// The runtime's version (`1.1.5+ds1`).
     pub runtime_version: String,

@@ -32,6 +32,7 @@ mod platform;
 mod platform_controls;
 mod platform_import_log;
 mod platform_lint;
+mod platform_verify;
 mod probe;
 mod profiles;
 mod reference_links;

@@ -1,0 +1,469 @@
+//! `kcontract platform verify` against fake ingresses on 127.0.0.1: each a thread of this test
+//! that answers `/report` the way a Knative ingress in front of the probe would (the probe's own
+//! facts, collected on this host, with the request as it reached the "container"). One conforms
+//! and passes every request-side clause; each of the others breaks one thing a platform can get
+//! wrong, and must fail exactly that clause. Then the ways a URL is not a probe.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use kcontract_probe::collect::{Options, collect};
+use kcontract_probe::facts::{Facts, Ids};
+use kcontract_probe::http::parse_head;
+use serde_json::Value;
+
+use crate::common::cli::{kcontract, root};
+
+/// What a fake ingress gets wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    /// Nothing: a conforming ingress.
+    None,
+    /// It drops the user's header.
+    DropsUserHeader,
+    /// It sends the container its own name for the Service as `Host`.
+    WrongHost,
+    /// It sets no `Forwarded`.
+    NoForwarded,
+    /// It sets `Forwarded` to a bare address, not RFC 7239 pairs.
+    BadForwarded,
+    /// It sets no `X-Forwarded-For` / `X-Forwarded-Proto`.
+    NoXForwarded,
+    /// It drops `traceparent`.
+    DropsTraceparent,
+    /// It starts a new trace instead of continuing the client's.
+    NewTrace,
+    /// It ignores `Upgrade: h2c`.
+    NoH2c,
+    /// The probe's PORT is not the profile's default.
+    WrongPort,
+    /// The probe runs as root, not the image's user.
+    RootUser,
+}
+
+/// The facts of the probe "behind" the ingresses: collected once on this host, then made what a
+/// probe deployed without a port or a user on the reference platform reports.
+fn facts() -> &'static Facts {
+    static FACTS: OnceLock<Facts> = OnceLock::new();
+    FACTS.get_or_init(|| {
+        let mut f = collect(&Options {
+            mode: "serve".into(),
+            ..Options::default()
+        });
+        f.env.insert("PORT".into(), "8080".into());
+        let ids = Ids {
+            real: 65532,
+            effective: 65532,
+            saved: 65532,
+            filesystem: 65532,
+        };
+        f.process.uid = Some(ids);
+        f.process.gid = Some(ids);
+        f
+    })
+}
+
+/// Reads a request head from `s`.
+fn read_head(s: &TcpStream) -> String {
+    let mut reader = BufReader::new(s);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        head.push_str(&line);
+        if line == "\r\n" || line == "\n" {
+            break;
+        }
+    }
+    head
+}
+
+fn respond(mut s: TcpStream, status: &str, body: &str) {
+    let _ = write!(
+        s,
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+/// Serves `answer` on a fresh port of 127.0.0.1, a connection at a time, for the rest of the test
+/// binary's life.
+fn serve(answer: impl Fn(TcpStream) + Send + 'static) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for s in listener.incoming().flatten() {
+            answer(s);
+        }
+    });
+    addr
+}
+
+/// A fake ingress in front of the probe, with `fault`.
+fn ingress(fault: Fault) -> SocketAddr {
+    serve(move |s| {
+        let head = read_head(&s);
+        let Some(mut req) = parse_head(&head) else {
+            return respond(s, "400 Bad Request", "");
+        };
+        let has = |r: &kcontract_probe::facts::Request, n: &str| {
+            r.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(n))
+        };
+        if has(&req, "Upgrade") && fault != Fault::NoH2c {
+            let mut s = s;
+            let _ = write!(
+                s,
+                "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+            );
+            return;
+        }
+        let client = s.peer_addr().unwrap().ip().to_string();
+        let drop: &[&str] = match fault {
+            Fault::DropsUserHeader => &["This-Was-User-Set"],
+            Fault::DropsTraceparent => &["traceparent"],
+            Fault::NewTrace => &["traceparent"],
+            Fault::WrongHost => &["Host"],
+            _ => &[],
+        };
+        req.headers
+            .retain(|(k, _)| !drop.iter().any(|d| k.eq_ignore_ascii_case(d)));
+        let mut add = |k: &str, v: String| req.headers.push((k.to_owned(), v));
+        match fault {
+            Fault::WrongHost => add("Host", "kcontract-probe.default.svc.cluster.local".into()),
+            Fault::NewTrace => add(
+                "traceparent",
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into(),
+            ),
+            _ => {}
+        }
+        match fault {
+            Fault::NoForwarded => {}
+            Fault::BadForwarded => add("Forwarded", client.clone()),
+            _ => add("Forwarded", format!("for={client};proto=http")),
+        }
+        if fault != Fault::NoXForwarded {
+            add("X-Forwarded-For", client);
+            add("X-Forwarded-Proto", "http".into());
+        }
+        add("K-Proxy-Request", "activator".into());
+        req.peer = Some("10.0.0.5:41234".into());
+        let mut doc = facts().clone();
+        match fault {
+            Fault::WrongPort => {
+                doc.env.insert("PORT".into(), "9090".into());
+            }
+            Fault::RootUser => {
+                doc.process.uid = Some(Ids {
+                    real: 0,
+                    effective: 0,
+                    saved: 0,
+                    filesystem: 0,
+                });
+            }
+            _ => {}
+        }
+        doc.request = Some(req);
+        respond(s, "200 OK", &serde_json::to_string(&doc).unwrap());
+    })
+}
+
+/// `platform verify --url URL` with the reference profile: exit code, stdout, stderr, the report.
+fn verify(url: &str, extra: &[&str]) -> (i32, String, String, Option<Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let mut args = vec![
+        "--spec",
+        "spec",
+        "platform",
+        "verify",
+        "--url",
+        url,
+        "--profile",
+        "platforms/knative-reference.yaml",
+        "--report",
+        report.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = kcontract(&root(), &args);
+    let value = std::fs::read(&report)
+        .ok()
+        .map(|b| serde_json::from_slice(&b).unwrap());
+    (code, out, err, value)
+}
+
+/// The clauses of `report` with `status`.
+fn with_status(report: &Value, status: &str) -> BTreeSet<String> {
+    report["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == status)
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The clauses verify passes on a conforming platform.
+const JUDGED: &[&str] = &[
+    "network.ports.h2c-upgrade",
+    "network.ports.default-port",
+    "network.headers.preserve-inbound",
+    "network.headers.host",
+    "network.headers.forwarded",
+    "network.headers.x-forwarded",
+    "network.headers.tracing",
+    "config.user.platform-default",
+];
+
+/// The port of `text`'s 127.0.0.1 addresses replaced, for snapshots.
+fn redact(text: &str, addr: SocketAddr) -> String {
+    text.replace(&addr.port().to_string(), "PORT")
+}
+
+#[test]
+fn a_conforming_ingress_passes_every_request_side_clause() {
+    let addr = ingress(Fault::None);
+    let (code, out, err, report) = verify(&format!("http://{addr}"), &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let r = report.expect("a report");
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("docs/run-report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let problems: Vec<String> = validator.iter_errors(&r).map(|e| e.to_string()).collect();
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(r["platform"]["kind"], "verify");
+    assert_eq!(r["platform"]["runtime"], "127.0.0.1");
+    let want: BTreeSet<String> = JUDGED.iter().map(|s| (*s).to_owned()).collect();
+    assert_eq!(with_status(&r, "pass"), want);
+    assert!(with_status(&r, "fail").is_empty());
+    let clause = |id: &str| {
+        r["clauses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    // Evidence: the values seen.
+    assert_eq!(
+        clause("network.headers.host")["evidence"]["received"],
+        addr.to_string()
+    );
+    assert_eq!(
+        clause("network.headers.forwarded")["evidence"]["received"],
+        "for=127.0.0.1;proto=http"
+    );
+    // What verify cannot judge says why.
+    for id in [
+        "network.headers.stripped-common-prefix",
+        "network.ports.https-termination",
+    ] {
+        let c = clause(id);
+        assert_eq!(c["status"], "not-run", "{id}");
+        assert!(!c["message"].as_str().unwrap().is_empty());
+    }
+    insta::assert_snapshot!(redact(&out, addr));
+}
+
+#[test]
+fn each_broken_ingress_fails_exactly_its_clause() {
+    let cases = [
+        (Fault::DropsUserHeader, "network.headers.preserve-inbound"),
+        (Fault::WrongHost, "network.headers.host"),
+        (Fault::NoForwarded, "network.headers.forwarded"),
+        (Fault::BadForwarded, "network.headers.forwarded"),
+        (Fault::NoXForwarded, "network.headers.x-forwarded"),
+        (Fault::DropsTraceparent, "network.headers.tracing"),
+        (Fault::NewTrace, "network.headers.tracing"),
+        (Fault::NoH2c, "network.ports.h2c-upgrade"),
+        (Fault::WrongPort, "network.ports.default-port"),
+        (Fault::RootUser, "config.user.platform-default"),
+    ];
+    for (fault, clause) in cases {
+        let addr = ingress(fault);
+        let (code, out, err, report) = verify(&format!("http://{addr}"), &[]);
+        let r = report.unwrap_or_else(|| panic!("{fault:?}: no report\n{out}{err}"));
+        let failed = with_status(&r, "fail");
+        assert_eq!(
+            failed,
+            BTreeSet::from([clause.to_owned()]),
+            "{fault:?}\n{out}"
+        );
+        let blocks = clause.starts_with("network.headers.host")
+            || clause.starts_with("network.headers.forwarded")
+            || clause == "network.ports.default-port"
+            || clause == "config.user.platform-default";
+        assert_eq!(code, i32::from(blocks), "{fault:?}: {out}{err}");
+        assert!(out.contains("fail "), "{out}");
+    }
+}
+
+#[test]
+fn h2c_is_not_applicable_without_the_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("platforms/knative-reference.yaml")).unwrap();
+    let profile = dir.path().join("p.yaml");
+    std::fs::write(
+        &profile,
+        text.replace("features: [h2c-upgrade, https]", "features: [https]"),
+    )
+    .unwrap();
+    let addr = ingress(Fault::NoH2c);
+    let report = dir.path().join("r.json");
+    let (code, out, err) = kcontract(
+        &root(),
+        &[
+            "--spec",
+            "spec",
+            "platform",
+            "verify",
+            "--url",
+            &format!("http://{addr}/"),
+            "--profile",
+            profile.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let r: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert!(with_status(&r, "n/a").contains("network.ports.h2c-upgrade"));
+    assert!(with_status(&r, "fail").is_empty());
+}
+
+/// A port nothing listens on.
+fn closed_port() -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap()
+}
+
+#[test]
+fn k1130_connection_refused() {
+    let addr = closed_port();
+    let (code, out, err, report) = verify(&format!("http://{addr}"), &[]);
+    assert_eq!((code, report.is_none()), (1, true), "{out}{err}");
+    insta::assert_snapshot!(redact(&err, addr));
+}
+
+#[test]
+fn k1131_no_answer_in_time() {
+    let addr = serve(|s| {
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(5));
+            drop(s);
+        });
+    });
+    let (code, out, err, report) = verify(&format!("http://{addr}"), &["--timeout", "1"]);
+    assert_eq!((code, report.is_none()), (1, true), "{out}{err}");
+    insta::assert_snapshot!(redact(&err, addr));
+}
+
+#[test]
+fn k1132_not_a_probe() {
+    let answers: [(&str, &str, &str); 5] = [
+        ("404", "404 Not Found", "not found\n"),
+        (
+            "redirect",
+            "308 Permanent Redirect\r\nLocation: https://probe.example.com/report",
+            "",
+        ),
+        ("html", "200 OK", "<html>hello</html>"),
+        ("other-format", "200 OK", "{\"format\":\"kcontract-run/1\"}"),
+        ("not-serving", "200 OK", ""),
+    ];
+    let mut all = String::new();
+    for (name, status, body) in answers {
+        let body = if name == "not-serving" {
+            serde_json::to_string(facts()).unwrap()
+        } else {
+            body.to_owned()
+        };
+        let addr = serve(move |s| {
+            read_head(&s);
+            respond(s, status, &body);
+        });
+        let (code, out, err, report) = verify(&format!("http://{addr}"), &[]);
+        assert_eq!((code, report.is_none()), (1, true), "{name}: {out}{err}");
+        all.push_str(&format!("--- {name}\n{}", redact(&err, addr)));
+    }
+    insta::assert_snapshot!(all);
+}
+
+#[test]
+fn usage_errors() {
+    for (args, needle) in [
+        (
+            vec!["--url", "https://probe.example.com"],
+            "https is not supported yet",
+        ),
+        (vec!["--url", "not a url"], "is not a URL"),
+        (vec!["--url", "probe.example.com"], "has no scheme"),
+        (
+            vec!["--url", "http://127.0.0.1:1", "--timeout", "0"],
+            "--timeout 0",
+        ),
+    ] {
+        let mut all = vec!["--spec", "spec", "platform", "verify"];
+        all.extend(args);
+        all.extend([
+            "--profile",
+            "platforms/knative-reference.yaml",
+            "--report",
+            "/nonexistent/r.json",
+        ]);
+        let (code, out, err) = kcontract(&root(), &all);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(err.contains(needle), "{err}");
+    }
+}
+
+#[test]
+fn k1106_a_verify_check_whose_clause_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::cli::copy_dir(&root().join("spec"), &dir.path().join("spec"));
+    for lang in ["en", "zh"] {
+        let p = dir
+            .path()
+            .join(format!("spec/{lang}/network-environment.md"));
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(
+            &p,
+            text.replace(
+                "id: network.headers.host",
+                "id: network.headers.host-header",
+            ),
+        )
+        .unwrap();
+    }
+    let profile = root().join("platforms/knative-reference.yaml");
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &[
+            "--spec",
+            "spec",
+            "platform",
+            "verify",
+            "--url",
+            &format!("http://{}", closed_port()),
+            "--profile",
+            profile.to_str().unwrap(),
+            "--report",
+            "r.json",
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(
+            "error[K1106]: a check of `platform verify` decides clause `network.headers.host`"
+        ),
+        "{err}"
+    );
+    assert!(!dir.path().join("r.json").exists());
+}
