@@ -80,6 +80,17 @@ pub fn from_model(r: &StepResult) -> Comparable {
     }
 }
 
+/// Warnings a runtime writes about its own retries, not about the operation (the spec's "log a
+/// warning" is about the container): runc's `delete` removes a cgroup folder with `rmdir`, which
+/// fails with EBUSY while the kernel is still tearing the cgroup down, and retries, warning each
+/// time; the delete then succeeds. Seen only on a loaded machine (CI's differential run failed on
+/// it once at load average 15). The warning stays in the step's output; only the comparison skips it.
+const TRANSIENT_WARNINGS: &[&str] = &["Failed to remove cgroup (will retry)"];
+
+fn is_transient(warning: &str) -> bool {
+    TRANSIENT_WARNINGS.iter().any(|t| warning.contains(t))
+}
+
 /// The comparable part of an observed step, and whether the hooks had to be put back in lifecycle
 /// order (which happens only under [`Deviation::PoststartBeforeProgram`]).
 pub fn from_observed(o: &Observed, runtime: OciRuntime) -> (Comparable, bool) {
@@ -112,7 +123,7 @@ pub fn from_observed(o: &Observed, runtime: OciRuntime) -> (Comparable, bool) {
         id: o.id.clone(),
         ok: o.ok,
         status: o.status.clone(),
-        warned: o.ok && !o.warnings.is_empty(),
+        warned: o.ok && o.warnings.iter().any(|w| !is_transient(w)),
         hooks: hooks.into_iter().map(|(_, h)| h).collect(),
         signals: o.signals.clone(),
         logs: o.logs.clone(),
@@ -139,6 +150,15 @@ pub fn first_difference(model: &[Comparable], runtime: &[Comparable]) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_runtimes_retry_warning_is_not_a_warning_of_the_step() {
+        let mut o = observed(OpKind::Delete, &[]);
+        o.warnings = vec!["warning: Failed to remove cgroup (will retry)".into(); 3];
+        assert!(!from_observed(&o, OciRuntime::Runc).0.warned);
+        o.warnings.push("warning: container is not stopped".into());
+        assert!(from_observed(&o, OciRuntime::Runc).0.warned);
+    }
     use crate::conformance::harness::ObservedHook;
     use crate::model::LineState;
     use crate::model::{Action, Config, Op, OpKind, Runtime, Signal};
