@@ -19,6 +19,8 @@
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
 //! - [`image`]: the probe as an OCI image (`kcontract platform image`).
+//! - [`routes`]: how each testable clause can be executed (local, conformance log, verify, lint,
+//!   model), derived from the tables above, or why a person judges it.
 
 pub mod checks;
 pub mod cli;
@@ -37,6 +39,7 @@ pub mod oci_config;
 pub mod profile;
 pub mod quantity;
 pub mod report;
+pub mod routes;
 pub mod service;
 pub mod verdict;
 mod yaml;
