@@ -75,6 +75,21 @@ impl Route {
         }
     }
 
+    /// The command that executes it, as the platforms page and docs/platforms.md show it.
+    pub fn command(self) -> &'static str {
+        match self {
+            Route::Local => {
+                "kcontract platform run --runtime runc --profile FILE --report runc.json"
+            }
+            Route::ConformanceLog => {
+                "kcontract platform import-log --platform NAME LOG --report NAME.json"
+            }
+            Route::Verify => "kcontract platform verify --url URL --profile FILE --report FILE",
+            Route::Lint => "kcontract platform lint FILE…",
+            Route::Model => "kcontract conformance",
+        }
+    }
+
     /// Does this route execute `clause`?
     fn executes(self, clause: &Clause) -> bool {
         match self {
