@@ -1210,7 +1210,11 @@ fn the_platforms_page_has_a_column_per_report_with_counts_routes_and_evidence() 
             .iter()
             .filter(|c| c["verify"] != "untestable")
             .collect();
-        assert_eq!(html.matches(" data-routes=\"").count(), testable.len(), "{lang}");
+        assert_eq!(
+            html.matches(" data-routes=\"").count(),
+            testable.len(),
+            "{lang}"
+        );
         for c in &testable {
             let id = c["id"].as_str().unwrap();
             let start = html.find(&format!("<tr id=\"{id}\"")).unwrap();
