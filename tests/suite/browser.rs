@@ -688,15 +688,8 @@ fn platform_columns_fit_in_headless_chromium() {
             screenshot(&d, &format!("matrix-platforms-{lang}-{width}"));
         }
     }
-    for lang in ["en", "zh"] {
-        d.viewport(1280, 800);
-        d.goto(&file_url(&site.join(format!("{lang}/matrix.html"))));
-        problems.extend(
-            axe(&d, &axe_source)
-                .into_iter()
-                .map(|v| format!("{lang}/matrix.html: {v}")),
-        );
-    }
+    d.viewport(1280, 800);
+    problems.extend(axe_in_every_language(&d, &axe_source, &site, "matrix.html"));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -773,13 +766,25 @@ fn platforms_page_fits_and_filters_in_headless_chromium() {
     );
     assert_eq!(failing[0], 1, "only runc's failing clause: {failing}");
     assert_eq!(shown(&d, "MUST", "fail")[0], 0);
+    problems.extend(axe_in_every_language(
+        &d,
+        &axe_source,
+        &site,
+        "platforms.html",
+    ));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// axe-core's serious violations on `page` of the site in English and Chinese, each named by page.
+fn axe_in_every_language(d: &Driver, axe_source: &str, site: &Path, page: &str) -> Vec<String> {
+    let mut out = Vec::new();
     for lang in ["en", "zh"] {
-        d.goto(&file_url(&site.join(format!("{lang}/platforms.html"))));
-        problems.extend(
-            axe(&d, &axe_source)
+        d.goto(&file_url(&site.join(format!("{lang}/{page}"))));
+        out.extend(
+            axe(d, axe_source)
                 .into_iter()
-                .map(|v| format!("{lang}/platforms.html: {v}")),
+                .map(|v| format!("{lang}/{page}: {v}")),
         );
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    out
 }

@@ -1219,12 +1219,7 @@ fn the_platforms_page_has_a_column_per_report_with_counts_routes_and_evidence() 
             let id = c["id"].as_str().unwrap();
             let start = html.find(&format!("<tr id=\"{id}\"")).unwrap();
             let row = &html[start..start + html[start..].find("</tr>").unwrap()];
-            let routes: Vec<&str> = c["routes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r.as_str().unwrap())
-                .collect();
+            let routes = crate::common::platform_reports::routes(c);
             let want = match c["route_reason"].as_str() {
                 Some(reason) => reason.to_string(),
                 None => routes.join(" "),

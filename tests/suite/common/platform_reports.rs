@@ -129,3 +129,13 @@ pub(crate) fn four_columns(dir: &Path) -> (Reports, Vec<String>) {
         .collect();
     (local, args)
 }
+
+/// A clause's `routes` in `matrix --format json`.
+pub(crate) fn routes(clause: &Value) -> Vec<&str> {
+    clause["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect()
+}
