@@ -90,6 +90,11 @@ impl Route {
         }
     }
 
+    /// Does its command write a run report, a column of the matrix and the platforms page?
+    pub fn makes_column(self) -> bool {
+        matches!(self, Route::Local | Route::ConformanceLog | Route::Verify)
+    }
+
     /// Does this route execute `clause`?
     fn executes(self, clause: &Clause) -> bool {
         match self {

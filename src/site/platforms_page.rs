@@ -45,6 +45,8 @@ struct Count {
     name: &'static str,
     /// The command that executes the route (empty for a reason).
     command: &'static str,
+    /// The command writes a run report (a column).
+    column: bool,
     clauses: usize,
 }
 
@@ -162,6 +164,7 @@ pub(super) fn context<'a>(m: &'a Matrix) -> PlatformsPage<'a> {
             .map(|(r, clauses)| Count {
                 name: r.as_str(),
                 command: r.command(),
+                column: r.makes_column(),
                 clauses,
             })
             .collect(),
@@ -178,6 +181,7 @@ fn count_reason(reasons: &mut Vec<Count>, reason: Reason) {
         None => reasons.push(Count {
             name: reason.as_str(),
             command: "",
+            column: false,
             clauses: 1,
         }),
     }

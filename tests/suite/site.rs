@@ -1281,10 +1281,21 @@ fn the_platforms_page_without_reports_says_how_to_make_a_column() {
     for lang in ["en", "zh"] {
         let html = std::fs::read_to_string(out.join(lang).join("platforms.html")).unwrap();
         assert!(html.contains("id=\"no-columns\""), "{lang}");
-        assert!(
-            html.contains("kcontract build --platform runc.json"),
-            "{lang}"
-        );
+        // The commands that write a report (a column), from the routes table; not lint's.
+        let start = html.find("<pre class=\"commands\"><code>").unwrap();
+        let commands = &html[start..start + html[start..].find("</pre>").unwrap()];
+        for command in [
+            "platform run",
+            "platform import-log",
+            "platform verify",
+            "build --platform",
+        ] {
+            assert!(
+                commands.contains(&format!("kcontract {command} ")),
+                "{lang}: {commands}"
+            );
+        }
+        assert!(!commands.contains("platform lint"), "{lang}: {commands}");
         for route in ["local", "conformance-log", "verify", "lint", "model"] {
             assert!(
                 html.contains(&format!("<tr id=\"route-{route}\">")),
