@@ -691,6 +691,13 @@ struct RowView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     exempt: Option<&'a str>,
     upstream_tests: &'a [String],
+    /// Added to `kcontract-matrix/1`: how the clause can be executed ([`crate::platform::routes`]);
+    /// empty for an untestable clause or one a person judges.
+    routes: Vec<crate::platform::routes::Route>,
+    /// Added to `kcontract-matrix/1`: why a testable clause has no route (`documentation`,
+    /// `manual`), only then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    route_reason: Option<crate::platform::routes::Reason>,
     tests: &'a [TestView],
     /// Added to `kcontract-matrix/1`: the clause in each run report, only with `--platform`.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -741,18 +748,23 @@ pub fn json(m: &Matrix) -> Result<String, serde_json::Error> {
         clauses: m
             .rows
             .iter()
-            .map(|r| RowView {
-                id: &r.clause.id,
-                level: r.clause.level,
-                actor: r.clause.actor,
-                verify: r.clause.verify,
-                chapter: &r.clause.chapter,
-                status: r.status,
-                reason: r.clause.reason.as_deref(),
-                exempt: r.exempt.as_deref(),
-                upstream_tests: &r.clause.upstream_tests,
-                tests: &r.tests,
-                platforms: &r.platforms,
+            .map(|r| {
+                let routes = crate::platform::routes::of(r.clause);
+                RowView {
+                    id: &r.clause.id,
+                    level: r.clause.level,
+                    actor: r.clause.actor,
+                    verify: r.clause.verify,
+                    chapter: &r.clause.chapter,
+                    status: r.status,
+                    reason: r.clause.reason.as_deref(),
+                    exempt: r.exempt.as_deref(),
+                    upstream_tests: &r.clause.upstream_tests,
+                    routes: routes.routes,
+                    route_reason: routes.reason,
+                    tests: &r.tests,
+                    platforms: &r.platforms,
+                }
             })
             .collect(),
         stale_claims: m

@@ -20,6 +20,8 @@
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
 //! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,
 //!   deployed, read over HTTP and its request-side clauses judged (`kcontract platform verify`).
+//! - [`routes`]: how each testable clause can be executed (local, conformance log, verify, lint,
+//!   model), derived from the tables above, or why a person judges it.
 
 pub mod checks;
 pub mod cli;
@@ -38,6 +40,7 @@ pub mod oci_config;
 pub mod profile;
 pub mod quantity;
 pub mod report;
+pub mod routes;
 pub mod service;
 pub mod verdict;
 pub mod verify;

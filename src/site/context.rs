@@ -100,6 +100,8 @@ pub(super) struct Shared<'s> {
     pub(super) has_runtimes: bool,
     /// The contract has earlier versions: the site has a Changes page.
     pub(super) has_changes: bool,
+    /// The site has a platforms page ([`Pages::platforms`]).
+    pub(super) has_platforms: bool,
     /// Rendering for `kcontract serve` (`base.html` includes `serve/reload.html`).
     pub(super) serve: bool,
     /// The example words of the search box in this language (`search_hint` of `contract.yaml`).
@@ -216,6 +218,7 @@ pub(super) fn shared<'s>(
         chapters,
         has_runtimes: pages.runtimes,
         has_changes: pages.changes,
+        has_platforms: pages.platforms,
         serve,
         search_hint: c.search_hint.get(lang).map(String::as_str),
         link_defs: [&spec.documents[..], docs].map(|docs| {
@@ -233,6 +236,9 @@ pub(super) struct Pages {
     pub(super) runtimes: bool,
     /// The Changes page (the contract has earlier versions).
     pub(super) changes: bool,
+    /// The platforms page: run reports were given, or the platform tables execute clauses of the
+    /// contract (the Knative contract; another project's has nothing to show there).
+    pub(super) platforms: bool,
 }
 
 /// A page of the site, for previous/next links: its file name (without `.html`) and title.
@@ -243,7 +249,7 @@ pub(super) struct PageLink<'s> {
 }
 
 /// The pages of a language in reading order: the index, the chapters, the clause index, the matrix,
-/// the Changes page and the runtimes page.
+/// the platforms page, the Changes page and the runtimes page.
 pub(super) fn page_order<'s>(
     docs: &'s [Document],
     t: &'s Interface,
@@ -265,6 +271,12 @@ pub(super) fn page_order<'s>(
         name: "matrix",
         title: t.text("matrix"),
     });
+    if pages.platforms {
+        order.push(PageLink {
+            name: "platforms",
+            title: t.text("platforms"),
+        });
+    }
     if pages.changes {
         order.push(PageLink {
             name: "changes",
@@ -373,6 +385,21 @@ pub(super) struct PlatformCellCtx<'a> {
     pub(super) stale_stamp: Option<&'a str>,
 }
 
+/// A platform cell's status as a CSS class and the end of its interface key (`platform_<key>`),
+/// on the matrix page and the platforms page: `absent` when the report has no entry.
+pub(super) fn cell_key(status: Option<matrix::PlatformStatus>) -> &'static str {
+    use crate::matrix::{PlatformStatus as P, ReportStatus as R};
+    match status {
+        None => "absent",
+        Some(P::Reported(R::Pass)) => "pass",
+        Some(P::Reported(R::Fail)) => "fail",
+        Some(P::Reported(R::NotApplicable)) => "na",
+        Some(P::Reported(R::NotRun)) => "not_run",
+        Some(P::Reported(R::Error)) => "error",
+        Some(P::Stale) => "stale",
+    }
+}
+
 /// Each row's platform cells, the same in every language (`platforms_by_clause` of `matrix.html`).
 pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>> {
     use crate::matrix::{PlatformStatus as P, ReportStatus as R};
@@ -383,15 +410,7 @@ pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>>
                 .iter()
                 .map(|p| PlatformCellCtx {
                     platform: &p.platform,
-                    key: match p.status {
-                        None => "absent",
-                        Some(P::Reported(R::Pass)) => "pass",
-                        Some(P::Reported(R::Fail)) => "fail",
-                        Some(P::Reported(R::NotApplicable)) => "na",
-                        Some(P::Reported(R::NotRun)) => "not_run",
-                        Some(P::Reported(R::Error)) => "error",
-                        Some(P::Stale) => "stale",
-                    },
+                    key: cell_key(p.status),
                     problems: if p.status == Some(P::Stale) {
                         Vec::new()
                     } else {

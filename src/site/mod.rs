@@ -14,6 +14,7 @@ mod files;
 mod interface;
 mod markdown;
 mod output;
+mod platforms_page;
 mod render;
 mod runtimes_page;
 mod search;

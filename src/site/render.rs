@@ -17,7 +17,7 @@ use super::context::{self, ClauseCtx, PageLink, Pages, Shared};
 use super::interface::Interface;
 use super::markdown::{SectionHead, prose_html};
 use super::templates::{Templates, template_error};
-use super::{files, runtimes_page, search};
+use super::{files, platforms_page, runtimes_page, search};
 use crate::diagnostic::Diagnostic;
 use crate::diff::history::History;
 use crate::matrix::{self, Matrix};
@@ -78,6 +78,8 @@ struct Lang<'s> {
     changes: Option<Value>,
     /// The Changes page's entries of the search index.
     change_search: Vec<SearchItem>,
+    /// The language has a platforms page ([`Pages::platforms`]).
+    platforms: bool,
 }
 
 impl<'s> Lang<'s> {
@@ -102,6 +104,7 @@ impl<'s> Lang<'s> {
         let pages = Pages {
             runtimes: runtimes.is_some(),
             changes: !history.is_empty(),
+            platforms: !m.platforms.is_empty() || crate::platform::routes::knows(&spec.clauses),
         };
         let shared: Shared = context::shared(spec, lang, docs, t, &interfaces, pages, tpl.serve);
         let mut base = Context::from_serialize(&shared).map_err(|e| template_error(&e))?;
@@ -177,6 +180,7 @@ impl<'s> Lang<'s> {
             sections,
             changes,
             change_search,
+            platforms: pages.platforms,
         })
     }
 
@@ -225,6 +229,13 @@ impl<'s> Lang<'s> {
                 .with("platforms", Value::from_serializable(&summary.platforms))
                 .with("platforms_by_clause", cells.clone()),
         );
+        if self.platforms {
+            let page = platforms_page::context(self.m);
+            pages.push(
+                self.page("platforms.html", "platforms", t.text("platforms"))
+                    .with("pp", Value::from_serializable(&page)),
+            );
+        }
         if let Some(steps) = &self.changes {
             pages.push(
                 self.page("changes.html", "changes", t.text("changes"))

@@ -16,7 +16,7 @@ use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
 /// The embedded templates: (name, source).
-pub const TEMPLATES: [(&str, &str); 15] = [
+pub const TEMPLATES: [(&str, &str); 16] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("toc.html", include_str!("../../templates/toc.html")),
     (
@@ -42,6 +42,10 @@ pub const TEMPLATES: [(&str, &str); 15] = [
         include_str!("../../templates/runtimes.html"),
     ),
     ("changes.html", include_str!("../../templates/changes.html")),
+    (
+        "platforms.html",
+        include_str!("../../templates/platforms.html"),
+    ),
     (
         "redirect.html",
         include_str!("../../templates/redirect.html"),

@@ -566,10 +566,18 @@ fn url_problem(url: &str) -> Option<String> {
 }
 
 /// Chapter names that would replace a page of the site's own (`<lang>/<name>.html`): the
-/// landing page, the clause index, the matrix, the print page, the runtimes page and the changes
-/// page. A test (`tests/suite/boundaries.rs`) holds this list and the pages the site writes together.
-pub(crate) const RESERVED_PAGES: [&str; 6] =
-    ["index", "clauses", "matrix", "print", "runtimes", "changes"];
+/// landing page, the clause index, the matrix, the print page, the runtimes page, the changes
+/// page and the platforms page. A test (`tests/suite/boundaries.rs`) holds this list and the pages
+/// the site writes together.
+pub(crate) const RESERVED_PAGES: [&str; 7] = [
+    "index",
+    "clauses",
+    "matrix",
+    "print",
+    "runtimes",
+    "changes",
+    "platforms",
+];
 
 /// Language names that would mix a language's pages with a folder of the site's own.
 pub(crate) const RESERVED_FOLDERS: [&str; 1] = ["assets"];

@@ -103,8 +103,8 @@ fn setup_with(extra: &[&str]) -> (Driver, String, tempfile::TempDir, PathBuf) {
 
 /// What of the open page is wider than the viewport `width`: the page itself, or a table. The
 /// tables fit too: on a desktop every scrolling region (coverage, matrix, clause index); on a phone
-/// the clause index and the matrix, whose rows become cards there (only the coverage table's
-/// numbers may scroll).
+/// the clause index, the matrix and the platforms page's clauses, whose rows become cards there
+/// (only the coverage table's numbers may scroll).
 fn overflowing(d: &Driver, page: &str, width: i64) -> Vec<String> {
     let mut out = Vec::new();
     let wide = d
@@ -117,7 +117,7 @@ fn overflowing(d: &Driver, page: &str, width: i64) -> Vec<String> {
     let regions = if width >= 1280 {
         "'.scroll'"
     } else {
-        "'.scroll:has(table.clauses, table.matrix)'"
+        "'.scroll:has(table.clauses, table.matrix, table.platforms)'"
     };
     let cut = d.js(&format!(
         "return Array.from(document.querySelectorAll({regions}))\
@@ -688,15 +688,8 @@ fn platform_columns_fit_in_headless_chromium() {
             screenshot(&d, &format!("matrix-platforms-{lang}-{width}"));
         }
     }
-    for lang in ["en", "zh"] {
-        d.viewport(1280, 800);
-        d.goto(&file_url(&site.join(format!("{lang}/matrix.html"))));
-        problems.extend(
-            axe(&d, &axe_source)
-                .into_iter()
-                .map(|v| format!("{lang}/matrix.html: {v}")),
-        );
-    }
+    d.viewport(1280, 800);
+    problems.extend(axe_in_every_language(&d, &axe_source, &site, "matrix.html"));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -749,4 +742,100 @@ fn twelve_chapters_numbered_in_the_sidebar() {
         assert_eq!(seen, json!(expected), "at {width} px");
         screenshot(&d, &format!("twelve-chapters-{width}"));
     }
+}
+
+/// The platforms page with two local-like and two vendor reports (`build --platform`): in English
+/// and Chinese at 1,280 and 390 px no page is wider than the viewport and the clauses' table does
+/// not scroll sideways; every column's cell of a clause is on screen and opens to its evidence; the
+/// level and status filters hide rows; axe-core finds no serious violation.
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium, chromedriver, fonts-noto-cjk, axe-core (npm ci): cargo test --features browser"
+)]
+fn platforms_page_fits_and_filters_in_headless_chromium() {
+    let reports = tempfile::tempdir().unwrap();
+    let (r, args) = crate::common::platform_reports::four_columns(reports.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (d, axe_source, _tmp, site) = setup_with(&args);
+    let mut problems = Vec::new();
+    for (width, height) in [(1280, 800), (390, 844)] {
+        d.viewport(width, height);
+        for lang in ["en", "zh"] {
+            let page = format!("{lang}/platforms.html");
+            d.goto(&file_url(&site.join(&page)));
+            problems.extend(overflowing(&d, &page, width));
+            // runc's failing clause: four cells on screen; runc's opens to its check.
+            let id = &r.failed_on_runc;
+            d.js(&format!("document.getElementById('{id}').scrollIntoView()"));
+            let cells = d.js(&format!(
+                "const row = document.getElementById('{id}'); \
+                 const ev = row.querySelector('details.evidence'); ev.open = true; \
+                 return {{ evidence: ev.innerText, cells: [...row.querySelectorAll('td.platform')]\
+                 .map(td => {{ const b = td.getBoundingClientRect(); \
+                   return {{ label: td.dataset.label, left: b.left, right: b.right, \
+                             width: b.width, height: b.height }}; }}) }}"
+            ));
+            let list = cells["cells"].as_array().unwrap();
+            assert_eq!(list.len(), 4, "{page} at {width} px: {cells}");
+            for cell in list {
+                let (left, right) = (
+                    cell["left"].as_f64().unwrap(),
+                    cell["right"].as_f64().unwrap(),
+                );
+                if cell["width"].as_f64().unwrap() < 1.0 || left < 0.0 || right > width as f64 {
+                    problems.push(format!("{page} at {width} px: a cell is {cell}"));
+                }
+            }
+            let evidence = cells["evidence"].as_str().unwrap();
+            if !evidence.contains("fixture-check") {
+                problems.push(format!("{page}: runc's evidence is {evidence:?}"));
+            }
+            problems.extend(overflowing(&d, &format!("{page} (evidence open)"), width));
+            screenshot(&d, &format!("platforms-{lang}-{width}"));
+        }
+    }
+    // The filters: MUST rows, then those with a failing cell (runc's failure is a SHOULD).
+    d.viewport(1280, 800);
+    d.goto(&file_url(&site.join("en/platforms.html")));
+    let shown = |d: &Driver, level: &str, key: &str| {
+        d.js(&format!(
+            "const s = document.querySelectorAll('select[data-filter]'); \
+             s[0].value = '{level}'; s[0].dispatchEvent(new Event('change')); \
+             s[1].value = '{key}'; s[1].dispatchEvent(new Event('change')); \
+             return [Number(document.getElementById('shown').textContent), \
+               document.querySelectorAll('table.platforms tbody tr:not([hidden])').length]"
+        ))
+    };
+    let all = shown(&d, "", "");
+    let must = shown(&d, "MUST", "");
+    let failing = shown(&d, "", "fail");
+    assert_eq!(all[0], all[1]);
+    assert!(
+        must[0].as_u64() < all[0].as_u64() && must[0] == must[1],
+        "{must}"
+    );
+    assert_eq!(failing[0], 1, "only runc's failing clause: {failing}");
+    assert_eq!(shown(&d, "MUST", "fail")[0], 0);
+    problems.extend(axe_in_every_language(
+        &d,
+        &axe_source,
+        &site,
+        "platforms.html",
+    ));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// axe-core's serious violations on `page` of the site in English and Chinese, each named by page.
+fn axe_in_every_language(d: &Driver, axe_source: &str, site: &Path, page: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for lang in ["en", "zh"] {
+        d.goto(&file_url(&site.join(format!("{lang}/{page}"))));
+        out.extend(
+            axe(d, axe_source)
+                .into_iter()
+                .map(|v| format!("{lang}/{page}: {v}")),
+        );
+    }
+    out
 }

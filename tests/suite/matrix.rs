@@ -880,3 +880,56 @@ fn malformed_platform_reports_are_located() {
     all.push_str(&err[err.find("error[").unwrap()..]);
     insta::assert_snapshot!("platform_problems", all);
 }
+
+/// Issue #35: `matrix --format json` gives every testable clause of the repository's contract how
+/// it can be executed (its `routes`), or why a person judges it (`route_reason`); an untestable
+/// clause has neither. Spot checks tie each route to the table it comes from.
+#[test]
+fn every_testable_clause_of_the_contract_has_a_route_or_a_reason() {
+    let (code, out, err) = kcontract(&root(), &["matrix", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let clauses = v["clauses"].as_array().unwrap();
+    let mut routed = 0;
+    for c in clauses {
+        let id = c["id"].as_str().unwrap();
+        let routes = crate::common::platform_reports::routes(c);
+        let reason = c["route_reason"].as_str();
+        if c["verify"] == "untestable" {
+            assert!(routes.is_empty() && reason.is_none(), "{id}: untestable");
+            continue;
+        }
+        match (routes.is_empty(), reason) {
+            (false, None) => routed += 1,
+            (true, Some(r)) => assert!(
+                ["documentation", "manual", "platform-only"].contains(&r),
+                "{id}: {r}"
+            ),
+            _ => panic!("{id}: routes {routes:?} and reason {reason:?}"),
+        }
+    }
+    assert!(routed >= 40, "{routed} routed clauses");
+    let routes_of = |id: &str| -> Vec<String> {
+        let c = clauses.iter().find(|c| c["id"] == id).unwrap();
+        serde_json::from_value(c["routes"].clone()).unwrap()
+    };
+    // A `platform run` check and TestMustEnvVars.
+    assert_eq!(routes_of("config.env.port"), ["local", "conformance-log"]);
+    // The request side, judged by `verify` (and TestMustHaveHeadersSet).
+    assert_eq!(
+        routes_of("network.headers.host"),
+        ["conformance-log", "verify"]
+    );
+    // LINT_CHECKS only.
+    assert_eq!(routes_of("config.mounts.per-container-volumes"), ["lint"]);
+    assert!(routes_of("lifecycle.sigterm-on-kill").contains(&"model".to_string()));
+    let reason = |id: &str| {
+        let c = clauses.iter().find(|c| c["id"] == id).unwrap();
+        c["route_reason"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        reason("network.metadata.schema-documented"),
+        "documentation"
+    );
+    assert_eq!(reason("config.seccomp.consistent-profiles"), "manual");
+}

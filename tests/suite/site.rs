@@ -482,6 +482,7 @@ fn an_overridden_clause_template_is_used_for_every_clause_in_every_language() {
                         "matrix.html",
                         "runtimes.html",
                         "changes.html",
+                        "platforms.html",
                         "print.html",
                     ]
                     .iter()
@@ -1163,4 +1164,166 @@ fn platform_reports_are_columns_of_the_matrix_page_in_every_language() {
         serde_json::from_str(&std::fs::read_to_string(out.join("matrix.json")).unwrap()).unwrap();
     assert_eq!(json["platforms"][1]["name"], "crun");
     assert!(json["summary"]["total"]["executed"].as_u64().unwrap() > 20);
+}
+
+/// Issue #35: the platforms page of every language with two local-like and two vendor reports
+/// (`build --platform`): a column per report in the order given, each column's count of MUST and
+/// MUST NOT clauses passing as `matrix --format json` gives them, each clause's routes as the
+/// JSON's, and a cell per report opening to the report's checks and messages.
+#[test]
+fn the_platforms_page_has_a_column_per_report_with_counts_routes_and_evidence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (r, args) = crate::common::platform_reports::four_columns(tmp.path());
+    let out = tmp.path().join("site");
+    let mut build = vec!["build", "--out", out.to_str().unwrap()];
+    build.extend(args.iter().map(String::as_str));
+    let (code, _, err) = kcontract(&root(), &build);
+    assert_eq!(code, 0, "{err}");
+    let mut matrix = vec!["matrix", "--format", "json"];
+    matrix.extend(args.iter().map(String::as_str));
+    let (code, json, err) = kcontract(&root(), &matrix);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let clauses = json["clauses"].as_array().unwrap();
+    let names = ["runc", "crun", "google-cloud-run", "ibm-code-engine"];
+    let must_total = clauses
+        .iter()
+        .filter(|c| {
+            c["verify"] != "untestable"
+                && ["MUST", "MUST NOT"].contains(&c["level"].as_str().unwrap())
+        })
+        .count();
+    let must_pass: Vec<usize> = (0..names.len())
+        .map(|i| {
+            clauses
+                .iter()
+                .filter(|c| ["MUST", "MUST NOT"].contains(&c["level"].as_str().unwrap()))
+                .filter(|c| c["platforms"][i]["status"] == "pass")
+                .count()
+        })
+        .collect();
+    // runc's fixture fails and is stale on two clauses that are not MUSTs: it passes every MUST;
+    // crun did not run the third testable clause, a MUST. The vendor logs pass some, not all.
+    assert_eq!(&must_pass[..2], [must_total, must_total - 1]);
+    assert!(
+        must_pass[2..].iter().all(|n| (6..must_total).contains(n)),
+        "{must_pass:?}"
+    );
+    for (lang, pass_word, manual) in [("en", "pass", "manual"), ("zh", "通过", "人工")] {
+        let html = std::fs::read_to_string(out.join(lang).join("platforms.html")).unwrap();
+        let header: String = names
+            .iter()
+            .map(|n| format!("<th scope=\"col\">{n}</th>"))
+            .collect();
+        assert!(html.contains(&header), "{lang}: the four columns in order");
+        for (n, pass) in names.iter().zip(&must_pass) {
+            let row = format!(
+                "<tr class=\"column\" data-platform=\"{n}\"><th scope=\"row\">{n}</th><td class=\"must-pass\">{pass}/{must_total}</td>"
+            );
+            assert!(html.contains(&row), "{lang}: {row}");
+        }
+        // A row per testable clause, with the JSON's routes (or reason) as its badges.
+        let testable: Vec<&serde_json::Value> = clauses
+            .iter()
+            .filter(|c| c["verify"] != "untestable")
+            .collect();
+        assert_eq!(
+            html.matches(" data-routes=\"").count(),
+            testable.len(),
+            "{lang}"
+        );
+        for c in &testable {
+            let id = c["id"].as_str().unwrap();
+            let start = html.find(&format!("<tr id=\"{id}\"")).unwrap();
+            let row = &html[start..start + html[start..].find("</tr>").unwrap()];
+            let routes = crate::common::platform_reports::routes(c);
+            let want = match c["route_reason"].as_str() {
+                Some(reason) => reason.to_string(),
+                None => routes.join(" "),
+            };
+            assert!(
+                row.contains(&format!("data-routes=\"{want}\"")),
+                "{lang}: {row}"
+            );
+            for route in &routes {
+                assert!(
+                    row.contains(&format!("href=\"#route-{route}\"")),
+                    "{lang}: {row}"
+                );
+            }
+            assert_eq!(
+                row.matches("<td class=\"platform\"").count(),
+                4,
+                "{lang}: {id}"
+            );
+        }
+        // runc's failing clause opens to the fixture's check and message.
+        let id = &r.failed_on_runc;
+        let start = html
+            .find(&format!("<details class=\"evidence\" id=\"runc--{id}\""))
+            .unwrap();
+        let cell = &html[start..start + html[start..].find("</details>").unwrap()];
+        assert!(
+            cell.contains("<code>fixture-check</code> <small>fail</small>")
+                && cell.contains("a fixture"),
+            "{lang}: {cell}"
+        );
+        // A vendor cell names the Go tests that decided it.
+        let start = html
+            .find("<details class=\"evidence\" id=\"google-cloud-run--config.env.port\"")
+            .unwrap();
+        let cell = &html[start..start + html[start..].find("</details>").unwrap()];
+        assert!(
+            cell.contains(&format!(">{pass_word}</span>")) && cell.contains("TestMustEnvVars"),
+            "{lang}: {cell}"
+        );
+        assert!(
+            html.contains(&format!(
+                "<span class=\"badge route reason\">{manual}</span>"
+            )),
+            "{lang}"
+        );
+        assert!(!html.contains("id=\"no-columns\""), "{lang}");
+    }
+}
+
+/// Without reports (the committed site) the platforms page still lists the routes with their
+/// commands and says how to make a column; its sidebar entry is on every page.
+#[test]
+fn the_platforms_page_without_reports_says_how_to_make_a_column() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let (code, _, err) = kcontract(&root(), &["build", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    for lang in ["en", "zh"] {
+        let html = std::fs::read_to_string(out.join(lang).join("platforms.html")).unwrap();
+        assert!(html.contains("id=\"no-columns\""), "{lang}");
+        // The commands that write a report (a column), from the routes table; not lint's.
+        let start = html.find("<pre class=\"commands\"><code>").unwrap();
+        let commands = &html[start..start + html[start..].find("</pre>").unwrap()];
+        for command in [
+            "platform run",
+            "platform import-log",
+            "platform verify",
+            "build --platform",
+        ] {
+            assert!(
+                commands.contains(&format!("kcontract {command} ")),
+                "{lang}: {commands}"
+            );
+        }
+        assert!(!commands.contains("platform lint"), "{lang}: {commands}");
+        for route in ["local", "conformance-log", "verify", "lint", "model"] {
+            assert!(
+                html.contains(&format!("<tr id=\"route-{route}\">")),
+                "{lang}: {route}"
+            );
+        }
+        assert!(
+            !html.contains("<td class=\"platform\""),
+            "{lang}: no column"
+        );
+        let index = std::fs::read_to_string(out.join(lang).join("index.html")).unwrap();
+        assert!(index.contains("<a href=\"platforms.html\">"), "{lang}");
+    }
 }

@@ -55,9 +55,23 @@ fn normalise(path: &str) -> String {
 }
 
 fn build() -> (tempfile::TempDir, BTreeMap<String, Vec<u8>>) {
+    build_with(|_| Vec::new())
+}
+
+/// [`build`] with more arguments, made in the temp folder (`--platform REPORT`).
+fn build_with(
+    extra: impl FnOnce(&Path) -> Vec<String>,
+) -> (tempfile::TempDir, BTreeMap<String, Vec<u8>>) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("site");
-    let (code, _, err) = kcontract(&root(), &["build", "--out", out.to_str().unwrap()]);
+    let mut args = vec![
+        "build".to_string(),
+        "--out".into(),
+        out.to_str().unwrap().into(),
+    ];
+    args.extend(extra(tmp.path()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, _, err) = kcontract(&root(), &args);
     assert_eq!(code, 0, "{err}");
     let mut files = BTreeMap::new();
     walk(&out, "", &mut files);
@@ -67,6 +81,22 @@ fn build() -> (tempfile::TempDir, BTreeMap<String, Vec<u8>>) {
 #[test]
 fn every_internal_link_of_every_page_lands() {
     let (_tmp, files) = build();
+    assert_links_land(&files);
+}
+
+/// With run reports as columns (two local, two vendor logs) the platforms page's links land too:
+/// each route badge on its route's row, each clause on its chapter.
+#[test]
+fn every_link_lands_with_platform_columns() {
+    let (_tmp, files) = build_with(|dir| crate::common::platform_reports::four_columns(dir).1);
+    let page = String::from_utf8(files["en/platforms.html"].clone()).unwrap();
+    assert!(page.contains("href=\"#route-verify\"") && page.contains("href=\"#reason-manual\""));
+    assert_links_land(&files);
+}
+
+/// Every internal `href` and `src` of every page of `files` names a file of it and, with a
+/// fragment, an element with that id.
+fn assert_links_land(files: &BTreeMap<String, Vec<u8>>) {
     let pages: BTreeMap<&str, String> = files
         .iter()
         .filter(|(n, _)| n.ends_with(".html"))

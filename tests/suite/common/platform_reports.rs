@@ -81,3 +81,61 @@ pub(crate) fn write(dir: &Path) -> Reports {
     }
     reports
 }
+
+/// The two vendor logs shipped in `upstream/` imported into `dir` with `kcontract platform
+/// import-log` (so their stamps are the spec's as it is now): `google-cloud-run.json` and
+/// `ibm-code-engine.json`, in that order.
+pub(crate) fn write_vendor(dir: &Path) -> [PathBuf; 2] {
+    let logs = root().join("upstream/knative/conformance-logs");
+    let vendors = [
+        (
+            "google-cloud-run",
+            "2022-04-11-google-cloud-run.serving_runtime_e2e.log",
+        ),
+        (
+            "ibm-code-engine",
+            "2022-11-15-ibm-cloud-code-engine.serving_runtime_e2e.log",
+        ),
+    ];
+    vendors.map(|(name, log)| {
+        let report = dir.join(format!("{name}.json"));
+        let (code, _, err) = kcontract(
+            &root(),
+            &[
+                "platform",
+                "import-log",
+                "--platform",
+                name,
+                logs.join(log).to_str().unwrap(),
+                "--report",
+                report.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        report
+    })
+}
+
+/// Two local-like reports ([`write`]) and two vendor ones ([`write_vendor`]) in `dir`, as
+/// `--platform` arguments in column order: runc, crun, google-cloud-run, ibm-code-engine.
+pub(crate) fn four_columns(dir: &Path) -> (Reports, Vec<String>) {
+    let local = write(dir);
+    let vendor = write_vendor(dir);
+    let args = local
+        .files
+        .iter()
+        .chain(&vendor)
+        .flat_map(|f| ["--platform".to_string(), f.to_str().unwrap().to_string()])
+        .collect();
+    (local, args)
+}
+
+/// A clause's `routes` in `matrix --format json`.
+pub(crate) fn routes(clause: &Value) -> Vec<&str> {
+    clause["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect()
+}
