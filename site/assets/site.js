@@ -43,7 +43,12 @@
       var ok = true;
       for (var j = 0; j < selects.length; j++) {
         var v = selects[j].value, key = selects[j].getAttribute("data-filter");
-        if (v && rows[i].getAttribute("data-" + key) !== v) ok = false;
+        var have = rows[i].getAttribute("data-" + key) || "";
+        // data-filter-any: the row's attribute is a space-separated list (the platforms page's
+        // statuses and routes); any of its words may match.
+        if (selects[j].hasAttribute("data-filter-any")) {
+          if (v && (" " + have + " ").indexOf(" " + v + " ") < 0) ok = false;
+        } else if (v && have !== v) ok = false;
       }
       rows[i].hidden = !ok;
       if (ok) shown++;
