@@ -89,11 +89,22 @@ impl SourceFile {
         start + within
     }
 
-    /// Byte offset of the end of the line containing `offset` (before the newline).
+    /// Byte offset of the end of the line containing `offset` (before the newline). An offset
+    /// inside a character counts from that character's start.
     pub fn line_end(&self, offset: usize) -> usize {
-        self.text[offset.min(self.text.len())..]
+        let offset = self.text.floor_char_boundary(offset);
+        self.text[offset..]
             .find('\n')
             .map_or(self.text.len(), |i| offset + i)
+    }
+
+    /// `range` widened to whole characters and clamped to the text: a span a reader computed
+    /// inside a character (a YAML parser counting a lone carriage return as a line end, which
+    /// this file's lines do not: found by fuzzing) still renders, never panics.
+    fn whole_chars(&self, range: &Range<usize>) -> Range<usize> {
+        let start = self.text.floor_char_boundary(range.start);
+        let end = self.text.ceil_char_boundary(range.end.max(range.start));
+        start..end
     }
 }
 
@@ -255,11 +266,18 @@ impl Diagnostic {
             // Quote only the lines around the spans: whole files would be slow to lay out, and a
             // secondary span in the same file is shown in the same snippet.
             let file = sources.get(span.file);
-            let mut lo = span.range.start;
-            let mut hi = span.range.end;
-            for (ctx, _) in self.context.iter().filter(|(c, _)| c.file == span.file) {
-                lo = lo.min(ctx.range.start);
-                hi = hi.max(ctx.range.end);
+            let primary = file.whole_chars(&span.range);
+            let context: Vec<(Range<usize>, &str)> = self
+                .context
+                .iter()
+                .filter(|(c, _)| c.file == span.file)
+                .map(|(c, label)| (file.whole_chars(&c.range), label.as_str()))
+                .collect();
+            let mut lo = primary.start;
+            let mut hi = primary.end;
+            for (ctx, _) in &context {
+                lo = lo.min(ctx.start);
+                hi = hi.max(ctx.end);
             }
             let (first_line, _) = file.line_col(lo);
             let start = file.line_start(first_line);
@@ -271,14 +289,14 @@ impl Diagnostic {
                 .fold(true)
                 .annotation(
                     AnnotationKind::Primary
-                        .span(clamp(&span.range, start, end))
+                        .span(clamp(&primary, start, end))
                         .label(&self.label),
                 );
-            for (ctx, label) in self.context.iter().filter(|(c, _)| c.file == span.file) {
+            for (ctx, label) in &context {
                 snippet = snippet.annotation(
                     AnnotationKind::Context
-                        .span(clamp(&ctx.range, start, end))
-                        .label(label),
+                        .span(clamp(ctx, start, end))
+                        .label(*label),
                 );
             }
             group = group.element(snippet);

@@ -761,3 +761,39 @@ fn the_table_of_checks_agrees_with_the_spec_the_controls_and_the_docs() {
     assert!(local.len() >= 25);
     assert!(CHECKS.iter().filter(|c| c.role == Role::Defaults).count() >= 3);
 }
+
+/// Inputs the fuzzer (`fuzz/run.sh`, target `platform_readers`) found panicking, read as a
+/// profile and as a Service with every diagnostic rendered: a lone carriage return counts as a line
+/// end to the YAML reader but not to the file's lines, which put a span inside a character
+/// (`\u{200b}`) and panicked the renderer.
+#[test]
+fn fuzzer_finds_render_without_panicking() {
+    let dir = kcontract_fixtures().join("fuzz");
+    let mut found = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().contains("platform-readers") {
+            continue;
+        }
+        found += 1;
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        let mut sources = kcontract::diagnostic::SourceMap::default();
+        let fid = sources.add(path.clone(), text);
+        for diags in [
+            profile::parse(fid, &sources).err(),
+            service::parse(fid, &sources).err(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            for d in diags {
+                assert!(!d.render(&sources).is_empty());
+            }
+        }
+    }
+    assert!(found > 0, "no fuzzer finds in {}", dir.display());
+}
+
+fn kcontract_fixtures() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
