@@ -325,7 +325,6 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
         write_output(p, &super::export::tap(&report))?;
     }
     print(&results_text(&report))?;
-    crate::pipeline::end(loaded);
     if report::passes(&report.clauses) {
         Ok(())
     } else {
