@@ -481,14 +481,6 @@ fn nothing_matched(r: &Results, m: &Matrix) -> Option<Diagnostic> {
     )
 }
 
-/// The end of a command that loaded a spec: the process exits next, and freeing the spec piece by
-/// piece (every clause, translation, source file and span) would only cost time — 13 ms of an 82 ms
-/// `check` at ×100 (`bench/ab_bins.py 21 check`, BENCHMARKS.md, "Session 5"). The memory goes back
-/// with the process.
-pub(crate) fn end(loaded: Loaded) {
-    std::mem::forget(loaded);
-}
-
 /// Warnings for real annotated tests that the results do not mention.
 fn not_run_warnings(m: &Matrix) -> Vec<Diagnostic> {
     m.not_run

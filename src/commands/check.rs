@@ -45,13 +45,11 @@ impl Check {
                 who_acts(&loaded.diagnostics, &scan)
             ),
         };
-        let printed = print(&format!(
+        print(&format!(
             "{}{}{verdict}\n",
             crate::list::summary(&loaded.spec, &ctx.spec),
             tests_summary(&scan),
-        ));
-        crate::pipeline::end(loaded);
-        printed
+        ))
     }
 }
 

@@ -158,7 +158,6 @@ impl Matrix {
             Some(file) => ratchet_run(ctx, &m, file, self.accept, results.is_some()),
             None => Ok(()),
         };
-        crate::pipeline::end(loaded);
         if stale_failed {
             return Err(Failure::Input);
         }

@@ -352,7 +352,6 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
         write_output(p, &super::export::tap(&report))?;
     }
     print(&results_text(&report))?;
-    crate::pipeline::end(loaded);
     verdict(&report)
 }
 
@@ -509,7 +508,6 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
         req.platform
     );
     print(&results_text(&report))?;
-    crate::pipeline::end(loaded);
     verdict(&report)
 }
 
@@ -618,7 +616,6 @@ pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
         }
         r
     };
-    crate::pipeline::end(loaded);
     outcome
 }
 
@@ -755,6 +752,5 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
     );
     write_report(&req.report, &report)?;
     print(&results_text(&report))?;
-    crate::pipeline::end(loaded);
     verdict(&report)
 }
