@@ -559,7 +559,7 @@ pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
         }
     }
     let errors = findings.iter().filter(|f| f.diagnostic.is_error()).count();
-    let outcome = if json {
+    if json {
         let entries = findings
             .iter()
             .map(|f| {
@@ -615,8 +615,7 @@ pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
             );
         }
         r
-    };
-    outcome
+    }
 }
 
 /// What `platform verify` was asked for.
