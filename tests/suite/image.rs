@@ -182,12 +182,15 @@ fn the_probe_image_reads_back_digest_by_digest() {
     assert_eq!(config["config"]["User"], "2020:2020");
 }
 
-/// The real static probe, when the run has one (CI builds it and sets `KCONTRACT_PROBE`).
+/// The real static probe (`$KCONTRACT_PROBE`, which CI sets, or built here with the README's
+/// command): packed, read back, its bytes the layer's one file.
 #[test]
-fn the_real_probe_packs_when_there_is_one() {
-    let Some(probe) = std::env::var_os("KCONTRACT_PROBE") else {
-        return;
-    };
+#[cfg_attr(
+    not(feature = "runtimes"),
+    ignore = "needs the static probe (a static build of probe/): cargo test --features runtimes"
+)]
+fn the_real_probe_packs() {
+    let probe = crate::common::probe::static_probe();
     let tmp = tempfile::tempdir().unwrap();
     let (code, out, err) = kcontract(
         tmp.path(),
