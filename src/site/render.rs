@@ -80,6 +80,69 @@ struct Lang<'s> {
     change_search: Vec<SearchItem>,
     /// The language has a platforms page ([`Pages::platforms`]).
     platforms: bool,
+    /// The sidebar's chapter entries, made once for all pages ([`Toc`]).
+    toc: Toc,
+}
+
+/// The sidebar's chapter entries of one language (`toc-item.html`), each rendered once: every page
+/// lists every chapter, so a large contract's pages would otherwise each render the whole list
+/// again, and the build would grow with the square of its chapters. A page takes the entries
+/// before and after its own chapter as two pieces of one string, and renders only its own entry
+/// (marked current, with its sections) in `toc.html`.
+struct Toc {
+    /// Every entry, in order.
+    html: String,
+    /// Where each entry starts in `html`, and (last) its length.
+    starts: Vec<usize>,
+    /// Each chapter's link (`ch` of `toc-item.html`), for the entry its own page renders.
+    chapters: Vec<Value>,
+}
+
+impl Toc {
+    /// The entries of `chapters` rendered with the language's `base` context.
+    fn new(
+        tpl: &Templates,
+        base: &Context,
+        chapters: &[context::ChapterLink],
+    ) -> Result<Self, Diagnostic> {
+        let chapters: Vec<Value> = chapters.iter().map(Value::from_serializable).collect();
+        let mut ctx = base.clone();
+        ctx.insert("page", "");
+        let mut html = String::new();
+        let mut starts = Vec::with_capacity(chapters.len() + 1);
+        for ch in &chapters {
+            starts.push(html.len());
+            ctx.insert_value("ch", ch.clone());
+            html += &tpl
+                .tera
+                .render("toc-item.html", &ctx)
+                .map_err(|e| template_error(&e))?;
+        }
+        starts.push(html.len());
+        Ok(Toc {
+            html,
+            starts,
+            chapters,
+        })
+    }
+
+    /// `toc_before`, `toc_current` and `toc_after` of a page: around chapter `d` on its page, all
+    /// of the entries before it on another page (`None`).
+    fn parts(&self, d: Option<usize>) -> [(&'static str, Value); 3] {
+        let (before, current, after) = match d {
+            Some(d) => (
+                &self.html[..self.starts[d]],
+                self.chapters[d].clone(),
+                &self.html[self.starts[d + 1]..],
+            ),
+            None => (self.html.as_str(), Value::none(), ""),
+        };
+        [
+            ("toc_before", Value::safe_string(before)),
+            ("toc_current", current),
+            ("toc_after", Value::safe_string(after)),
+        ]
+    }
 }
 
 impl<'s> Lang<'s> {
@@ -108,6 +171,7 @@ impl<'s> Lang<'s> {
         };
         let shared: Shared = context::shared(spec, lang, docs, t, &interfaces, pages, tpl.serve);
         let mut base = Context::from_serialize(&shared).map_err(|e| template_error(&e))?;
+        let toc = Toc::new(tpl, &base, &shared.chapters)?;
         // A contract nothing tests yet (no test claims a clause, none lists upstream tests; the
         // untestable ones are waived) shows no status on its clauses: "untested" on every one
         // says nothing.
@@ -181,6 +245,7 @@ impl<'s> Lang<'s> {
             changes,
             change_search,
             platforms: pages.platforms,
+            toc,
         })
     }
 
@@ -194,7 +259,7 @@ impl<'s> Lang<'s> {
         ];
         for (d, doc) in self.docs.iter().enumerate() {
             pages.push(
-                self.page("chapter.html", &doc.chapter, &doc.title)
+                self.page_of_chapter(d, doc)
                     .with("blocks", self.blocks[d].clone())
                     .with("sections", self.sections[d].clone()),
             );
@@ -250,7 +315,13 @@ impl<'s> Lang<'s> {
                     .with("rt", Value::from_serializable(&values)),
             );
         }
-        pages.par_iter().try_for_each(|p| {
+        let count = pages.len();
+        pages.into_par_iter().try_for_each(|mut p| {
+            // The sidebar's pieces are copies of most of it: added as each page is rendered, so
+            // only the pages being rendered hold them.
+            for (key, value) in self.toc.parts(p.chapter) {
+                p.ctx.insert_value(key, value);
+            }
             let mut out = Vec::new();
             self.tpl
                 .tera
@@ -258,12 +329,28 @@ impl<'s> Lang<'s> {
                 .map_err(|e| template_error(&e))?;
             put(format!("{}/{}.html", self.lang, p.name), out)
         })?;
-        Ok(pages.len())
+        Ok(count)
     }
 
     /// The page `name` (its file without `.html`), rendered with `template`: the language's values,
     /// the page's name and title, and the pages before and after it.
     fn page(&self, template: &'static str, name: &'s str, title: &str) -> Page<'s> {
+        self.page_at(template, name, title, None)
+    }
+
+    /// The page of chapter `d`, `doc`: its sidebar entry is the current one.
+    fn page_of_chapter(&self, d: usize, doc: &'s Document) -> Page<'s> {
+        self.page_at("chapter.html", &doc.chapter, &doc.title, Some(d))
+    }
+
+    /// [`Lang::page`], with chapter `d`'s sidebar entry current.
+    fn page_at(
+        &self,
+        template: &'static str,
+        name: &'s str,
+        title: &str,
+        d: Option<usize>,
+    ) -> Page<'s> {
         let at = self.order.iter().position(|p| p.name == name);
         let prev = at.and_then(|i| i.checked_sub(1)).map(|i| &self.order[i]);
         let next = at.and_then(|i| self.order.get(i + 1));
@@ -276,6 +363,7 @@ impl<'s> Lang<'s> {
             template,
             name,
             ctx,
+            chapter: d,
         }
     }
 
@@ -289,11 +377,13 @@ impl<'s> Lang<'s> {
     }
 }
 
-/// A page to render: its template, its file name and its context.
+/// A page to render: its template, its file name, its context and, on a chapter's page, which
+/// chapter (its sidebar entry is the current one).
 struct Page<'s> {
     template: &'static str,
     name: &'s str,
     ctx: Context,
+    chapter: Option<usize>,
 }
 
 impl Page<'_> {

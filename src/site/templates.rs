@@ -16,9 +16,13 @@ use super::interface::Interfaces;
 use crate::diagnostic::Diagnostic;
 
 /// The embedded templates: (name, source).
-pub const TEMPLATES: [(&str, &str); 16] = [
+pub const TEMPLATES: [(&str, &str); 17] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("toc.html", include_str!("../../templates/toc.html")),
+    (
+        "toc-item.html",
+        include_str!("../../templates/toc-item.html"),
+    ),
     (
         "toc-sections.html",
         include_str!("../../templates/toc-sections.html"),
