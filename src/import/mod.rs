@@ -1,8 +1,10 @@
 //! `kcontract import`: plain RFC 2119 Markdown into a spec folder. Chapters are the top-level
-//! sections; every sentence (or list item, table, quote) holding a keyword becomes a clause, with
+//! sections; every sentence (or table row, quote) holding a keyword becomes a clause, with
 //! its level from the keyword, an id from its section and key words, and a guessed actor; the rest
-//! stays prose, verbatim. What a person has to decide (two levels in one clause, an actor the
-//! subject does not name) is a `review:` note, which `check` reports until it is removed.
+//! stays prose, verbatim. Lists stay lists: a statement in an item becomes a clause block inside
+//! that item, so nesting and the numbers of steps survive. What a person has to decide (two
+//! levels in one clause, an actor the subject does not name) is a `review:` note, which `check`
+//! reports until it is removed.
 //!
 //! Pure: [`import`] turns a text into files; the command writes them.
 
@@ -53,7 +55,9 @@ enum Kind {
     Paragraph,
     /// A list, with the range of each of its items.
     List(Vec<Range<usize>>),
-    /// Anything else (code, table, quote, HTML, rule): kept whole.
+    /// A table (GitHub's pipe tables).
+    Table,
+    /// Anything else (code, quote, HTML, rule): kept whole.
     Other,
 }
 
@@ -70,6 +74,7 @@ fn blocks(src: &str) -> Vec<Block> {
                         Tag::Heading { level, .. } => Kind::Heading(heading_level(level)),
                         Tag::Paragraph => Kind::Paragraph,
                         Tag::List(_) => Kind::List(Vec::new()),
+                        Tag::Table(_) => Kind::Table,
                         _ => Kind::Other,
                     };
                     current = Some(Block {
@@ -151,12 +156,22 @@ struct Writer<'c> {
     clauses: usize,
     reviews: usize,
     boilerplate: usize,
+    /// A sentence with a keyword ending a paragraph with `:`, held until the next block says
+    /// whether it leads in a list.
+    lead_in: Option<String>,
 }
 
 impl Writer<'_> {
     /// Append the clause made of `text` (holding at least one keyword) to `out`.
     fn clause(&mut self, out: &mut String, text: &str) {
+        self.clause_about(out, text, None);
+    }
+
+    /// [`Writer::clause`], its actor and id taken from `about` (the statement within a longer
+    /// text: a table's row under its header, a lead-in above its list) when given.
+    fn clause_about(&mut self, out: &mut String, text: &str, about: Option<&str>) {
         let text = dedent(text.trim_end());
+        let about = about.map_or_else(|| text.clone(), |a| a.trim().to_string());
         let hits = find_keywords(&text);
         let Some(first) = hits.first() else {
             return push_block(out, &text);
@@ -171,7 +186,10 @@ impl Writer<'_> {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
-        let (actor, sure) = text::guess_actor(self.contract, &text, first.range.start);
+        let (actor, sure) = match find_keywords(&about).first() {
+            Some(h) => text::guess_actor(self.contract, &about, h.range.start),
+            None => text::guess_actor(self.contract, &text, first.range.start),
+        };
         let mut review = Vec::new();
         if levels.len() > 1 {
             let names: Vec<&str> = levels.iter().map(|l| l.as_str()).collect();
@@ -186,7 +204,7 @@ impl Writer<'_> {
                 "actor `{actor}` is a guess: the subject names no single actor"
             ));
         }
-        let id = self.id(&text);
+        let id = self.id(&about);
         self.clauses += 1;
         let mut block = format!(
             "```clause\nid: {id}\nlevel: {keyword}\nactor: {actor}\nverify: {}\n",
@@ -202,9 +220,17 @@ impl Writer<'_> {
         // Prose folds (`>-`: its line breaks are Markdown's soft breaks, spaces); a text holding a
         // blank line, an indented line (a list) or a hard break stays literal (`|`), where they
         // keep their meaning. Both are in the subset `fmt` rewrites, which gives the final layout.
+        // A text that is more than one paragraph (a lead-in and its list, a table) is literal too.
         let literal = text
             .lines()
-            .any(|l| l.trim().is_empty() || l.starts_with([' ', '\t']) || l.ends_with([' ', '\t']));
+            .any(|l| l.trim().is_empty() || l.starts_with([' ', '\t']) || l.ends_with([' ', '\t']))
+            || !matches!(
+                blocks(&text).as_slice(),
+                [Block {
+                    kind: Kind::Paragraph,
+                    ..
+                }]
+            );
         block.push_str(if literal { "text: |\n" } else { "text: >-\n" });
         for line in text.lines() {
             if line.trim().is_empty() {
@@ -215,8 +241,10 @@ impl Writer<'_> {
                 block.push('\n');
             }
         }
-        block.push_str("```");
-        push_block(out, &block);
+        block.push_str("```\n");
+        // In the canonical form of `kcontract fmt` (one definition of it) here already: `fmt`
+        // rewrites top-level blocks only, and this one may go into a list item.
+        push_block(out, &crate::fmt::format_chapter(&block));
     }
 
     /// A unique id: `<section>.<key words>`, `-2`, `-3`, … when taken.
@@ -258,7 +286,9 @@ impl Writer<'_> {
             return push_block(out, src);
         }
         let mut prose = String::new();
-        for r in text::sentences(src) {
+        let sentences = text::sentences(src);
+        let last = sentences.len().saturating_sub(1);
+        for (n, r) in sentences.into_iter().enumerate() {
             let s = &src[r];
             if find_keywords(s).is_empty() {
                 prose.push_str(s);
@@ -267,7 +297,12 @@ impl Writer<'_> {
                     push_block(out, prose.trim_end());
                 }
                 prose.clear();
-                self.clause(out, s);
+                if n == last && s.trim_end().ends_with(':') {
+                    // A lead-in ("… MUST follow these steps:"): its list may follow.
+                    self.lead_in = Some(s.to_string());
+                } else {
+                    self.clause(out, s);
+                }
             }
         }
         if !prose.trim().is_empty() {
@@ -275,45 +310,135 @@ impl Writer<'_> {
         }
     }
 
-    /// A list: items without a keyword stay a prose list, each item with one is a clause (its
-    /// content without the marker).
+    /// The lead-in held by [`Writer::paragraph`], as a clause of its own (no list came after it).
+    fn flush(&mut self, out: &mut String) {
+        if let Some(lead) = self.lead_in.take() {
+            self.clause(out, &lead);
+        }
+    }
+
+    /// A block of a chapter or of a list item: `src` is its text, starting at `base` in the text
+    /// its `kind` ranges are from.
+    fn block(&mut self, out: &mut String, src: &str, kind: &Kind, base: usize) {
+        if let Some(lead) = self.lead_in.take() {
+            // A lead-in with a keyword, then a list without one: the lead-in's keyword binds every
+            // step, so the clause is the lead-in with its list (numbers and nesting kept).
+            if matches!(kind, Kind::List(_)) && find_keywords(src).is_empty() {
+                let text = format!("{}\n\n{}", lead.trim_end(), src.trim_end());
+                return self.clause_about(out, &text, Some(&lead));
+            }
+            self.clause(out, &lead);
+        }
+        match kind {
+            Kind::Paragraph => self.paragraph(out, src),
+            Kind::List(items) => self.list(out, src, items, base),
+            Kind::Table => self.table(out, src),
+            _ if find_keywords(src).is_empty()
+                || src.trim_start().starts_with("```")
+                || src.trim_start().starts_with("~~~")
+                || src.starts_with("    ") =>
+            {
+                push_block(out, src)
+            }
+            _ => self.clause(out, src),
+        }
+    }
+
+    /// The blocks of `src` (a list item's content), each as [`Writer::block`] writes it.
+    fn blocks(&mut self, out: &mut String, src: &str) {
+        for b in blocks(src) {
+            self.block(out, &src[b.range.clone()], &b.kind, b.range.start);
+        }
+        self.flush(out);
+    }
+
+    /// A table: each row holding a keyword is a clause, its text the table's header and that row
+    /// (the columns keep their names); the runs of rows without one stay a table of prose. A
+    /// header holding a keyword makes the whole table one clause.
+    fn table(&mut self, out: &mut String, src: &str) {
+        let lines: Vec<&str> = src.trim_end().lines().collect();
+        if find_keywords(src).is_empty() {
+            return push_block(out, src);
+        }
+        let [header, rule, rows @ ..] = lines.as_slice() else {
+            return self.clause(out, src);
+        };
+        if !find_keywords(header).is_empty() {
+            return self.clause(out, src);
+        }
+        let head = format!("{header}\n{rule}");
+        let mut prose: Vec<&str> = Vec::new();
+        for row in rows {
+            if find_keywords(row).is_empty() {
+                prose.push(row);
+                continue;
+            }
+            if !prose.is_empty() {
+                push_block(out, &format!("{head}\n{}", prose.join("\n")));
+                prose.clear();
+            }
+            self.clause_about(out, &format!("{head}\n{row}"), Some(row));
+        }
+        if !prose.is_empty() {
+            push_block(out, &format!("{head}\n{}", prose.join("\n")));
+        }
+    }
+
+    /// A list stays a list: each item's content is written as a chapter's blocks are, so that a
+    /// statement with a keyword becomes a clause block inside its item, at the item's indent
+    /// (nested lists and the numbers of ordered steps kept).
     fn list(&mut self, out: &mut String, src: &str, items: &[Range<usize>], base: usize) {
         if find_keywords(src).is_empty() {
             return push_block(out, src);
         }
-        let mut prose = String::new();
-        for r in items {
+        let mut list = String::new();
+        for (n, r) in items.iter().enumerate() {
             let item = &src[r.start - base..r.end - base];
-            if find_keywords(item).is_empty() {
-                prose.push_str(item.trim_end());
-                prose.push('\n');
+            if n > 0 {
+                // Loose (a blank line before the next item) or tight, as written.
+                let before = &src[items[n - 1].start - base..r.start - base];
+                let loose = before.lines().last().is_some_and(|l| l.trim().is_empty());
+                list.push_str(if loose { "\n\n" } else { "\n" });
+            }
+            let (marker, content) = split_marker(item);
+            let content = dedent(content.trim_end());
+            let mut inner = String::new();
+            if find_keywords(&content).is_empty() {
+                inner = content;
             } else {
-                if !prose.is_empty() {
-                    push_block(out, prose.trim_end());
-                    prose.clear();
+                self.blocks(&mut inner, &content);
+            }
+            let pad = " ".repeat(marker.len() + 1);
+            list.push_str(marker);
+            list.push(' ');
+            for (i, line) in inner.lines().enumerate() {
+                if i > 0 {
+                    list.push('\n');
+                    if !line.is_empty() {
+                        list.push_str(&pad);
+                    }
                 }
-                self.clause(out, strip_marker(item));
+                list.push_str(line);
             }
         }
-        if !prose.is_empty() {
-            push_block(out, prose.trim_end());
-        }
+        push_block(out, &list);
     }
 }
 
-/// An item's text without its list marker (`- `, `* `, `1. `).
-fn strip_marker(item: &str) -> &str {
+/// An item's list marker (`-`, `*`, `1.`, `2)`) and its content after the marker's spaces.
+fn split_marker(item: &str) -> (&str, &str) {
     let t = item.trim_start();
-    let rest = t
-        .strip_prefix(['-', '*', '+'])
-        .or_else(|| {
-            let digits = t.chars().take_while(char::is_ascii_digit).count();
-            (digits > 0)
-                .then(|| t[digits..].strip_prefix(['.', ')']))
-                .flatten()
-        })
-        .unwrap_or(t);
-    rest.trim_start_matches([' ', '\t'])
+    let len = if t.starts_with(['-', '*', '+']) {
+        1
+    } else {
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 && t[digits..].starts_with(['.', ')']) {
+            digits + 1
+        } else {
+            0
+        }
+    };
+    (&t[..len], t[len..].trim_start_matches([' ', '\t']))
 }
 
 /// `text` with its lines' common indentation (after the first line) removed.
@@ -439,6 +564,7 @@ fn import_text(
         clauses: 0,
         reviews: 0,
         boilerplate: 0,
+        lead_in: None,
     };
     let mut chapters: Vec<Chapter> = Vec::new();
     let mut names = BTreeSet::new();
@@ -446,6 +572,7 @@ fn import_text(
     for b in &blocks {
         let s = &src[b.range.clone()];
         if let Kind::Heading(level) = b.kind {
+            w.flush(chapters.last_mut().map_or(&mut intro, |c| &mut c.out));
             let text = heading_text(s);
             if titled && level == top && title.is_empty() {
                 title = text;
@@ -474,19 +601,9 @@ fn import_text(
             continue;
         }
         let out = chapters.last_mut().map_or(&mut intro, |c| &mut c.out);
-        match &b.kind {
-            Kind::Paragraph => w.paragraph(out, s),
-            Kind::List(items) => w.list(out, s, items, b.range.start),
-            _ if find_keywords(s).is_empty()
-                || s.trim_start().starts_with("```")
-                || s.trim_start().starts_with("~~~")
-                || s.starts_with("    ") =>
-            {
-                push_block(out, s)
-            }
-            _ => w.clause(out, s),
-        }
+        w.block(out, s, &b.kind, b.range.start);
     }
+    w.flush(chapters.last_mut().map_or(&mut intro, |c| &mut c.out));
     if title.is_empty() {
         title = origin.to_string();
     }
@@ -603,16 +720,47 @@ mod tests {
             .prop_map(|(w, end)| format!("{}{end}", w.join(" ")))
     }
 
-    /// A document: headings, paragraphs of sentences, lists.
+    /// A list of `items` (`- ` or numbered), each maybe with a nested list, tight or loose.
+    fn list(items: Vec<(String, Vec<String>)>, ordered: bool, loose: bool) -> String {
+        let mut out = Vec::new();
+        for (n, (item, nested)) in items.iter().enumerate() {
+            let marker = if ordered {
+                format!("{}.", n + 1)
+            } else {
+                "-".into()
+            };
+            let pad = " ".repeat(marker.len() + 1);
+            let mut text = format!("{marker} {item}");
+            for s in nested {
+                text.push_str(&format!("\n{pad}- {s}"));
+            }
+            out.push(text);
+        }
+        out.join(if loose { "\n\n" } else { "\n" })
+    }
+
+    /// A document: headings, paragraphs of sentences, lists (nested, numbered, after a lead-in
+    /// ending with `:`), tables.
     fn document() -> impl Strategy<Value = String> {
+        let item = (sentence(), prop::collection::vec(sentence(), 0..3));
         let block = prop_oneof![
             "[A-Z][a-z]{2,8}".prop_map(|t| format!("## {t}")),
             prop::collection::vec(sentence(), 1..4).prop_map(|s| s.join(" ")),
-            prop::collection::vec(sentence(), 1..4).prop_map(|s| s
-                .iter()
-                .map(|i| format!("- {i}"))
-                .collect::<Vec<_>>()
-                .join("\n")),
+            (
+                prop::collection::vec(item, 1..4),
+                any::<bool>(),
+                any::<bool>()
+            )
+                .prop_map(|(items, ordered, loose)| list(items, ordered, loose)),
+            (sentence(), prop::collection::vec(sentence(), 1..3)).prop_map(|(lead, steps)| {
+                let steps = steps.into_iter().map(|s| (s, Vec::new())).collect();
+                format!("{lead}:\n\n{}", list(steps, true, false))
+            }),
+            prop::collection::vec((sentence(), sentence()), 1..4).prop_map(|rows| {
+                let rows: Vec<String> =
+                    rows.iter().map(|(a, b)| format!("| {a} | {b} |")).collect();
+                format!("| name | rule |\n| --- | --- |\n{}", rows.join("\n"))
+            }),
         ];
         prop::collection::vec(block, 1..8).prop_map(|b| format!("# Title\n\n{}\n", b.join("\n\n")))
     }

@@ -109,7 +109,7 @@ case!(
 );
 case!(
     k0114_nested_clause,
-    "- a list item\n\n  ```clause\n  id: one.a\n  ```\n"
+    "> a quote\n>\n> ```clause\n> id: one.a\n> ```\n"
 );
 case!(
     k0115_implicit_with_keyword,

@@ -162,3 +162,108 @@ fn a_small_text_imports_as_expected() {
     let (code, out, err) = kcontract(dir.path(), &["check"]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+/// Import `tests/fixtures/import/<name>` into a fresh folder with `more` arguments; `check` passes
+/// on the result.
+fn import_fixture(name: &str, more: &[&str]) -> tempfile::TempDir {
+    let path = root().join("tests/fixtures/import").join(name);
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &[&["import", path.to_str().unwrap(), "--out", "spec"], more].concat(),
+    );
+    assert_eq!(code, 0, "import failed:\n{out}\n{err}");
+    let (code, out, err) = kcontract(dir.path(), &["check"]);
+    assert_eq!(code, 0, "check of the imported {name}:\n{out}\n{err}");
+    dir
+}
+
+/// Lists, nested lists, numbered steps and tables keep their structure on the page, with each
+/// normative statement inside them a clause of its own (none glued to its neighbours).
+#[test]
+fn lists_steps_and_tables_keep_their_structure() {
+    let dir = import_fixture("structured.md", &[]);
+    let loaded = kcontract::load(&dir.path().join("spec"));
+    assert!(!loaded.has_errors());
+    let texts: Vec<(String, String)> = loaded
+        .spec
+        .clauses
+        .iter()
+        .map(|c| (c.level.as_str().to_string(), c.text.clone()))
+        .collect();
+    let head = "| Field | Requirement | Meaning |\n| --- | --- | --- |\n";
+    let steps = "To hand a parcel over, a courier MUST follow these steps in order:\n\n\
+                 1. Scan the label.\n2. Ask the receiver for a signature.\n\
+                 3. Photograph the parcel at the door.";
+    let want: Vec<(String, String)> = [
+        ("MUST", "The sender MUST print the label in black ink."),
+        (
+            "MUST NOT",
+            "A courier MUST NOT accept a parcel above 30 kg.",
+        ),
+        ("SHOULD", "A depot SHOULD weigh every parcel twice."),
+        ("MAY", "Fragile marks are OPTIONAL."),
+        ("MUST", steps),
+        ("MAY", "Knock twice; the courier MAY ring the bell instead."),
+        (
+            "MUST",
+            &format!("{head}| `sender` | REQUIRED | who sent it |"),
+        ),
+        (
+            "MAY",
+            &format!("{head}| `note` | a depot MAY ignore it | free text |"),
+        ),
+    ]
+    .iter()
+    .map(|(l, t)| (l.to_string(), t.to_string()))
+    .collect();
+    assert_eq!(texts, want);
+
+    // The pages keep the lists, their nesting, the steps' numbers and the table, each clause in
+    // its place.
+    let (code, out, err) = kcontract(dir.path(), &["build"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let page = |name: &str| {
+        let html =
+            std::fs::read_to_string(dir.path().join(format!("site/en/{name}.html"))).unwrap();
+        let main = html.find("<main").unwrap();
+        html[main..].to_string()
+    };
+    let parcels = page("parcels");
+    let clause = "<li><section class=\"clause level-";
+    assert!(
+        parcels.contains(
+            "<ul>\n<li>\n<p>Label: every parcel has a printed label.</p>\n<section class=\"clause level-must "
+        ),
+        "{parcels}"
+    );
+    assert!(
+        parcels.contains(&format!(
+            "<li>\n<p>Weight limits:</p>\n<ul>\n{clause}must-not "
+        )),
+        "{parcels}"
+    );
+    assert_eq!(parcels.matches(clause).count(), 3, "{parcels}");
+    assert!(parcels.contains("<p>Colour: parcels come in any colour.</p>\n</li>\n</ul>"));
+    let handover = page("handover");
+    assert!(
+        handover.contains(&format!(
+            "<ol>\n<li>Confirm the address.</li>\n{clause}may "
+        )),
+        "{handover}"
+    );
+    assert!(handover.contains("</section>\n</li>\n<li>Wait a minute.</li>\n</ol>"));
+    // The lead-in's clause holds its numbered steps.
+    assert!(
+        handover.contains("in order:</p>\n<ol>\n<li>Scan the label.</li>"),
+        "{handover}"
+    );
+    let fields = page("fields");
+    assert_eq!(fields.matches("<table>").count(), 3, "{fields}");
+    assert!(fields.contains("<div class=\"text\"><table>"), "{fields}");
+    assert!(fields.contains("<td><code>colour</code></td>"));
+    // Search indexes each clause once, not its YAML inside the list's prose too.
+    let index = std::fs::read_to_string(dir.path().join("site/assets/search-en.js")).unwrap();
+    assert!(index.contains("A courier MUST NOT accept"), "{index}");
+    assert!(!index.contains("verify: manual"), "{index}");
+}
