@@ -8,6 +8,7 @@
 //!
 //! Pure: [`import`] turns a text into files; the command writes them.
 
+mod ids;
 mod links;
 mod text;
 
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 
 use crate::keywords::find_keywords;
-use crate::spec::Contract;
+use crate::spec::{Contract, Spec};
 use crate::spec_source::{BOILERPLATE_MARKER, LoadOptions, Tree, load_from, markdown_options};
 
 /// A spec folder made from one Markdown text.
@@ -39,9 +40,24 @@ pub struct Imported {
     /// Links to a section of the source, now to the chapter holding it, and links to other files
     /// now under the link base.
     pub links_rewritten: usize,
+    /// How many clauses kept the id of an earlier import's clause (`Options::earlier`).
+    pub kept: usize,
     /// The targets of links kept as their words only (another file and no link base, or a
     /// section no chapter has): the command reports them.
     pub links_dropped: Vec<String>,
+}
+
+/// What an import is made with besides the text and its vocabulary.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Where the source's relative links to other files point (`--link-base`).
+    pub link_base: Option<&'a str>,
+    /// The earlier import of the text (`--keep-ids-from`): a clause whose statement it had, the
+    /// same or reworded ([`ids`]), keeps its id; no other clause takes one of its ids.
+    pub earlier: Option<&'a Spec>,
+    /// The contract imported into (`--into`): its clause ids are taken, and the introduction (text
+    /// before the first heading) is named apart from its chapters.
+    pub into: Option<&'a Spec>,
 }
 
 /// A top-level block of the source: its range, and what it is.
@@ -159,6 +175,10 @@ struct Writer<'c> {
     /// A sentence with a keyword ending a paragraph with `:`, held until the next block says
     /// whether it leads in a list.
     lead_in: Option<String>,
+    /// The ids kept from an earlier import, by the text of their clause ([`ids::key`]), in order.
+    kept: BTreeMap<String, Vec<String>>,
+    /// How many clauses took a kept id.
+    kept_ids: usize,
 }
 
 impl Writer<'_> {
@@ -204,7 +224,13 @@ impl Writer<'_> {
                 "actor `{actor}` is a guess: the subject names no single actor"
             ));
         }
-        let id = self.id(&about);
+        let kept = self
+            .kept
+            .get_mut(&ids::key(&text))
+            .filter(|k| !k.is_empty())
+            .map(|k| k.remove(0));
+        self.kept_ids += usize::from(kept.is_some());
+        let id = kept.unwrap_or_else(|| self.id(&about));
         self.clauses += 1;
         let mut block = format!(
             "```clause\nid: {id}\nlevel: {keyword}\nactor: {actor}\nverify: {}\n",
@@ -249,8 +275,9 @@ impl Writer<'_> {
 
     /// A unique id: `<section>.<key words>`, `-2`, `-3`, … when taken.
     fn id(&mut self, text: &str) -> String {
+        // Text before any section belongs to the introduction chapter (never a bare `clause.`).
         let section = if self.section.is_empty() {
-            "clause".to_string()
+            "introduction".to_string()
         } else {
             self.section.clone()
         };
@@ -468,31 +495,34 @@ fn push_block(out: &mut String, block: &str) {
     out.push_str(block.trim_end_matches('\n'));
 }
 
+/// The ids a pass starts from: those taken, and those kept by text.
+#[derive(Default, Clone)]
+struct Ids {
+    taken: BTreeSet<String>,
+    chapters: BTreeSet<String>,
+    kept: BTreeMap<String, Vec<String>>,
+}
+
 /// Import `src` (Markdown; `origin` names it in `contract.yaml`) with the vocabulary of `contract`
 /// (its actors are guessed among; the first verify kind that is not `untestable` is given).
-pub fn import(src: &str, origin: &str, contract: &Contract, link_base: Option<&str>) -> Imported {
-    let first = import_text(src, origin, contract, &BTreeMap::new());
+pub fn import(src: &str, origin: &str, contract: &Contract, options: &Options<'_>) -> Imported {
+    let link_base = options.link_base;
+    let mut start = Ids::default();
+    for spec in [options.earlier, options.into].into_iter().flatten() {
+        // An earlier version's ids are never given to another statement.
+        start
+            .taken
+            .extend(spec.clauses.iter().map(|c| c.id.clone()));
+    }
+    if let Some(into) = options.into {
+        start
+            .chapters
+            .extend(into.contract.chapters.iter().cloned());
+    }
+    let first = import_text(src, origin, contract, &BTreeMap::new(), &start);
     // Where each heading of the source went: the chapters the loader reads, in memory, give the ids
     // `check` resolves links against (one definition of a heading's id).
-    let mut files: BTreeMap<PathBuf, Vec<u8>> = first
-        .chapters
-        .iter()
-        .map(|(name, text)| {
-            (
-                PathBuf::from(format!("spec/en/{name}.md")),
-                text.clone().into_bytes(),
-            )
-        })
-        .collect();
-    files.insert(
-        "spec/contract.yaml".into(),
-        first.contract_yaml.clone().into_bytes(),
-    );
-    let loaded = load_from(
-        &Tree::Memory(files),
-        Path::new("spec"),
-        LoadOptions::default(),
-    );
+    let loaded = load_imported(&first);
     let anchors: BTreeMap<String, String> = loaded
         .spec
         .documents
@@ -506,15 +536,71 @@ pub fn import(src: &str, origin: &str, contract: &Contract, link_base: Option<&s
     let links = links::rewrite(src, &anchors, link_base);
     let definitions = links::definitions(src, &anchors, link_base);
     let rewritten = links.to_chapters + links.to_base;
-    if rewritten == 0 && links.to_text.is_empty() && definitions.is_empty() {
+    let mut ids = start;
+    if let Some(earlier) = options.earlier {
+        let new: Vec<ids::Statement<'_>> = loaded
+            .spec
+            .clauses
+            .iter()
+            .map(|c| ids::Statement {
+                level: c.level,
+                text: &c.text,
+            })
+            .collect();
+        let old: Vec<(ids::Statement<'_>, &str)> = earlier
+            .clauses
+            .iter()
+            .map(|c| {
+                let s = ids::Statement {
+                    level: c.level,
+                    text: &c.text,
+                };
+                (s, c.id.as_str())
+            })
+            .collect();
+        for (i, id) in ids::matches(&new, &old) {
+            ids.kept
+                .entry(ids::key(&loaded.spec.clauses[i].text))
+                .or_default()
+                .push(id);
+        }
+    }
+    if rewritten == 0
+        && links.to_text.is_empty()
+        && definitions.is_empty()
+        && options.earlier.is_none()
+    {
         return first;
     }
     // Only link targets changed, and definitions were added: the chapters, headings and clauses
-    // come out the same.
-    let mut again = import_text(&links.text, origin, contract, &definitions);
+    // come out the same, with the ids kept.
+    let mut again = import_text(&links.text, origin, contract, &definitions, &ids);
     again.links_rewritten = rewritten;
     again.links_dropped = links.to_text;
     again
+}
+
+/// An import's spec folder as `check` reads it, in memory.
+fn load_imported(imported: &Imported) -> crate::Loaded {
+    let mut files: BTreeMap<PathBuf, Vec<u8>> = imported
+        .chapters
+        .iter()
+        .map(|(name, text)| {
+            (
+                PathBuf::from(format!("spec/en/{name}.md")),
+                text.clone().into_bytes(),
+            )
+        })
+        .collect();
+    files.insert(
+        "spec/contract.yaml".into(),
+        imported.contract_yaml.clone().into_bytes(),
+    );
+    load_from(
+        &Tree::Memory(files),
+        Path::new("spec"),
+        LoadOptions::default(),
+    )
 }
 
 /// One pass of [`import`], the links left as they are; each chapter ends with the link reference
@@ -524,6 +610,7 @@ fn import_text(
     origin: &str,
     contract: &Contract,
     definitions: &BTreeMap<String, links::Definition>,
+    start: &Ids,
 ) -> Imported {
     let blocks = blocks(src);
     let headings: Vec<u8> = blocks
@@ -559,12 +646,14 @@ fn import_text(
     let mut w = Writer {
         contract,
         verify,
-        ids: BTreeSet::new(),
+        ids: start.taken.clone(),
         section: String::new(),
         clauses: 0,
         reviews: 0,
         boilerplate: 0,
         lead_in: None,
+        kept: start.kept.clone(),
+        kept_ids: 0,
     };
     let mut chapters: Vec<Chapter> = Vec::new();
     let mut names = BTreeSet::new();
@@ -578,9 +667,9 @@ fn import_text(
                 title = text;
                 continue;
             }
-            w.section = text::slug(&text, 40);
+            w.section = text::slug(text::unnumbered(&text), 40);
             if level <= chapter_level {
-                let mut name = text::slug(&text, 40);
+                let mut name = w.section.clone();
                 if name.is_empty() {
                     name = "chapter".into();
                 }
@@ -608,8 +697,9 @@ fn import_text(
         title = origin.to_string();
     }
     if !intro.trim().is_empty() {
+        // Named by no heading, so free to avoid the chapters of the contract imported into.
         let mut name = "introduction".to_string();
-        while names.contains(&name) {
+        while names.contains(&name) || start.chapters.contains(&name) {
             name.push_str("-0");
         }
         chapters.insert(
@@ -633,7 +723,7 @@ fn import_text(
         }
     }
     let chapter_names: Vec<String> = chapters.iter().map(|c| c.name.clone()).collect();
-    let contract_yaml = contract_yaml(&title, origin, &chapter_names);
+    let contract_yaml = contract_yaml(&title, origin, &chapter_names, contract);
     Imported {
         title,
         contract_yaml,
@@ -653,6 +743,7 @@ fn import_text(
         boilerplate: w.boilerplate,
         links_rewritten: 0,
         links_dropped: Vec::new(),
+        kept: w.kept_ids,
     }
 }
 
@@ -667,9 +758,10 @@ fn shift_heading(s: &str, level: u8, chapter_level: u8) -> String {
     format!("{}{}", "#".repeat(usize::from(new)), &t[hashes..])
 }
 
-/// The `contract.yaml` of an import: title, one language, the chapters, and the upstream left
-/// for the editor to fill in.
-fn contract_yaml(title: &str, origin: &str, chapters: &[String]) -> String {
+/// The `contract.yaml` of an import: title, one language, the chapters, the vocabulary (the
+/// actors and verify kinds of `contract`, spelled out so that the editor sees and can change
+/// them), and the upstream left for the editor to fill in.
+fn contract_yaml(title: &str, origin: &str, chapters: &[String], contract: &Contract) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
     let mut y = format!(
         "# Made by `kcontract import {origin}`. Check every clause carrying `review:`, then delete that line.\ntitle: {}\nversion: 0.1.0\nlanguages: [en]\nchapters:\n",
@@ -678,6 +770,12 @@ fn contract_yaml(title: &str, origin: &str, chapters: &[String]) -> String {
     for c in chapters {
         y.push_str(&format!("  - {c}\n"));
     }
+    let list = |words: Vec<&str>| words.join(", ");
+    y.push_str(&format!(
+        "# Who a clause binds (`actor:`) and how it is verified (`verify:`).\nactors: [{}]\nverify: [{}]\n",
+        list(contract.actor_list().map(|a| a.as_str()).collect()),
+        list(contract.verify_list().map(|v| v.as_str()).collect()),
+    ));
     y.push_str(&format!(
         "# Optional: where the text came from, shown on the site.\n# upstream:\n#   title: {}\n#   url: https://…\n#   license: …\n#   attribution: …\n",
         q(title)
@@ -765,7 +863,110 @@ mod tests {
         prop::collection::vec(block, 1..8).prop_map(|b| format!("# Title\n\n{}\n", b.join("\n\n")))
     }
 
+    /// A normative sentence of its own: `n` makes it unlike every other.
+    fn statement(n: usize, words: &[String]) -> String {
+        format!("The runtime MUST handle case {n} {}.", words.join(" "))
+    }
+
+    /// Each clause's id by its text.
+    fn ids_by_text(loaded: &crate::Loaded) -> BTreeMap<String, String> {
+        loaded
+            .spec
+            .clauses
+            .iter()
+            .map(|c| (c.text.clone(), c.id.clone()))
+            .collect()
+    }
+
+    /// A statement that changed its level is a new one: its id is not the old statement's, even
+    /// where its words would make it so; a reworded one keeps its id.
+    #[test]
+    fn ids_of_an_earlier_version_are_kept_or_left_alone() {
+        let v1 = "# T\n\n## 4.1 Stops\n\nThe runtime MUST stop. The producer MUST include a unique id in every event.\n";
+        let v2 = "# T\n\n## 4.2 Stops\n\nThe runtime MUST NOT stop. Producers MUST put a unique id into every event.\n";
+        let first = import(v1, "v1.md", &Contract::default(), &Options::default());
+        let before = load_imported(&first);
+        let options = Options {
+            earlier: Some(&before.spec),
+            ..Default::default()
+        };
+        let second = import(v2, "v2.md", &Contract::default(), &options);
+        let ids = |l: &crate::Loaded| {
+            l.spec
+                .clauses
+                .iter()
+                .map(|c| c.id.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ids(&before),
+            [
+                "stops.runtime-stop",
+                "stops.producer-include-unique-id-every-event"
+            ]
+        );
+        assert_eq!(
+            ids(&load_imported(&second)),
+            [
+                "stops.runtime-stop-2",
+                "stops.producer-include-unique-id-every-event"
+            ]
+        );
+        assert_eq!(second.kept, 1);
+    }
+
     proptest! {
+        /// A re-import of a newer version, with sentences added and removed around the others,
+        /// keeps the id of every clause whose text did not change, and gives no new clause an id
+        /// the earlier version had for another text.
+        #[test]
+        fn unchanged_clauses_keep_their_ids(
+            words in prop::collection::vec(prop::collection::vec("[a-z]{1,6}", 0..4), 2..10),
+            keep in prop::collection::vec(any::<bool>(), 10),
+            added in prop::collection::vec(prop::collection::vec("[a-z]{1,6}", 0..4), 0..4),
+            sections in 1usize..3,
+        ) {
+            let doc = |sentences: &[String]| {
+                let per = sentences.len().div_ceil(sections).max(1);
+                let parts: Vec<String> = sentences
+                    .chunks(per)
+                    .enumerate()
+                    .map(|(i, c)| format!("## Part {i}\n\n{}", c.join(" ")))
+                    .collect();
+                format!("# Title\n\n{}\n", parts.join("\n\n"))
+            };
+            let old: Vec<String> = words.iter().enumerate().map(|(n, w)| statement(n, w)).collect();
+            let mut new: Vec<String> = Vec::new();
+            for (i, s) in old.iter().enumerate() {
+                if let Some(w) = added.get(i) {
+                    new.push(statement(100 + i, w));
+                }
+                if keep[i] {
+                    new.push(s.clone());
+                }
+            }
+            let first = import(&doc(&old), "v1.md", &Contract::default(), &Options::default());
+            let before = load_imported(&first);
+            prop_assert!(!before.has_errors());
+            let options = Options { earlier: Some(&before.spec), ..Default::default() };
+            let second = import(&doc(&new), "v2.md", &Contract::default(), &options);
+            let after = load_imported(&second);
+            prop_assert!(!after.has_errors());
+            let (was, is) = (ids_by_text(&before), ids_by_text(&after));
+            for (text, id) in &is {
+                match was.get(text) {
+                    Some(old_id) => prop_assert_eq!(old_id, id, "{}", text),
+                    // A new text takes an old id only as a rewording of that id's text.
+                    None => {
+                        for (old_text, _) in was.iter().filter(|(_, o)| *o == id) {
+                            let s = ids::similarity(&ids::words(text), &ids::words(old_text));
+                            prop_assert!(s >= ids::SIMILAR, "{} took {} from {}", text, id, old_text);
+                        }
+                    }
+                }
+            }
+        }
+
         /// Sentences cover the paragraph exactly, in order.
         #[test]
         fn sentences_cover_the_text(s in prop::collection::vec(sentence(), 0..6)) {
@@ -778,7 +979,7 @@ mod tests {
         /// result loads without errors.
         #[test]
         fn every_keyword_lands_in_a_clause(doc in document()) {
-            let imported = import(&doc, "doc.md", &Contract::default(), None);
+            let imported = import(&doc, "doc.md", &Contract::default(), &Options::default());
             let dir = tempfile::tempdir().unwrap();
             let spec = dir.path().join("spec");
             std::fs::create_dir_all(spec.join("en")).unwrap();

@@ -267,3 +267,159 @@ fn lists_steps_and_tables_keep_their_structure() {
     assert!(index.contains("A courier MUST NOT accept"), "{index}");
     assert!(!index.contains("verify: manual"), "{index}");
 }
+
+/// The actors of the events fixtures.
+const ACTORS: &str = "producer,consumer,intermediary,registry";
+
+/// Each clause's id and actor, in order.
+fn ids_and_actors(spec: &Path) -> Vec<(String, String)> {
+    let loaded = kcontract::load(spec);
+    assert!(!loaded.has_errors());
+    loaded
+        .spec
+        .clauses
+        .iter()
+        .map(|c| (c.id.clone(), c.actor.as_str().to_string()))
+        .collect()
+}
+
+/// `--actors`: the contract's own vocabulary, each clause bound to the actor its subject names,
+/// with no "actor is a guess" note where the subject names one; ids carry no section numbers and
+/// no `clause.` prefix.
+#[test]
+fn own_actors_bind_the_subjects() {
+    let dir = import_fixture("events-v1.md", &["--actors", ACTORS]);
+    let contract = std::fs::read_to_string(dir.path().join("spec/contract.yaml")).unwrap();
+    assert!(
+        contract.contains("actors: [producer, consumer, intermediary, registry]"),
+        "{contract}"
+    );
+    let got = ids_and_actors(&dir.path().join("spec"));
+    let want = [
+        ("introduction.every-party-speak-utf-8", "producer"),
+        (
+            "identity.producer-include-unique-id-every-event",
+            "producer",
+        ),
+        (
+            "identity.intermediaries-forward-events-unchanged",
+            "intermediary",
+        ),
+        ("identity.registry-keep-every-schema-published", "registry"),
+        ("retries.consumer-asks-producer-resend-event", "producer"),
+        ("consumers.consumers-drop-events-cannot-parse", "consumer"),
+        ("consumers.consumer-acknowledge-event-twice", "consumer"),
+    ]
+    .map(|(i, a)| (i.to_string(), a.to_string()));
+    assert_eq!(got, want);
+    let (code, _, err) = kcontract(dir.path(), &["check"]);
+    assert_eq!(code, 0);
+    // Only "Every party" names no actor.
+    assert_eq!(err.matches("warning[K0119]").count(), 1, "{err}");
+    // Without --actors, the Knative actors, and a guess nearly everywhere.
+    let dir = import_fixture("events-v1.md", &[]);
+    let (_, _, err) = kcontract(dir.path(), &["check"]);
+    assert_eq!(err.matches("warning[K0119]").count(), 7, "{err}");
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &["import", "x.md", "--out", "y", "--actors", "Producer"],
+    );
+    assert_eq!(code, 2, "{err}");
+}
+
+/// A re-import of a newer version with `--keep-ids-from` keeps the id of each clause whose text
+/// is the same or reworded; a new statement gets a new id, never a removed one's.
+#[test]
+fn a_reimport_keeps_the_ids() {
+    let old = import_fixture("events-v1.md", &["--actors", ACTORS]);
+    let path = root().join("tests/fixtures/import/events-v2.md");
+    let (code, out, err) = kcontract(
+        old.path(),
+        &[
+            "import",
+            path.to_str().unwrap(),
+            "--out",
+            "v2",
+            "--actors",
+            ACTORS,
+            "--keep-ids-from",
+            "spec",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("note: 6 of 7 clause(s) kept their id from `spec`"),
+        "{err}"
+    );
+    let ids: Vec<String> = ids_and_actors(&old.path().join("v2"))
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "introduction.every-party-speak-utf-8",
+            // "Producers MUST put a unique id into every event": reworded, the same statement.
+            "identity.producer-include-unique-id-every-event",
+            "identity.producers-sign-every-event",
+            "identity.intermediaries-forward-events-unchanged",
+            "retries.consumer-asks-producer-resend-event",
+            "consumers.consumers-drop-events-cannot-parse",
+            "consumers.consumer-acknowledge-event-twice",
+        ]
+    );
+    let (code, out, err) = kcontract(old.path(), &["--spec", "v2", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// `--into` a contract `init` made: its vocabulary, new chapter files, their names appended to
+/// `chapters:`, every other file as it was; a second import of the same text is refused (K1005),
+/// and so is a contract with errors (K1004), both writing nothing.
+#[test]
+fn import_into_an_init_contract_merges_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["init", "c", "--title", "Relay"]);
+    assert_eq!(code, 0, "{err}");
+    let spec = dir.path().join("c/spec");
+    let yaml_before = std::fs::read_to_string(spec.join("contract.yaml")).unwrap();
+    let intro_before = std::fs::read_to_string(spec.join("en/introduction.md")).unwrap();
+    let path = root().join("tests/fixtures/import/events-v1.md");
+    let file = path.to_str().unwrap();
+    let (code, out, err) = kcontract(dir.path(), &["import", file, "--into", "c/spec"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("merged: new files en/introduction-0.md, en/producers.md, en/consumers.md"),
+        "{out}"
+    );
+    let yaml = std::fs::read_to_string(spec.join("contract.yaml")).unwrap();
+    assert_eq!(
+        yaml,
+        yaml_before.replace(
+            "  - introduction\n",
+            "  - introduction\n  - introduction-0\n  - producers\n  - consumers\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(spec.join("en/introduction.md")).unwrap(),
+        intro_before
+    );
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The contract's actors (`implementation`, `user`) are what the clauses may name.
+    let actors: Vec<String> = ids_and_actors(&spec).into_iter().map(|(_, a)| a).collect();
+    assert!(
+        actors.iter().all(|a| a == "implementation" || a == "user"),
+        "{actors:?}"
+    );
+
+    let (code, _, again) = kcontract(dir.path(), &["import", file, "--into", "c/spec"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        std::fs::read_to_string(spec.join("contract.yaml")).unwrap(),
+        yaml
+    );
+    std::fs::remove_file(spec.join("en/consumers.md")).unwrap();
+    let (code, _, broken) = kcontract(dir.path(), &["import", file, "--into", "c/spec"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(format!("{again}\n{broken}"));
+}
