@@ -88,20 +88,12 @@ impl Import {
                 );
             }
         };
-        let earlier = match &self.keep_ids_from {
-            Some(dir) => match load_clean(ctx, dir, "keep ids from") {
-                Ok(l) => Some(l),
-                Err(f) => return Err(f),
-            },
-            None => None,
-        };
-        let into = match &self.into {
-            Some(dir) => match load_clean(ctx, dir, "import into") {
-                Ok(l) => Some(l),
-                Err(f) => return Err(f),
-            },
-            None => None,
-        };
+        let earlier = (self.keep_ids_from.as_deref())
+            .map(|dir| load_clean(ctx, dir, "keep ids from"))
+            .transpose()?;
+        let into = (self.into.as_deref())
+            .map(|dir| load_clean(ctx, dir, "import into"))
+            .transpose()?;
         let out = self.into.clone().or(self.out.clone()).unwrap_or_default();
         if into.is_none()
             && let Some(why) = not_empty(&out)
@@ -198,6 +190,24 @@ impl Import {
                     out.display(),
                 ))?;
             }
+        }
+        if self.actors.is_empty() && into.is_none() && !imported.subjects.is_empty() {
+            // The vocabulary the text suggests: a person decides which of these are actors.
+            let shown: Vec<&(String, usize)> = imported.subjects.iter().take(8).collect();
+            eprintln!(
+                "note: {} clause(s) have a guessed actor; their subjects name: {}\n  = help: to bind each clause to the actor its subject names, import again with --actors {}",
+                imported.reviews,
+                shown
+                    .iter()
+                    .map(|(n, c)| format!("{n} ({c})"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                shown
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
         }
         if let Some(dir) = &self.keep_ids_from {
             eprintln!(

@@ -42,6 +42,9 @@ pub struct Imported {
     pub links_rewritten: usize,
     /// How many clauses kept the id of an earlier import's clause (`Options::earlier`).
     pub kept: usize,
+    /// The nouns that the subjects of clauses whose actor is a guess end with ("The producer
+    /// MUST": `producer`), most frequent first: the actors the text itself suggests.
+    pub subjects: Vec<(String, usize)>,
     /// The targets of links kept as their words only (another file and no link base, or a
     /// section no chapter has): the command reports them.
     pub links_dropped: Vec<String>,
@@ -179,6 +182,8 @@ struct Writer<'c> {
     kept: BTreeMap<String, Vec<String>>,
     /// How many clauses took a kept id.
     kept_ids: usize,
+    /// The nouns of the subjects that named no actor, and how often.
+    subjects: BTreeMap<String, usize>,
 }
 
 impl Writer<'_> {
@@ -220,6 +225,13 @@ impl Writer<'_> {
             ));
         }
         if !sure {
+            let noun = match find_keywords(&about).first() {
+                Some(h) => text::subject_noun(&about, h.range.start),
+                None => None,
+            };
+            if let Some(noun) = noun {
+                *self.subjects.entry(noun).or_insert(0) += 1;
+            }
             review.push(format!(
                 "actor `{actor}` is a guess: the subject names no single actor"
             ));
@@ -654,6 +666,7 @@ fn import_text(
         lead_in: None,
         kept: start.kept.clone(),
         kept_ids: 0,
+        subjects: BTreeMap::new(),
     };
     let mut chapters: Vec<Chapter> = Vec::new();
     let mut names = BTreeSet::new();
@@ -744,6 +757,11 @@ fn import_text(
         links_rewritten: 0,
         links_dropped: Vec::new(),
         kept: w.kept_ids,
+        subjects: {
+            let mut named: Vec<(String, usize)> = w.subjects.into_iter().collect();
+            named.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            named
+        },
     }
 }
 

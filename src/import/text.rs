@@ -293,6 +293,49 @@ fn actors_in<'c>(contract: &'c Contract, words: &[&str]) -> Vec<&'c str> {
         .collect()
 }
 
+/// The noun a sentence's subject ends with, singular ("The producer SHOULD": `producer`;
+/// "Intermediaries MUST": `intermediary`; "If a consumer asks, a registry MUST": `registry`):
+/// the last word before the keyword, in the subject's last part (after its last `,` or `;`),
+/// when it stands alone there or after a determiner (`the`, `a`, `each`, …) that no preposition
+/// governs. `None` for a
+/// subject of another shape ("It MUST", "… be a non-empty string"), which names no actor.
+pub(super) fn subject_noun(text: &str, first_keyword: usize) -> Option<String> {
+    const DETERMINERS: [&str; 8] = ["the", "a", "an", "each", "every", "any", "all", "some"];
+    let subject = strip_link_targets(&text[..first_keyword]).to_ascii_lowercase();
+    let last = subject.rsplit([',', ';', ':']).next().unwrap_or(&subject);
+    let words: Vec<&str> = last
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let (noun, before) = match words.as_slice() {
+        [noun] => (*noun, None),
+        [.., before, noun] => (*noun, Some(*before)),
+        [] => return None,
+    };
+    // "… of an event MUST": the noun of a prepositional phrase is not the subject's head.
+    let governed = words.len() >= 3
+        && matches!(
+            words[words.len() - 3],
+            "of" | "in" | "for" | "to" | "from" | "with" | "by" | "on" | "at"
+        );
+    if governed
+        || before.is_some_and(|b| !DETERMINERS.contains(&b))
+        || is_stop(noun)
+        || noun.len() < 3
+        || noun.chars().any(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let singular = if let Some(stem) = noun.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if noun.ends_with("ss") || noun.len() <= 3 {
+        noun.to_string()
+    } else {
+        noun.strip_suffix('s').unwrap_or(noun).to_string()
+    };
+    Some(singular)
+}
+
 /// The actor a sentence binds, guessed from the words before its first keyword (its subject), and
 /// whether the guess is sure: exactly one actor is named there, or in the last part of it (after
 /// its last `,` or `;`: "If the consumer asks, the producer MUST"). Otherwise the contract's first
@@ -419,5 +462,16 @@ mod tests {
             ("event-producer".into(), false)
         );
         assert_eq!(g("It MUST"), ("event-producer".into(), false));
+        let n = |s: &str| subject_noun(s, s.find("MUST").unwrap());
+        assert_eq!(n("The producer MUST").as_deref(), Some("producer"));
+        assert_eq!(n("Intermediaries MUST").as_deref(), Some("intermediary"));
+        assert_eq!(
+            n("If a consumer asks, every registry MUST").as_deref(),
+            Some("registry")
+        );
+        assert_eq!(n("Brokers MUST").as_deref(), Some("broker"));
+        assert_eq!(n("It MUST"), None);
+        assert_eq!(n("MUST be x"), None);
+        assert_eq!(n("The id attribute of an event MUST").as_deref(), None);
     }
 }

@@ -316,8 +316,20 @@ fn own_actors_bind_the_subjects() {
     assert_eq!(code, 0);
     // Only "Every party" names no actor.
     assert_eq!(err.matches("warning[K0119]").count(), 1, "{err}");
-    // Without --actors, the Knative actors, and a guess nearly everywhere.
-    let dir = import_fixture("events-v1.md", &[]);
+    // Without --actors, the Knative actors, and a guess everywhere; the import suggests the
+    // actors the subjects name.
+    let dir = tempfile::tempdir().unwrap();
+    let path = root().join("tests/fixtures/import/events-v1.md");
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &["import", path.to_str().unwrap(), "--out", "spec"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("their subjects name: consumer (2), producer (2), intermediary (1), party (1), registry (1)")
+            && err.contains("--actors consumer,producer,intermediary,party,registry"),
+        "{err}"
+    );
     let (_, _, err) = kcontract(dir.path(), &["check"]);
     assert_eq!(err.matches("warning[K0119]").count(), 7, "{err}");
     let (code, _, err) = kcontract(
