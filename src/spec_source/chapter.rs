@@ -127,7 +127,8 @@ pub(super) fn parse_chapter(
     let mut prose_from = 0usize;
 
     let mut tops: Vec<(Range<usize>, Top)> = Vec::new();
-    // The open containers below the top: `true` for a list or a list item.
+    // The open containers of the block being read, the top-level one first: `true` for a list or
+    // a list item.
     let mut stack: Vec<bool> = Vec::new();
     let mut nested: Vec<Nested> = Vec::new();
     let mut links = Vec::new();
@@ -306,10 +307,12 @@ pub(super) fn parse_chapter(
                 title,
                 nested,
             } => {
-                if boilerplate || title {
+                if title {
                     continue;
                 }
-                scan_prose(file_id, file, &block, &masked, diags);
+                if !boilerplate {
+                    scan_prose(file_id, file, &block, &masked, diags);
+                }
                 if nested.is_empty() {
                     continue;
                 }
