@@ -435,3 +435,60 @@ fn import_into_an_init_contract_merges_and_never_overwrites() {
     assert_eq!(code, 1);
     insta::assert_snapshot!(format!("{again}\n{broken}"));
 }
+
+/// A clause block in a list item is translated like any other (its translation sits in the same
+/// item of the translated list, `i18n stamp` finds it), and each language's page shows it in its
+/// place.
+#[test]
+fn a_clause_in_a_list_item_is_translated_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "spec/contract.yaml",
+        "title: Parcels\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\n\
+         actors: [courier]\nverify: [manual]\n",
+    );
+    write(
+        "spec/en/one.md",
+        "# One\n\n- Weight:\n  - ```clause\n    id: one.heavy\n    level: MUST NOT\n    actor: courier\n    \
+         text: A courier MUST NOT accept a parcel above 30 kg.\n    verify: manual\n    ```\n  - Colour: any.\n",
+    );
+    write(
+        "spec/zh/one.md",
+        "# 一\n\n- 重量：\n  - ```clause\n    id: one.heavy\n    \
+         text: 快递员不得（MUST NOT）接受超过 30 公斤的包裹。\n    source: 000000000000\n    ```\n  - 颜色：任意。\n",
+    );
+    let (code, _, err) = kcontract(dir.path(), &["i18n", "stamp", "one.heavy"]);
+    assert_eq!(code, 0, "{err}");
+    let zh = std::fs::read_to_string(dir.path().join("spec/zh/one.md")).unwrap();
+    assert!(
+        !zh.contains("000000000000") && zh.contains("\n    source: "),
+        "{zh}"
+    );
+    let (code, out, err) = kcontract(dir.path(), &["check", "--strict"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = kcontract(dir.path(), &["build"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for (lang, item, text) in [
+        ("en", "<li>Weight:", "A courier <strong"),
+        ("zh", "<li>重量：", "快递员不得（<strong"),
+    ] {
+        let page =
+            std::fs::read_to_string(dir.path().join(format!("site/{lang}/one.html"))).unwrap();
+        let at = page.find(item).unwrap_or_else(|| panic!("{page}"));
+        let rest = &page[at..];
+        assert!(
+            rest.starts_with(&format!(
+                "{item}\n<ul>\n<li><section class=\"clause level-must-not"
+            )),
+            "{rest}"
+        );
+        assert!(rest.contains(text), "{rest}");
+        // Shown once, in the list.
+        assert_eq!(page.matches("id=\"one.heavy\"").count(), 1, "{page}");
+    }
+}
