@@ -4,7 +4,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
-use crate::spec::Contract;
+use crate::spec::{Actor, Contract, Labelled};
+use crate::spec_source::Loaded;
 use crate::terminal::{Ctx, Failure, Outcome, print};
 
 /// Turn plain RFC 2119 Markdown into a spec folder: chapters from the top-level sections, a
@@ -14,8 +15,34 @@ pub(crate) struct Import {
     /// The Markdown file to import.
     file: PathBuf,
     /// The spec folder to create (must not exist, or be empty).
+    #[arg(
+        long,
+        value_name = "DIR",
+        required_unless_present = "into",
+        conflicts_with = "into"
+    )]
+    out: Option<PathBuf>,
+    /// An existing spec folder (one `kcontract init` made) to add the chapters to: its
+    /// vocabulary is used, its clause ids and chapter names are kept free, the new chapters are
+    /// appended to the `chapters:` of its contract.yaml; an existing chapter file is never
+    /// overwritten (the import stops instead).
     #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    into: Option<PathBuf>,
+    /// The contract's actors, comma-separated (e.g. producer,consumer,intermediary): written into
+    /// the new contract.yaml, and each clause's actor is the one its subject names ("Producers
+    /// MUST …": producer; plurals match). Without it, the Knative contract's actors.
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        conflicts_with = "into"
+    )]
+    actors: Vec<String>,
+    /// An earlier import of the text (a spec folder): each clause whose statement it had keeps
+    /// that clause's id — the same text, or a reworded one at the same level with at least 60% of
+    /// its key words in common (Dice coefficient) — and no new clause takes one of its ids.
+    #[arg(long, value_name = "DIR")]
+    keep_ids_from: Option<PathBuf>,
     /// Where the source's relative links to other files point: the URL of the folder the file
     /// lives in upstream (e.g. https://github.com/opencontainers/runtime-spec/blob/v1.3.0/).
     /// Without it such links keep only their words (each is reported).
@@ -29,6 +56,16 @@ impl Import {
             ctx.print_diagnostics(&[d], &Default::default());
             Err(Failure::Input)
         };
+        if let Some(bad) = self
+            .actors
+            .iter()
+            .find(|a| !crate::spec_source::is_language_tag(a))
+        {
+            return Err(ctx.usage(
+                &format!("`{bad}` is not an actor name"),
+                "actors are written in clauses: lowercase a-z, 0-9 and `-`, e.g. --actors producer,consumer",
+            ));
+        }
         let src = match fs::read(&self.file) {
             Ok(b) => match String::from_utf8(b) {
                 Ok(s) => crate::fsutil::plain_text(s),
@@ -51,43 +88,134 @@ impl Import {
                 );
             }
         };
-        if let Some(why) = not_empty(&self.out) {
+        let earlier = (self.keep_ids_from.as_deref())
+            .map(|dir| load_clean(ctx, dir, "keep ids from"))
+            .transpose()?;
+        let into = (self.into.as_deref())
+            .map(|dir| load_clean(ctx, dir, "import into"))
+            .transpose()?;
+        let out = self.into.clone().or(self.out.clone()).unwrap_or_default();
+        if into.is_none()
+            && let Some(why) = not_empty(&out)
+        {
             return fail(
-                Diagnostic::error("K1002", format!("the output folder `{}` {why}", self.out.display()))
-                    .in_file(&self.out)
-                    .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one"),
+                Diagnostic::error("K1002", format!("the output folder `{}` {why}", out.display()))
+                    .in_file(&out)
+                    .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one, or --into a spec folder to add the chapters to"),
             );
         }
         let origin = self.file.file_name().map_or_else(
             || self.file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        let imported = crate::import::import(
-            &src,
-            &origin,
-            &Contract::default(),
-            self.link_base.as_deref(),
-        );
-        let mut files = vec![(
-            self.out.join("contract.yaml"),
-            imported.contract_yaml.clone(),
-        )];
-        for (name, text) in &imported.chapters {
-            files.push((self.out.join("en").join(format!("{name}.md")), text.clone()));
+        let mut contract = into
+            .as_ref()
+            .map_or_else(Contract::default, |l| l.spec.contract.clone());
+        if !self.actors.is_empty() {
+            contract.actors = self
+                .actors
+                .iter()
+                .map(|a| Labelled::plain(Actor::new(a)))
+                .collect();
         }
-        if let Err(d) = write_all(&self.out, &files) {
-            return fail(d);
-        }
-        print(&format!(
-            "imported {}: {} chapter(s), {} clause(s), {} with a `review:` note, {} boilerplate paragraph(s) → {}\nnext: kcontract --spec {} check\n",
-            self.file.display(),
+        let options = crate::import::Options {
+            link_base: self.link_base.as_deref(),
+            earlier: earlier.as_ref().map(|l| &l.spec),
+            into: into.as_ref().map(|l| &l.spec),
+        };
+        let imported = crate::import::import(&src, &origin, &contract, &options);
+        let kept = imported.kept;
+        let summary = format!(
+            "{} chapter(s), {} clause(s), {} with a `review:` note, {} boilerplate paragraph(s)",
             imported.chapters.len(),
             imported.clauses,
             imported.reviews,
             imported.boilerplate,
-            self.out.display(),
-            self.out.display(),
-        ))?;
+        );
+        match &into {
+            Some(loaded) => {
+                let lang = contract.languages.first().map_or("en", String::as_str);
+                let existing = &loaded.spec.contract.chapters;
+                if let Some((name, _)) =
+                    imported.chapters.iter().find(|(n, _)| existing.contains(n))
+                {
+                    return fail(
+                        Diagnostic::error(
+                            "K1005",
+                            format!("the contract in `{}` has a chapter `{name}` already: import never overwrites a chapter", out.display()),
+                        )
+                        .in_file(out.join("contract.yaml"))
+                        .help("to follow a newer version of a text imported before, import it with --out into a new folder and --keep-ids-from the old one, then compare them with `kcontract diff`; nothing was written"),
+                    );
+                }
+                let added = match merge_into(&out, lang, &imported.chapters) {
+                    Ok(added) => added,
+                    Err(d) => return fail(d),
+                };
+                let others: Vec<&str> = contract
+                    .languages
+                    .iter()
+                    .skip(1)
+                    .map(String::as_str)
+                    .collect();
+                let files: Vec<String> = added.iter().map(|n| format!("{lang}/{n}.md")).collect();
+                print(&format!(
+                    "imported {} into {}: {summary}\nmerged: new files {}; chapters {} added to `chapters:` of contract.yaml after its {}; no other file changed\nnext: kcontract --spec {} check\n",
+                    self.file.display(),
+                    out.display(),
+                    files.join(", "),
+                    added.join(", "),
+                    existing.len(),
+                    out.display(),
+                ))?;
+                if !others.is_empty() {
+                    eprintln!(
+                        "note: the new chapters are in `{lang}/` only; the translations ({}) do not have them yet",
+                        others.join(", ")
+                    );
+                }
+            }
+            None => {
+                let mut files = vec![(out.join("contract.yaml"), imported.contract_yaml.clone())];
+                for (name, text) in &imported.chapters {
+                    files.push((out.join("en").join(format!("{name}.md")), text.clone()));
+                }
+                if let Err(d) = write_all(&out, &files) {
+                    return fail(d);
+                }
+                print(&format!(
+                    "imported {}: {summary} → {}\nnext: kcontract --spec {} check\n",
+                    self.file.display(),
+                    out.display(),
+                    out.display(),
+                ))?;
+            }
+        }
+        if self.actors.is_empty() && into.is_none() && !imported.subjects.is_empty() {
+            // The vocabulary the text suggests: a person decides which of these are actors.
+            let shown: Vec<&(String, usize)> = imported.subjects.iter().take(8).collect();
+            eprintln!(
+                "note: {} clause(s) have a guessed actor; their subjects name: {}\n  = help: to bind each clause to the actor its subject names, import again with --actors {}",
+                imported.reviews,
+                shown
+                    .iter()
+                    .map(|(n, c)| format!("{n} ({c})"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                shown
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
+        }
+        if let Some(dir) = &self.keep_ids_from {
+            eprintln!(
+                "note: {kept} of {} clause(s) kept their id from `{}`",
+                imported.clauses,
+                dir.display()
+            );
+        }
         if imported.links_rewritten > 0 {
             eprintln!(
                 "note: {} relative link(s) now point into the new chapters or under --link-base",
@@ -118,6 +246,148 @@ impl Import {
         }
         Ok(())
     }
+}
+
+/// The contract in `dir`, loaded without errors: else its errors are shown, and K1004 says what
+/// could not be done (`what`: "import into", "keep ids from").
+fn load_clean(ctx: &Ctx, dir: &Path, what: &str) -> Result<Loaded, Failure> {
+    let loaded = crate::spec_source::load(dir);
+    if !loaded.has_errors() {
+        return Ok(loaded);
+    }
+    let mut shown: Vec<Diagnostic> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .cloned()
+        .collect();
+    shown.push(
+        Diagnostic::error(
+            "K1004",
+            format!("cannot {what} `{}`: its contract has errors", dir.display()),
+        )
+        .in_file(dir)
+        .help(format!(
+            "fix its errors first (listed with this one; `kcontract --spec {} check` shows them too); nothing was written",
+            dir.display()
+        )),
+    );
+    ctx.print_diagnostics(&shown, &loaded.sources);
+    Err(Failure::Input)
+}
+
+/// Add `chapters` to the spec folder `dir`: each as `<lang>/<name>.md`, a new file (an existing
+/// one stops the import, K1005, before anything is written), and its name appended to the
+/// `chapters:` of `contract.yaml`, the rest of which is kept as written. Returns the names added.
+/// On a failure to write, what was written is removed and `contract.yaml` restored.
+fn merge_into(
+    dir: &Path,
+    lang: &str,
+    chapters: &[(String, String)],
+) -> Result<Vec<String>, Diagnostic> {
+    let yaml_path = dir.join("contract.yaml");
+    // Read and written back as it was saved (a byte-order mark, Windows line ends).
+    let raw = fs::read_to_string(&yaml_path).map_err(|e| {
+        Diagnostic::error(
+            "K1003",
+            format!("`{}` cannot be read: {e}", yaml_path.display()),
+        )
+        .in_file(&yaml_path)
+    })?;
+    let encoding = crate::fsutil::Encoding::of(&raw);
+    let yaml = crate::fsutil::plain_text(raw.clone());
+    for (name, _) in chapters {
+        let path = dir.join(lang).join(format!("{name}.md"));
+        if path.exists() {
+            return Err(Diagnostic::error(
+                "K1005",
+                format!("`{}` exists already: import never overwrites a file", path.display()),
+            )
+            .in_file(&path)
+            .help("the chapter is not listed in contract.yaml but its file is there: rename or move that file, or import into another folder; nothing was written"));
+        }
+    }
+    let names: Vec<String> = chapters.iter().map(|(n, _)| n.clone()).collect();
+    let Some(merged) = add_chapters(&yaml, &names) else {
+        return Err(Diagnostic::error(
+            "K1005",
+            format!("the `chapters:` list of `{}` cannot be extended", yaml_path.display()),
+        )
+        .in_file(&yaml_path)
+        .help("import adds to a `chapters:` list written one name a line (`  - name`) or as `[a, b]`; write it so, or add the chapters by hand after `--out`; nothing was written"));
+    };
+    let mut written: Vec<PathBuf> = Vec::new();
+    let result = chapters.iter().try_for_each(|(name, text)| {
+        let path = dir.join(lang).join(format!("{name}.md"));
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| (path.clone(), e))?;
+        }
+        fs::write(&path, text).map_err(|e| (path.clone(), e))?;
+        written.push(path);
+        Ok(())
+    });
+    let result = result.and_then(|()| {
+        fs::write(&yaml_path, encoding.apply(&merged)).map_err(|e| (yaml_path.clone(), e))
+    });
+    result.map_err(|(path, e)| {
+        for p in &written {
+            let _ = fs::remove_file(p);
+        }
+        let _ = fs::write(&yaml_path, &raw);
+        Diagnostic::error("K1003", format!("`{}` cannot be written: {e}", path.display()))
+            .in_file(&path)
+            .help("check that the folder is writable; the new files were removed again and contract.yaml is as it was")
+    })?;
+    Ok(names)
+}
+
+/// `yaml` (a contract.yaml) with `names` appended to its top-level `chapters:` list, written
+/// one name a line (`  - name`, as `init` writes it) or in brackets on the key's line; `None` for
+/// any other form. Every other line is kept as it is.
+fn add_chapters(yaml: &str, names: &[String]) -> Option<String> {
+    let lines: Vec<&str> = yaml.split_inclusive('\n').collect();
+    let at = lines.iter().position(|l| l.starts_with("chapters:"))?;
+    let rest = lines[at]["chapters:".len()..].trim();
+    let mut out = String::with_capacity(yaml.len() + 16 * names.len());
+    if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        out.extend(lines[..at].iter().copied());
+        let mut all: Vec<&str> = inner
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        all.extend(names.iter().map(String::as_str));
+        out.push_str(&format!("chapters: [{}]\n", all.join(", ")));
+        out.extend(lines[at + 1..].iter().copied());
+        return Some(out);
+    }
+    if !rest.is_empty() && !rest.starts_with('#') {
+        return None;
+    }
+    // The item lines after the key (comments and blank lines between them allowed).
+    let mut last = None;
+    for (i, l) in lines.iter().enumerate().skip(at + 1) {
+        let t = l.trim_start();
+        if t.starts_with("- ") {
+            last = Some(i);
+        } else if !(t.is_empty() || t.starts_with('#')) {
+            break;
+        }
+    }
+    let last = last?;
+    let first = lines[at + 1..=last]
+        .iter()
+        .find(|l| l.trim_start().starts_with("- "))?;
+    let indent = &first[..first.len() - first.trim_start().len()];
+    out.extend(lines[..=last].iter().copied());
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    for n in names {
+        out.push_str(&format!("{indent}- {n}\n"));
+    }
+    out.extend(lines[last + 1..].iter().copied());
+    Some(out)
 }
 
 /// Why `dir` cannot receive a new spec (`None`: it can).
@@ -172,4 +442,24 @@ pub(crate) fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), 
         .in_file(path)
         .help(format!("check that the folder is writable; {after}"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::add_chapters;
+
+    #[test]
+    fn chapters_are_appended_and_the_rest_kept() {
+        let names = ["b".to_string(), "c".to_string()];
+        assert_eq!(
+            add_chapters("title: T\nchapters:\n  - a\n# who\nactors: [x]\n", &names).as_deref(),
+            Some("title: T\nchapters:\n  - a\n  - b\n  - c\n# who\nactors: [x]\n")
+        );
+        assert_eq!(
+            add_chapters("chapters: [a]  \nx: 1\n", &names).as_deref(),
+            Some("chapters: [a, b, c]\nx: 1\n")
+        );
+        assert_eq!(add_chapters("chapters: a\n", &names), None);
+        assert_eq!(add_chapters("title: T\n", &names), None);
+    }
 }

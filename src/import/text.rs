@@ -107,29 +107,81 @@ pub(super) fn slug(s: &str, max: usize) -> String {
 }
 
 /// Words that say nothing about what a sentence requires.
-const STOP: [&str; 40] = [
+const STOP: [&str; 42] = [
     "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "by", "for", "with", "as", "be",
     "is", "are", "it", "its", "this", "that", "these", "those", "if", "when", "then", "any", "all",
     "from", "not", "no", "which", "such", "their", "there", "will", "has", "have", "can", "into",
+    "they", "them",
 ];
 
-/// The key words of a clause's text: its first four ASCII words that are neither stop words nor
-/// RFC 2119 keywords, Markdown and link targets left out.
+/// The most key words an id takes.
+const KEY_WORDS: usize = 6;
+
+/// The key words of a clause's text, for its id: the ASCII words that are neither stop words nor
+/// RFC 2119 keywords (Markdown and link targets left out) of its first phrase — up to the first
+/// `,` `;` `:` `(` or sentence end after its keyword, so that an id ends where a phrase does —
+/// at most [`KEY_WORDS`] of them; the whole text's when that phrase has fewer than two. When the
+/// text has none, its keyword (`optional`): an item that is a keyword alone ("OPTIONAL").
 pub(super) fn key_words(text: &str) -> String {
     let plain = strip_link_targets(text);
-    let words: Vec<String> = plain
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .filter(|w| crate::keywords::Level::from_keyword(w).is_none() && *w != "NOT")
-        .map(str::to_ascii_lowercase)
-        .filter(|w| !STOP.contains(&w.as_str()))
-        .take(4)
-        .collect();
-    words.join("-")
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .filter(|w| crate::keywords::Level::from_keyword(w).is_none() && *w != "NOT")
+            .map(str::to_ascii_lowercase)
+            .filter(|w| !is_stop(w))
+            .take(KEY_WORDS)
+            .collect()
+    };
+    let hits = crate::keywords::find_keywords(&plain);
+    let phrase = hits.first().map_or(plain.as_str(), |k| {
+        let rest = &plain[k.range.end..];
+        let end = rest
+            .char_indices()
+            .find(|&(i, c)| {
+                matches!(c, ',' | ';' | ':' | '(')
+                    || (matches!(c, '.' | '?' | '!')
+                        && rest[i + 1..].starts_with(char::is_whitespace))
+            })
+            .map_or(plain.len(), |(i, _)| k.range.end + i);
+        &plain[..end]
+    });
+    let mut found = words(phrase);
+    if found.len() < 2 {
+        found = words(&plain);
+    }
+    if found.is_empty()
+        && let Some(k) = hits.first()
+    {
+        return slug(&plain[k.range.clone()], 40);
+    }
+    found.join("-")
+}
+
+/// A heading's words without the section number it starts with (`5.3 HTTP Mapping`,
+/// `2. Terms`, `A.1 Notes`): a number belongs to the upstream's layout, not to ids.
+pub(super) fn unnumbered(heading: &str) -> &str {
+    let t = heading.trim();
+    let mut words = t.splitn(2, char::is_whitespace);
+    let first = words.next().unwrap_or("");
+    let numbered = first.chars().any(|c| c.is_ascii_digit())
+        && first
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ')' || c.is_ascii_uppercase())
+        && first.chars().filter(char::is_ascii_uppercase).count() <= 1;
+    match words.next() {
+        Some(rest) if numbered && !rest.trim().is_empty() => rest.trim_start(),
+        _ => t,
+    }
+}
+
+/// Is `word` (lowercase) one of the [`STOP`] words?
+pub(super) fn is_stop(word: &str) -> bool {
+    STOP.contains(&word)
 }
 
 /// `text` without the `(target)` of its Markdown links and without HTML tags.
-fn strip_link_targets(text: &str) -> String {
+pub(super) fn strip_link_targets(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
     let mut prev = ' ';
@@ -211,26 +263,102 @@ const ACTOR_WORDS: [(&str, &[&str]); 3] = [
     ),
 ];
 
-/// The actor a sentence binds, guessed from the words before its first keyword (its subject), and
-/// whether the guess is sure: exactly one actor's words appear there. Otherwise the contract's
-/// first actor, not sure. Actors outside the defaults are matched by their own name.
-pub(super) fn guess_actor(contract: &Contract, text: &str, first_keyword: usize) -> (String, bool) {
+/// Does `word` (lowercase) name the actor `name`: its name or its name's last word
+/// (`event-producer`: `producer`), singular or plural (`intermediary`: `intermediaries`), or, for
+/// a default actor, one of its words ([`ACTOR_WORDS`])?
+fn names_actor(word: &str, name: &str) -> bool {
+    let head = name.rsplit(['-', '_']).next().unwrap_or(name);
+    let plural = |n: &str| {
+        [
+            format!("{n}s"),
+            format!("{n}es"),
+            n.strip_suffix('y')
+                .map_or_else(String::new, |s| format!("{s}ies")),
+        ]
+    };
+    word == name
+        || word == head
+        || plural(head).iter().any(|p| p == word)
+        || ACTOR_WORDS
+            .iter()
+            .any(|(n, list)| *n == name && list.contains(&word))
+}
+
+/// The actors of `contract` named among `words`.
+fn actors_in<'c>(contract: &'c Contract, words: &[&str]) -> Vec<&'c str> {
+    contract
+        .actor_list()
+        .map(|a| a.as_str())
+        .filter(|name| words.iter().any(|w| names_actor(w, name)))
+        .collect()
+}
+
+/// The noun a sentence's subject ends with, singular ("The producer SHOULD": `producer`;
+/// "Intermediaries MUST": `intermediary`; "If a consumer asks, a registry MUST": `registry`):
+/// the last word before the keyword, in the subject's last part (after its last `,` or `;`),
+/// when it stands alone there or after a determiner (`the`, `a`, `each`, …) that no preposition
+/// governs. `None` for a
+/// subject of another shape ("It MUST", "… be a non-empty string"), which names no actor.
+pub(super) fn subject_noun(text: &str, first_keyword: usize) -> Option<String> {
+    const DETERMINERS: [&str; 8] = ["the", "a", "an", "each", "every", "any", "all", "some"];
     let subject = strip_link_targets(&text[..first_keyword]).to_ascii_lowercase();
-    let words: Vec<&str> = subject
+    let last = subject.rsplit([',', ';', ':']).next().unwrap_or(&subject);
+    let words: Vec<&str> = last
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    let found: Vec<&str> = contract
-        .actor_list()
-        .map(|a| a.as_str())
-        .filter(|name| {
-            let named = ACTOR_WORDS.iter().find(|(n, _)| n == name);
-            words
-                .iter()
-                .any(|w| w == name || named.is_some_and(|(_, list)| list.contains(w)))
-        })
-        .collect();
-    match found.as_slice() {
+    let (noun, before) = match words.as_slice() {
+        [noun] => (*noun, None),
+        [.., before, noun] => (*noun, Some(*before)),
+        [] => return None,
+    };
+    // "… of an event MUST": the noun of a prepositional phrase is not the subject's head.
+    let governed = words.len() >= 3
+        && matches!(
+            words[words.len() - 3],
+            "of" | "in" | "for" | "to" | "from" | "with" | "by" | "on" | "at"
+        );
+    if governed
+        || before.is_some_and(|b| !DETERMINERS.contains(&b))
+        || is_stop(noun)
+        || noun.len() < 3
+        || noun.chars().any(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let singular = if let Some(stem) = noun.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if noun.ends_with("ss") || noun.len() <= 3 {
+        noun.to_string()
+    } else {
+        noun.strip_suffix('s').unwrap_or(noun).to_string()
+    };
+    Some(singular)
+}
+
+/// The actor a sentence binds, guessed from the words before its first keyword (its subject), and
+/// whether the guess is sure: exactly one actor is named there, or in the last part of it (after
+/// its last `,` or `;`: "If the consumer asks, the producer MUST"). Otherwise the contract's first
+/// actor, not sure.
+pub(super) fn guess_actor(contract: &Contract, text: &str, first_keyword: usize) -> (String, bool) {
+    let subject = strip_link_targets(&text[..first_keyword]).to_ascii_lowercase();
+    let words = |s: &'_ str| -> Vec<String> {
+        s.split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let last = subject.rsplit([',', ';']).next().unwrap_or(&subject);
+    let found = |s: &str| {
+        let w = words(s);
+        let refs: Vec<&str> = w.iter().map(String::as_str).collect();
+        actors_in(contract, &refs)
+    };
+    let mut named = found(&subject);
+    if named.len() > 1 {
+        named = found(last);
+    }
+    match named.as_slice() {
         [one] => (one.to_string(), true),
         _ => (
             contract
@@ -275,8 +403,27 @@ mod tests {
         assert_eq!(slug("中文", 10), "");
         assert_eq!(
             key_words("The runtime MUST NOT run the [user program](config.md#process) now."),
-            "runtime-run-user-program"
+            "runtime-run-user-program-now"
         );
+        // The first phrase after the keyword, at most six words, never a keyword alone.
+        assert_eq!(
+            key_words("The sender MUST print the label, in black ink, on paper."),
+            "sender-print-label"
+        );
+        assert_eq!(key_words("MUST: be x, y."), "x-y");
+        assert_eq!(key_words("OPTIONAL"), "optional");
+        assert_eq!(
+            key_words("A depot SHOULD weigh every parcel twice at each and every gate."),
+            "depot-weigh-every-parcel-twice-each"
+        );
+        assert_eq!(
+            unnumbered("5.3 HTTP Message Mapping"),
+            "HTTP Message Mapping"
+        );
+        assert_eq!(unnumbered("2. Terms"), "Terms");
+        assert_eq!(unnumbered("A.1 Notes"), "Notes");
+        assert_eq!(unnumbered("HTTP 2 Mapping"), "HTTP 2 Mapping");
+        assert_eq!(unnumbered("3"), "3");
     }
 
     #[test]
@@ -295,5 +442,36 @@ mod tests {
             guess_actor(&c, "The container's runtime MUST", 24),
             ("platform".into(), false)
         );
+        // A contract's own actors, singular or plural, the last part of the subject deciding.
+        let own = Contract {
+            actors: ["event-producer", "consumer", "intermediary", "registry"]
+                .map(|a| crate::spec::Labelled::plain(crate::spec::Actor::new(a)))
+                .into(),
+            ..Contract::default()
+        };
+        let g = |s: &str| guess_actor(&own, s, s.find("MUST").unwrap());
+        assert_eq!(g("The producer MUST"), ("event-producer".into(), true));
+        assert_eq!(g("Intermediaries MUST"), ("intermediary".into(), true));
+        assert_eq!(g("A registry MUST"), ("registry".into(), true));
+        assert_eq!(
+            g("If a consumer asks, the producer MUST"),
+            ("event-producer".into(), true)
+        );
+        assert_eq!(
+            g("Consumers and registries MUST"),
+            ("event-producer".into(), false)
+        );
+        assert_eq!(g("It MUST"), ("event-producer".into(), false));
+        let n = |s: &str| subject_noun(s, s.find("MUST").unwrap());
+        assert_eq!(n("The producer MUST").as_deref(), Some("producer"));
+        assert_eq!(n("Intermediaries MUST").as_deref(), Some("intermediary"));
+        assert_eq!(
+            n("If a consumer asks, every registry MUST").as_deref(),
+            Some("registry")
+        );
+        assert_eq!(n("Brokers MUST").as_deref(), Some("broker"));
+        assert_eq!(n("It MUST"), None);
+        assert_eq!(n("MUST be x"), None);
+        assert_eq!(n("The id attribute of an event MUST").as_deref(), None);
     }
 }

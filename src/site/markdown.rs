@@ -5,11 +5,11 @@
 //! an inert `#`). Links to `chapter.md#anchor` become links to the rendered `chapter.html#anchor`.
 //! RFC 2119 keywords in running text are wrapped for highlighting.
 
-use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, Parser, Tag, TagEnd, html};
 
 use crate::keywords::{Level, find_keywords};
 use crate::spec::LinkDefs;
-use crate::spec_source::{BOILERPLATE_MARKER, markdown_options, resolver};
+use crate::spec_source::{BOILERPLATE_MARKER, id_line, markdown_options, resolver};
 
 /// Spec Markdown as safe HTML: raw HTML escaped, only http(s), mailto, fragment and relative links,
 /// RFC 2119 keywords marked.
@@ -34,12 +34,17 @@ pub(super) struct SectionHead<'a> {
 /// A chapter's prose as HTML, like [`to_html`], with each top-level heading given the next of
 /// `heads` (the chapter's headings in source order, shared by its prose pieces): its `id` and its
 /// section number.
+///
+/// A clause block inside a list item is shown in its place, as `nested` gives it (the clause's
+/// piece, by its id), so that the list keeps its items around it; one `nested` does not know (its
+/// clause did not load) stays a code block, as written.
 pub(super) fn prose_html<'h>(
     markdown: &str,
     heads: &mut dyn Iterator<Item = SectionHead<'h>>,
     defs: &LinkDefs,
+    nested: Nested<'_>,
 ) -> String {
-    render(markdown, None, Some(heads), None, Some(defs))
+    render_with(markdown, None, Some(heads), None, Some(defs), Some(nested))
 }
 
 /// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
@@ -71,16 +76,57 @@ fn collapse_whitespace(text: &str) -> String {
 
 fn render<'h>(
     markdown: &str,
+    plain: Option<&mut String>,
+    heads: Option<&mut dyn Iterator<Item = SectionHead<'h>>>,
+    chapter: Option<&str>,
+    defs: Option<&LinkDefs>,
+) -> String {
+    render_with(markdown, plain, heads, chapter, defs, None)
+}
+
+/// The HTML a page shows for the clause of an id: its piece.
+pub(super) type Nested<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// [`render`], with the clause blocks of list items shown as `nested` gives them.
+fn render_with<'h>(
+    markdown: &str,
     mut plain: Option<&mut String>,
     mut heads: Option<&mut dyn Iterator<Item = SectionHead<'h>>>,
     chapter: Option<&str>,
     defs: Option<&LinkDefs>,
+    nested: Option<Nested<'_>>,
 ) -> String {
     let mut events = Vec::with_capacity(16);
     let mut depth = 0usize;
+    // A clause block being read: its events so far and its text.
+    let mut clause: Option<(Vec<Event>, String)> = None;
     let parser =
         Parser::new_with_broken_link_callback(markdown, markdown_options(), Some(resolver(defs)));
     for ev in parser {
+        if let Some((held, yaml)) = clause.as_mut() {
+            let end = matches!(ev, Event::End(TagEnd::CodeBlock));
+            if let Event::Text(t) = &ev {
+                yaml.push_str(t);
+            }
+            held.push(ev);
+            if end {
+                depth = depth.saturating_sub(1);
+                let (held, yaml) = clause.take().unwrap_or_default();
+                match nested.and_then(|f| id_line(&yaml).and_then(|id| f(&id))) {
+                    Some(html) => events.push(Event::Html(html.into())),
+                    None => events.extend(held),
+                }
+            }
+            continue;
+        }
+        if nested.is_some()
+            && let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) = &ev
+            && info.split_whitespace().next() == Some("clause")
+        {
+            depth += 1;
+            clause = Some((vec![ev], String::new()));
+            continue;
+        }
         match &ev {
             Event::Start(_) => depth += 1,
             Event::End(_) => depth = depth.saturating_sub(1),

@@ -225,9 +225,10 @@ impl<'s> Lang<'s> {
                 },
             )
             .collect::<Result<_, Diagnostic>>()?;
+        let ids: Vec<&str> = spec.clauses.iter().map(|c| c.id.as_str()).collect();
         let (blocks, sections): (Vec<Value>, Vec<Value>) = (0..docs.len())
             .into_par_iter()
-            .map(|d| chapter_blocks(docs, d, &values, &pieces))
+            .map(|d| chapter_blocks(docs, d, &ids, &values, &pieces))
             .unzip();
         Ok(Lang {
             m,
@@ -405,6 +406,7 @@ fn map<const N: usize>(entries: [(&'static str, Value); N]) -> Value {
 fn chapter_blocks(
     docs: &[Document],
     d: usize,
+    ids: &[&str],
     clauses: &[Value],
     pieces: &[Value],
 ) -> (Value, Value) {
@@ -414,22 +416,33 @@ fn chapter_blocks(
         id: &h.anchor,
         number: n,
     });
+    // The clauses a prose block shows inside its list items, each shown there only.
+    let inside = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    let nested = |id: &str| {
+        let i = doc.blocks.iter().find_map(|b| match b {
+            Block::Clause(i) if ids[*i] == id => Some(*i),
+            _ => None,
+        })?;
+        inside.borrow_mut().insert(i);
+        pieces[i].as_str().map(str::to_string)
+    };
     let blocks: Vec<Value> = doc
         .blocks
         .iter()
-        .map(|b| match b {
-            Block::Prose(p) => map([
+        .filter_map(|b| match b {
+            Block::Prose(p) => Some(map([
                 ("kind", "prose".into()),
                 (
                     "html",
-                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs)),
+                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs, &nested)),
                 ),
-            ]),
-            Block::Clause(i) => map([
+            ])),
+            Block::Clause(i) if inside.borrow().contains(i) => None,
+            Block::Clause(i) => Some(map([
                 ("kind", "clause".into()),
                 ("html", pieces[*i].clone()),
                 ("clause", clauses[*i].clone()),
-            ]),
+            ])),
         })
         .collect();
     let sections = Value::from_serializable(&context::sections(&doc.headings, &numbers));

@@ -3,7 +3,7 @@
 //! `site.js`, the same way for the index and the query: ASCII words, and overlapping character
 //! bigrams for CJK text (Chinese has no spaces; bigrams find "容器" inside "容器进程").
 
-use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
 use serde::Serialize;
 
 use super::changes_page::SearchItem;
@@ -154,8 +154,21 @@ fn prose_pieces(markdown: &str) -> Vec<Piece> {
     let mut depth = 0usize;
     let mut text = String::new();
     let mut in_heading = false;
+    // A clause block in a list item: its clause has its own entry.
+    let mut in_clause = false;
     for ev in Parser::new_ext(markdown, markdown_options()) {
         match ev {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                if info.split_whitespace().next() == Some("clause") =>
+            {
+                depth += 1;
+                in_clause = true;
+            }
+            Event::End(TagEnd::CodeBlock) if in_clause => {
+                depth = depth.saturating_sub(1);
+                in_clause = false;
+            }
+            _ if in_clause => {}
             Event::Start(Tag::Heading { .. }) if depth == 0 => {
                 depth += 1;
                 in_heading = true;

@@ -61,7 +61,47 @@ enum Top {
         boilerplate: bool,
         /// A heading: a title, never a normative statement, so not scanned for keywords.
         title: bool,
+        /// The clause blocks inside the block's list items, in order.
+        nested: Vec<Nested>,
     },
+}
+
+/// A clause block inside a list item (at the item's indent): a clause like a top-level one, which
+/// the page shows in its place in the list, so that a requirement written as a list item keeps the
+/// list around it.
+struct Nested {
+    /// The block, fences included.
+    block: Range<usize>,
+    /// Its opening fence line.
+    fence: Range<usize>,
+    /// Its YAML lines, each from its line start (indented as the item is: YAML reads a mapping
+    /// indented as a whole like one at column 1, and its spans stay the file's).
+    content: Range<usize>,
+}
+
+impl Nested {
+    /// The nested clause block at `range` (from its opening fence to its closing one, or to the
+    /// end of its item when it is left open).
+    fn at(file: &SourceFile, range: &Range<usize>) -> Nested {
+        let src = file.text.as_str();
+        let fence_end = file.line_end(range.start);
+        let start = (fence_end + 1).min(src.len());
+        let body = src[..range.end].trim_end_matches(['\n', '\r']);
+        let last = body.rfind('\n').map_or(0, |i| i + 1);
+        let closed = last >= start && src[last..body.len()].trim_start().starts_with("```");
+        let end = if closed { last } else { range.end };
+        Nested {
+            block: range.clone(),
+            fence: range.start..fence_end,
+            content: start..end.max(start),
+        }
+    }
+}
+
+/// Whether the open containers `stack` of a block are lists and list items only (where a clause
+/// block may sit), not a quote, a footnote or a table.
+fn in_list_items(stack: &[bool]) -> bool {
+    !stack.is_empty() && stack.iter().all(|&list| list)
 }
 
 pub(super) fn parse_chapter(
@@ -87,6 +127,10 @@ pub(super) fn parse_chapter(
     let mut prose_from = 0usize;
 
     let mut tops: Vec<(Range<usize>, Top)> = Vec::new();
+    // The open containers of the block being read, the top-level one first: `true` for a list or
+    // a list item.
+    let mut stack: Vec<bool> = Vec::new();
+    let mut nested: Vec<Nested> = Vec::new();
     let mut links = Vec::new();
     let mut unbuilt = Vec::new();
 
@@ -118,27 +162,32 @@ pub(super) fn parse_chapter(
                 if depth == 0 {
                     block_start = range.start;
                     masked.clear();
+                    nested.clear();
+                    stack.clear();
                 }
-                match &tag {
-                    Tag::CodeBlock(kind) => {
-                        let is_clause = matches!(kind, CodeBlockKind::Fenced(info) if info.split_whitespace().next() == Some("clause"));
-                        if depth == 0 && is_clause {
-                            let fence_end = file.line_end(range.start);
-                            fence = Some((range.start..fence_end, Vec::new(), String::new()));
-                        } else {
-                            if let CodeBlockKind::Fenced(_) = kind {
-                                check_swallowed_clause(file_id, file, &range, diags);
-                            }
-                            if is_clause {
-                                diags.push(
-                                    Diagnostic::error("K0114", "a clause block must not be nested")
-                                        .at(Span::new(file_id, range.start..file.line_end(range.start)), "this clause is inside a list, quote or other block")
-                                        .help("start the ```clause fence at column 1, outside lists and block quotes; clauses are top-level blocks"),
-                                );
-                            }
-                            masked.push(range.clone());
+                if let Tag::CodeBlock(kind) = &tag {
+                    let is_clause = matches!(kind, CodeBlockKind::Fenced(info) if info.split_whitespace().next() == Some("clause"));
+                    if depth == 0 && is_clause {
+                        let fence_end = file.line_end(range.start);
+                        fence = Some((range.start..fence_end, Vec::new(), String::new()));
+                    } else {
+                        if let CodeBlockKind::Fenced(_) = kind {
+                            check_swallowed_clause(file_id, file, &range, diags);
                         }
+                        if is_clause && in_list_items(&stack) {
+                            nested.push(Nested::at(file, &range));
+                        } else if is_clause {
+                            diags.push(
+                                    Diagnostic::error("K0114", "a clause block must not be nested")
+                                        .at(Span::new(file_id, range.start..file.line_end(range.start)), "this clause is inside a quote, a footnote or another block")
+                                        .help("start the ```clause fence at column 1, or in a list item at the item's indent; a clause cannot sit in a block quote, a footnote or a table"),
+                                );
+                        }
+                        masked.push(range.clone());
                     }
+                }
+                stack.push(matches!(tag, Tag::List(_) | Tag::Item));
+                match &tag {
                     Tag::HtmlBlock => masked.push(range.clone()),
                     Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
                         links.push(Link {
@@ -155,6 +204,7 @@ pub(super) fn parse_chapter(
             }
             Event::End(tag) => {
                 depth = depth.saturating_sub(1);
+                stack.pop();
                 if depth == 0 {
                     let block = block_start..range.end;
                     match tag {
@@ -210,6 +260,7 @@ pub(super) fn parse_chapter(
                                     masked: std::mem::take(&mut masked),
                                     boilerplate: std::mem::take(&mut exempt_next),
                                     title: is_heading,
+                                    nested: std::mem::take(&mut nested),
                                 },
                             ));
                         }
@@ -248,16 +299,28 @@ pub(super) fn parse_chapter(
         .collect();
 
     for (block, top) in tops {
-        match top {
+        // The clause blocks this top-level block holds: itself, or those in its list items.
+        let clauses: Vec<Nested> = match top {
             Top::Other {
                 masked,
                 boilerplate,
                 title,
+                nested,
             } => {
-                if boilerplate || title {
+                if title {
                     continue;
                 }
-                scan_prose(file_id, file, &block, &masked, diags);
+                if !boilerplate {
+                    scan_prose(file_id, file, &block, &masked, diags);
+                }
+                if nested.is_empty() {
+                    continue;
+                }
+                // The list is prose that holds clauses: it is one piece, its clauses after it.
+                let prose = src[prose_from..block.end].trim_matches('\n');
+                pieces.push(Piece::Prose(prose.to_string()));
+                prose_from = block.end;
+                nested
             }
             Top::Clause {
                 fence,
@@ -273,60 +336,72 @@ pub(super) fn parse_chapter(
                     diags.push(
                         Diagnostic::error("K0114", "a clause fence must start at column 1")
                             .at(Span::new(file_id, fence.clone()), "indented clause fence")
-                            .help("remove the indentation before ```clause; clauses are top-level blocks"),
+                            .help("remove the indentation before ```clause; clauses are top-level blocks, or sit in a list item at the item's indent"),
                     );
                     continue;
                 }
-                let pos = BlockPos {
-                    file_id,
-                    file,
+                vec![Nested {
+                    block: block.clone(),
+                    fence,
                     content,
-                    fence: fence.clone(),
-                    contract,
-                };
-                let fields = parse_block(&pos, schema, diags);
-                let within = fields.text_span.as_ref().map_or(&block, |s| &s.range);
-                if is_chinese(lang)
-                    && let Some(text) = &fields.text
-                {
-                    check_chinese_terms(text, src, within, file_id, diags);
-                }
-                for text in [&fields.text, &fields.reason, &fields.implicit]
-                    .into_iter()
-                    .flatten()
-                {
-                    let (found, missing) = links_in(text, &link_defs);
-                    links.extend(found.into_iter().map(|dest| Link {
-                        span: Span::new(file_id, dest_range(src, within, &dest)),
-                        dest,
-                    }));
-                    undefined.extend(missing.into_iter().map(|(written, label)| {
-                        (Span::new(file_id, dest_range(src, within, &written)), label)
-                    }));
-                }
-                let section = section_at
-                    .iter()
-                    .rev()
-                    .find(|(off, _)| *off <= block.start)
-                    .map(|(_, s)| s.clone());
-                let written_id = fields
-                    .id
-                    .as_ref()
-                    .map(|(id, _)| id.clone())
-                    .or_else(|| id_line(&src[pos_content(&block, src)]));
-                let piece = match schema {
-                    Schema::Source => {
-                        let built = build_clause(fields, chapter, section, file, file_id, &block);
-                        if built.is_none() {
-                            unbuilt.extend(written_id);
-                        }
-                        built.map(|c| Piece::Clause(Box::new(c)))
-                    }
-                    Schema::Translation => build_translated(fields, file, file_id, &block)
-                        .map(|c| Piece::Translated(Box::new(c))),
-                };
-                pieces.extend(piece);
+                }]
             }
+        };
+        for Nested {
+            block,
+            fence,
+            content,
+        } in clauses
+        {
+            let pos = BlockPos {
+                file_id,
+                file,
+                content,
+                fence,
+                contract,
+            };
+            let fields = parse_block(&pos, schema, diags);
+            let within = fields.text_span.as_ref().map_or(&block, |s| &s.range);
+            if is_chinese(lang)
+                && let Some(text) = &fields.text
+            {
+                check_chinese_terms(text, src, within, file_id, diags);
+            }
+            for text in [&fields.text, &fields.reason, &fields.implicit]
+                .into_iter()
+                .flatten()
+            {
+                let (found, missing) = links_in(text, &link_defs);
+                links.extend(found.into_iter().map(|dest| Link {
+                    span: Span::new(file_id, dest_range(src, within, &dest)),
+                    dest,
+                }));
+                undefined.extend(missing.into_iter().map(|(written, label)| {
+                    (Span::new(file_id, dest_range(src, within, &written)), label)
+                }));
+            }
+            let section = section_at
+                .iter()
+                .rev()
+                .find(|(off, _)| *off <= block.start)
+                .map(|(_, s)| s.clone());
+            let written_id = fields
+                .id
+                .as_ref()
+                .map(|(id, _)| id.clone())
+                .or_else(|| id_line(&src[pos_content(&block, src)]));
+            let piece = match schema {
+                Schema::Source => {
+                    let built = build_clause(fields, chapter, section, file, file_id, &block);
+                    if built.is_none() {
+                        unbuilt.extend(written_id);
+                    }
+                    built.map(|c| Piece::Clause(Box::new(c)))
+                }
+                Schema::Translation => build_translated(fields, file, file_id, &block)
+                    .map(|c| Piece::Translated(Box::new(c))),
+            };
+            pieces.extend(piece);
         }
     }
     let tail = src[prose_from.min(src.len())..].trim_matches('\n');
@@ -349,10 +424,15 @@ fn pos_content(block: &Range<usize>, src: &str) -> Range<usize> {
     block.start.min(src.len())..block.end.min(src.len())
 }
 
-/// The value of an `id:` line in a clause block that did not parse, if there is one.
-fn id_line(block: &str) -> Option<String> {
+/// The value of an `id:` line in a clause block (one that did not parse, one a page shows in a
+/// list item), if there is one.
+pub(crate) fn id_line(block: &str) -> Option<String> {
     block.lines().find_map(|l| {
-        let v = l.strip_prefix("id:")?.trim().trim_matches(['"', '\'']);
+        let v = l
+            .trim_start()
+            .strip_prefix("id:")?
+            .trim()
+            .trim_matches(['"', '\'']);
         (!v.is_empty()).then(|| v.to_string())
     })
 }

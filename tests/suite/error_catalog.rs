@@ -71,6 +71,11 @@ case!(
     k0104_level_contradicts_keyword,
     "```clause\nid: one.a\nlevel: SHOULD\nactor: platform\ntext: >-\n  The platform\n  MUST do it.\nverify: manual\n```\n"
 );
+// A clause block in a list item is read like any other: its problems point into the item.
+case!(
+    k0104_in_a_list_item,
+    "1. First step.\n2. ```clause\n   id: one.a\n   level: SHOULD\n   actor: platform\n   text: >-\n     The platform\n     MUST do it.\n   verify: manual\n   ```\n"
+);
 case!(
     k0104_must_not_is_not_must,
     "```clause\nid: one.a\nlevel: MUST\nactor: developer\ntext: Developers MUST NOT set it.\nverify: manual\n```\n"
@@ -109,7 +114,7 @@ case!(
 );
 case!(
     k0114_nested_clause,
-    "- a list item\n\n  ```clause\n  id: one.a\n  ```\n"
+    "> a quote\n>\n> ```clause\n> id: one.a\n> ```\n"
 );
 case!(
     k0115_implicit_with_keyword,

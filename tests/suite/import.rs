@@ -162,3 +162,333 @@ fn a_small_text_imports_as_expected() {
     let (code, out, err) = kcontract(dir.path(), &["check"]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+/// Import `tests/fixtures/import/<name>` into a fresh folder with `more` arguments; `check` passes
+/// on the result.
+fn import_fixture(name: &str, more: &[&str]) -> tempfile::TempDir {
+    let path = root().join("tests/fixtures/import").join(name);
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &[&["import", path.to_str().unwrap(), "--out", "spec"], more].concat(),
+    );
+    assert_eq!(code, 0, "import failed:\n{out}\n{err}");
+    let (code, out, err) = kcontract(dir.path(), &["check"]);
+    assert_eq!(code, 0, "check of the imported {name}:\n{out}\n{err}");
+    dir
+}
+
+/// Lists, nested lists, numbered steps and tables keep their structure on the page, with each
+/// normative statement inside them a clause of its own (none glued to its neighbours).
+#[test]
+fn lists_steps_and_tables_keep_their_structure() {
+    let dir = import_fixture("structured.md", &[]);
+    let loaded = kcontract::load(&dir.path().join("spec"));
+    assert!(!loaded.has_errors());
+    let texts: Vec<(String, String)> = loaded
+        .spec
+        .clauses
+        .iter()
+        .map(|c| (c.level.as_str().to_string(), c.text.clone()))
+        .collect();
+    let head = "| Field | Requirement | Meaning |\n| --- | --- | --- |\n";
+    let steps = "To hand a parcel over, a courier MUST follow these steps in order:\n\n\
+                 1. Scan the label.\n2. Ask the receiver for a signature.\n\
+                 3. Photograph the parcel at the door.";
+    let want: Vec<(String, String)> = [
+        ("MUST", "The sender MUST print the label in black ink."),
+        (
+            "MUST NOT",
+            "A courier MUST NOT accept a parcel above 30 kg.",
+        ),
+        ("SHOULD", "A depot SHOULD weigh every parcel twice."),
+        ("MAY", "Fragile marks are OPTIONAL."),
+        ("MUST", steps),
+        ("MAY", "Knock twice; the courier MAY ring the bell instead."),
+        (
+            "MUST",
+            &format!("{head}| `sender` | REQUIRED | who sent it |"),
+        ),
+        (
+            "MAY",
+            &format!("{head}| `note` | a depot MAY ignore it | free text |"),
+        ),
+    ]
+    .iter()
+    .map(|(l, t)| (l.to_string(), t.to_string()))
+    .collect();
+    assert_eq!(texts, want);
+
+    // The pages keep the lists, their nesting, the steps' numbers and the table, each clause in
+    // its place.
+    let (code, out, err) = kcontract(dir.path(), &["build"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let page = |name: &str| {
+        let html =
+            std::fs::read_to_string(dir.path().join(format!("site/en/{name}.html"))).unwrap();
+        let main = html.find("<main").unwrap();
+        html[main..].to_string()
+    };
+    let parcels = page("parcels");
+    let clause = "<li><section class=\"clause level-";
+    assert!(
+        parcels.contains(
+            "<ul>\n<li>\n<p>Label: every parcel has a printed label.</p>\n<section class=\"clause level-must "
+        ),
+        "{parcels}"
+    );
+    assert!(
+        parcels.contains(&format!(
+            "<li>\n<p>Weight limits:</p>\n<ul>\n{clause}must-not "
+        )),
+        "{parcels}"
+    );
+    assert_eq!(parcels.matches(clause).count(), 3, "{parcels}");
+    assert!(parcels.contains("<p>Colour: parcels come in any colour.</p>\n</li>\n</ul>"));
+    let handover = page("handover");
+    assert!(
+        handover.contains(&format!(
+            "<ol>\n<li>Confirm the address.</li>\n{clause}may "
+        )),
+        "{handover}"
+    );
+    assert!(handover.contains("</section>\n</li>\n<li>Wait a minute.</li>\n</ol>"));
+    // The lead-in's clause holds its numbered steps.
+    assert!(
+        handover.contains("in order:</p>\n<ol>\n<li>Scan the label.</li>"),
+        "{handover}"
+    );
+    let fields = page("fields");
+    assert_eq!(fields.matches("<table>").count(), 3, "{fields}");
+    assert!(fields.contains("<div class=\"text\"><table>"), "{fields}");
+    assert!(fields.contains("<td><code>colour</code></td>"));
+    // Search indexes each clause once, not its YAML inside the list's prose too.
+    let index = std::fs::read_to_string(dir.path().join("site/assets/search-en.js")).unwrap();
+    assert!(index.contains("A courier MUST NOT accept"), "{index}");
+    assert!(!index.contains("verify: manual"), "{index}");
+}
+
+/// The actors of the events fixtures.
+const ACTORS: &str = "producer,consumer,intermediary,registry";
+
+/// Each clause's id and actor, in order.
+fn ids_and_actors(spec: &Path) -> Vec<(String, String)> {
+    let loaded = kcontract::load(spec);
+    assert!(!loaded.has_errors());
+    loaded
+        .spec
+        .clauses
+        .iter()
+        .map(|c| (c.id.clone(), c.actor.as_str().to_string()))
+        .collect()
+}
+
+/// `--actors`: the contract's own vocabulary, each clause bound to the actor its subject names,
+/// with no "actor is a guess" note where the subject names one; ids carry no section numbers and
+/// no `clause.` prefix.
+#[test]
+fn own_actors_bind_the_subjects() {
+    let dir = import_fixture("events-v1.md", &["--actors", ACTORS]);
+    let contract = std::fs::read_to_string(dir.path().join("spec/contract.yaml")).unwrap();
+    assert!(
+        contract.contains("actors: [producer, consumer, intermediary, registry]"),
+        "{contract}"
+    );
+    let got = ids_and_actors(&dir.path().join("spec"));
+    let want = [
+        ("introduction.every-party-speak-utf-8", "producer"),
+        (
+            "identity.producer-include-unique-id-every-event",
+            "producer",
+        ),
+        (
+            "identity.intermediaries-forward-events-unchanged",
+            "intermediary",
+        ),
+        ("identity.registry-keep-every-schema-published", "registry"),
+        ("retries.consumer-asks-producer-resend-event", "producer"),
+        ("consumers.consumers-drop-events-cannot-parse", "consumer"),
+        ("consumers.consumer-acknowledge-event-twice", "consumer"),
+    ]
+    .map(|(i, a)| (i.to_string(), a.to_string()));
+    assert_eq!(got, want);
+    let (code, _, err) = kcontract(dir.path(), &["check"]);
+    assert_eq!(code, 0);
+    // Only "Every party" names no actor.
+    assert_eq!(err.matches("warning[K0119]").count(), 1, "{err}");
+    // Without --actors, the Knative actors, and a guess everywhere; the import suggests the
+    // actors the subjects name.
+    let dir = tempfile::tempdir().unwrap();
+    let path = root().join("tests/fixtures/import/events-v1.md");
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &["import", path.to_str().unwrap(), "--out", "spec"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("their subjects name: consumer (2), producer (2), intermediary (1), party (1), registry (1)")
+            && err.contains("--actors consumer,producer,intermediary,party,registry"),
+        "{err}"
+    );
+    let (_, _, err) = kcontract(dir.path(), &["check"]);
+    assert_eq!(err.matches("warning[K0119]").count(), 7, "{err}");
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &["import", "x.md", "--out", "y", "--actors", "Producer"],
+    );
+    assert_eq!(code, 2, "{err}");
+}
+
+/// A re-import of a newer version with `--keep-ids-from` keeps the id of each clause whose text
+/// is the same or reworded; a new statement gets a new id, never a removed one's.
+#[test]
+fn a_reimport_keeps_the_ids() {
+    let old = import_fixture("events-v1.md", &["--actors", ACTORS]);
+    let path = root().join("tests/fixtures/import/events-v2.md");
+    let (code, out, err) = kcontract(
+        old.path(),
+        &[
+            "import",
+            path.to_str().unwrap(),
+            "--out",
+            "v2",
+            "--actors",
+            ACTORS,
+            "--keep-ids-from",
+            "spec",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("note: 6 of 7 clause(s) kept their id from `spec`"),
+        "{err}"
+    );
+    let ids: Vec<String> = ids_and_actors(&old.path().join("v2"))
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "introduction.every-party-speak-utf-8",
+            // "Producers MUST put a unique id into every event": reworded, the same statement.
+            "identity.producer-include-unique-id-every-event",
+            "identity.producers-sign-every-event",
+            "identity.intermediaries-forward-events-unchanged",
+            "retries.consumer-asks-producer-resend-event",
+            "consumers.consumers-drop-events-cannot-parse",
+            "consumers.consumer-acknowledge-event-twice",
+        ]
+    );
+    let (code, out, err) = kcontract(old.path(), &["--spec", "v2", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// `--into` a contract `init` made: its vocabulary, new chapter files, their names appended to
+/// `chapters:`, every other file as it was; a second import of the same text is refused (K1005),
+/// and so is a contract with errors (K1004), both writing nothing.
+#[test]
+fn import_into_an_init_contract_merges_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["init", "c", "--title", "Relay"]);
+    assert_eq!(code, 0, "{err}");
+    let spec = dir.path().join("c/spec");
+    let yaml_before = std::fs::read_to_string(spec.join("contract.yaml")).unwrap();
+    let intro_before = std::fs::read_to_string(spec.join("en/introduction.md")).unwrap();
+    let path = root().join("tests/fixtures/import/events-v1.md");
+    let file = path.to_str().unwrap();
+    let (code, out, err) = kcontract(dir.path(), &["import", file, "--into", "c/spec"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("merged: new files en/introduction-0.md, en/producers.md, en/consumers.md"),
+        "{out}"
+    );
+    let yaml = std::fs::read_to_string(spec.join("contract.yaml")).unwrap();
+    assert_eq!(
+        yaml,
+        yaml_before.replace(
+            "  - introduction\n",
+            "  - introduction\n  - introduction-0\n  - producers\n  - consumers\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(spec.join("en/introduction.md")).unwrap(),
+        intro_before
+    );
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The contract's actors (`implementation`, `user`) are what the clauses may name.
+    let actors: Vec<String> = ids_and_actors(&spec).into_iter().map(|(_, a)| a).collect();
+    assert!(
+        actors.iter().all(|a| a == "implementation" || a == "user"),
+        "{actors:?}"
+    );
+
+    let (code, _, again) = kcontract(dir.path(), &["import", file, "--into", "c/spec"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        std::fs::read_to_string(spec.join("contract.yaml")).unwrap(),
+        yaml
+    );
+    std::fs::remove_file(spec.join("en/consumers.md")).unwrap();
+    let (code, _, broken) = kcontract(dir.path(), &["import", file, "--into", "c/spec"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(format!("{again}\n{broken}"));
+}
+
+/// A clause block in a list item is translated like any other (its translation sits in the same
+/// item of the translated list, `i18n stamp` finds it), and each language's page shows it in its
+/// place.
+#[test]
+fn a_clause_in_a_list_item_is_translated_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "spec/contract.yaml",
+        "title: Parcels\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\n\
+         actors: [courier]\nverify: [manual]\n",
+    );
+    write(
+        "spec/en/one.md",
+        "# One\n\n- Weight:\n  - ```clause\n    id: one.heavy\n    level: MUST NOT\n    actor: courier\n    \
+         text: A courier MUST NOT accept a parcel above 30 kg.\n    verify: manual\n    ```\n  - Colour: any.\n",
+    );
+    write(
+        "spec/zh/one.md",
+        "# 一\n\n- 重量：\n  - ```clause\n    id: one.heavy\n    \
+         text: 快递员不得（MUST NOT）接受超过 30 公斤的包裹。\n    source: 000000000000\n    ```\n  - 颜色：任意。\n",
+    );
+    let (code, _, err) = kcontract(dir.path(), &["i18n", "stamp", "one.heavy"]);
+    assert_eq!(code, 0, "{err}");
+    let zh = std::fs::read_to_string(dir.path().join("spec/zh/one.md")).unwrap();
+    assert!(
+        !zh.contains("000000000000") && zh.contains("\n    source: "),
+        "{zh}"
+    );
+    let (code, out, err) = kcontract(dir.path(), &["check", "--strict"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = kcontract(dir.path(), &["build"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for (lang, item, text) in [
+        ("en", "<li>Weight:", "A courier <strong"),
+        ("zh", "<li>重量：", "快递员不得（<strong"),
+    ] {
+        let page =
+            std::fs::read_to_string(dir.path().join(format!("site/{lang}/one.html"))).unwrap();
+        let at = page.find(item).unwrap_or_else(|| panic!("{page}"));
+        let rest = &page[at..];
+        assert!(
+            rest.starts_with(&format!(
+                "{item}\n<ul>\n<li><section class=\"clause level-must-not"
+            )),
+            "{rest}"
+        );
+        assert!(rest.contains(text), "{rest}");
+        // Shown once, in the list.
+        assert_eq!(page.matches("id=\"one.heavy\"").count(), 1, "{page}");
+    }
+}
