@@ -136,6 +136,11 @@ impl SourceMap {
         self.files.is_empty()
     }
 
+    /// The file read from `path`, if it was.
+    pub fn find(&self, path: &std::path::Path) -> Option<&SourceFile> {
+        self.files.iter().find(|f| f.path == path)
+    }
+
     /// The file with id `id` (which must come from this map).
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]

@@ -163,7 +163,7 @@ impl<'s> Lang<'s> {
             .collect::<Result<_, Diagnostic>>()?;
         let (blocks, sections): (Vec<Value>, Vec<Value>) = (0..docs.len())
             .into_par_iter()
-            .map(|d| chapter_blocks(docs, d, &values, &pieces))
+            .map(|d| chapter_blocks(docs, d, &m.spec.contract.languages[0], &values, &pieces))
             .unzip();
         Ok(Lang {
             m,
@@ -309,12 +309,14 @@ fn map<const N: usize>(entries: [(&'static str, Value); N]) -> Value {
     Value::from(std::collections::BTreeMap::from(entries))
 }
 
-/// Chapter `d` of `docs` for `chapter.html`: its blocks (`{kind: "prose", html}` or `{kind:
+/// Chapter `d` of `docs` for `chapter.html`: its blocks (`{kind: "prose", html}`, `{kind:
+/// "untranslated", lang, html}`: prose of the source language `source_lang`, or `{kind:
 /// "clause", clause, html}`, the clause's context and piece from `clauses` and `pieces`) and its
 /// sections for the sidebar (their headings' ids and numbers).
 fn chapter_blocks(
     docs: &[Document],
     d: usize,
+    source_lang: &str,
     clauses: &[Value],
     pieces: &[Value],
 ) -> (Value, Value) {
@@ -330,6 +332,15 @@ fn chapter_blocks(
         .map(|b| match b {
             Block::Prose(p) => map([
                 ("kind", "prose".into()),
+                (
+                    "html",
+                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs)),
+                ),
+            ]),
+            // The source language's prose where the translation has none yet, under a banner.
+            Block::Untranslated(p) => map([
+                ("kind", "untranslated".into()),
+                ("lang", source_lang.into()),
                 (
                     "html",
                     Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs)),

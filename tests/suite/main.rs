@@ -19,6 +19,7 @@ mod fmt;
 mod hostile;
 mod image;
 mod import;
+mod languages;
 mod matrix;
 mod model_docs;
 mod model_exhaustive;

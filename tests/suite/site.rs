@@ -135,7 +135,7 @@ fn changing_one_english_clause_makes_exactly_that_translation_stale() {
         .collect();
     assert_eq!(
         row,
-        ["runtime-and-lifecycle", "21", "20", "1", "0"],
+        ["runtime-and-lifecycle", "21", "20", "1", "0", "11", "0"],
         "{status}"
     );
 
