@@ -201,3 +201,15 @@ pub(crate) fn shell_word(p: &str) -> String {
         format!("'{}'", p.replace('\'', "'\\''"))
     }
 }
+
+/// What a rewrite of the file at `path` would change, from `old` to `new`, as a unified diff with
+/// three lines of context (`a/PATH`, `b/PATH`, as git shows it): `--check` of `fmt` and `scaffold`
+/// show it, so CI's log says what to change, not only that something would.
+pub(crate) fn unified_diff(path: &std::path::Path, old: &str, new: &str) -> String {
+    let name = path.display().to_string();
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}

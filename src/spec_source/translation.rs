@@ -125,7 +125,7 @@ pub(super) fn translate_chapter(
                         diags.push(
                             Diagnostic::error("K0304", format!("the translation of `{}` says {}, the source text says {}", t.id, says(&levels), says(&expected)))
                                 .at(t.span.clone(), "in this translated clause")
-                                .help(format!("keep the English keyword next to the translation, e.g. 必须（{}）; a translation never changes the level", source.level)),
+                                .help(format!("keep the English keyword next to the translation, e.g. {}; a translation never changes the level", keyword_example(lang, source.level))),
                         );
                     }
                     for (field, translated, source) in [
@@ -249,6 +249,29 @@ fn place_untranslated(spec: &Spec, tr: &mut Translation) {
             super::untranslated::fill_in(source_doc, doc);
             place_untranslated_in(source_doc, doc, translated);
         }
+    }
+}
+
+/// How a translation in `lang` keeps the keyword of `level`, for a hint: in the language's own words
+/// where kcontract knows them (Chinese, as `spec/README.md` prescribes; the languages of
+/// `keyword_examples.tsv`, data rather than code), else with a placeholder, never another
+/// language's example.
+fn keyword_example(lang: &str, level: crate::keywords::Level) -> String {
+    let primary = lang.split('-').next().unwrap_or(lang);
+    if primary == "zh" {
+        let term = crate::keywords::chinese_terms(level);
+        return format!("{}（{level}）", term.first().copied().unwrap_or("必须"));
+    }
+    let level_name = level.to_string();
+    let word = include_str!("keyword_examples.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|f| f.len() == 3 && f[0] == primary && f[1] == level_name)
+        .map(|f| f[2]);
+    match word {
+        Some(word) => format!("`{word} ({level})`"),
+        None => format!("`<the word in {lang}> ({level})`"),
     }
 }
 

@@ -239,6 +239,36 @@ fn k0016_an_earlier_version_with_errors() {
 }
 
 /// A misspelt field of a `history:` entry is named, with the fields it may have.
+/// A quoted value left open is shown where its quote opens (the YAML reader stops lines later), and a
+/// tab in the indentation is named as one, at the tab.
+#[test]
+fn k0010_unclosed_quote_and_tab() {
+    let one = ("spec/en/one.md", b"# One\n".as_slice());
+    insta::assert_snapshot!(format!(
+        "{}\n=== a tab\n{}",
+        run(
+            &[
+                (
+                    "spec/contract.yaml",
+                    b"title: \"T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n".as_slice()
+                ),
+                one,
+            ],
+            &["check"],
+        ),
+        run(
+            &[
+                (
+                    "spec/contract.yaml",
+                    b"title: T\nversion: 0.1.0\nlanguages: [en]\nchapters:\n\t- one\n".as_slice()
+                ),
+                one,
+            ],
+            &["check"],
+        )
+    ));
+}
+
 #[test]
 fn k0010_history_unknown_field() {
     insta::assert_snapshot!(run(

@@ -14,6 +14,7 @@ mod cli;
 mod deviations;
 mod diff;
 mod differential;
+mod editors;
 mod error_catalog;
 mod fmt;
 mod hostile;

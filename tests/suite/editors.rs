@@ -1,0 +1,156 @@
+//! The editors' smaller papercuts (issue #37, finding 7): `fmt --check` shows its diff; `diff` says
+//! what prose changed and names chapters and languages added or removed; K0304's example is in the
+//! translation's own language; a YAML slip is reported where it is and in the editor's words.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::cli::kcontract;
+
+fn init(dir: &Path, name: &str, langs: &str) -> PathBuf {
+    let (code, out, err) = kcontract(dir, &["init", name, "--languages", langs]);
+    assert_eq!(code, 0, "{out}{err}");
+    dir.join(name)
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from} in {text}");
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn fmt_check_prints_a_unified_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = init(dir.path(), "c", "en");
+    let chapter = c.join("spec/en/introduction.md");
+    edit(&chapter, "text: The", "text:   The");
+    let (code, out, err) = kcontract(&c, &["fmt", "--check"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.starts_with("--- a/spec/en/introduction.md\n+++ b/spec/en/introduction.md\n@@ "),
+        "{out}"
+    );
+    assert!(out.contains("\n-text:   The implementation MUST"), "{out}");
+    assert!(out.contains("\n+text: The implementation MUST"), "{out}");
+    assert!(err.contains("error[K0802]"), "{err}");
+    // Formatted: nothing to show.
+    assert_eq!(kcontract(&c, &["fmt"]).0, 0);
+    let (code, out, _) = kcontract(&c, &["fmt", "--check"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("---"), "{out}");
+}
+
+#[test]
+fn diff_says_what_prose_changed_and_names_chapters_and_languages() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path(), "old", "en");
+    let new = init(dir.path(), "new", "en");
+    let long = "A long paragraph ".repeat(10);
+    edit(
+        &new.join("spec/en/introduction.md"),
+        "What this contract covers, for whom, and why.",
+        &format!("What this contract covers and why.\n\n{long}"),
+    );
+    edit(
+        &new.join("spec/contract.yaml"),
+        "chapters:\n  - introduction\n",
+        "chapters:\n  - introduction\n  - scope\n",
+    );
+    std::fs::write(new.join("spec/en/scope.md"), "# Scope\n\nWhat is in.\n").unwrap();
+    let (code, out, err) = kcontract(&new, &["i18n", "add", "de"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &["diff", "old/spec", "new/spec", "--format", "terminal"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("\nlanguage added: de\nchapter added: scope\n"),
+        "{out}"
+    );
+    // Not one "translation" change per clause of the new language.
+    assert!(out.contains("no clause changed"), "{out}");
+    assert!(
+        out.contains("    - What this contract covers, for whom, and why. Informative text"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    + What this contract covers and why.\n"),
+        "{out}"
+    );
+    // A long line is cut.
+    assert!(out.contains(&format!("    + {}…\n", &long[..100])), "{out}");
+    assert!(
+        out.contains("  scope (en)  +2 -0\n    + # Scope\n    + What is in.\n"),
+        "{out}"
+    );
+
+    let (_, md, _) = kcontract(
+        dir.path(),
+        &["diff", "old/spec", "new/spec", "--format", "markdown"],
+    );
+    assert!(
+        md.contains("Language added: `de`.\n\nChapter added: `scope`.\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("```diff\n+ # Scope\n+ What is in.\n```\n"),
+        "{md}"
+    );
+
+    let (_, json, _) = kcontract(
+        dir.path(),
+        &["diff", "old/spec", "new/spec", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["languages_added"], serde_json::json!(["de"]));
+    assert_eq!(v["chapters_added"], serde_json::json!(["scope"]));
+    assert_eq!(v["chapters_removed"], serde_json::json!([]));
+    let scope = v["prose"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["chapter"] == "scope")
+        .unwrap();
+    assert_eq!(
+        scope["lines"],
+        serde_json::json!([{"op": "insert", "text": "# Scope"}, {"op": "insert", "text": "What is in."}])
+    );
+    // The other way round: the chapter and the language are removed.
+    let (_, out, _) = kcontract(
+        dir.path(),
+        &["diff", "new/spec", "old/spec", "--format", "terminal"],
+    );
+    assert!(
+        out.contains("\nlanguage removed: de\nchapter removed: scope\n"),
+        "{out}"
+    );
+}
+
+/// K0304's example keeps the keyword the way the translation's language would: German and
+/// French in their own words, a language kcontract has no words for with a placeholder, never
+/// Chinese outside Chinese.
+#[test]
+fn k0304_example_is_in_the_files_language() {
+    let dir = tempfile::tempdir().unwrap();
+    for (lang, example) in [
+        ("de", "e.g. `muss (MUST)`"),
+        ("fr", "e.g. `doit (MUST)`"),
+        ("pt", "e.g. `<the word in pt> (MUST)`"),
+        ("zh", "e.g. 必须（MUST）"),
+    ] {
+        let c = init(dir.path(), lang, &format!("en,{lang}"));
+        edit(
+            &c.join(format!("spec/{lang}/introduction.md")),
+            "text: The implementation MUST reject",
+            "text: The implementation SHOULD reject",
+        );
+        let (code, _, err) = kcontract(&c, &["check"]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("error[K0304]"), "{err}");
+        assert!(err.contains(example), "{lang}: {err}");
+        if lang != "zh" {
+            assert!(!err.contains('必'), "{lang}: {err}");
+        }
+    }
+}
