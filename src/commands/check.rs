@@ -59,8 +59,9 @@ impl Check {
         let verdict = match ctx.warnings() {
             0 => "ok: no problems found".to_string(),
             n => format!(
-                "ok: no errors, {n} warning{} (above){}",
+                "ok: no errors, {n} warning{} {}{}",
                 plural(n),
+                ctx.warnings_shown(),
                 who_acts(&loaded.diagnostics, &scan)
             ),
         };

@@ -154,3 +154,54 @@ fn k0304_example_is_in_the_files_language() {
         }
     }
 }
+
+/// `--errors-only` (issue #37): a spec with many review warnings and one real error shows the
+/// error alone, on check, build and fmt, and says the warnings were counted, not shown.
+#[test]
+fn errors_only_shows_the_one_error_among_many_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = init(dir.path(), "c", "en");
+    let chapter = c.join("spec/en/introduction.md");
+    let mut text = std::fs::read_to_string(&chapter).unwrap();
+    for i in 0..40 {
+        text.push_str(&format!(
+            "\n```clause\nid: intro.c{i}\nlevel: MUST\nactor: implementation\nverify: test\n\
+             text: The implementation MUST do {i}.\nreview: is the actor right?\n```\n"
+        ));
+    }
+    text.push_str("\nSee [nowhere](#no-such-section).\n");
+    std::fs::write(&chapter, text).unwrap();
+    let (code, _, err) = kcontract(&c, &["check"]);
+    assert_eq!(code, 1, "{err}");
+    // Twenty of them are shown (a code's first twenty, then a count), before the error.
+    assert!(err.starts_with("warning[K0119]"), "{err}");
+    assert!(err.contains("note: 20 more K0119 not shown"), "{err}");
+    for args in [
+        &["check", "--errors-only"][..],
+        &["--errors-only", "build"],
+        &["fmt", "--check", "--errors-only"],
+    ] {
+        let (code, _, err) = kcontract(&c, args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(!err.contains("warning["), "{args:?}: {err}");
+        assert!(err.starts_with("error[K0118]"), "{args:?}: {err}");
+        assert!(
+            err.contains(
+                "error: 1 error and 40 warnings found (warnings not shown: --errors-only)"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+    // Without the error: check passes and says where the warnings went.
+    let text = std::fs::read_to_string(&chapter)
+        .unwrap()
+        .replace("\nSee [nowhere](#no-such-section).\n", "");
+    std::fs::write(&chapter, text).unwrap();
+    let (code, out, err) = kcontract(&c, &["check", "--errors-only"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err, "");
+    assert!(
+        out.ends_with("ok: no errors, 40 warnings (not shown: --errors-only)\n"),
+        "{out}"
+    );
+}
