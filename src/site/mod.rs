@@ -17,6 +17,7 @@ mod output;
 mod platforms_page;
 mod render;
 mod runtimes_page;
+mod sanitize;
 mod search;
 mod templates;
 

@@ -205,3 +205,42 @@ fn errors_only_shows_the_one_error_among_many_warnings() {
         "{out}"
     );
 }
+
+/// Inline HTML a spec commonly uses renders on its page (issue #37, finding 6); a script, an
+/// event handler and a `javascript:` URL do not reach it; a comment to translators is not shown.
+#[test]
+fn inline_html_renders_and_is_sanitized() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = init(dir.path(), "c", "en");
+    let chapter = c.join("spec/en/introduction.md");
+    let text = std::fs::read_to_string(&chapter).unwrap().replace(
+        "# Introduction\n",
+        "# Introduction\n\n<!-- for the editors only -->\n\nLimits are 2<sup>31</sup> bytes; press <kbd>Ctrl</kbd>+<kbd>C</kbd>.<br>\
+         <script>alert(1)</script> <b onmouseover=\"alert(2)\">bold</b> <a href=\"javascript:alert(3)\">x</a>\n",
+    )
+    .replace(
+        "text: The implementation MUST reject a request it cannot parse.",
+        "text: The implementation MUST reject a request over 2<sup>20</sup> bytes.",
+    );
+    std::fs::write(&chapter, text).unwrap();
+    let (code, out, err) = kcontract(&c, &["build"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let page = std::fs::read_to_string(c.join("site/en/introduction.html")).unwrap();
+    let main = &page[page.find("<main").unwrap()..page.find("</main>").unwrap()];
+    assert!(
+        main.contains("2<sup>31</sup> bytes; press <kbd>Ctrl</kbd>+<kbd>C</kbd>.<br>"),
+        "{main}"
+    );
+    assert!(main.contains("over 2<sup>20</sup> bytes"), "{main}");
+    assert!(main.contains("<b>bold</b>"), "{main}");
+    for gone in [
+        "<script",
+        "alert(",
+        "onmouseover",
+        "javascript:",
+        "for the editors only",
+        "&lt;",
+    ] {
+        assert!(!main.contains(gone), "{gone} in {main}");
+    }
+}
