@@ -11,13 +11,14 @@ use crate::terminal::{Ctx, Outcome, print};
 /// Translation status and review stamps.
 #[derive(clap::Subcommand, Debug)]
 pub(crate) enum I18n {
-    /// Per-chapter counts of current, stale and missing translations.
+    /// Per chapter: clauses current, stale and missing; paragraphs and those still untranslated.
     Status,
-    /// Add a language, or the chapters it lacks: each missing `<LANG>/<chapter>.md` is written
-    /// with the source's headings and a stub of each clause (its source text and stamp) to
-    /// translate, the language is added to contract.yaml's `languages`, and a language without
-    /// built-in interface text gets `templates/i18n/<LANG>.yaml` (the English one) beside the
-    /// spec folder. Nothing existing is overwritten.
+    /// Add a language, or the chapter files it lacks.
+    ///
+    /// Each missing `<LANG>/<chapter>.md` is written with the source's headings and a stub of each
+    /// clause (its source text and stamp) to translate, the language is added to contract.yaml's
+    /// `languages`, and a language without built-in interface text gets `templates/i18n/<LANG>.yaml`
+    /// (the English one) beside the spec folder. Nothing existing is overwritten.
     Add {
         /// The language tag, e.g. `de` (the folder name under the spec folder).
         lang: String,
