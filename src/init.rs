@@ -46,8 +46,8 @@ pub(crate) fn files(title: &str, languages: &[String]) -> Vec<(String, String)> 
             format!(
                 "# Introduction\n\nWhat this contract covers, for whom, and why. Informative text like this \
                  paragraph may use any words but the RFC 2119 keywords in capitals, which belong in clauses.\n\n\
-                 ```clause\nid: intro.reject-unparsable\nlevel: MUST\nactor: implementation\nverify: test\n\
-                 text: {EXAMPLE}\n```\n"
+                 ```clause\nid: intro.reject-unparsable\nlevel: MUST\nactor: implementation\n\
+                 text: {EXAMPLE}\nverify: test\n```\n"
             )
         } else {
             crate::i18n::stub_chapter(

@@ -21,7 +21,11 @@ fn edit(path: &Path, from: &str, to: &str) {
 #[test]
 fn fmt_check_prints_a_unified_diff() {
     let dir = tempfile::tempdir().unwrap();
-    let c = init(dir.path(), "c", "en");
+    let c = init(dir.path(), "c", "en,de");
+    // What init and i18n add write is formatted already.
+    assert_eq!(kcontract(&c, &["i18n", "add", "fr"]).0, 0);
+    let (code, out, err) = kcontract(&c, &["fmt", "--check"]);
+    assert_eq!(code, 0, "{out}{err}");
     let chapter = c.join("spec/en/introduction.md");
     edit(&chapter, "text: The", "text:   The");
     let (code, out, err) = kcontract(&c, &["fmt", "--check"]);
