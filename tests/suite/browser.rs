@@ -64,6 +64,15 @@ fn screenshot(d: &Driver, name: &str) {
     std::fs::write(dir.join(format!("{name}.png")), d.screenshot_png()).unwrap();
 }
 
+/// Fail saying what is missing when Chromium or chromedriver is not installed.
+fn require_browser() {
+    for tool in [CHROMIUM, CHROMEDRIVER] {
+        if !Path::new(tool).exists() {
+            missing(&format!("{tool} is not installed"));
+        }
+    }
+}
+
 fn file_url(p: &Path) -> String {
     format!("file://{}", p.display())
 }
@@ -76,11 +85,7 @@ fn setup() -> (Driver, String, tempfile::TempDir, PathBuf) {
 
 /// [`setup`], the build given `extra` arguments (`--platform REPORT`).
 fn setup_with(extra: &[&str]) -> (Driver, String, tempfile::TempDir, PathBuf) {
-    for tool in [CHROMIUM, CHROMEDRIVER] {
-        if !Path::new(tool).exists() {
-            missing(&format!("{tool} is not installed"));
-        }
-    }
+    require_browser();
     let axe_path = root().join("node_modules/axe-core/axe.min.js");
     let axe_source = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
         missing(&format!(
@@ -438,11 +443,7 @@ fn site_for_readers_in_headless_chromium() {
     ignore = "needs Chromium, chromedriver, fonts-noto-cjk, axe-core (npm ci): cargo test --features browser"
 )]
 fn site_in_headless_chromium() {
-    for tool in [CHROMIUM, CHROMEDRIVER] {
-        if !Path::new(tool).exists() {
-            missing(&format!("{tool} is not installed"));
-        }
-    }
+    require_browser();
     let axe_path = root().join("node_modules/axe-core/axe.min.js");
     let axe_source = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
         missing(&format!(
@@ -702,11 +703,7 @@ fn platform_columns_fit_in_headless_chromium() {
     ignore = "needs Chromium and chromedriver: cargo test --features browser"
 )]
 fn twelve_chapters_numbered_in_the_sidebar() {
-    for tool in [CHROMIUM, CHROMEDRIVER] {
-        if !Path::new(tool).exists() {
-            missing(&format!("{tool} is not installed"));
-        }
-    }
+    require_browser();
     let tmp = tempfile::tempdir().unwrap();
     crate::any_contract::twelve_chapters(tmp.path(), "");
     let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
@@ -849,11 +846,7 @@ fn axe_in_every_language(d: &Driver, axe_source: &str, site: &Path, page: &str) 
     ignore = "needs Chromium and chromedriver: cargo test --features browser"
 )]
 fn untranslated_parts_fit_on_a_phone() {
-    for tool in [CHROMIUM, CHROMEDRIVER] {
-        if !Path::new(tool).exists() {
-            missing(&format!("{tool} is not installed"));
-        }
-    }
+    require_browser();
     let tmp = tempfile::tempdir().unwrap();
     let run = |dir: &Path, args: &[&str]| {
         let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
