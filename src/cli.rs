@@ -28,6 +28,10 @@ struct Cli {
     /// Colour diagnostics: auto (when stderr is a terminal and NO_COLOR is unset), always, never.
     #[arg(long, global = true, default_value = "auto", value_name = "WHEN")]
     color: ColorChoice,
+    /// Print errors only: warnings are counted, not shown (a spec with hundreds of review
+    /// warnings still shows its one error at once). Exit codes are unchanged.
+    #[arg(long, global = true)]
+    errors_only: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -60,7 +64,7 @@ enum Command {
 /// in the input, 2 for usage errors.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    let ctx = Ctx::new(cli.spec, cli.color);
+    let ctx = Ctx::new(cli.spec, cli.color).errors_only(cli.errors_only);
     exit_code(match cli.command {
         Command::Check(c) => c.run(&ctx),
         Command::Explain(c) => c.run(&ctx),

@@ -136,6 +136,11 @@ impl SourceMap {
         self.files.is_empty()
     }
 
+    /// The file read from `path`, if it was.
+    pub fn find(&self, path: &std::path::Path) -> Option<&SourceFile> {
+        self.files.iter().find(|f| f.path == path)
+    }
+
     /// The file with id `id` (which must come from this map).
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
@@ -383,10 +388,111 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
         };
     }
     let msg = e.to_string();
-    match msg.rfind(" at line ") {
+    let msg = match msg.rfind(" at line ") {
         Some(i) => msg[..i].to_string(),
         None => msg,
+    };
+    // The YAML reader's words for two common slips, said in the editor's terms.
+    if msg.contains("tabs disallowed") || msg.contains("found a tab") {
+        return "a tab in the indentation: YAML indents with spaces only (replace the tab with spaces)"
+            .to_string();
     }
+    if unclosed_quote_message(&msg) {
+        return "a quoted value is not closed: its closing quote is missing (YAML reads on until the next quote)"
+            .to_string();
+    }
+    msg
+}
+
+/// Does the YAML reader's message say a quoted value ran on (no closing quote)?
+fn unclosed_quote_message(msg: &str) -> bool {
+    msg.contains("quoted scalar") && !msg.contains("escape")
+}
+
+/// Where a YAML error is best shown in `text`, given the reader's offset `at`: for a quoted value
+/// that is never closed, the reader stops lines later (where the quote finally fails), so the
+/// opening quote is shown instead; for a tab in the indentation, the tab itself.
+pub(crate) fn yaml_error_offset(text: &str, e: &serde_saphyr::Error, at: usize) -> usize {
+    let msg = e.without_snippet().to_string();
+    let at = at.min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    if msg.contains("tabs disallowed") || msg.contains("found a tab") {
+        let line = &text[line_start..];
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(tab) = line[..indent].find('\t') {
+            return line_start + tab;
+        }
+        return at;
+    }
+    if unclosed_quote_message(&msg) {
+        return opening_quote(&text[..at]).unwrap_or(at);
+    }
+    at
+}
+
+/// The offset of the last quote in `text` that opens a value (after `key: `, `- `, `[` or `,`) and
+/// is not closed on its line: where a quoted value that runs on began.
+fn opening_quote(text: &str) -> Option<usize> {
+    let mut found = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(at) = unclosed_in_line(line) {
+            found = Some(offset + at);
+        }
+        offset += line.len();
+    }
+    found
+}
+
+/// The offset in `line` of a quote opening a value that the line does not close.
+fn unclosed_in_line(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    let mut value_may_start = true;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'"' | b'\'' if value_may_start => {
+                let mut j = i + 1;
+                let mut closed = false;
+                while j < bytes.len() {
+                    match (c, bytes[j]) {
+                        (b'"', b'\\') => j += 1,
+                        (b'"', b'"') => {
+                            closed = true;
+                            break;
+                        }
+                        (b'\'', b'\'') if bytes.get(j + 1) == Some(&b'\'') => j += 1,
+                        (b'\'', b'\'') => {
+                            closed = true;
+                            break;
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                if !closed {
+                    return Some(i);
+                }
+                i = j + 1;
+                value_may_start = false;
+                continue;
+            }
+            b'#' if i == 0 || bytes[i - 1] == b' ' => return None,
+            b' ' | b'\t' => {}
+            b'[' | b',' | b'{' => value_may_start = true,
+            b':' | b'-'
+                if bytes
+                    .get(i + 1)
+                    .is_none_or(|n| matches!(n, b' ' | b'\n' | b'\r')) =>
+            {
+                value_may_start = true;
+            }
+            _ => value_may_start = false,
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Diagnostics sorted by position; the ones without a position first, in the order found.

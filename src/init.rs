@@ -2,9 +2,11 @@
 //! vocabulary spelled out, one chapter per language with an example clause, and a short guide —
 //! such that `check` and `build` work in the new folder at once.
 
+use crate::i18n::StubPiece;
 use crate::spec::stamp;
 
-/// The example clause's text (the source language's; the other languages start from a copy).
+/// The example clause's text (the source language's; the other languages start from a stub of it,
+/// as `i18n add` writes them).
 const EXAMPLE: &str = "The implementation MUST reject a request it cannot parse.";
 
 /// The files of a new contract in `languages` (the first is the source), as (path relative to
@@ -44,19 +46,24 @@ pub(crate) fn files(title: &str, languages: &[String]) -> Vec<(String, String)> 
             format!(
                 "# Introduction\n\nWhat this contract covers, for whom, and why. Informative text like this \
                  paragraph may use any words but the RFC 2119 keywords in capitals, which belong in clauses.\n\n\
-                 ```clause\nid: intro.reject-unparsable\nlevel: MUST\nactor: implementation\nverify: test\n\
-                 text: {EXAMPLE}\n```\n"
+                 ```clause\nid: intro.reject-unparsable\nlevel: MUST\nactor: implementation\n\
+                 text: {EXAMPLE}\nverify: test\n```\n"
             )
         } else {
-            format!(
-                "# Introduction\n\n<!-- The `{lang}` translation: translate the headings, the prose and each \
-                 clause's `text`; keep `id` and `source` (the stamp of the text translated; \
-                 `kcontract i18n stamp ID` renews it). -->\n\n\
-                 ```clause\nid: intro.reject-unparsable\ntext: {EXAMPLE}\nsource: {source}\n```\n"
+            crate::i18n::stub_chapter(
+                lang,
+                &[
+                    StubPiece::Heading("# Introduction"),
+                    StubPiece::Clause {
+                        id: "intro.reject-unparsable",
+                        fields: vec![("text", EXAMPLE)],
+                        stamp: &source,
+                    },
+                ],
             )
         };
         out.push((format!("spec/{lang}/introduction.md"), chapter));
-        if lang != "en" && lang != "zh" {
+        if !crate::site::built_in(lang) {
             out.push((
                 format!("templates/i18n/{lang}.yaml"),
                 crate::site::interface_template(lang),

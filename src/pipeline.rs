@@ -67,7 +67,7 @@ impl<'c> Stages<'c> {
         if show != Show::All {
             loaded
                 .diagnostics
-                .retain(|d| !matches!(d.code, "K0301" | "K0303") || d.is_error());
+                .retain(|d| !matches!(d.code, "K0301" | "K0303" | "K0310") || d.is_error());
         }
         let translations = before - loaded.diagnostics.len();
         let loaded = self.loaded(loaded)?;

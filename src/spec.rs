@@ -432,6 +432,9 @@ pub enum Block {
     Prose(String),
     /// Index into [`Spec::clauses`].
     Clause(usize),
+    /// Prose of the source chapter that a translation lacks (headings included), shown in the
+    /// source language under a banner (`spec_source/untranslated.rs`).
+    Untranslated(String),
 }
 
 /// One chapter file in one language.
@@ -548,6 +551,9 @@ pub struct Translation {
     /// the loader and not kept. Indexed rather than keyed by id: a build looks up every clause's
     /// translation several times, and at 10,000 clauses the map lookups showed in profiles.
     pub clauses: Vec<Option<Box<TranslatedClause>>>,
+    /// The chapters whose file does not exist in this language, with the path it would have:
+    /// their documents are the source's, untranslated.
+    pub missing_chapters: Vec<(String, PathBuf)>,
 }
 
 impl Translation {

@@ -57,6 +57,10 @@ pub(crate) struct Ctx {
     consequence: Option<String>,
     /// Warnings printed so far, so a command that succeeds does not say "no problems" under them.
     warnings: Cell<usize>,
+    /// `--errors-only`: warnings are counted but not printed.
+    errors_only: bool,
+    /// Warnings not printed for `--errors-only`.
+    hidden: Cell<usize>,
 }
 
 impl Ctx {
@@ -79,6 +83,25 @@ impl Ctx {
             color,
             consequence: None,
             warnings: Cell::new(0),
+            errors_only: false,
+            hidden: Cell::new(0),
+        }
+    }
+
+    /// The same context, printing errors only when `yes` (`--errors-only`).
+    pub(crate) fn errors_only(self, yes: bool) -> Self {
+        Ctx {
+            errors_only: yes,
+            ..self
+        }
+    }
+
+    /// Where the warnings counted so far are: `(above)`, or that `--errors-only` hid them.
+    pub(crate) fn warnings_shown(&self) -> &'static str {
+        if self.hidden.get() > 0 {
+            "(not shown: --errors-only)"
+        } else {
+            "(above)"
         }
     }
 
@@ -129,16 +152,31 @@ impl Ctx {
             Some(c) => format!("; {c}"),
             None => String::new(),
         };
+        let hidden = if self.hidden.get() > 0 {
+            " (warnings not shown: --errors-only)"
+        } else {
+            ""
+        };
         eprintln!(
-            "error: {errors} error{} and {warnings} warning{} found{consequence}",
+            "error: {errors} error{} and {warnings} warning{} found{hidden}{consequence}",
             plural(errors),
             plural(warnings)
         );
         Err(Failure::Input)
     }
 
-    /// Print `diags` (sorted by position) to stderr, without a summary.
+    /// Print `diags` (sorted by position) to stderr, without a summary; under `--errors-only`
+    /// only the errors, the warnings counted as hidden.
     pub(crate) fn print_diagnostics(&self, diags: &[Diagnostic], sources: &SourceMap) {
+        let errors: Vec<Diagnostic>;
+        let diags = if self.errors_only {
+            errors = diags.iter().filter(|d| d.is_error()).cloned().collect();
+            self.hidden
+                .set(self.hidden.get() + diags.len() - errors.len());
+            &errors[..]
+        } else {
+            diags
+        };
         if !diags.is_empty() {
             let text = render_all(diags, sources, &self.renderer);
             let _ = std::io::stderr().write_all(text.as_bytes());
@@ -200,4 +238,16 @@ pub(crate) fn shell_word(p: &str) -> String {
     } else {
         format!("'{}'", p.replace('\'', "'\\''"))
     }
+}
+
+/// What a rewrite of the file at `path` would change, from `old` to `new`, as a unified diff with
+/// three lines of context (`a/PATH`, `b/PATH`, as git shows it): `--check` of `fmt` and `scaffold`
+/// show it, so CI's log says what to change, not only that something would.
+pub(crate) fn unified_diff(path: &std::path::Path, old: &str, new: &str) -> String {
+    let name = path.display().to_string();
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
 }

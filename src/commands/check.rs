@@ -2,6 +2,7 @@
 //! summary.
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use crate::annotations::{Scan, TestKind};
 use crate::pipeline::Stages;
@@ -21,6 +22,11 @@ pub(crate) struct Check {
     /// stamp are reported; translations stay warnings (a test crate's CI, which cannot fix them).
     #[arg(long)]
     strict_tests: bool,
+    /// The templates folder `build` would use (default: `templates/` beside the spec folder, when
+    /// it holds `i18n/`): its templates and interface text are checked too, so that `check`
+    /// passes only where `build` can render.
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
 }
 
 impl Check {
@@ -28,20 +34,34 @@ impl Check {
         let setup = self.tests.setup(ctx, self.strict || self.strict_tests)?;
         let ctx = &setup.ctx;
         let mut stages = Stages::new(ctx);
-        let (loaded, _, scan, ()) = stages.spec_and_tests(
+        let beside = self
+            .templates
+            .is_none()
+            .then(|| crate::site::templates_beside(&ctx.spec))
+            .flatten();
+        let templates = self.templates.as_deref().or(beside.as_deref());
+        let (loaded, _, scan, tpl) = stages.spec_and_tests(
             LoadOptions {
                 strict: self.strict,
                 ..LoadOptions::default()
             },
             &setup.at,
-            || (),
+            || crate::site::templates(templates),
         )?;
         setup.check_config(&loaded.spec)?;
+        // What `build` reads besides the spec and the tests: the earlier versions of `history:`,
+        // the templates and interface text.
+        stages.history(&loaded.spec, &loaded.sources)?;
+        let mut tpl =
+            tpl.map_err(|d| ctx.fail(&d, &loaded.sources, "error: `build` would fail"))?;
+        tpl.for_languages(&loaded.spec.contract.languages);
+        ctx.report(&tpl.warnings, &loaded.sources)?;
         let verdict = match ctx.warnings() {
             0 => "ok: no problems found".to_string(),
             n => format!(
-                "ok: no errors, {n} warning{} (above){}",
+                "ok: no errors, {n} warning{} {}{}",
                 plural(n),
+                ctx.warnings_shown(),
                 who_acts(&loaded.diagnostics, &scan)
             ),
         };
@@ -61,7 +81,7 @@ fn who_acts(spec: &[crate::diagnostic::Diagnostic], scan: &Scan) -> String {
     let translations = spec
         .iter()
         .filter(warn)
-        .filter(|d| matches!(d.code, "K0301" | "K0303"))
+        .filter(|d| matches!(d.code, "K0301" | "K0303" | "K0310"))
         .count();
     let editors = spec.iter().filter(warn).count();
     let authors = scan.diagnostics.iter().filter(warn).count();

@@ -27,7 +27,12 @@ impl Fmt {
             .spec
             .documents
             .iter()
-            .chain(loaded.spec.translations.iter().flat_map(|t| &t.documents))
+            .chain(loaded.spec.translations.iter().flat_map(|t| {
+                // A chapter a translation has no file for has nothing to format.
+                t.documents
+                    .iter()
+                    .filter(|d| t.missing_chapters.iter().all(|(c, _)| *c != d.chapter))
+            }))
             .map(|d| d.file.clone())
             .collect();
         let mut originals = BTreeMap::new();
@@ -144,8 +149,9 @@ fn same_meaning(
     }
 }
 
-/// `--check`: one K0802 per file that is not formatted, at its first line that would change,
-/// reported with the warnings already found (`diags`, pointing into `sources`).
+/// `--check`: what formatting would change, as a unified diff on stdout, and one K0802 per file
+/// that is not formatted, at its first line that would change, reported with the warnings
+/// already found (`diags`, pointing into `sources`).
 fn not_formatted(
     ctx: &Ctx,
     originals: &BTreeMap<PathBuf, String>,
@@ -155,6 +161,7 @@ fn not_formatted(
 ) -> Outcome {
     for (path, formatted) in changed {
         let text = originals.get(path).cloned().unwrap_or_default();
+        print(&crate::terminal::unified_diff(path, &text, formatted))?;
         let line = text
             .split_inclusive('\n')
             .zip(formatted.split_inclusive('\n'))

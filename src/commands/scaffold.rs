@@ -408,14 +408,7 @@ fn write(
         for (p, new) in &writes {
             let rel = p.strip_prefix(&target.dir).ok().and_then(|r| r.to_str());
             let old = rel.and_then(|r| existing.get(r)).map_or("", String::as_str);
-            let name = p.display().to_string();
-            let diff = similar::TextDiff::from_lines(old, new.as_str());
-            eprint!(
-                "{}",
-                diff.unified_diff()
-                    .context_radius(3)
-                    .header(&format!("a/{name}"), &format!("b/{name}"))
-            );
+            eprint!("{}", crate::terminal::unified_diff(p, old, new));
         }
         eprintln!(
             "error: {} file{} would change",

@@ -206,6 +206,33 @@ pub(crate) struct Prose {
     pub(crate) added: usize,
     /// Lines only in the old version.
     pub(crate) removed: usize,
+    /// The changed lines themselves, in order (`op` `delete` or `insert`, `text` the line).
+    pub(crate) lines: Vec<Words>,
+}
+
+/// The languages and chapters one version has and the other does not: a chapter or a language
+/// added is said once, not as every clause and line in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct Parts {
+    pub(crate) languages_added: Vec<String>,
+    pub(crate) languages_removed: Vec<String>,
+    pub(crate) chapters_added: Vec<String>,
+    pub(crate) chapters_removed: Vec<String>,
+}
+
+impl Parts {
+    fn of(old: &Spec, new: &Spec) -> Parts {
+        let only = |a: &[String], b: &[String]| -> Vec<String> {
+            a.iter().filter(|x| !b.contains(x)).cloned().collect()
+        };
+        let (oc, nc) = (&old.contract, &new.contract);
+        Parts {
+            languages_added: only(&nc.languages, &oc.languages),
+            languages_removed: only(&oc.languages, &nc.languages),
+            chapters_added: only(&nc.chapters, &oc.chapters),
+            chapters_removed: only(&oc.chapters, &nc.chapters),
+        }
+    }
 }
 
 /// Everything that changed.
@@ -214,8 +241,11 @@ pub(crate) struct Diff {
     /// Clause changes: the new version's clauses in document order, then the removed ones in the
     /// old version's order.
     pub(crate) changes: Vec<Change>,
-    /// Prose changes per language and chapter, in chapter order.
+    /// Prose changes per language and chapter, in chapter order (not of a language added or
+    /// removed, which `parts` names).
     pub(crate) prose: Vec<Prose>,
+    /// Languages and chapters added or removed.
+    pub(crate) parts: Parts,
     /// Ids whose clause is on one side only because its block on the other side has errors: not
     /// compared (calling them added or removed would be wrong).
     pub(crate) not_compared: Vec<String>,
@@ -307,6 +337,8 @@ pub(crate) fn compare(
         }
     }
 
+    // A language added is one change, not one per clause it translates (or does not yet).
+    let parts = Parts::of(old, new);
     let mut changes = Vec::new();
     for (index, c) in new.clauses.iter().enumerate() {
         if old.clause(&c.id).is_none() && unreadable.contains(&c.id) {
@@ -328,7 +360,11 @@ pub(crate) fn compare(
                     changes.push(Change::new(Kind::Renamed, c, text(&o.id), text(&c.id)));
                 }
                 clause_changes(o, c, tests, &mut changes);
-                for tr in &new.translations {
+                for tr in new
+                    .translations
+                    .iter()
+                    .filter(|t| !parts.languages_added.contains(&t.lang))
+                {
                     let was = old
                         .translations
                         .iter()
@@ -339,7 +375,11 @@ pub(crate) fn compare(
                 continue;
             }
         }
-        for tr in &new.translations {
+        for tr in new
+            .translations
+            .iter()
+            .filter(|t| !parts.languages_added.contains(&t.lang))
+        {
             translation_change(tr, index, c, None, &mut changes);
         }
     }
@@ -360,7 +400,8 @@ pub(crate) fn compare(
     }
     Diff {
         changes,
-        prose: prose(old, new),
+        prose: prose(old, new, &parts),
+        parts,
         not_compared,
     }
 }
@@ -524,10 +565,14 @@ pub(crate) fn word_diff(old: &str, new: &str) -> Vec<Words> {
     out
 }
 
-/// The prose of each chapter of each language, compared line by line.
-fn prose(old: &Spec, new: &Spec) -> Vec<Prose> {
+/// The prose of each chapter of each language both versions have, compared line by line.
+fn prose(old: &Spec, new: &Spec, parts: &Parts) -> Vec<Prose> {
     let mut out = Vec::new();
-    let langs = new.contract.languages.iter();
+    let langs = new
+        .contract
+        .languages
+        .iter()
+        .filter(|l| !parts.languages_added.contains(l));
     for lang in langs {
         let mut chapters: Vec<&String> = new.contract.chapters.iter().collect();
         chapters.extend(
@@ -545,13 +590,23 @@ fn prose(old: &Spec, new: &Spec) -> Vec<Prose> {
                 continue;
             }
             let diff = TextDiff::from_lines(a.as_str(), b.as_str());
-            let (mut added, mut removed) = (0, 0);
+            let (mut added, mut removed, mut lines) = (0, 0, Vec::new());
             for ch in diff.iter_all_changes() {
-                match ch.tag() {
-                    ChangeTag::Insert => added += 1,
-                    ChangeTag::Delete => removed += 1,
-                    ChangeTag::Equal => {}
-                }
+                let op = match ch.tag() {
+                    ChangeTag::Insert => {
+                        added += 1;
+                        "insert"
+                    }
+                    ChangeTag::Delete => {
+                        removed += 1;
+                        "delete"
+                    }
+                    ChangeTag::Equal => continue,
+                };
+                lines.push(Words {
+                    op,
+                    text: ch.value().trim_end().to_owned(),
+                });
             }
             if added + removed > 0 {
                 out.push(Prose {
@@ -559,6 +614,7 @@ fn prose(old: &Spec, new: &Spec) -> Vec<Prose> {
                     chapter: chapter.clone(),
                     added,
                     removed,
+                    lines,
                 });
             }
         }

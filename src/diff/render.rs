@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use anstyle::{AnsiColor, Effects, Style};
 use serde::Serialize;
 
-use super::{Change, Diff, FORMAT, Kind, Prose, Value, Words};
+use super::{Change, Diff, FORMAT, Kind, Parts, Prose, Value, Words};
 use crate::terminal::plural;
 
 /// One side of the comparison, as the outputs name it.
@@ -24,6 +24,8 @@ struct Json<'a> {
     format: &'static str,
     old: &'a Side,
     new: &'a Side,
+    #[serde(flatten)]
+    parts: &'a Parts,
     changes: &'a [Change],
     prose: &'a [Prose],
     not_compared: &'a [String],
@@ -35,6 +37,7 @@ pub(crate) fn json(diff: &Diff, old: &Side, new: &Side) -> serde_json::Result<St
         format: FORMAT,
         old,
         new,
+        parts: &diff.parts,
         changes: &diff.changes,
         prose: &diff.prose,
         not_compared: &diff.not_compared,
@@ -136,6 +139,48 @@ fn words(w: &[Words], del: impl Fn(&str) -> String, ins: impl Fn(&str) -> String
         .collect()
 }
 
+/// `language added: de`, `chapters removed: a, b`: a line per kind of part added or removed,
+/// each name shown by `name`.
+fn parts_lines(parts: &Parts, name: impl Fn(&str) -> String) -> Vec<String> {
+    [
+        ("language", "added", &parts.languages_added),
+        ("language", "removed", &parts.languages_removed),
+        ("chapter", "added", &parts.chapters_added),
+        ("chapter", "removed", &parts.chapters_removed),
+    ]
+    .into_iter()
+    .filter(|(_, _, names)| !names.is_empty())
+    .map(|(what, how, names)| {
+        let list: Vec<String> = names.iter().map(|n| name(n)).collect();
+        format!("{what}{} {how}: {}", plural(names.len()), list.join(", "))
+    })
+    .collect()
+}
+
+/// How many changed prose lines of a chapter are shown (the JSON has them all), and how long a
+/// line may be: a diff names what changed briefly; the files say the rest.
+const PROSE_LINES: usize = 6;
+const PROSE_WIDTH: usize = 100;
+
+/// The first [`PROSE_LINES`] changed lines of `p`, each `-` or `+` and its text cut at
+/// [`PROSE_WIDTH`] characters, and how many more there are.
+fn prose_lines(p: &Prose) -> (Vec<(char, String)>, usize) {
+    let shown = p
+        .lines
+        .iter()
+        .take(PROSE_LINES)
+        .map(|w| {
+            let sign = if w.op == "delete" { '-' } else { '+' };
+            let mut text: String = w.text.chars().take(PROSE_WIDTH).collect();
+            if w.text.chars().count() > PROSE_WIDTH {
+                text.push('…');
+            }
+            (sign, text)
+        })
+        .collect();
+    (shown, p.lines.len().saturating_sub(PROSE_LINES))
+}
+
 /// A line per side that had errors, and one naming the clauses not compared because of them.
 fn errors_note(diff: &Diff, old: &Side, new: &Side) -> Vec<String> {
     let mut notes: Vec<String> = [("old", old), ("new", new)]
@@ -190,6 +235,9 @@ pub(crate) fn terminal(diff: &Diff, old: &Side, new: &Side, styled: bool) -> Str
     for note in errors_note(diff, old, new) {
         let _ = writeln!(out, "note: {note}");
     }
+    for line in parts_lines(&diff.parts, |n| paint(bold, n)) {
+        let _ = writeln!(out, "{line}");
+    }
     if diff.changes.is_empty() {
         let _ = writeln!(out, "no clause changed");
     } else {
@@ -227,6 +275,14 @@ pub(crate) fn terminal(diff: &Diff, old: &Side, new: &Side, styled: bool) -> Str
                 paint(green, &format!("+{}", p.added)),
                 paint(red, &format!("-{}", p.removed))
             );
+            let (lines, more) = prose_lines(p);
+            for (sign, text) in lines {
+                let style = if sign == '-' { red } else { green };
+                let _ = writeln!(out, "    {}", paint(style, &format!("{sign} {text}")));
+            }
+            if more > 0 {
+                let _ = writeln!(out, "    … {more} more line{}", plural(more));
+            }
         }
     }
     out
@@ -246,6 +302,11 @@ pub(crate) fn markdown(diff: &Diff, old: &Side, new: &Side) -> String {
     );
     for note in errors_note(diff, old, new) {
         let _ = writeln!(out, "> [!WARNING]\n> {note}\n");
+    }
+    for line in parts_lines(&diff.parts, |n| format!("`{n}`")) {
+        let mut line = line;
+        line[..1].make_ascii_uppercase();
+        let _ = writeln!(out, "{line}.\n");
     }
     if diff.changes.is_empty() {
         let _ = writeln!(out, "No clause changed.");
@@ -283,6 +344,32 @@ pub(crate) fn markdown(diff: &Diff, old: &Side, new: &Side) -> String {
                 p.chapter, p.lang, p.added, p.removed
             );
         }
+        // What changed, briefly: a diff block per chapter (a fence longer than any run of
+        // backticks in the lines, so none closes it).
+        for p in &diff.prose {
+            let (lines, more) = prose_lines(p);
+            let ticks = lines
+                .iter()
+                .map(|(_, t)| longest_run(t, '`'))
+                .max()
+                .unwrap_or(0)
+                .max(2)
+                + 1;
+            let fence = "`".repeat(ticks);
+            let _ = writeln!(out, "\n{} ({}):\n\n{fence}diff", p.chapter, p.lang);
+            for (sign, text) in lines {
+                let _ = writeln!(out, "{sign} {text}");
+            }
+            if more > 0 {
+                let _ = writeln!(out, "… {more} more line{}", plural(more));
+            }
+            let _ = writeln!(out, "{fence}");
+        }
     }
     out
+}
+
+/// The longest run of `c` in `s`.
+fn longest_run(s: &str, c: char) -> usize {
+    s.split(|x| x != c).map(str::len).max().unwrap_or(0)
 }

@@ -290,7 +290,7 @@ fn scalar(key: &str, value: &str, chunk: &str) -> Option<String> {
 /// `key: value` (with its newline) written anew: plain when YAML allows it and the line fits,
 /// else folded, else double-quoted; a text of several lines as a literal block (`|`, or `|-`
 /// without a final line break) when its lines allow one.
-fn fresh_scalar(key: &str, value: &str) -> Option<String> {
+pub(crate) fn fresh_scalar(key: &str, value: &str) -> Option<String> {
     if value.contains('\n') {
         return literal(key, value);
     }
@@ -498,6 +498,7 @@ impl Meaning {
                 out.push(match b {
                     Block::Prose(p) => format!("prose {:?}", p.trim_matches(['\n', ' '])),
                     Block::Clause(i) => format!("block {i}"),
+                    Block::Untranslated(p) => format!("untranslated {:?}", p.trim()),
                 });
             }
         }

@@ -328,6 +328,7 @@ fn parse(
             let d = match e.location() {
                 Some(loc) => {
                     let o = file.offset_of(loc.line() as usize, loc.column() as usize);
+                    let o = crate::diagnostic::yaml_error_offset(&file.text, &e, o);
                     d.at(Span::new(fid, o..file.line_end(o)), msg)
                 }
                 None => d.in_file(path).help(msg.clone()),

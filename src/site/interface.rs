@@ -27,6 +27,12 @@ const EMBEDDED: [(&str, &str); 2] = [
     ("zh.yaml", include_str!("../../templates/i18n/zh.yaml")),
 ];
 
+/// Does kcontract carry interface text for `lang` (else a new language gets a copy of the English
+/// file to translate, `templates/i18n/<lang>.yaml`)?
+pub(crate) fn built_in(lang: &str) -> bool {
+    EMBEDDED.iter().any(|(file, _)| lang_of(file) == lang)
+}
+
 /// One language's interface file.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

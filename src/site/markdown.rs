@@ -1,8 +1,9 @@
 //! Markdown → HTML for spec text, made safe for the page.
 //!
-//! Spec text is trusted to be Markdown, not HTML: raw HTML in it is shown as text, and links may only
-//! use `http`, `https`, `mailto`, fragments or relative paths (a `javascript:` or `data:` URL becomes
-//! an inert `#`). Links to `chapter.md#anchor` become links to the rendered `chapter.html#anchor`.
+//! Spec text is Markdown; raw HTML in it passes through a sanitizer with an allow-list
+//! (`sanitize.rs`: `<sup>`, `<br>`, `<kbd>`, `<abbr>` … kept, `<script>`, event handlers and other
+//! URLs removed), and links may only use `http`, `https`, `mailto`, fragments or relative paths (a
+//! `javascript:` or `data:` URL becomes an inert `#`). Links to `chapter.md#anchor` become links to the rendered `chapter.html#anchor`.
 //! RFC 2119 keywords in running text are wrapped for highlighting.
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Parser, Tag, TagEnd, html};
@@ -11,7 +12,7 @@ use crate::keywords::{Level, find_keywords};
 use crate::spec::LinkDefs;
 use crate::spec_source::{BOILERPLATE_MARKER, id_line, markdown_options, resolver};
 
-/// Spec Markdown as safe HTML: raw HTML escaped, only http(s), mailto, fragment and relative links,
+/// Spec Markdown as safe HTML: raw HTML sanitized, only http(s), mailto, fragment and relative links,
 /// RFC 2119 keywords marked.
 pub fn to_html(markdown: &str) -> String {
     to_html_in(markdown, None, None)
@@ -100,6 +101,10 @@ fn render_with<'h>(
     let mut depth = 0usize;
     // A clause block being read: its events so far and its text.
     let mut clause: Option<(Vec<Event>, String)> = None;
+    // The pieces of the clauses shown in list items: put in after the sanitizer ran, which is for
+    // the spec's own raw HTML, not for kcontract's markup (a placeholder stands in for each).
+    let mut pieces: Vec<String> = Vec::new();
+    let mut has_raw_html = false;
     let parser =
         Parser::new_with_broken_link_callback(markdown, markdown_options(), Some(resolver(defs)));
     for ev in parser {
@@ -113,7 +118,10 @@ fn render_with<'h>(
                 depth = depth.saturating_sub(1);
                 let (held, yaml) = clause.take().unwrap_or_default();
                 match nested.and_then(|f| id_line(&yaml).and_then(|id| f(&id))) {
-                    Some(html) => events.push(Event::Html(html.into())),
+                    Some(html) => {
+                        events.push(Event::Html(piece_placeholder(pieces.len()).into()));
+                        pieces.push(html);
+                    }
                     None => events.extend(held),
                 }
             }
@@ -144,8 +152,12 @@ fn render_with<'h>(
         match ev {
             // The marker that exempts the RFC 2119 boilerplate is for `check`, not for readers.
             Event::Html(h) if h.trim() == BOILERPLATE_MARKER => {}
-            // Raw HTML is displayed, never interpreted.
-            Event::Html(h) | Event::InlineHtml(h) => events.push(Event::Text(h)),
+            // Raw HTML is kept for the sanitizer, which then runs over the whole fragment (a tag
+            // and its closing tag are separate events).
+            raw @ (Event::Html(_) | Event::InlineHtml(_)) => {
+                has_raw_html = true;
+                events.push(raw);
+            }
             Event::Start(Tag::Heading {
                 level,
                 id,
@@ -216,7 +228,20 @@ fn render_with<'h>(
     // Room for the markup and escapes a typical clause adds, so the string is allocated once.
     let mut out = String::with_capacity(markdown.len() + markdown.len() / 4 + 64);
     html::push_html(&mut out, events.into_iter());
+    // Only text with raw HTML pays for the sanitizer; what Markdown alone renders is safe as is.
+    if has_raw_html {
+        out = super::sanitize::sanitize(&out);
+    }
+    for (n, piece) in pieces.iter().enumerate() {
+        out = out.replacen(&piece_placeholder(n), piece, 1);
+    }
     out
+}
+
+/// What stands for the `n`th clause piece of a fragment until the sanitizer has run: text of
+/// private-use characters, which the sanitizer keeps as it is and no spec writes.
+fn piece_placeholder(n: usize) -> String {
+    format!("\u{E000}kcontract-clause-{n}\u{E000}")
 }
 
 /// A keyword as highlighted: `<strong class="kw kw-must-not">MUST NOT</strong>`.
@@ -365,15 +390,64 @@ mod tests {
             "<script>alert(1)</script>\n\nText <img src=x onerror=alert(1)> and <b>bold</b>.\n\n[x](javascript:alert(1)) [y]( JaVa\tScRiPt:alert(1)) [z](vbscript:x) ![i](data:text/html,x) [ok](https://example.com)",
         );
         assert!(!h.contains("<script"), "{h}");
-        assert!(!h.contains("<img src=x"), "{h}");
-        assert!(!h.contains("<b>"), "{h}");
-        assert!(h.contains("&lt;script&gt;"), "{h}");
+        assert!(
+            !h.contains("alert(1)</"),
+            "a script's content goes with it: {h}"
+        );
+        assert!(!h.contains("onerror"), "{h}");
+        assert!(h.contains("<img src=\"x\">"), "{h}");
+        assert!(h.contains("<b>bold</b>"), "{h}");
         let lower = h.to_ascii_lowercase();
         assert!(!lower.contains("javascript:"), "{h}");
         assert!(!lower.contains("vbscript:"), "{h}");
         assert!(!lower.contains("data:"), "{h}");
         assert_eq!(lower.matches(r##"="#""##).count(), 3, "{h}");
         assert!(h.contains(r#"href="https://example.com""#), "{h}");
+    }
+
+    #[test]
+    fn inline_html_specs_use_is_rendered() {
+        let h = to_html(
+            "E = mc<sup>2</sup>, H<sub>2</sub>O,<br>press <kbd>Ctrl</kbd>+<kbd>C</kbd>; <abbr title=\"Open Container Initiative\">OCI</abbr> <em>MUST</em> <code>x</code>.\n\n<!-- a note to translators -->\n",
+        );
+        assert_eq!(
+            h,
+            "<p>E = mc<sup>2</sup>, H<sub>2</sub>O,<br>press <kbd>Ctrl</kbd>+<kbd>C</kbd>; <abbr title=\"Open Container Initiative\">OCI</abbr> <em><strong class=\"kw kw-must\">MUST</strong></em> <code>x</code>.</p>\n\n"
+        );
+    }
+
+    #[test]
+    fn handlers_scripts_and_script_urls_in_html_are_removed() {
+        let h = to_html(
+            "A <sup onclick=\"alert(1)\" style=\"color:red\">1</sup> <a href=\"javascript:alert(1)\">x</a> <a href=\"other.html\" target=\"_blank\">y</a> <iframe src=\"https://e.org\"></iframe><style>p{}</style>",
+        );
+        assert_eq!(
+            h,
+            "<p>A <sup>1</sup> <a>x</a> <a href=\"other.html\">y</a> </p>\n"
+        );
+    }
+
+    /// Text without raw HTML is not sanitized: its output stays byte for byte what Markdown
+    /// renders (the committed site changes only where the spec has inline HTML).
+    #[test]
+    fn markdown_alone_is_not_touched() {
+        let md = "# T\n\n| a | b |\n|:--|--:|\n| `x` | [l](#f) |\n\nNote[^1].\n\n[^1]: It MUST.\n";
+        let plain = to_html(md);
+        assert!(plain.contains("<th style=\"text-align: left\">"), "{plain}");
+        assert!(plain.contains("class=\"footnote-reference\""), "{plain}");
+        // With a tag added, the sanitizer keeps what Markdown rendered (the style normalised).
+        let with = to_html(&format!("{md}\nH<sub>2</sub>O\n"));
+        for kept in [
+            "<h1>T</h1>",
+            "<th style=\"text-align:left\">a</th>",
+            "<a href=\"#f\">l</a>",
+            "<sup class=\"footnote-reference\"><a href=\"#1\">1</a></sup>",
+            "<div class=\"footnote-definition\" id=\"1\">",
+            "<strong class=\"kw kw-must\">MUST</strong>",
+            "H<sub>2</sub>O",
+        ] {
+            assert!(with.contains(kept), "{kept} in {with}");
+        }
     }
 
     #[test]

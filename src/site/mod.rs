@@ -17,6 +17,7 @@ mod output;
 mod platforms_page;
 mod render;
 mod runtimes_page;
+mod sanitize;
 mod search;
 mod templates;
 
@@ -107,8 +108,10 @@ pub fn build(
     })
 }
 
-/// The English interface text file made the start of `lang`'s (for `kcontract init`): its values
-/// are to be translated.
+pub(crate) use interface::built_in;
+
+/// The English interface text file made the start of `lang`'s (for `kcontract init` and `i18n
+/// add`): its values are to be translated.
 pub(crate) fn interface_template(lang: &str) -> String {
     include_str!("../../templates/i18n/en.yaml")
         .replacen("name: \"English\"", &format!("name: \"{lang}\""), 1)

@@ -228,7 +228,10 @@ impl<'s> Lang<'s> {
         let ids: Vec<&str> = spec.clauses.iter().map(|c| c.id.as_str()).collect();
         let (blocks, sections): (Vec<Value>, Vec<Value>) = (0..docs.len())
             .into_par_iter()
-            .map(|d| chapter_blocks(docs, d, &ids, &values, &pieces))
+            .map(|d| {
+                let source_lang = &m.spec.contract.languages[0];
+                chapter_blocks(docs, d, &ids, source_lang, &values, &pieces)
+            })
             .unzip();
         Ok(Lang {
             m,
@@ -400,13 +403,15 @@ fn map<const N: usize>(entries: [(&'static str, Value); N]) -> Value {
     Value::from(std::collections::BTreeMap::from(entries))
 }
 
-/// Chapter `d` of `docs` for `chapter.html`: its blocks (`{kind: "prose", html}` or `{kind:
+/// Chapter `d` of `docs` for `chapter.html`: its blocks (`{kind: "prose", html}`, `{kind:
+/// "untranslated", lang, html}`: prose of the source language `source_lang`, or `{kind:
 /// "clause", clause, html}`, the clause's context and piece from `clauses` and `pieces`) and its
 /// sections for the sidebar (their headings' ids and numbers).
 fn chapter_blocks(
     docs: &[Document],
     d: usize,
     ids: &[&str],
+    source_lang: &str,
     clauses: &[Value],
     pieces: &[Value],
 ) -> (Value, Value) {
@@ -432,6 +437,15 @@ fn chapter_blocks(
         .filter_map(|b| match b {
             Block::Prose(p) => Some(map([
                 ("kind", "prose".into()),
+                (
+                    "html",
+                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs, &nested)),
+                ),
+            ])),
+            // The source language's prose where the translation has none yet, under a banner.
+            Block::Untranslated(p) => Some(map([
+                ("kind", "untranslated".into()),
+                ("lang", source_lang.into()),
                 (
                     "html",
                     Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs, &nested)),

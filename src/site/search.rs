@@ -63,7 +63,7 @@ pub(super) fn index_script(
                         text: clause_text[*i].clone(),
                     });
                 }
-                Block::Prose(p) => {
+                Block::Prose(p) | Block::Untranslated(p) => {
                     for piece in prose_pieces(p) {
                         match piece {
                             Piece::Heading => {

@@ -162,13 +162,21 @@ pub(super) fn parse_contract(
         };
         Span::new(cid, o..end)
     };
+    // A YAML error where the editor's slip is (an unclosed quote's opening, a tab), to the line's end.
+    let error_span = |e: &serde_saphyr::Error, loc: &serde_saphyr::Location| {
+        let o = file.offset_of(loc.line() as usize, loc.column() as usize);
+        match crate::diagnostic::yaml_error_offset(&file.text, e, o) {
+            moved if moved != o => Span::new(cid, moved..file.line_end(moved)),
+            _ => span_of(loc),
+        }
+    };
     let raw: RawContract = match serde_saphyr::from_str(&file.text) {
         Ok(r) => r,
         Err(e) => {
             let msg = crate::diagnostic::yaml_message(&e);
             let d = Diagnostic::error("K0010", "contract.yaml is not a valid contract description");
             let d = match e.location() {
-                Some(loc) => d.at(span_of(&loc), msg),
+                Some(loc) => d.at(error_span(&e, &loc), msg),
                 None => d.in_file(&file.path).help(msg.clone()),
             };
             diags.push(d.help(

@@ -242,11 +242,15 @@ pub(crate) fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
 /// One language's chapter files, in contract order: each listed chapter with its path and, when it
 /// was read as UTF-8, its id in `sources`. Problems are reported in that order: a listed chapter
 /// whose file is missing (pointing at the contract line that lists it), unreadable or not UTF-8,
-/// then the Markdown files of the folder that the contract does not list.
+/// then the Markdown files of the folder that the contract does not list. A translation's missing
+/// chapter file (`source` false) is no error here: it is a chapter not yet translated, shown from
+/// the source language and reported with the other missing translations (K0310).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn read_language(
     tree: &Tree,
     dir: &Path,
     lang: &str,
+    source: bool,
     chapters: &[String],
     chapter_spans: &[Span],
     sources: &mut SourceMap,
@@ -274,6 +278,7 @@ pub(super) fn read_language(
     let mut files = Vec::with_capacity(chapters.len());
     for ((chapter, (path, prepared)), span) in chapters.iter().zip(prepared).zip(chapter_spans) {
         let id = match prepared {
+            Err(_) if !source => None,
             Err(_) => {
                 diags.push(
                     Diagnostic::error(

@@ -37,7 +37,7 @@ fn ids_of<'s>(spec: &'s Spec, doc: &'s Document) -> BTreeSet<&'s str> {
     let headings = doc.headings.iter().map(|h| h.anchor.as_str());
     let clauses = doc.blocks.iter().filter_map(|b| match b {
         Block::Clause(i) => spec.clauses.get(*i).map(|c| c.id.as_str()),
-        Block::Prose(_) => None,
+        Block::Prose(_) | Block::Untranslated(_) => None,
     });
     headings.chain(clauses).collect()
 }

@@ -14,6 +14,7 @@ mod fast_yaml;
 mod files;
 mod links;
 mod translation;
+mod untranslated;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -27,6 +28,7 @@ pub use files::Tree;
 pub(crate) use files::{io_error, read_source, read_spec_source};
 pub(crate) use links::LINK_SCHEMES;
 pub(crate) use translation::translation_diagnostics;
+pub(crate) use untranslated::paragraphs;
 
 use chapter::ParsedChapter;
 use clause_block::Schema;
@@ -258,6 +260,7 @@ fn read_and_parse(
         tree,
         dir,
         lang,
+        schema == Schema::Source,
         &contract.chapters,
         chapter_spans,
         &mut out.sources,

@@ -26,17 +26,36 @@ pub(super) fn load_translation(
     };
     // Per source clause, the translation registered for it.
     tr.clauses = vec![None; spec.clauses.len()];
-    for (chapter, file, parsed) in parsed {
-        let doc = translate_chapter(
-            lang,
-            chapter,
-            file,
-            parsed,
-            spec,
-            unbuilt,
-            &mut tr.clauses,
-            diags,
-        );
+    let mut parsed = parsed.into_iter().peekable();
+    for source in &spec.documents {
+        let doc = match parsed.next_if(|(chapter, _, _)| *chapter == source.chapter) {
+            Some((chapter, file, parsed)) => translate_chapter(
+                lang,
+                chapter,
+                file,
+                parsed,
+                spec,
+                unbuilt,
+                &mut tr.clauses,
+                diags,
+            ),
+            // No file in this language: the chapter is not translated yet, and shows the source.
+            None => {
+                let file = translation_file(&source.file, lang, &source.chapter);
+                tr.missing_chapters
+                    .push((source.chapter.clone(), file.clone()));
+                Document {
+                    chapter: source.chapter.clone(),
+                    lang: lang.to_string(),
+                    file,
+                    title: source.title.clone(),
+                    headings: Vec::new(),
+                    blocks: Vec::new(),
+                    links: Vec::new(),
+                    link_defs: Default::default(),
+                }
+            }
+        };
         tr.documents.push(doc);
     }
     place_untranslated(spec, &mut tr);
@@ -83,6 +102,12 @@ pub(super) fn translate_chapter(
                         continue;
                     }
                     let source = &spec.clauses[idx];
+                    // A stub (`i18n add` writes them) still holds the source text: shown where it
+                    // stands, untranslated, and reported as missing until it is translated.
+                    if is_stub(&t, source) {
+                        blocks.push(Block::Clause(idx));
+                        continue;
+                    }
                     let (levels, expected) = (levels_in(&t.text), levels_in(&source.text));
                     // The translation uses the same keywords as the source text (none for an
                     // `implicit` clause), so the level stays visible in every language.
@@ -100,7 +125,7 @@ pub(super) fn translate_chapter(
                         diags.push(
                             Diagnostic::error("K0304", format!("the translation of `{}` says {}, the source text says {}", t.id, says(&levels), says(&expected)))
                                 .at(t.span.clone(), "in this translated clause")
-                                .help(format!("keep the English keyword next to the translation, e.g. 必须（{}）; a translation never changes the level", source.level)),
+                                .help(format!("keep the English keyword next to the translation, e.g. {}; a translation never changes the level", keyword_example(lang, source.level))),
                         );
                     }
                     for (field, translated, source) in [
@@ -221,9 +246,47 @@ fn place_untranslated(spec: &Spec, tr: &mut Translation) {
         .collect();
     for doc in documents.iter_mut() {
         if let Some(source_doc) = by_chapter.get(doc.chapter.as_str()) {
+            super::untranslated::fill_in(source_doc, doc);
             place_untranslated_in(source_doc, doc, translated);
         }
     }
+}
+
+/// How a translation in `lang` keeps the keyword of `level`, for a hint: in the language's own words
+/// where kcontract knows them (Chinese, as `spec/README.md` prescribes; the languages of
+/// `keyword_examples.tsv`, data rather than code), else with a placeholder, never another
+/// language's example.
+fn keyword_example(lang: &str, level: crate::keywords::Level) -> String {
+    let primary = lang.split('-').next().unwrap_or(lang);
+    if primary == "zh" {
+        let term = crate::keywords::chinese_terms(level);
+        return format!("{}（{level}）", term.first().copied().unwrap_or("必须"));
+    }
+    let level_name = level.to_string();
+    let word = include_str!("keyword_examples.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|f| f.len() == 3 && f[0] == primary && f[1] == level_name)
+        .map(|f| f[2]);
+    match word {
+        Some(word) => format!("`{word} ({level})`"),
+        None => format!("`<the word in {lang}> ({level})`"),
+    }
+}
+
+/// Is `t` a stub of `source`: its text, `reason` and `implicit` the source's (words compared, not
+/// their wrapping)?
+fn is_stub(t: &crate::spec::TranslatedClause, source: &crate::spec::Clause) -> bool {
+    let same = |a: &str, b: &str| a.split_whitespace().eq(b.split_whitespace());
+    let same_opt = |a: &Option<String>, b: &Option<String>| match (a, b) {
+        (Some(a), Some(b)) => same(a, b),
+        (None, _) => true,
+        (Some(_), None) => false,
+    };
+    same(&t.text, &source.text)
+        && same_opt(&t.reason, &source.reason)
+        && same_opt(&t.implicit, &source.implicit)
 }
 
 /// [`place_untranslated`] in one translated chapter, `doc`, of the source chapter `source_doc`.
@@ -234,9 +297,10 @@ pub(super) fn place_untranslated_in(
 ) {
     {
         let mut previous: Option<usize> = None;
+        let shown = super::untranslated::clauses_in(doc);
         for block in &source_doc.blocks {
             let Block::Clause(i) = block else { continue };
-            if translated[*i].is_none() {
+            if translated[*i].is_none() && !shown.contains(i) {
                 let at = match previous {
                     Some(p) => doc
                         .blocks
@@ -276,12 +340,48 @@ pub(crate) fn translation_diagnostics(spec: &Spec, strict: bool) -> Vec<Diagnost
         }
     };
     for tr in &spec.translations {
+        for (chapter, file) in &tr.missing_chapters {
+            let clauses = spec
+                .clauses
+                .iter()
+                .filter(|c| c.chapter == *chapter)
+                .count();
+            let span = spec
+                .documents
+                .iter()
+                .find(|d| d.chapter == *chapter)
+                .and_then(|d| d.headings.first())
+                .map(|h| h.span.clone());
+            let d = make(
+                "K0310",
+                format!(
+                    "chapter `{chapter}` has no `{}` translation: `{}` does not exist",
+                    tr.lang,
+                    file.display()
+                ),
+            );
+            let d = match span {
+                Some(span) => d.at(
+                    span,
+                    format!(
+                        "shown untranslated in {}, with its {clauses} clause{}",
+                        tr.lang,
+                        crate::terminal::plural(clauses)
+                    ),
+                ),
+                None => d.in_file(file),
+            };
+            out.push(d.help(format!("run `kcontract i18n add {}`: it writes the missing chapter files with the headings and a stub of each clause to translate", tr.lang)));
+        }
+        let missing_chapter =
+            |c: &crate::spec::Clause| tr.missing_chapters.iter().any(|(m, _)| *m == c.chapter);
         let found = spec.clauses.iter().enumerate().filter_map(|(i, c)| {
             match tr.lookup(i, c) {
+                (TranslationState::Missing, _) if missing_chapter(c) => None,
                 (TranslationState::Missing, _) => Some(
                     make("K0301", format!("clause `{}` has no `{}` translation", c.id, tr.lang))
                         .at(c.id_span.clone(), format!("not translated into {}", tr.lang))
-                        .help(format!("add a clause block with `id: {}`, `text:` and `source: {}` to {}", c.id, c.stamp, translation_file(&c.file, &tr.lang, &c.chapter).display())),
+                        .help(format!("translate the `text` of its block in {} (a stub holds the source text until then), or add a clause block with `id: {}`, `text:` and `source: {}` there", translation_file(&c.file, &tr.lang, &c.chapter).display(), c.id, c.stamp)),
                 ),
                 (TranslationState::Stale, Some(t)) => Some(
                     make("K0303", format!("the `{}` translation of `{}` is stale: the source text changed", tr.lang, c.id))

@@ -244,6 +244,36 @@ fn k0016_an_earlier_version_with_errors() {
 }
 
 /// A misspelt field of a `history:` entry is named, with the fields it may have.
+/// A quoted value left open is shown where its quote opens (the YAML reader stops lines later), and a
+/// tab in the indentation is named as one, at the tab.
+#[test]
+fn k0010_unclosed_quote_and_tab() {
+    let one = ("spec/en/one.md", b"# One\n".as_slice());
+    insta::assert_snapshot!(format!(
+        "{}\n=== a tab\n{}",
+        run(
+            &[
+                (
+                    "spec/contract.yaml",
+                    b"title: \"T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n".as_slice()
+                ),
+                one,
+            ],
+            &["check"],
+        ),
+        run(
+            &[
+                (
+                    "spec/contract.yaml",
+                    b"title: T\nversion: 0.1.0\nlanguages: [en]\nchapters:\n\t- one\n".as_slice()
+                ),
+                one,
+            ],
+            &["check"],
+        )
+    ));
+}
+
 #[test]
 fn k0010_history_unknown_field() {
     insta::assert_snapshot!(run(
@@ -439,6 +469,47 @@ fn k0102_translation_with_inherited_field() {
         "# 一\n\n```clause\nid: one.a\nlevel: MUST\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n"
     );
     insta::assert_snapshot!(bilingual(&zh, &["check"]));
+}
+
+/// A translation without a chapter's file: a warning naming the file (the chapter is shown from the
+/// source), an error under `--strict`; and a stub (the source text kept) is a missing translation.
+#[test]
+fn k0310_chapter_without_translation_file_and_a_stub() {
+    fn files(zh: Option<&str>) -> Vec<(&str, &[u8])> {
+        let mut f: Vec<(&str, &[u8])> = vec![
+            ("spec/contract.yaml", CONTRACT_ZH.as_bytes()),
+            ("spec/en/one.md", EN_TWO.as_bytes()),
+        ];
+        f.extend(zh.map(|z| ("spec/zh/one.md", z.as_bytes())));
+        f
+    }
+    let stub = format!(
+        "# 一\n\n```clause\nid: one.a\ntext: The platform MUST do it.\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(format!(
+        "{}\n=== with --strict\n{}\n=== a stub\n{}",
+        run(&files(None), &["check"]),
+        run(&files(None), &["check", "--strict"]),
+        run(&files(Some(&stub)), &["check"]),
+    ));
+}
+
+/// `i18n add` cannot extend a `languages:` it does not recognise as a list.
+#[test]
+fn k0311_i18n_add_cannot_extend_languages() {
+    insta::assert_snapshot!(run(
+        &[
+            (
+                "spec/contract.yaml",
+                b"title: T\nversion: 0.1.0\nlanguages: !!seq [en]\nchapters: [one]\n"
+            ),
+            (
+                "spec/en/one.md",
+                format!("# One\n\n{GOOD_CLAUSE}").as_bytes()
+            ),
+        ],
+        &["i18n", "add", "de"],
+    ));
 }
 
 #[test]

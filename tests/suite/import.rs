@@ -492,3 +492,37 @@ fn a_clause_in_a_list_item_is_translated_in_place() {
         assert_eq!(page.matches("id=\"one.heavy\"").count(), 1, "{page}");
     }
 }
+
+/// A list that holds a clause block and the spec's own inline HTML: the sanitizer cleans the
+/// spec's HTML (its script goes) but never kcontract's clause markup in the list (its section,
+/// header, classes and aria attributes stay).
+#[test]
+fn a_clause_in_a_list_with_inline_html_keeps_its_markup() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "spec/contract.yaml",
+        "title: Parcels\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n\
+         actors: [courier]\nverify: [manual]\n",
+    );
+    write(
+        "spec/en/one.md",
+        "# One\n\n- Weight in kg<sup>1</sup>:\n  - ```clause\n    id: one.heavy\n    level: MUST NOT\n    actor: courier\n    \
+         text: A courier MUST NOT accept a parcel above 30 kg.\n    verify: manual\n    ```\n  - Colour: any.<script>alert(1)</script>\n",
+    );
+    let (code, out, err) = kcontract(dir.path(), &["build"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let page = std::fs::read_to_string(dir.path().join("site/en/one.html")).unwrap();
+    assert!(page.contains("Weight in kg<sup>1</sup>:"), "{page}");
+    assert!(!page.contains("alert(1)"), "{page}");
+    assert!(
+        page.contains("<li><section class=\"clause level-must-not")
+            && page.contains("aria-labelledby=\"one.heavy-h\""),
+        "{page}"
+    );
+    assert!(!page.contains('\u{E000}'), "{page}");
+}
