@@ -36,16 +36,17 @@ pub(crate) enum Platform {
     /// `skopeo copy oci-archive:probe.tar docker://REGISTRY/kcontract-probe:TAG`.
     Image(ImageArgs),
     /// Read a probe deployed on a platform (`serve` mode, behind the platform's ingress) over
-    /// http: send a user header, a W3C traceparent and an `Upgrade: h2c` request, judge the
-    /// request-side clauses (Host, Forwarded, X-Forwarded-*, tracing, inbound headers, h2c) and
-    /// the platform's default port and user, write the report. Exit 0 when no MUST or MUST NOT
-    /// clause fails, 1 otherwise or when the probe cannot be read, 2 for a bad or https URL.
+    /// http or https: send a user header, a W3C traceparent and (over http) an `Upgrade: h2c`
+    /// request, judge the request-side clauses (Host, Forwarded, X-Forwarded-*, tracing, inbound
+    /// headers, h2c, https termination) and the platform's default port and user, write the
+    /// report. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise or when the probe cannot
+    /// be read, 2 for a bad URL.
     Verify(VerifyArgs),
 }
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct VerifyArgs {
-    /// The deployed probe's URL (http://HOST[:PORT][/PATH]); verify reads URL/report.
+    /// The deployed probe's URL (http[s]://HOST[:PORT][/PATH]); verify reads URL/report.
     #[arg(long, value_name = "URL")]
     url: String,
     /// The platform profile (docs/platforms.md) the probe is judged against.
@@ -57,6 +58,10 @@ pub(crate) struct VerifyArgs {
     /// Seconds to wait for each request's answer (a platform scaling from zero is slow).
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     timeout: u64,
+    /// For an https URL: the PEM certificate(s) of the authority that signed the platform's
+    /// certificate, trusted instead of the system's roots (a private platform's own CA).
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -236,7 +241,7 @@ fn image(ctx: &Ctx, a: ImageArgs) -> Outcome {
     ))
 }
 
-/// `platform verify`, after checking the URL (http only) and the timeout.
+/// `platform verify`, after checking the URL, the timeout and that `--ca-cert` goes with https.
 fn verify_probe(ctx: &Ctx, a: VerifyArgs) -> Outcome {
     let target = Target::parse(&a.url).map_err(|e| {
         ctx.usage(
@@ -244,6 +249,12 @@ fn verify_probe(ctx: &Ctx, a: VerifyArgs) -> Outcome {
             "give the deployed probe's URL, e.g. --url http://kcontract-probe.default.example.com",
         )
     })?;
+    if a.ca_cert.is_some() && !target.https {
+        return Err(ctx.usage(
+            "--ca-cert with an http:// URL: there is no certificate to check",
+            "give the https:// URL, or leave --ca-cert out",
+        ));
+    }
     if a.timeout == 0 {
         return Err(ctx.usage(
             "--timeout 0: a request cannot be answered in no time",
@@ -257,6 +268,7 @@ fn verify_probe(ctx: &Ctx, a: VerifyArgs) -> Outcome {
             profile: a.profile,
             report: a.report,
             timeout: std::time::Duration::from_secs(a.timeout),
+            ca_cert: a.ca_cert,
         },
     )
 }

@@ -629,6 +629,8 @@ pub struct VerifyRequest {
     pub report: PathBuf,
     /// `--timeout`.
     pub timeout: std::time::Duration,
+    /// `--ca-cert`: the roots of an https URL instead of the system's.
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// The `platform.kind` of a report of `platform verify`.
@@ -637,7 +639,8 @@ pub const VERIFY_KIND: &str = "verify";
 /// Runs `platform verify`: read the deployed probe, judge the request-side clauses and the
 /// platform's defaults, write the report, print the results. Exit 0 when no MUST or MUST NOT clause
 /// fails, 1 otherwise and when the probe cannot be read (K1130 unreachable, K1131 timeout, K1132
-/// not a probe) or the profile is wrong.
+/// not a probe, K1133 an untrusted certificate, K1134 no TLS on an https URL, K1135 an unusable
+/// `--ca-cert`) or the profile is wrong.
 pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
     use super::verify::{self as v, FetchError};
     let mut stages = Stages::new(ctx);
@@ -665,19 +668,34 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
         CONFORMANCE_SERVICE.to_owned(),
     );
     let service = service::parse(sid, &sources).map_err(|d| diags.extend(d));
+    let trust = match (&req.ca_cert, req.target.https) {
+        (Some(path), _) => super::tls::Trust::from_pem_file(path).map_err(|m| {
+            diags.push(Diagnostic::error("K1135", m).in_file(path).help(
+                "give the PEM file of the certificate authority that signed the platform's \
+                     certificate (`-----BEGIN CERTIFICATE-----` blocks)",
+            ));
+        }),
+        (None, true) => Ok(super::tls::Trust::system()),
+        (None, false) => Ok(super::tls::Trust::default()),
+    };
     ctx.report(&diags, &sources)?;
-    let (Ok(profile), Ok(service)) = (profile, service) else {
+    let (Ok(profile), Ok(service), Ok(trust)) = (profile, service, trust) else {
         return Err(Failure::Input);
     };
     let service = service.service;
+    let roots = if req.target.https {
+        format!(", roots: {}", trust.source)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "platform verify: {} (timeout {} s), profile {} ({})",
+        "platform verify: {} (timeout {} s{roots}), profile {} ({})",
         req.target.report_url(),
         req.timeout.as_secs(),
         profile.name,
         req.profile.display()
     );
-    let read = v::fetch(&req.target, req.timeout).map_err(|e| {
+    let read = v::fetch(&req.target, &trust, req.timeout).map_err(|e| {
         let (code, message, help) = match e {
             FetchError::Unreachable(m) => (
                 "K1130",
@@ -694,16 +712,24 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
                 m,
                 "give the URL of a Service running the probe in `serve` mode (`kcontract platform image`); verify reads URL/report",
             ),
+            FetchError::Untrusted(m) => (
+                "K1133",
+                m,
+                "for a platform whose certificates a private authority signs, give that authority's certificate with --ca-cert FILE; the URL's host must be a name the certificate lists",
+            ),
+            FetchError::NotTls(m) => (
+                "K1134",
+                m,
+                "check the URL's port; if the platform serves this URL in plain http, give http://",
+            ),
         };
         let d = Diagnostic::error(code, message).help(help);
         ctx.report(&[d], &SourceMap::default())
             .err()
             .unwrap_or(Failure::Input)
     })?;
-    let upgrade = profile
-        .features
-        .iter()
-        .any(|f| f == "h2c-upgrade")
+    // h2c is cleartext: over https the judge says so instead.
+    let upgrade = (!req.target.https && profile.features.iter().any(|f| f == "h2c-upgrade"))
         .then(|| v::try_h2c(&req.target, req.timeout));
     let observed = v::observed(&profile, &service, &read.facts);
     let Some(request) = read.facts.request.as_ref() else {
@@ -715,6 +741,7 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
         facts: &read.facts,
         request,
         upgrade: upgrade.as_ref(),
+        tls: read.tls.as_ref(),
         observed: &observed,
     };
     let clauses = v::clause_results(spec, &seen);

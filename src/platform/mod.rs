@@ -42,6 +42,7 @@ pub mod quantity;
 pub mod report;
 pub mod routes;
 pub mod service;
+pub mod tls;
 pub mod verdict;
 pub mod verify;
 mod yaml;
