@@ -1,13 +1,14 @@
 //! `kcontract platform run`: the probe under a local OCI runtime, as the platform a profile
 //! describes; every clause judged (needs root). `lint`, `import-log`: manifests and vendor logs.
 //! `image`: the probe as an OCI image, for a real platform; `verify`: that probe, deployed, read
-//! over http.
+//! over http or https; `review-docs`: a person's review of a profile's documentation link.
 
 use std::path::PathBuf;
 
 use crate::conformance::OciRuntime;
 use crate::platform::cli::{
-    ImportRequest, RunRequest, VerifyRequest, find_probe, import_log, lint, run, verify,
+    ImportRequest, ReviewDocsRequest, RunRequest, VerifyRequest, find_probe, import_log, lint,
+    review_docs, run, verify,
 };
 use crate::platform::controls::Control;
 use crate::platform::image::{REF_NAME, User, digest, layout};
@@ -42,6 +43,27 @@ pub(crate) enum Platform {
     /// report. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise or when the probe cannot
     /// be read, 2 for a bad URL.
     Verify(VerifyArgs),
+    /// Record that you reviewed the profile's `docs:` link for a documentation clause (one the
+    /// platform must or should document): who, when, and a stamp of the link and the clause's
+    /// text, written into the profile. Only a reviewed link makes the clause `documented` in
+    /// reports and the matrix; another link or another text of the clause makes the review stale.
+    ReviewDocs(ReviewDocsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ReviewDocsArgs {
+    /// The documentation clause whose link you reviewed.
+    #[arg(value_name = "CLAUSE")]
+    clause: String,
+    /// The platform profile whose `docs:` holds the link; the review is written into it.
+    #[arg(long, value_name = "FILE")]
+    profile: PathBuf,
+    /// Your name, as the review records it.
+    #[arg(long, value_name = "NAME")]
+    by: String,
+    /// The day of the review (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    date: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -151,6 +173,7 @@ impl Platform {
             Platform::Lint(a) => return lint(ctx, &a.files, a.format == LintFormat::Json),
             Platform::Image(a) => return image(ctx, a),
             Platform::Verify(a) => return verify_probe(ctx, a),
+            Platform::ReviewDocs(a) => return review(ctx, a),
         };
         let control = match a.control.as_deref().map(|n| (n, Control::from_name(n))) {
             None => None,
@@ -269,6 +292,33 @@ fn verify_probe(ctx: &Ctx, a: VerifyArgs) -> Outcome {
             report: a.report,
             timeout: std::time::Duration::from_secs(a.timeout),
             ca_cert: a.ca_cert,
+        },
+    )
+}
+
+/// `platform review-docs`, after checking the name and the date.
+fn review(ctx: &Ctx, a: ReviewDocsArgs) -> Outcome {
+    if a.by.trim().is_empty() || a.by.contains(['\n', '\r']) {
+        return Err(ctx.usage(
+            "--by needs a name on one line",
+            "give the reviewer's name, e.g. --by \"Ada Lovelace\"",
+        ));
+    }
+    if let Some(d) = &a.date
+        && !crate::platform::docs::is_date(d)
+    {
+        return Err(ctx.usage(
+            &format!("--date {d} is not a date YYYY-MM-DD"),
+            "give the day of the review, e.g. --date 2026-11-27, or leave it out for today",
+        ));
+    }
+    review_docs(
+        ctx,
+        ReviewDocsRequest {
+            clause: a.clause,
+            profile: a.profile,
+            by: a.by.trim().to_owned(),
+            date: a.date,
         },
     )
 }

@@ -21,7 +21,7 @@ use crate::common::platform_reports::clause as clause_of;
 
 /// What a fake ingress gets wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fault {
+pub(crate) enum Fault {
     /// Nothing: a conforming ingress.
     None,
     /// It drops the user's header.
@@ -109,7 +109,7 @@ fn serve(answer: impl Fn(TcpStream) + Send + 'static) -> SocketAddr {
 }
 
 /// A fake ingress in front of the probe, with `fault`.
-fn ingress(fault: Fault) -> SocketAddr {
+pub(crate) fn ingress(fault: Fault) -> SocketAddr {
     serve(move |s| {
         let client = s.peer_addr().unwrap().ip();
         answer(s, client, "http", fault);
@@ -188,7 +188,22 @@ fn answer(mut s: impl Read + Write, client: IpAddr, scheme: &str, fault: Fault) 
 /// `platform verify --url URL` with the reference profile: exit code, stdout, stderr, the report.
 fn verify(url: &str, extra: &[&str]) -> (i32, String, String, Option<Value>) {
     let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
+    verify_with(
+        "platforms/knative-reference.yaml",
+        url,
+        &dir.path().join("r.json"),
+        extra,
+    )
+}
+
+/// `platform verify --url URL` with `profile`, the report written to `report`: exit code, stdout,
+/// stderr, the report.
+pub(crate) fn verify_with(
+    profile: &str,
+    url: &str,
+    report: &std::path::Path,
+    extra: &[&str],
+) -> (i32, String, String, Option<Value>) {
     let mut args = vec![
         "--spec",
         "spec",
@@ -197,13 +212,13 @@ fn verify(url: &str, extra: &[&str]) -> (i32, String, String, Option<Value>) {
         "--url",
         url,
         "--profile",
-        "platforms/knative-reference.yaml",
+        profile,
         "--report",
         report.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
     let (code, out, err) = kcontract(&root(), &args);
-    let value = std::fs::read(&report)
+    let value = std::fs::read(report)
         .ok()
         .map(|b| serde_json::from_slice(&b).unwrap());
     (code, out, err, value)
@@ -321,24 +336,14 @@ fn h2c_is_not_applicable_without_the_feature() {
     )
     .unwrap();
     let addr = ingress(Fault::NoH2c);
-    let report = dir.path().join("r.json");
-    let (code, out, err) = kcontract(
-        &root(),
-        &[
-            "--spec",
-            "spec",
-            "platform",
-            "verify",
-            "--url",
-            &format!("http://{addr}/"),
-            "--profile",
-            profile.to_str().unwrap(),
-            "--report",
-            report.to_str().unwrap(),
-        ],
+    let (code, out, err, r) = verify_with(
+        profile.to_str().unwrap(),
+        &format!("http://{addr}/"),
+        &dir.path().join("r.json"),
+        &[],
     );
     assert_eq!(code, 0, "{out}{err}");
-    let r: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let r = r.expect("a report");
     assert!(with_status(&r, "n/a").contains("network.ports.h2c-upgrade"));
     assert!(with_status(&r, "fail").is_empty());
 }
