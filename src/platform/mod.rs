@@ -21,6 +21,8 @@
 //! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,
 //!   deployed, read over http or https ([`tls`]: roots, handshake, TLS errors) and its
 //!   request-side clauses judged (`kcontract platform verify`).
+//! - [`docs`]: the documentation clauses, answered by a profile's `docs:` links once a person
+//!   has reviewed them (`kcontract platform review-docs`).
 //! - [`routes`]: how each testable clause can be executed (local, conformance log, verify, lint,
 //!   model), derived from the tables above, or why a person judges it.
 
