@@ -414,9 +414,23 @@ pub struct PlatformCell {
     pub stale_stamp: Option<String>,
     /// The report's entries for the clause, one per check.
     pub checks: Vec<CheckView>,
+    /// For a documentation clause ([`crate::platform::docs`]): `documented` (a link a person
+    /// reviewed), `undocumented` (saying why) or `n/a`, from the report's `documentation`; what
+    /// the cell shows then. Absent for other clauses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub documentation: Option<crate::platform::docs::DocResult>,
 }
 
 impl PlatformCell {
+    /// What the cell shows: the documentation status of a documentation clause, else the status
+    /// (empty when the report lacks the clause).
+    pub fn shown(&self) -> &'static str {
+        match &self.documentation {
+            Some(d) => d.status.as_str(),
+            None => self.status.map_or("", PlatformStatus::as_str),
+        }
+    }
+
     /// `stale` when an entry's stamp is not `current`; otherwise the worst of the checks: `fail`,
     /// `error`, then `pass` when any passed, `n/a` when all are, `not-run`.
     fn decide(&mut self, current: &str, stamps: &[&str]) {
@@ -494,6 +508,7 @@ impl Matrix<'_> {
                             message: e.message.clone(),
                         })
                         .collect(),
+                    documentation: documentation(row.clause, &run.report),
                 };
                 let stamps: Vec<&str> = entries.iter().map(|e| e.stamp.as_str()).collect();
                 cell.decide(&row.clause.stamp, &stamps);
@@ -501,6 +516,43 @@ impl Matrix<'_> {
             }
         }
     }
+}
+
+/// A documentation clause in `report`: its entry when it judged the clause's current text;
+/// `undocumented` when it judged an older one (a review is of a text) or has none (a report
+/// without a profile's links: an imported log). `None` for other clauses.
+fn documentation(
+    clause: &Clause,
+    report: &crate::platform::report::Report,
+) -> Option<crate::platform::docs::DocResult> {
+    use crate::platform::docs::{self, DocStatus, Undocumented};
+    if !docs::is_documentation(clause) {
+        return None;
+    }
+    let entry = report.documentation.iter().find(|d| d.id == clause.id);
+    Some(match entry {
+        Some(d) if d.stamp == clause.stamp => d.clone(),
+        Some(d) => docs::DocResult {
+            stamp: d.stamp.clone(),
+            status: DocStatus::Undocumented,
+            undocumented: Some(Undocumented::StaleReview),
+            message: format!(
+                "the report judged an older text of the clause ({}, now {}): run the platform \
+                 again with the profile's docs reviewed for this text",
+                d.stamp, clause.stamp
+            ),
+            ..d.clone()
+        },
+        None => {
+            let mut d = docs::judge(clause, None);
+            if report.documentation.is_empty() {
+                d.message = "no link: the report carries no profile docs (an imported log, or a \
+                             report from before them)"
+                    .to_owned();
+            }
+            d
+        }
+    })
 }
 
 impl Row<'_> {
@@ -1127,14 +1179,25 @@ pub fn table(m: &Matrix, only: &[Status]) -> String {
     out
 }
 
-/// A clause's status in one report as a cell: the status, or empty when the report lacks it.
+/// A clause's status in one report as a cell: the status (a documentation clause's
+/// documentation status), or empty when the report lacks it.
 fn cell_text(p: &PlatformCell) -> &'static str {
-    p.status.map_or("", PlatformStatus::as_str)
+    p.shown()
 }
 
 /// The lines under a clause's row for one platform, when it needs someone: each failed or
 /// unmade check with its message, or the stamp a stale report judged.
 fn platform_lines(p: &PlatformCell, clause: &Clause) -> Vec<String> {
+    use crate::platform::docs::Undocumented;
+    if let Some(d) = &p.documentation {
+        // A link waiting for a person; a missing link is the cell itself.
+        return match d.undocumented {
+            Some(Undocumented::NotReviewed | Undocumented::StaleReview) => {
+                vec![format!("    {} undocumented: {}", p.platform, d.message)]
+            }
+            _ => Vec::new(),
+        };
+    }
     match p.status {
         Some(PlatformStatus::Stale) => vec![format!(
             "    {} stale: the report judged {}, the clause is now {}",

@@ -1,13 +1,14 @@
 //! `kcontract platform run`: the probe under a local OCI runtime, as the platform a profile
 //! describes; every clause judged (needs root). `lint`, `import-log`: manifests and vendor logs.
 //! `image`: the probe as an OCI image, for a real platform; `verify`: that probe, deployed, read
-//! over http.
+//! over http or https; `review-docs`: a person's review of a profile's documentation link.
 
 use std::path::PathBuf;
 
 use crate::conformance::OciRuntime;
 use crate::platform::cli::{
-    ImportRequest, RunRequest, VerifyRequest, find_probe, import_log, lint, run, verify,
+    ImportRequest, ReviewDocsRequest, RunRequest, VerifyRequest, find_probe, import_log, lint,
+    review_docs, run, verify,
 };
 use crate::platform::controls::Control;
 use crate::platform::image::{REF_NAME, User, digest, layout};
@@ -36,16 +37,38 @@ pub(crate) enum Platform {
     /// `skopeo copy oci-archive:probe.tar docker://REGISTRY/kcontract-probe:TAG`.
     Image(ImageArgs),
     /// Read a probe deployed on a platform (`serve` mode, behind the platform's ingress) over
-    /// http: send a user header, a W3C traceparent and an `Upgrade: h2c` request, judge the
-    /// request-side clauses (Host, Forwarded, X-Forwarded-*, tracing, inbound headers, h2c) and
-    /// the platform's default port and user, write the report. Exit 0 when no MUST or MUST NOT
-    /// clause fails, 1 otherwise or when the probe cannot be read, 2 for a bad or https URL.
+    /// http or https: send a user header, a W3C traceparent and (over http) an `Upgrade: h2c`
+    /// request, judge the request-side clauses (Host, Forwarded, X-Forwarded-*, tracing, inbound
+    /// headers, h2c, https termination) and the platform's default port and user, write the
+    /// report. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise or when the probe cannot
+    /// be read, 2 for a bad URL.
     Verify(VerifyArgs),
+    /// Record that you reviewed the profile's `docs:` link for a documentation clause (one the
+    /// platform must or should document): who, when, and a stamp of the link and the clause's
+    /// text, written into the profile. Only a reviewed link makes the clause `documented` in
+    /// reports and the matrix; another link or another text of the clause makes the review stale.
+    ReviewDocs(ReviewDocsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ReviewDocsArgs {
+    /// The documentation clause whose link you reviewed.
+    #[arg(value_name = "CLAUSE")]
+    clause: String,
+    /// The platform profile whose `docs:` holds the link; the review is written into it.
+    #[arg(long, value_name = "FILE")]
+    profile: PathBuf,
+    /// Your name, as the review records it.
+    #[arg(long, value_name = "NAME")]
+    by: String,
+    /// The day of the review (YYYY-MM-DD; default: today, UTC).
+    #[arg(long, value_name = "DATE")]
+    date: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct VerifyArgs {
-    /// The deployed probe's URL (http://HOST[:PORT][/PATH]); verify reads URL/report.
+    /// The deployed probe's URL (http[s]://HOST[:PORT][/PATH]); verify reads URL/report.
     #[arg(long, value_name = "URL")]
     url: String,
     /// The platform profile (docs/platforms.md) the probe is judged against.
@@ -57,6 +80,10 @@ pub(crate) struct VerifyArgs {
     /// Seconds to wait for each request's answer (a platform scaling from zero is slow).
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     timeout: u64,
+    /// For an https URL: the PEM certificate(s) of the authority that signed the platform's
+    /// certificate, trusted instead of the system's roots (a private platform's own CA).
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -146,6 +173,7 @@ impl Platform {
             Platform::Lint(a) => return lint(ctx, &a.files, a.format == LintFormat::Json),
             Platform::Image(a) => return image(ctx, a),
             Platform::Verify(a) => return verify_probe(ctx, a),
+            Platform::ReviewDocs(a) => return review(ctx, a),
         };
         let control = match a.control.as_deref().map(|n| (n, Control::from_name(n))) {
             None => None,
@@ -236,7 +264,7 @@ fn image(ctx: &Ctx, a: ImageArgs) -> Outcome {
     ))
 }
 
-/// `platform verify`, after checking the URL (http only) and the timeout.
+/// `platform verify`, after checking the URL, the timeout and that `--ca-cert` goes with https.
 fn verify_probe(ctx: &Ctx, a: VerifyArgs) -> Outcome {
     let target = Target::parse(&a.url).map_err(|e| {
         ctx.usage(
@@ -244,6 +272,12 @@ fn verify_probe(ctx: &Ctx, a: VerifyArgs) -> Outcome {
             "give the deployed probe's URL, e.g. --url http://kcontract-probe.default.example.com",
         )
     })?;
+    if a.ca_cert.is_some() && !target.https {
+        return Err(ctx.usage(
+            "--ca-cert with an http:// URL: there is no certificate to check",
+            "give the https:// URL, or leave --ca-cert out",
+        ));
+    }
     if a.timeout == 0 {
         return Err(ctx.usage(
             "--timeout 0: a request cannot be answered in no time",
@@ -257,6 +291,34 @@ fn verify_probe(ctx: &Ctx, a: VerifyArgs) -> Outcome {
             profile: a.profile,
             report: a.report,
             timeout: std::time::Duration::from_secs(a.timeout),
+            ca_cert: a.ca_cert,
+        },
+    )
+}
+
+/// `platform review-docs`, after checking the name and the date.
+fn review(ctx: &Ctx, a: ReviewDocsArgs) -> Outcome {
+    if a.by.trim().is_empty() || a.by.contains(['\n', '\r']) {
+        return Err(ctx.usage(
+            "--by needs a name on one line",
+            "give the reviewer's name, e.g. --by \"Ada Lovelace\"",
+        ));
+    }
+    if let Some(d) = &a.date
+        && !crate::platform::docs::is_date(d)
+    {
+        return Err(ctx.usage(
+            &format!("--date {d} is not a date YYYY-MM-DD"),
+            "give the day of the review, e.g. --date 2026-11-27, or leave it out for today",
+        ));
+    }
+    review_docs(
+        ctx,
+        ReviewDocsRequest {
+            clause: a.clause,
+            profile: a.profile,
+            by: a.by.trim().to_owned(),
+            date: a.date,
         },
     )
 }

@@ -27,7 +27,7 @@ pub(crate) struct Review {
 }
 
 /// A usage error for an id the contract lacks, with the nearest one.
-fn unknown(ctx: &Ctx, spec: &Spec, id: &str) -> Failure {
+pub(crate) fn unknown(ctx: &Ctx, spec: &Spec, id: &str) -> Failure {
     let help = match crate::suggest::closest(id, spec.by_id.keys().map(String::as_str), |k| {
         3.max(k.len() / 6)
     }) {

@@ -74,6 +74,22 @@ pub fn table_diagnostics(spec: &Spec) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// A warning per `docs:` id of `profile` that is not a documentation clause of `spec`: its link
+/// answers nothing (a typo, a renamed clause, a clause a check decides).
+fn docs_warnings(spec: &Spec, profile: &Profile, path: &Path) -> Vec<Diagnostic> {
+    super::docs::unknown_ids(spec, profile)
+        .into_iter()
+        .map(|id| {
+            Diagnostic::warning(
+                "K1102",
+                format!("the profile's docs name `{id}`, which is not a documentation clause of the spec: ignored"),
+            )
+            .in_file(path)
+            .help("the documentation clauses are those with `route_reason: documentation` in `kcontract matrix --format json`")
+        })
+        .collect()
+}
+
 /// The profile and the Service, or the command's end after reporting their problems.
 fn inputs(
     ctx: &Ctx,
@@ -83,7 +99,10 @@ fn inputs(
     let mut sources = SourceMap::default();
     let mut diags = table_diagnostics(spec);
     let profile = match profile::load(&req.profile, &mut sources) {
-        Ok(p) => Some(p),
+        Ok(p) => {
+            diags.extend(docs_warnings(spec, &p, &req.profile));
+            Some(p)
+        }
         Err(d) => {
             diags.extend(d);
             None
@@ -231,12 +250,19 @@ fn write_report(path: &Path, report: &Report) -> Outcome {
 }
 
 /// The report of `clauses` about `platform`: this version's format, the counts.
-fn report_of(platform: Platform, clauses: Vec<report::ClauseResult>) -> Report {
+/// A report of `clauses`; `documentation`: the documentation clauses judged from the profile's
+/// `docs` (none without a profile).
+fn report_of(
+    platform: Platform,
+    clauses: Vec<report::ClauseResult>,
+    documentation: Vec<super::docs::DocResult>,
+) -> Report {
     Report {
         format: report::RUN_FORMAT.to_owned(),
         platform,
         summary: report::summary(&clauses),
         clauses,
+        documentation,
     }
 }
 
@@ -343,6 +369,7 @@ pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
             control: req.control.map(|c| c.name().to_owned()),
         },
         clauses,
+        super::docs::judge_all(spec, &profile),
     );
     write_report(&req.report, &report)?;
     if let Some(p) = &req.junit {
@@ -396,6 +423,16 @@ fn results_text(r: &Report) -> String {
         out.push_str("ok: no MUST or MUST NOT clause fails\n");
     } else {
         out.push_str(&format!("failed: {}\n", blocking.join(", ")));
+    }
+    if !r.documentation.is_empty() {
+        let count =
+            |s: super::docs::DocStatus| r.documentation.iter().filter(|d| d.status == s).count();
+        out.push_str(&format!(
+            "documentation clauses: {} documented (a reviewed link), {} undocumented, {} n/a\n",
+            count(super::docs::DocStatus::Documented),
+            count(super::docs::DocStatus::Undocumented),
+            count(super::docs::DocStatus::NotApplicable),
+        ));
     }
     out
 }
@@ -499,6 +536,7 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
             control: None,
         },
         clauses,
+        Vec::new(),
     );
     write_report(&req.report, &report)?;
     eprintln!(
@@ -629,6 +667,8 @@ pub struct VerifyRequest {
     pub report: PathBuf,
     /// `--timeout`.
     pub timeout: std::time::Duration,
+    /// `--ca-cert`: the roots of an https URL instead of the system's.
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// The `platform.kind` of a report of `platform verify`.
@@ -637,7 +677,8 @@ pub const VERIFY_KIND: &str = "verify";
 /// Runs `platform verify`: read the deployed probe, judge the request-side clauses and the
 /// platform's defaults, write the report, print the results. Exit 0 when no MUST or MUST NOT clause
 /// fails, 1 otherwise and when the probe cannot be read (K1130 unreachable, K1131 timeout, K1132
-/// not a probe) or the profile is wrong.
+/// not a probe, K1133 an untrusted certificate, K1134 no TLS on an https URL, K1135 an unusable
+/// `--ca-cert`) or the profile is wrong.
 pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
     use super::verify::{self as v, FetchError};
     let mut stages = Stages::new(ctx);
@@ -660,24 +701,42 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
         })
         .collect();
     let profile = profile::load(&req.profile, &mut sources).map_err(|d| diags.extend(d));
+    if let Ok(p) = &profile {
+        diags.extend(docs_warnings(spec, p, &req.profile));
+    }
     let sid = sources.add(
         PathBuf::from(CONFORMANCE_SERVICE_PATH),
         CONFORMANCE_SERVICE.to_owned(),
     );
     let service = service::parse(sid, &sources).map_err(|d| diags.extend(d));
+    let trust = match (&req.ca_cert, req.target.https) {
+        (Some(path), _) => super::tls::Trust::from_pem_file(path).map_err(|m| {
+            diags.push(Diagnostic::error("K1135", m).in_file(path).help(
+                "give the PEM file of the certificate authority that signed the platform's \
+                     certificate (`-----BEGIN CERTIFICATE-----` blocks)",
+            ));
+        }),
+        (None, true) => Ok(super::tls::Trust::system()),
+        (None, false) => Ok(super::tls::Trust::default()),
+    };
     ctx.report(&diags, &sources)?;
-    let (Ok(profile), Ok(service)) = (profile, service) else {
+    let (Ok(profile), Ok(service), Ok(trust)) = (profile, service, trust) else {
         return Err(Failure::Input);
     };
     let service = service.service;
+    let roots = if req.target.https {
+        format!(", roots: {}", trust.source)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "platform verify: {} (timeout {} s), profile {} ({})",
+        "platform verify: {} (timeout {} s{roots}), profile {} ({})",
         req.target.report_url(),
         req.timeout.as_secs(),
         profile.name,
         req.profile.display()
     );
-    let read = v::fetch(&req.target, req.timeout).map_err(|e| {
+    let read = v::fetch(&req.target, &trust, req.timeout).map_err(|e| {
         let (code, message, help) = match e {
             FetchError::Unreachable(m) => (
                 "K1130",
@@ -694,16 +753,24 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
                 m,
                 "give the URL of a Service running the probe in `serve` mode (`kcontract platform image`); verify reads URL/report",
             ),
+            FetchError::Untrusted(m) => (
+                "K1133",
+                m,
+                "for a platform whose certificates a private authority signs, give that authority's certificate with --ca-cert FILE; the URL's host must be a name the certificate lists",
+            ),
+            FetchError::NotTls(m) => (
+                "K1134",
+                m,
+                "check the URL's port; if the platform serves this URL in plain http, give http://",
+            ),
         };
         let d = Diagnostic::error(code, message).help(help);
         ctx.report(&[d], &SourceMap::default())
             .err()
             .unwrap_or(Failure::Input)
     })?;
-    let upgrade = profile
-        .features
-        .iter()
-        .any(|f| f == "h2c-upgrade")
+    // h2c is cleartext: over https the judge says so instead.
+    let upgrade = (!req.target.https && profile.features.iter().any(|f| f == "h2c-upgrade"))
         .then(|| v::try_h2c(&req.target, req.timeout));
     let observed = v::observed(&profile, &service, &read.facts);
     let Some(request) = read.facts.request.as_ref() else {
@@ -715,6 +782,7 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
         facts: &read.facts,
         request,
         upgrade: upgrade.as_ref(),
+        tls: read.tls.as_ref(),
         observed: &observed,
     };
     let clauses = v::clause_results(spec, &seen);
@@ -748,8 +816,127 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
             control: None,
         },
         clauses,
+        super::docs::judge_all(spec, &profile),
     );
     write_report(&req.report, &report)?;
     print(&results_text(&report))?;
     verdict(&report)
+}
+
+/// What `platform review-docs` was asked for.
+#[derive(Debug)]
+pub struct ReviewDocsRequest {
+    /// The documentation clause.
+    pub clause: String,
+    /// `--profile`: the file holding the link, rewritten with the review.
+    pub profile: PathBuf,
+    /// `--by`.
+    pub by: String,
+    /// `--date` (`None`: today).
+    pub date: Option<String>,
+}
+
+/// Runs `platform review-docs`: the clause must be a documentation clause of the spec and the
+/// profile must link it; the entry is rewritten on its line as `{url: …, reviewed: {by, date,
+/// stamp}}` (the profile read back first, so a file that would not load is never written).
+/// Exit 1 when there is no link to review (K1136) or the profile is wrong, 2 for a clause that
+/// is not a documentation clause.
+pub(crate) fn review_docs(ctx: &Ctx, req: ReviewDocsRequest) -> Outcome {
+    use super::docs;
+    let mut stages = Stages::new(ctx);
+    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let spec = &loaded.spec;
+    let Some(clause) = spec.clause(&req.clause) else {
+        return Err(crate::commands::review::unknown(ctx, spec, &req.clause));
+    };
+    if !docs::is_documentation(clause) {
+        return Err(ctx.usage(
+            &format!(
+                "`{}` is not a documentation clause: a check, a log or a person's test decides it",
+                clause.id
+            ),
+            "the documentation clauses are those with `route_reason: documentation` in `kcontract matrix --format json`",
+        ));
+    }
+    let mut sources = SourceMap::default();
+    let file = super::yaml::read(&req.profile, &mut sources, "K1101")
+        .map_err(|d| ctx.report(&[d], &sources).err().unwrap_or(Failure::Input))?;
+    let profile = profile::parse(file, &sources)
+        .map_err(|d| ctx.report(&d, &sources).err().unwrap_or(Failure::Input))?;
+    let shown = req.profile.display();
+    let cannot = |message: String, help: &str| {
+        let d = Diagnostic::error("K1136", message)
+            .in_file(&req.profile)
+            .help(help.to_owned());
+        ctx.report(&[d], &SourceMap::default())
+            .err()
+            .unwrap_or(Failure::Input)
+    };
+    let url = match profile.docs.get(&clause.id) {
+        Some(profile::DocLink::Link { url, .. }) => url.clone(),
+        Some(profile::DocLink::NotApplicable(_)) => {
+            return Err(cannot(
+                format!(
+                    "`{shown}` says `{}` is not applicable: there is no link to review",
+                    clause.id
+                ),
+                "to review a link instead, write `CLAUSE: URL` under `docs:`",
+            ));
+        }
+        None => {
+            return Err(cannot(
+                format!("`{shown}` has no docs link for `{}`", clause.id),
+                &format!(
+                    "add the page of the platform's documentation under `docs:`, `{}: https://…`, then review it",
+                    clause.id
+                ),
+            ));
+        }
+    };
+    let Some(span) = profile::doc_entry_span(file, &sources, &clause.id) else {
+        return Err(Failure::Input);
+    };
+    let review = profile::DocReview {
+        by: req.by.clone(),
+        date: req.date.clone().unwrap_or_else(today),
+        stamp: docs::stamp(clause, &url),
+    };
+    let text = &sources.get(file).text;
+    let new_text =
+        docs::rewrite_entry(text, span.range.start, &docs::reviewed_entry(&url, &review)).map_err(
+            |why| {
+                let d = Diagnostic::error(
+            "K1136",
+            format!(
+                "the docs entry of `{}` cannot be rewritten: {why}",
+                clause.id
+            ),
+        )
+        .at(span.clone(), "this entry")
+        .help("write the entry on one line, `CLAUSE: URL` or `CLAUSE: {url: URL}`, then review it");
+                ctx.report(&[d], &sources).err().unwrap_or(Failure::Input)
+            },
+        )?;
+    // The new text must load and judge the clause documented before it replaces the file.
+    let mut check = SourceMap::default();
+    let cid = check.add(req.profile.clone(), new_text.clone());
+    let judged = profile::parse(cid, &check)
+        .ok()
+        .map(|p| docs::judge(clause, p.docs.get(&clause.id)).status);
+    if judged != Some(docs::DocStatus::Documented) {
+        eprintln!(
+            "error: the review could not be written into `{shown}` without breaking it; nothing was written"
+        );
+        return Err(Failure::Input);
+    }
+    crate::fsutil::write_atomic(&req.profile, new_text.as_bytes()).map_err(|e| {
+        cannot(
+            format!("cannot write `{shown}`: {e}"),
+            "check the file's permissions; nothing was written",
+        )
+    })?;
+    print(&format!(
+        "reviewed the docs link of {} by {} on {}: {url} (stamp {}) in {shown}\n",
+        clause.id, review.by, review.date, review.stamp
+    ))
 }

@@ -19,13 +19,17 @@
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
 //! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,
-//!   deployed, read over HTTP and its request-side clauses judged (`kcontract platform verify`).
+//!   deployed, read over http or https ([`tls`]: roots, handshake, TLS errors) and its
+//!   request-side clauses judged (`kcontract platform verify`).
+//! - [`docs`]: the documentation clauses, answered by a profile's `docs:` links once a person
+//!   has reviewed them (`kcontract platform review-docs`).
 //! - [`routes`]: how each testable clause can be executed (local, conformance log, verify, lint,
 //!   model), derived from the tables above, or why a person judges it.
 
 pub mod checks;
 pub mod cli;
 pub mod controls;
+pub mod docs;
 pub mod expect;
 pub mod export;
 pub mod harness;
@@ -42,6 +46,7 @@ pub mod quantity;
 pub mod report;
 pub mod routes;
 pub mod service;
+pub mod tls;
 pub mod verdict;
 pub mod verify;
 mod yaml;

@@ -7,13 +7,14 @@
 //! Read with serde-saphyr; every problem is a diagnostic at its `file:line:col` (K1101 for the
 //! shape, K1102 for a value out of range), all of them in one run.
 
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
-use crate::diagnostic::{Diagnostic, FileId, SourceMap};
+use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 
 use super::yaml::{YamlFile, read};
 
@@ -134,6 +135,37 @@ pub struct Profile {
     pub rootfs_propagation: Option<String>,
     /// Optional features (of [`FEATURES`]).
     pub features: Vec<String>,
+    /// `docs:`: the platform's documentation answering the contract's documentation clauses, by
+    /// clause id ([`super::docs`] judges them).
+    pub docs: BTreeMap<String, DocLink>,
+}
+
+/// A `docs:` entry: the link that answers a documentation clause, or why the clause does not
+/// apply to the platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DocLink {
+    /// `CLAUSE: URL`, or `CLAUSE: {url: URL, reviewed: {…}}` once a person reviewed it.
+    Link {
+        /// The page (`http://` or `https://`).
+        url: String,
+        /// The review `kcontract platform review-docs` recorded, if any.
+        review: Option<DocReview>,
+    },
+    /// `CLAUSE: {not_applicable: REASON}`.
+    NotApplicable(String),
+}
+
+/// A person's review of a documentation link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocReview {
+    /// Who reviewed it.
+    pub by: String,
+    /// When (`YYYY-MM-DD`).
+    pub date: String,
+    /// [`super::docs::stamp`] of the clause's text and the link when reviewed: another link or
+    /// another text of the clause makes the review stale.
+    pub stamp: String,
 }
 
 /// The default user.
@@ -223,6 +255,26 @@ struct RawProfile {
     rootfs_propagation: Option<Spanned<String>>,
     #[serde(default)]
     features: Vec<Spanned<String>>,
+    #[serde(default)]
+    docs: BTreeMap<String, Spanned<RawDoc>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawDoc {
+    Url(String),
+    Entry(RawDocEntry),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDocEntry {
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    reviewed: Option<DocReview>,
+    #[serde(default)]
+    not_applicable: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -299,6 +351,17 @@ struct RawCgroups {
 pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Profile, Vec<Diagnostic>> {
     let id = read(path, sources, "K1101").map_err(|d| vec![d])?;
     parse(id, sources)
+}
+
+/// Where the value of the `docs:` entry of `clause` is in the profile in file `id` (`None`: no
+/// such entry, or a file that is not a profile); `platform review-docs` rewrites it there.
+pub fn doc_entry_span(id: FileId, sources: &SourceMap, clause: &str) -> Option<Span> {
+    let y = YamlFile {
+        id,
+        file: sources.get(id),
+    };
+    let raw: RawProfile = y.parse("K1101", "platform profile", "").ok()?;
+    raw.docs.get(clause).map(|d| y.span(d))
 }
 
 /// The profile in file `id` of `sources`.
@@ -558,6 +621,11 @@ impl Validator<'_, '_> {
         for f in &raw.features {
             self.one_of(f, FEATURES, "feature");
         }
+        let docs = raw
+            .docs
+            .iter()
+            .filter_map(|(id, d)| Some((id.clone(), self.doc(id, d)?)))
+            .collect();
         Profile {
             name: name.to_owned(),
             description: raw.description,
@@ -585,6 +653,73 @@ impl Validator<'_, '_> {
             readonly_paths,
             rootfs_propagation: raw.rootfs_propagation.map(|p| p.value),
             features: raw.features.into_iter().map(|f| f.value).collect(),
+            docs,
+        }
+    }
+
+    /// A `docs:` entry, checked: a link is http(s), a review has a name, a date and a stamp,
+    /// `not_applicable` goes alone.
+    fn doc(&mut self, id: &str, d: &Spanned<RawDoc>) -> Option<DocLink> {
+        let (url, review, na) = match &d.value {
+            RawDoc::Url(u) => (Some(u), None, None),
+            RawDoc::Entry(e) => (
+                e.url.as_ref(),
+                e.reviewed.as_ref(),
+                e.not_applicable.as_ref(),
+            ),
+        };
+        let help = "`CLAUSE: URL`, `CLAUSE: {url: URL, reviewed: {by: NAME, date: YYYY-MM-DD, \
+                    stamp: HEX}}` (kcontract platform review-docs writes the review), or \
+                    `CLAUSE: {not_applicable: REASON}`";
+        match (url, na) {
+            (Some(_), Some(_)) | (None, None) => {
+                self.bad(
+                    d,
+                    format!("the docs entry of `{id}` needs a url or not_applicable, not both"),
+                    "url or not_applicable",
+                    help,
+                );
+                None
+            }
+            (None, Some(reason)) => {
+                if review.is_some() {
+                    self.bad(
+                        d,
+                        format!("the docs entry of `{id}` reviews no link"),
+                        "a review without a url",
+                        help,
+                    );
+                }
+                Some(DocLink::NotApplicable(reason.clone()))
+            }
+            (Some(url), None) => {
+                if !(url.starts_with("https://") || url.starts_with("http://"))
+                    || url.contains(char::is_whitespace)
+                {
+                    self.bad(
+                        d,
+                        format!("the docs link of `{id}` is not an http(s) URL: `{url}`"),
+                        "not a URL",
+                        "the page of the platform's documentation, https://…",
+                    );
+                }
+                if let Some(r) = review
+                    && (r.by.trim().is_empty()
+                        || !super::docs::is_date(&r.date)
+                        || r.stamp.is_empty())
+                {
+                    self.bad(
+                        d,
+                        format!("the review of `{id}`'s docs link is incomplete or malformed"),
+                        "by, date (YYYY-MM-DD) and stamp",
+                        "record reviews with `kcontract platform review-docs`",
+                    );
+                }
+                Some(DocLink::Link {
+                    url: url.clone(),
+                    review: review.cloned(),
+                })
+            }
         }
     }
 }

@@ -31,6 +31,10 @@ pub struct Report {
     pub summary: BTreeMap<String, usize>,
     /// One entry per check of a testable clause (one per clause without a check), in spec order.
     pub clauses: Vec<ClauseResult>,
+    /// The documentation clauses as the profile's reviewed `docs` links answer them (added to
+    /// `kcontract-run/1`: absent in a report without a profile, an imported log's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub documentation: Vec<super::docs::DocResult>,
 }
 
 /// The platform a report is about.

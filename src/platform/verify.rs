@@ -1,11 +1,13 @@
 //! `kcontract platform verify`: a probe deployed on a real platform (`kcontract-probe serve`
-//! behind the platform's ingress), read over HTTP. The probe reports the request as it reached the
+//! behind the platform's ingress), read over http or https. The probe reports the request as it reached the
 //! container; the verifier sent that request, so it knows what the platform added, changed or
 //! dropped on the way: `Host`, `Forwarded`, `X-Forwarded-*`, the trace context, a user header, an
 //! `Upgrade: h2c`. The facts themselves answer the platform's defaults (`PORT`, the user), judged
 //! by the same judges as a local run (`judge::default_port`, `judge::default_user`).
 //!
-//! Only `http://` URLs for now: an `https://` URL is a usage error (no TLS client is built in).
+//! Over https ([`super::tls`]) the certificate is verified against the system's roots or
+//! `--ca-cert`, and what arrives at the probe judges the platform's TLS termination; the h2c
+//! upgrade, cleartext HTTP/2 by definition, is judged over http only.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -22,6 +24,7 @@ use super::observed::{Container, Observed, Role, Shutdown};
 use super::profile::Profile;
 use super::report::ClauseResult;
 use super::service::Service;
+use super::tls::{self, Handshake, Trust};
 use crate::spec::Spec;
 
 /// The user header sent with the request (the name Knative's `TestShouldHaveHeadersSet` uses);
@@ -42,14 +45,16 @@ const HTTP2_SETTINGS: &str = "AAMAAABkAAQAAP__";
 /// The largest `/report` answer read (a probe's facts are tens of kilobytes).
 const MAX_BODY: u64 = 16 << 20;
 
-/// A URL `verify` can read: `http://HOST[:PORT][/PATH]`.
+/// A URL `verify` can read: `http[s]://HOST[:PORT][/PATH]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     /// The URL as given.
     pub url: String,
+    /// Whether it is an `https://` URL.
+    pub https: bool,
     /// Its host (a name, an IPv4 address, or an IPv6 address without brackets).
     pub host: String,
-    /// Its port (80 when not given).
+    /// Its port (80, or 443 for https, when not given).
     pub port: u16,
     /// Whether the URL names the port.
     pub explicit_port: bool,
@@ -63,16 +68,16 @@ impl Target {
         let uri: ureq::http::Uri = url
             .parse()
             .map_err(|e| format!("`{url}` is not a URL: {e}"))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
+        let https = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            Some(other) => {
                 return Err(format!(
-                    "`{url}`: https is not supported yet; verify reads the probe over http only"
+                    "`{url}`: the scheme `{other}` is neither http nor https"
                 ));
             }
-            Some(other) => return Err(format!("`{url}`: the scheme `{other}` is not http")),
             None => return Err(format!("`{url}` has no scheme: give http://HOST[:PORT]")),
-        }
+        };
         let host = uri
             .host()
             .filter(|h| !h.is_empty())
@@ -84,11 +89,12 @@ impl Target {
         }
         Ok(Target {
             url: url.to_owned(),
+            https,
             host: host
                 .trim_start_matches('[')
                 .trim_end_matches(']')
                 .to_owned(),
-            port: uri.port_u16().unwrap_or(80),
+            port: uri.port_u16().unwrap_or(if https { 443 } else { 80 }),
             explicit_port: uri.port().is_some(),
             base_path: uri.path().trim_end_matches('/').to_owned(),
         })
@@ -108,9 +114,19 @@ impl Target {
         }
     }
 
+    /// `http` or `https`.
+    pub fn scheme(&self) -> &'static str {
+        if self.https { "https" } else { "http" }
+    }
+
     /// The probe's `/report` under the URL.
     pub fn report_url(&self) -> String {
-        format!("http://{}{}/report", self.authority(), self.base_path)
+        format!(
+            "{}://{}{}/report",
+            self.scheme(),
+            self.authority(),
+            self.base_path
+        )
     }
 }
 
@@ -123,6 +139,12 @@ pub enum FetchError {
     Timeout(String),
     /// An answer that is not a serving probe's facts: K1132.
     NotAProbe(String),
+    /// A TLS certificate the roots do not vouch for (unknown authority, another name, expired):
+    /// K1133.
+    Untrusted(String),
+    /// An https URL whose server does not complete a TLS handshake (plain HTTP, an alert, closed):
+    /// K1134.
+    NotTls(String),
 }
 
 /// What the verifier read from the probe.
@@ -132,29 +154,62 @@ pub struct Read {
     pub facts: Facts,
     /// The answer's bytes (the report's SHA-256 is of these).
     pub body: String,
+    /// The TLS handshake, over https.
+    pub tls: Option<Handshake>,
 }
 
-/// Reads `target`'s `/report`, sending [`USER_HEADER`] and [`TRACEPARENT`].
-pub fn fetch(target: &Target, timeout: Duration) -> Result<Read, FetchError> {
+/// Reads `target`'s `/report`, sending [`USER_HEADER`] and [`TRACEPARENT`]; over https the
+/// server's certificate must chain to `trust` (a handshake of its own first, whose failure says
+/// exactly what is wrong; then ureq's request with the same roots).
+pub fn fetch(target: &Target, trust: &Trust, timeout: Duration) -> Result<Read, FetchError> {
+    let url = target.report_url();
+    let what = format!("GET {url}");
+    let tls = if target.https {
+        tls::install_provider();
+        Some(tls::handshake(
+            &target.host,
+            target.port,
+            trust,
+            timeout,
+            &what,
+        )?)
+    } else {
+        None
+    };
+    let tls_config = ureq::tls::TlsConfig::builder()
+        .provider(ureq::tls::TlsProvider::Rustls)
+        .root_certs(trust.ureq_roots())
+        .build();
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
         .max_redirects(0)
+        .tls_config(tls_config)
         .build()
         .into();
-    let url = target.report_url();
     let classify = |e: ureq::Error| {
         let timed_out = matches!(&e, ureq::Error::Timeout(_))
             || matches!(&e, ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut);
-        match e {
+        let rustls_error = match &e {
+            ureq::Error::Rustls(r) => Some(r.clone()),
+            ureq::Error::Io(io) => io
+                .get_ref()
+                .and_then(|i| i.downcast_ref::<rustls::Error>())
+                .cloned(),
+            _ => None,
+        };
+        match (e, rustls_error) {
             _ if timed_out => FetchError::Timeout(format!(
                 "GET {url} had no answer within {} s",
                 timeout.as_secs()
             )),
-            ureq::Error::Io(_) | ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => {
-                FetchError::Unreachable(format!("GET {url}: {e}"))
-            }
-            other => FetchError::NotAProbe(format!("GET {url}: {other}")),
+            (_, Some(r)) => tls::from_rustls(&r, &target.host, trust, &what),
+            (
+                e
+                @ (ureq::Error::Io(_) | ureq::Error::HostNotFound | ureq::Error::ConnectionFailed),
+                None,
+            ) => FetchError::Unreachable(format!("GET {url}: {e}")),
+            (other, None) => FetchError::NotAProbe(format!("GET {url}: {other}")),
         }
     };
     let response = agent
@@ -212,7 +267,7 @@ pub fn fetch(target: &Target, timeout: Duration) -> Result<Read, FetchError> {
             "GET {url} answered facts without the request: the probe is not in `serve` mode"
         )));
     }
-    Ok(Read { facts, body })
+    Ok(Read { facts, body, tls })
 }
 
 /// The answer to an `Upgrade: h2c` request: its status line, or what went wrong.
@@ -273,8 +328,11 @@ pub struct Seen<'a> {
     pub facts: &'a Facts,
     /// The request as the probe received it.
     pub request: &'a Request,
-    /// The `Upgrade: h2c` answer (`None`: not tried, the profile does not list the feature).
+    /// The `Upgrade: h2c` answer (`None`: not tried: the profile does not list the feature, or
+    /// the URL is https).
     pub upgrade: Option<&'a Upgrade>,
+    /// The TLS handshake (`None` over http).
+    pub tls: Option<&'a Handshake>,
     /// The facts as a local run's observations, for the judges shared with `platform run`.
     pub observed: &'a Observed,
 }
@@ -311,7 +369,7 @@ pub const VERIFY_CHECKS: &[VerifyCheck] = &[
     VerifyCheck {
         clause: "network.ports.h2c-upgrade",
         name: "h2c-upgrade",
-        asserts: "a GET with `Upgrade: h2c` is answered `101 Switching Protocols` (only when the profile lists h2c-upgrade)",
+        asserts: "a GET with `Upgrade: h2c` is answered `101 Switching Protocols` (only when the profile lists h2c-upgrade; over http only: h2c is cleartext)",
         judge: h2c_upgrade,
     },
     VerifyCheck {
@@ -323,7 +381,7 @@ pub const VERIFY_CHECKS: &[VerifyCheck] = &[
     VerifyCheck {
         clause: "network.ports.https-termination",
         name: "https-termination",
-        asserts: "an https URL answers and the probe sees plain HTTP/1.1 (not run: https is not supported yet)",
+        asserts: "an https URL completes a verified TLS handshake and the probe receives the request as plain HTTP/1.x (over https only; n/a when the profile does not list https)",
         judge: https_termination,
     },
     VerifyCheck {
@@ -378,8 +436,19 @@ fn not_run(message: impl Into<String>) -> Verdict {
     }
 }
 
+/// Whether the profile lists the optional `feature`.
+fn has_feature(s: &Seen<'_>, feature: &str) -> bool {
+    s.profile.features.iter().any(|f| f == feature)
+}
+
 /// `network.ports.h2c-upgrade`.
 fn h2c_upgrade(s: &Seen<'_>) -> Verdict {
+    if s.target.https && has_feature(s, "h2c-upgrade") {
+        return not_run(
+            "h2c is HTTP/2 over cleartext TCP (RFC 7540 section 3.2): verify the Service's http:// \
+             URL to judge the upgrade",
+        );
+    }
     let Some(u) = s.upgrade else {
         return not_applicable("the profile does not list the h2c-upgrade feature");
     };
@@ -401,9 +470,34 @@ fn h2c_upgrade(s: &Seen<'_>) -> Verdict {
     )
 }
 
-/// `network.ports.https-termination`.
-fn https_termination(_: &Seen<'_>) -> Verdict {
-    not_run("verify reads http:// URLs only: https is not supported yet")
+/// `network.ports.https-termination`: the platform answered an https URL with a certificate the
+/// roots vouch for (else verify stopped with K1133 or K1134: no verdict from a failed handshake),
+/// and the request reached the probe, which speaks plain HTTP/1.1 only, as HTTP/1.x: TLS was
+/// terminated and the protocol transformed on the way.
+fn https_termination(s: &Seen<'_>) -> Verdict {
+    let Some(tls) = s.tls else {
+        if !has_feature(s, "https") {
+            return not_applicable("the profile does not list the https feature");
+        }
+        return not_run("verify read an http:// URL: give the Service's https:// URL to judge it");
+    };
+    let received = s.request.protocol.as_str();
+    either(
+        received.starts_with("HTTP/1."),
+        json!({
+            "tls": tls.evidence(),
+            "received_protocol": received,
+            "X-Forwarded-Proto": s.header("X-Forwarded-Proto"),
+        }),
+        format!(
+            "TLS ({}) was terminated before the probe, which received {received}",
+            tls.version
+        ),
+        format!(
+            "the probe received `{received}`: the platform did not turn the https request into \
+             plain HTTP/1.1"
+        ),
+    )
 }
 
 /// `network.ports.default-port`: `platform run`'s judge, on the deployed probe's facts.
@@ -564,7 +658,8 @@ fn x_forwarded(s: &Seen<'_>) -> Verdict {
                 .is_ok()
         })
     });
-    let proto_ok = proto.as_deref() == Some("http");
+    let scheme = s.target.scheme();
+    let proto_ok = proto.as_deref() == Some(scheme);
     let mut wrong = Vec::new();
     if !ips_ok {
         wrong.push(match &xff {
@@ -575,7 +670,7 @@ fn x_forwarded(s: &Seen<'_>) -> Verdict {
     if !proto_ok {
         wrong.push(match &proto {
             None => "X-Forwarded-Proto is missing".to_owned(),
-            Some(v) => format!("X-Forwarded-Proto is `{v}`, the URL's scheme is http"),
+            Some(v) => format!("X-Forwarded-Proto is `{v}`, the URL's scheme is {scheme}"),
         });
     }
     either(
@@ -585,7 +680,7 @@ fn x_forwarded(s: &Seen<'_>) -> Verdict {
             "X-Forwarded-Proto": proto,
             "X-Forwarded-Host": s.header("X-Forwarded-Host"),
         }),
-        "X-Forwarded-For lists IP addresses and X-Forwarded-Proto is http",
+        format!("X-Forwarded-For lists IP addresses and X-Forwarded-Proto is {scheme}"),
         wrong.join("; "),
     )
 }
@@ -741,10 +836,12 @@ mod tests {
         let t = Target::parse("http://probe.example.com/x/").unwrap();
         assert_eq!((t.port, t.authority().as_str()), (80, "probe.example.com"));
         assert_eq!(t.report_url(), "http://probe.example.com/x/report");
-        assert!(
-            Target::parse("https://a.example")
-                .unwrap_err()
-                .contains("https is not supported")
+        let t = Target::parse("https://a.example/p").unwrap();
+        assert_eq!((t.https, t.port), (true, 443));
+        assert_eq!(t.report_url(), "https://a.example/p/report");
+        assert_eq!(
+            Target::parse("https://a.example:8443").unwrap().authority(),
+            "a.example:8443"
         );
         assert!(Target::parse("ftp://a.example").is_err());
         assert!(Target::parse("not a url").is_err());

@@ -385,11 +385,20 @@ pub(super) struct PlatformCellCtx<'a> {
     pub(super) stale_stamp: Option<&'a str>,
 }
 
-/// A platform cell's status as a CSS class and the end of its interface key (`platform_<key>`),
-/// on the matrix page and the platforms page: `absent` when the report has no entry.
-pub(super) fn cell_key(status: Option<matrix::PlatformStatus>) -> &'static str {
+/// A platform cell's key, the same on the matrix and platforms pages and in the interface text
+/// (`platform_<key>`): a documentation clause's `documented`, `undocumented` or `na`; else the
+/// report's status, `stale`, or `absent` when the report lacks the clause.
+pub(super) fn cell_key(p: &matrix::PlatformCell) -> &'static str {
     use crate::matrix::{PlatformStatus as P, ReportStatus as R};
-    match status {
+    use crate::platform::docs::DocStatus as D;
+    if let Some(d) = &p.documentation {
+        return match d.status {
+            D::Documented => "documented",
+            D::Undocumented => "undocumented",
+            D::NotApplicable => "na",
+        };
+    }
+    match p.status {
         None => "absent",
         Some(P::Reported(R::Pass)) => "pass",
         Some(P::Reported(R::Fail)) => "fail",
@@ -403,6 +412,7 @@ pub(super) fn cell_key(status: Option<matrix::PlatformStatus>) -> &'static str {
 /// Each row's platform cells, the same in every language (`platforms_by_clause` of `matrix.html`).
 pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>> {
     use crate::matrix::{PlatformStatus as P, ReportStatus as R};
+    use crate::platform::docs::DocStatus;
     m.rows
         .iter()
         .map(|r| {
@@ -410,8 +420,16 @@ pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>>
                 .iter()
                 .map(|p| PlatformCellCtx {
                     platform: &p.platform,
-                    key: cell_key(p.status),
-                    problems: if p.status == Some(P::Stale) {
+                    key: cell_key(p),
+                    problems: if let Some(d) = &p.documentation {
+                        // A link waiting for a person's review says so under the badge.
+                        d.url
+                            .as_ref()
+                            .filter(|_| d.status == DocStatus::Undocumented)
+                            .map(|_| d.message.clone())
+                            .into_iter()
+                            .collect()
+                    } else if p.status == Some(P::Stale) {
                         Vec::new()
                     } else {
                         p.checks

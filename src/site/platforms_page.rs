@@ -70,12 +70,28 @@ struct Row<'a> {
 struct Cell<'a> {
     platform: &'a str,
     /// As on the matrix page ([`cell_key`]): `pass`, `fail`, `na`, `not_run`, `error`, `stale`,
-    /// `absent`.
+    /// `absent`; `documented`, `undocumented` for a documentation clause.
     key: &'static str,
     /// The stamp a stale report judged.
     stale_stamp: Option<&'a str>,
     /// The report's entries: what each check found, or why it did not run.
     checks: Vec<Evidence<'a>>,
+    /// A documentation clause's evidence: the link and its review, or why it is undocumented.
+    doc: Option<DocEvidence<'a>>,
+}
+
+/// A documentation clause on one platform ([`crate::platform::docs`]).
+#[derive(Serialize)]
+struct DocEvidence<'a> {
+    /// The profile's link.
+    url: Option<&'a str>,
+    /// Who reviewed it and when, when a review is recorded (current or stale).
+    by: Option<&'a str>,
+    date: Option<&'a str>,
+    /// Why it is undocumented, the end of the interface key `doc_<why>`: `no_link`,
+    /// `not_reviewed`, `stale_review`.
+    why: Option<&'static str>,
+    message: &'a str,
 }
 
 /// One check's evidence.
@@ -119,7 +135,7 @@ pub(super) fn context<'a>(m: &'a Matrix) -> PlatformsPage<'a> {
             .iter()
             .map(|p| Cell {
                 platform: &p.platform,
-                key: cell_key(p.status),
+                key: cell_key(p),
                 stale_stamp: p.stale_stamp.as_deref(),
                 checks: p
                     .checks
@@ -130,6 +146,20 @@ pub(super) fn context<'a>(m: &'a Matrix) -> PlatformsPage<'a> {
                         message: &x.message,
                     })
                     .collect(),
+                doc: p.documentation.as_ref().map(|d| {
+                    use crate::platform::docs::Undocumented as U;
+                    DocEvidence {
+                        url: d.url.as_deref(),
+                        by: d.review.as_ref().map(|r| r.by.as_str()),
+                        date: d.review.as_ref().map(|r| r.date.as_str()),
+                        why: d.undocumented.map(|u| match u {
+                            U::NoLink => "no_link",
+                            U::NotReviewed => "not_reviewed",
+                            U::StaleReview => "stale_review",
+                        }),
+                        message: &d.message,
+                    }
+                }),
             })
             .collect();
         rows.push(Row {

@@ -661,6 +661,31 @@ fn the_report_follows_its_schema_and_exports() {
         },
         summary: report::summary(&clauses),
         clauses,
+        // One documentation clause reviewed, one a link waiting for review: both shapes validate.
+        documentation: vec![
+            kcontract::platform::docs::DocResult {
+                id: "a.documented".into(),
+                stamp: "0123456789ab".into(),
+                status: kcontract::platform::docs::DocStatus::Documented,
+                undocumented: None,
+                url: Some("https://docs.example.com/a".into()),
+                review: Some(kcontract::platform::profile::DocReview {
+                    by: "Ada".into(),
+                    date: "2026-11-27".into(),
+                    stamp: "fedcba987654".into(),
+                }),
+                message: "reviewed".into(),
+            },
+            kcontract::platform::docs::DocResult {
+                id: "b.documented".into(),
+                stamp: "0123456789ab".into(),
+                status: kcontract::platform::docs::DocStatus::Undocumented,
+                undocumented: Some(kcontract::platform::docs::Undocumented::NotReviewed),
+                url: Some("https://docs.example.com/b".into()),
+                review: None,
+                message: "a link without a review".into(),
+            },
+        ],
     };
     let v = validator("run-report.schema.json");
     let doc = serde_json::to_value(&r).unwrap();

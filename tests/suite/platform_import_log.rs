@@ -11,6 +11,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use crate::common::cli::{kcontract, root};
+use crate::common::platform_reports::clause;
 
 /// The two vendors' runtime logs (upstream/README.md): platform name, file.
 const LOGS: &[(&str, &str)] = &[
@@ -63,15 +64,6 @@ fn result_words(log: &str, name: &str) -> Vec<String> {
             (rest.split(' ').next() == Some(name)).then(|| word.to_owned())
         })
         .collect()
-}
-
-fn clause<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["clauses"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no clause {id}"))
 }
 
 #[test]

@@ -5,21 +5,23 @@
 //! wrong, and must fail exactly that clause. Then the ways a URL is not a probe.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::OnceLock;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use kcontract_probe::collect::{Options, collect};
 use kcontract_probe::facts::{Facts, Ids};
 use kcontract_probe::http::parse_head;
+use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::Value;
 
 use crate::common::cli::{kcontract, root};
+use crate::common::platform_reports::clause as clause_of;
 
 /// What a fake ingress gets wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fault {
+pub(crate) enum Fault {
     /// Nothing: a conforming ingress.
     None,
     /// It drops the user's header.
@@ -42,6 +44,8 @@ enum Fault {
     WrongPort,
     /// The probe runs as root, not the image's user.
     RootUser,
+    /// Over https: the request reaches the probe as HTTP/2, not turned into HTTP/1.1.
+    NoProtocolTransformation,
 }
 
 /// The facts of the probe "behind" the ingresses: collected once on this host, then made what a
@@ -67,7 +71,7 @@ fn facts() -> &'static Facts {
 }
 
 /// Reads a request head from `s`.
-fn read_head(s: &TcpStream) -> String {
+fn read_head(s: impl Read) -> String {
     let mut reader = BufReader::new(s);
     let mut head = String::new();
     loop {
@@ -83,7 +87,7 @@ fn read_head(s: &TcpStream) -> String {
     head
 }
 
-fn respond(mut s: TcpStream, status: &str, body: &str) {
+fn respond(mut s: impl Write, status: &str, body: &str) {
     let _ = write!(
         s,
         "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -105,9 +109,18 @@ fn serve(answer: impl Fn(TcpStream) + Send + 'static) -> SocketAddr {
 }
 
 /// A fake ingress in front of the probe, with `fault`.
-fn ingress(fault: Fault) -> SocketAddr {
+pub(crate) fn ingress(fault: Fault) -> SocketAddr {
     serve(move |s| {
-        let head = read_head(&s);
+        let client = s.peer_addr().unwrap().ip();
+        answer(s, client, "http", fault);
+    })
+}
+
+/// Answers one request on `s` as an ingress with `fault` would: `client` is the peer's address,
+/// `scheme` the one the client used (what `Forwarded` and `X-Forwarded-Proto` say).
+fn answer(mut s: impl Read + Write, client: IpAddr, scheme: &str, fault: Fault) {
+    {
+        let head = read_head(&mut s);
         let Some(mut req) = parse_head(&head) else {
             return respond(s, "400 Bad Request", "");
         };
@@ -115,14 +128,13 @@ fn ingress(fault: Fault) -> SocketAddr {
             r.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(n))
         };
         if has(&req, "Upgrade") && fault != Fault::NoH2c {
-            let mut s = s;
             let _ = write!(
                 s,
                 "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
             );
             return;
         }
-        let client = s.peer_addr().unwrap().ip().to_string();
+        let client = client.to_string();
         let drop: &[&str] = match fault {
             Fault::DropsUserHeader => &["This-Was-User-Set"],
             Fault::DropsTraceparent => &["traceparent"],
@@ -144,11 +156,11 @@ fn ingress(fault: Fault) -> SocketAddr {
         match fault {
             Fault::NoForwarded => {}
             Fault::BadForwarded => add("Forwarded", client.clone()),
-            _ => add("Forwarded", format!("for={client};proto=http")),
+            _ => add("Forwarded", format!("for={client};proto={scheme}")),
         }
         if fault != Fault::NoXForwarded {
             add("X-Forwarded-For", client);
-            add("X-Forwarded-Proto", "http".into());
+            add("X-Forwarded-Proto", scheme.into());
         }
         add("K-Proxy-Request", "activator".into());
         req.peer = Some("10.0.0.5:41234".into());
@@ -165,17 +177,33 @@ fn ingress(fault: Fault) -> SocketAddr {
                     filesystem: 0,
                 });
             }
+            Fault::NoProtocolTransformation => req.protocol = "HTTP/2.0".into(),
             _ => {}
         }
         doc.request = Some(req);
         respond(s, "200 OK", &serde_json::to_string(&doc).unwrap());
-    })
+    }
 }
 
 /// `platform verify --url URL` with the reference profile: exit code, stdout, stderr, the report.
 fn verify(url: &str, extra: &[&str]) -> (i32, String, String, Option<Value>) {
     let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("r.json");
+    verify_with(
+        "platforms/knative-reference.yaml",
+        url,
+        &dir.path().join("r.json"),
+        extra,
+    )
+}
+
+/// `platform verify --url URL` with `profile`, the report written to `report`: exit code, stdout,
+/// stderr, the report.
+pub(crate) fn verify_with(
+    profile: &str,
+    url: &str,
+    report: &std::path::Path,
+    extra: &[&str],
+) -> (i32, String, String, Option<Value>) {
     let mut args = vec![
         "--spec",
         "spec",
@@ -184,13 +212,13 @@ fn verify(url: &str, extra: &[&str]) -> (i32, String, String, Option<Value>) {
         "--url",
         url,
         "--profile",
-        "platforms/knative-reference.yaml",
+        profile,
         "--report",
         report.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
     let (code, out, err) = kcontract(&root(), &args);
-    let value = std::fs::read(&report)
+    let value = std::fs::read(report)
         .ok()
         .map(|b| serde_json::from_slice(&b).unwrap());
     (code, out, err, value)
@@ -242,15 +270,7 @@ fn a_conforming_ingress_passes_every_request_side_clause() {
     let want: BTreeSet<String> = JUDGED.iter().map(|s| (*s).to_owned()).collect();
     assert_eq!(with_status(&r, "pass"), want);
     assert!(with_status(&r, "fail").is_empty());
-    let clause = |id: &str| {
-        r["clauses"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap()
-            .clone()
-    };
+    let clause = |id: &str| clause_of(&r, id).clone();
     // Evidence: the values seen.
     assert_eq!(
         clause("network.headers.host")["evidence"]["received"],
@@ -316,24 +336,14 @@ fn h2c_is_not_applicable_without_the_feature() {
     )
     .unwrap();
     let addr = ingress(Fault::NoH2c);
-    let report = dir.path().join("r.json");
-    let (code, out, err) = kcontract(
-        &root(),
-        &[
-            "--spec",
-            "spec",
-            "platform",
-            "verify",
-            "--url",
-            &format!("http://{addr}/"),
-            "--profile",
-            profile.to_str().unwrap(),
-            "--report",
-            report.to_str().unwrap(),
-        ],
+    let (code, out, err, r) = verify_with(
+        profile.to_str().unwrap(),
+        &format!("http://{addr}/"),
+        &dir.path().join("r.json"),
+        &[],
     );
     assert_eq!(code, 0, "{out}{err}");
-    let r: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let r = r.expect("a report");
     assert!(with_status(&r, "n/a").contains("network.ports.h2c-upgrade"));
     assert!(with_status(&r, "fail").is_empty());
 }
@@ -400,8 +410,12 @@ fn k1132_not_a_probe() {
 fn usage_errors() {
     for (args, needle) in [
         (
-            vec!["--url", "https://probe.example.com"],
-            "https is not supported yet",
+            vec!["--url", "ftp://probe.example.com"],
+            "neither http nor https",
+        ),
+        (
+            vec!["--url", "http://127.0.0.1:1", "--ca-cert", "ca.pem"],
+            "--ca-cert with an http:// URL",
         ),
         (vec!["--url", "not a url"], "is not a URL"),
         (vec!["--url", "probe.example.com"], "has no scheme"),
@@ -466,4 +480,287 @@ fn k1106_a_verify_check_whose_clause_is_gone() {
         "{err}"
     );
     assert!(!dir.path().join("r.json").exists());
+}
+
+/// A certificate authority minted for a test, and certificates it signs.
+struct Ca {
+    issuer: rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
+}
+
+impl Ca {
+    fn new(name: &str) -> Ca {
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, name);
+        let key = rcgen::KeyPair::generate().unwrap();
+        Ca {
+            issuer: rcgen::CertifiedIssuer::self_signed(params, key).unwrap(),
+        }
+    }
+
+    /// The CA's certificate as a PEM file in `dir`.
+    fn pem_file(&self, dir: &std::path::Path) -> String {
+        let p = dir.join("ca.pem");
+        std::fs::write(&p, self.issuer.pem()).unwrap();
+        p.to_str().unwrap().to_owned()
+    }
+
+    /// A server configuration with a certificate for `names` signed by this CA.
+    fn server(&self, names: &[&str]) -> Arc<rustls::ServerConfig> {
+        let params = rcgen::CertificateParams::new(
+            names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let cert = params.signed_by(&key, &self.issuer).unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone()],
+            PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+        )
+        .unwrap();
+        Arc::new(config)
+    }
+}
+
+/// Serves `answer` over TLS with `config` on a fresh port of 127.0.0.1.
+fn serve_tls(
+    config: Arc<rustls::ServerConfig>,
+    answer: impl Fn(rustls::StreamOwned<rustls::ServerConnection, TcpStream>, IpAddr) + Send + 'static,
+) -> SocketAddr {
+    serve(move |s| {
+        let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+        let peer = s.peer_addr().unwrap().ip();
+        let conn = rustls::ServerConnection::new(config.clone()).unwrap();
+        answer(rustls::StreamOwned::new(conn, s), peer);
+    })
+}
+
+/// A fake ingress serving https with `config`, with `fault`.
+fn tls_ingress(config: Arc<rustls::ServerConfig>, fault: Fault) -> SocketAddr {
+    serve_tls(config, move |s, peer| answer(s, peer, "https", fault))
+}
+
+#[test]
+fn over_https_a_conforming_ingress_passes_what_it_passes_over_http_and_terminates_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = Ca::new("kcontract test CA");
+    let addr = tls_ingress(ca.server(&["127.0.0.1"]), Fault::None);
+    let (code, out, err, report) = verify(
+        &format!("https://{addr}"),
+        &["--ca-cert", &ca.pem_file(dir.path())],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let r = report.expect("a report");
+    // Every clause judged over http passes, but the h2c upgrade (cleartext only); https
+    // termination passes in its place.
+    let mut want: BTreeSet<String> = JUDGED.iter().map(|s| (*s).to_owned()).collect();
+    want.remove("network.ports.h2c-upgrade");
+    want.insert("network.ports.https-termination".into());
+    assert_eq!(with_status(&r, "pass"), want);
+    assert!(with_status(&r, "fail").is_empty());
+    let clause = |id: &str| clause_of(&r, id).clone();
+    let h2c = clause("network.ports.h2c-upgrade");
+    assert_eq!(h2c["status"], "not-run");
+    assert!(h2c["message"].as_str().unwrap().contains("cleartext"));
+    let t = clause("network.ports.https-termination")["evidence"].clone();
+    assert_eq!(t["received_protocol"], "HTTP/1.1");
+    assert_eq!(t["X-Forwarded-Proto"], "https");
+    assert_eq!(t["tls"]["version"], "TLSv1_3");
+    assert!(
+        t["tls"]["verified_against"]
+            .as_str()
+            .unwrap()
+            .ends_with("ca.pem` (--ca-cert)")
+    );
+    assert_eq!(
+        clause("network.headers.x-forwarded")["evidence"]["X-Forwarded-Proto"],
+        "https"
+    );
+    assert_eq!(r["platform"]["host"], format!("https://{addr}"));
+    assert!(err.contains("ca.pem` (--ca-cert))"), "{err}");
+}
+
+#[test]
+fn over_https_each_broken_ingress_fails_exactly_its_clause() {
+    let ca = Ca::new("kcontract test CA");
+    let config = ca.server(&["127.0.0.1"]);
+    let dir = tempfile::tempdir().unwrap();
+    let pem = ca.pem_file(dir.path());
+    for (fault, clause) in [
+        (
+            Fault::NoProtocolTransformation,
+            "network.ports.https-termination",
+        ),
+        (Fault::NoXForwarded, "network.headers.x-forwarded"),
+        (Fault::WrongHost, "network.headers.host"),
+    ] {
+        let addr = tls_ingress(config.clone(), fault);
+        let (_, out, err, report) = verify(&format!("https://{addr}"), &["--ca-cert", &pem]);
+        let r = report.unwrap_or_else(|| panic!("{fault:?}: no report\n{out}{err}"));
+        assert_eq!(
+            with_status(&r, "fail"),
+            BTreeSet::from([clause.to_owned()]),
+            "{fault:?}\n{out}"
+        );
+    }
+}
+
+/// An ingress that says `X-Forwarded-Proto: http` to the probe of an https request fails
+/// `x-forwarded`: the header must carry the scheme the client used.
+#[test]
+fn over_https_x_forwarded_proto_http_fails() {
+    let ca = Ca::new("kcontract test CA");
+    let dir = tempfile::tempdir().unwrap();
+    let addr = serve_tls(ca.server(&["127.0.0.1"]), |s, peer| {
+        answer(s, peer, "http", Fault::None);
+    });
+    let (_, out, err, report) = verify(
+        &format!("https://{addr}"),
+        &["--ca-cert", &ca.pem_file(dir.path())],
+    );
+    let r = report.unwrap_or_else(|| panic!("no report\n{out}{err}"));
+    assert_eq!(
+        with_status(&r, "fail"),
+        BTreeSet::from(["network.headers.x-forwarded".to_owned()])
+    );
+    assert!(
+        out.contains("X-Forwarded-Proto is `http`, the URL's scheme is https"),
+        "{out}"
+    );
+}
+
+/// `verify` of `url` with `--ca-cert` of `ca` (when given) and `--timeout 2`: exit 1, no report,
+/// the diagnostic with the port redacted.
+fn tls_error(addr: SocketAddr, ca: Option<&Ca>, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = Vec::new();
+    if !extra.contains(&"--timeout") {
+        args.extend(["--timeout".to_owned(), "2".to_owned()]);
+    }
+    if let Some(ca) = ca {
+        args.extend(["--ca-cert".to_owned(), ca.pem_file(dir.path())]);
+    }
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err, report) = verify(&format!("https://{addr}"), &args);
+    assert_eq!((code, report.is_none()), (1, true), "{out}{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    redact(&err, addr).replace(dir.path().to_str().unwrap(), "DIR")
+}
+
+#[test]
+fn k1133_a_certificate_of_an_unknown_authority() {
+    let signer = Ca::new("a CA nobody trusts");
+    let other = Ca::new("the CA verify is given");
+    let addr = tls_ingress(signer.server(&["127.0.0.1"]), Fault::None);
+    insta::assert_snapshot!(tls_error(addr, Some(&other), &[]));
+    // The system's roots do not hold a CA minted a moment ago either.
+    let err = tls_error(addr, None, &[]);
+    assert!(err.contains("error[K1133]"), "{err}");
+    assert!(
+        err.contains("roots: the system's trust store") && err.contains("does not hold"),
+        "{err}"
+    );
+}
+
+#[test]
+fn k1133_a_certificate_for_another_name() {
+    let ca = Ca::new("kcontract test CA");
+    let addr = tls_ingress(ca.server(&["probe.example.com"]), Fault::None);
+    insta::assert_snapshot!(tls_error(addr, Some(&ca), &[]));
+}
+
+#[test]
+fn k1134_plain_http_on_an_https_url() {
+    let ca = Ca::new("kcontract test CA");
+    // A plain HTTP server answers the ClientHello's bytes as a bad request, as most do.
+    let addr = serve(|mut s| {
+        let mut buf = [0; 512];
+        let _ = s.read(&mut buf);
+        respond(s, "400 Bad Request", "");
+    });
+    insta::assert_snapshot!(tls_error(addr, Some(&ca), &[]));
+    // One that closes without a word.
+    let addr = serve(|mut s| {
+        let mut buf = [0; 512];
+        let _ = s.read(&mut buf);
+    });
+    let err = tls_error(addr, Some(&ca), &[]);
+    assert!(
+        err.contains("error[K1134]") && err.contains("closed the connection during the TLS"),
+        "{err}"
+    );
+}
+
+#[test]
+fn k1131_a_tls_server_that_never_answers() {
+    let ca = Ca::new("kcontract test CA");
+    // It accepts the connection and reads the ClientHello, but never answers it.
+    let addr = serve(|s| {
+        std::thread::spawn(move || {
+            let mut s = s;
+            let mut buf = [0; 512];
+            let _ = s.read(&mut buf);
+            std::thread::sleep(Duration::from_secs(5));
+        });
+    });
+    let handshake = tls_error(addr, Some(&ca), &["--timeout", "1"]);
+    // It completes the handshake, then never answers the request.
+    let addr2 = serve_tls(ca.server(&["127.0.0.1"]), |mut s, _| {
+        std::thread::spawn(move || {
+            read_head(&mut s);
+            std::thread::sleep(Duration::from_secs(5));
+        });
+    });
+    let request = tls_error(addr2, Some(&ca), &["--timeout", "1"]);
+    insta::assert_snapshot!(format!(
+        "--- handshake\n{handshake}--- request\n{}",
+        redact(&request, addr2)
+    ));
+}
+
+#[test]
+fn k1135_a_ca_file_that_is_not_a_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = String::new();
+    for (name, text) in [
+        ("empty.pem", ""),
+        (
+            "key.pem",
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+        ),
+        (
+            "garbage.pem",
+            "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n",
+        ),
+    ] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let (code, out, err, report) =
+            verify("https://127.0.0.1:1", &["--ca-cert", p.to_str().unwrap()]);
+        assert_eq!((code, report.is_none()), (1, true), "{name}: {out}{err}");
+        all.push_str(&format!(
+            "--- {name}\n{}",
+            err.replace(dir.path().to_str().unwrap(), "DIR")
+        ));
+    }
+    let missing = dir.path().join("missing.pem");
+    let (code, _, err, _) = verify(
+        "https://127.0.0.1:1",
+        &["--ca-cert", missing.to_str().unwrap()],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("error[K1135]: cannot read the CA certificate"),
+        "{err}"
+    );
+    insta::assert_snapshot!(all);
 }

@@ -139,3 +139,13 @@ pub(crate) fn routes(clause: &Value) -> Vec<&str> {
         .map(|r| r.as_str().unwrap())
         .collect()
 }
+
+/// The entry of clause `id` in a run report.
+pub(crate) fn clause<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no clause {id}"))
+}
