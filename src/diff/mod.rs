@@ -636,7 +636,7 @@ fn chapter_prose(spec: &Spec, lang: &str, chapter: &str) -> String {
     for doc in docs.iter().filter(|d| d.chapter == chapter) {
         for block in &doc.blocks {
             if let Block::Prose(p) = block {
-                for line in p
+                for line in without_clause_blocks(p)
                     .lines()
                     .map(str::trim_end)
                     .filter(|l| !l.trim().is_empty())
@@ -650,6 +650,40 @@ fn chapter_prose(spec: &Spec, lang: &str, chapter: &str) -> String {
     out
 }
 
+/// `prose` without the clause blocks its list items hold (each line a block touches goes): those
+/// clauses are compared as clauses, and their YAML is not prose.
+fn without_clause_blocks(prose: &str) -> std::borrow::Cow<'_, str> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
+    if !prose.contains("```clause") {
+        return prose.into();
+    }
+    let blocks: Vec<std::ops::Range<usize>> =
+        Parser::new_ext(prose, crate::spec_source::markdown_options())
+            .into_offset_iter()
+            .filter_map(|(ev, range)| match ev {
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                    if info.split_whitespace().next() == Some("clause") =>
+                {
+                    Some(range)
+                }
+                _ => None,
+            })
+            .collect();
+    let mut out = String::with_capacity(prose.len());
+    let mut at = 0;
+    for line in prose.split_inclusive('\n') {
+        let range = at..at + line.len();
+        at = range.end;
+        if !blocks
+            .iter()
+            .any(|b| b.start < range.end && range.start < b.end)
+        {
+            out.push_str(line);
+        }
+    }
+    out.into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,6 +693,42 @@ mod tests {
     use crate::spec_source::{LoadOptions, Tree, load_from};
 
     const CONTRACT: &str = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n";
+
+    /// A clause in a list item changed: one clause change, and the list around it is not
+    /// reported as changed prose (its YAML lines are the clause's).
+    #[test]
+    fn a_clause_in_a_list_item_is_a_clause_change_not_prose() {
+        let load = |text: &str| {
+            let mut files = std::collections::BTreeMap::new();
+            files.insert(
+                PathBuf::from("s/contract.yaml"),
+                CONTRACT.as_bytes().to_vec(),
+            );
+            files.insert(
+                PathBuf::from("s/en/one.md"),
+                format!(
+                    "# One\n\n- Weight:\n  - ```clause\n    id: one.heavy\n    level: MUST\n    \
+                     actor: platform\n    text: The platform MUST weigh {text}.\n    verify: manual\n    \
+                     oci: config.md\n    ```\n  - Colour: any.\n"
+                )
+                .into_bytes(),
+            );
+            let loaded = load_from(&Tree::Memory(files), Path::new("s"), LoadOptions::default());
+            assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+            loaded.spec
+        };
+        let d = compare(&load("parcels"), &load("letters"), &BTreeSet::new(), None);
+        assert_eq!(d.changes.len(), 1, "{:?}", d.changes);
+        assert!(
+            d.prose.iter().all(|p| p.added == 0 && p.removed == 0),
+            "{:?}",
+            d.prose
+        );
+        assert_eq!(
+            without_clause_blocks("- a\n  - ```clause\n    id: x\n    ```\n  - b\n"),
+            "- a\n  - b\n"
+        );
+    }
 
     /// A clause as the generator sees it: id number, level, actor, words, verify.
     #[derive(Clone, Debug)]

@@ -422,7 +422,9 @@ pub(super) fn parse_block(
         Err(e) => {
             let span = match e.location() {
                 Some(loc) if !yaml.trim().is_empty() => {
-                    let o = pos.offset(&loc);
+                    // A quote left open or a tab: where it is, not where the reader noticed.
+                    let o =
+                        crate::diagnostic::yaml_error_offset(&pos.file.text, &e, pos.offset(&loc));
                     let end = pos.file.text[o..]
                         .chars()
                         .next()

@@ -243,6 +243,39 @@ fn k0016_an_earlier_version_with_errors() {
     ));
 }
 
+/// In a clause block too, a quoted value left open is shown on the line its quote opens, not on
+/// the next field's, and a tab in the indentation at the tab.
+#[test]
+fn k0101_unclosed_quote_and_tab_in_a_clause_block() {
+    let contract = (
+        "spec/contract.yaml",
+        b"title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n".as_slice(),
+    );
+    insta::assert_snapshot!(format!(
+        "{}\n=== a tab\n{}",
+        run(
+            &[
+                contract,
+                (
+                    "spec/en/one.md",
+                    b"# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: \"The platform MUST run.\nverify: manual\n```\n".as_slice()
+                ),
+            ],
+            &["check"],
+        ),
+        run(
+            &[
+                contract,
+                (
+                    "spec/en/one.md",
+                    b"# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: >-\n\tThe platform MUST run.\nverify: manual\n```\n".as_slice()
+                ),
+            ],
+            &["check"],
+        )
+    ));
+}
+
 /// A misspelt field of a `history:` entry is named, with the fields it may have.
 /// A quoted value left open is shown where its quote opens (the YAML reader stops lines later), and a
 /// tab in the indentation is named as one, at the tab.
