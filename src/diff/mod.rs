@@ -636,7 +636,7 @@ fn chapter_prose(spec: &Spec, lang: &str, chapter: &str) -> String {
     for doc in docs.iter().filter(|d| d.chapter == chapter) {
         for block in &doc.blocks {
             if let Block::Prose(p) = block {
-                for line in without_clause_blocks(p)
+                for line in crate::spec_source::without_clause_blocks(p)
                     .lines()
                     .map(str::trim_end)
                     .filter(|l| !l.trim().is_empty())
@@ -648,40 +648,6 @@ fn chapter_prose(spec: &Spec, lang: &str, chapter: &str) -> String {
         }
     }
     out
-}
-
-/// `prose` without the clause blocks its list items hold (each line a block touches goes): those
-/// clauses are compared as clauses, and their YAML is not prose.
-fn without_clause_blocks(prose: &str) -> std::borrow::Cow<'_, str> {
-    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
-    if !prose.contains("```clause") {
-        return prose.into();
-    }
-    let blocks: Vec<std::ops::Range<usize>> =
-        Parser::new_ext(prose, crate::spec_source::markdown_options())
-            .into_offset_iter()
-            .filter_map(|(ev, range)| match ev {
-                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
-                    if info.split_whitespace().next() == Some("clause") =>
-                {
-                    Some(range)
-                }
-                _ => None,
-            })
-            .collect();
-    let mut out = String::with_capacity(prose.len());
-    let mut at = 0;
-    for line in prose.split_inclusive('\n') {
-        let range = at..at + line.len();
-        at = range.end;
-        if !blocks
-            .iter()
-            .any(|b| b.start < range.end && range.start < b.end)
-        {
-            out.push_str(line);
-        }
-    }
-    out.into()
 }
 
 #[cfg(test)]
@@ -725,7 +691,9 @@ mod tests {
             d.prose
         );
         assert_eq!(
-            without_clause_blocks("- a\n  - ```clause\n    id: x\n    ```\n  - b\n"),
+            crate::spec_source::without_clause_blocks(
+                "- a\n  - ```clause\n    id: x\n    ```\n  - b\n"
+            ),
             "- a\n  - b\n"
         );
     }

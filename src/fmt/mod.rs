@@ -33,6 +33,117 @@ pub fn format_chapter(src: &str) -> String {
 /// blocks left as written (a comment, YAML that does not parse: see [`format_block`]), so that the command
 /// can say so rather than skip them silently.
 pub fn format_chapter_with_kept(src: &str) -> (String, Vec<std::ops::Range<usize>>) {
+    // The blocks in list items first: their YAML is rewritten in place (the list around them is
+    // the editor's), then the top-level blocks and the blank lines around them.
+    let (inner, mut kept, shifts) = format_nested(src);
+    let (out, top_kept) = format_top_level(&inner);
+    // The top-level blocks left as written, in `src`'s offsets (`inner` moved what followed each
+    // nested block that was rewritten).
+    kept.extend(top_kept.into_iter().map(|r| {
+        let back: isize = shifts
+            .iter()
+            .filter(|(at, _)| *at <= r.start)
+            .map(|(_, by)| by)
+            .sum();
+        let at = |o: usize| o.saturating_add_signed(-back);
+        at(r.start)..at(r.end)
+    }));
+    kept.sort_by_key(|r| r.start);
+    (out, kept)
+}
+
+/// The clause blocks in list items of `src` in canonical form, each at its item's indent: the
+/// text, the opening fences of those left as written, and where the text moved (an offset of the
+/// new text and by how many bytes what follows it moved).
+fn format_nested(src: &str) -> (String, Vec<std::ops::Range<usize>>, Vec<(usize, isize)>) {
+    let mut out = String::with_capacity(src.len());
+    let (mut kept, mut shifts) = (Vec::new(), Vec::new());
+    let mut from = 0;
+    for (fence, content, indent) in nested_blocks(src) {
+        let yaml: String = src[content.clone()]
+            .split_inclusive('\n')
+            .map(|l| l.get(indent..).unwrap_or("\n"))
+            .collect();
+        let Some(body) = format_block(&yaml) else {
+            kept.push(fence);
+            continue;
+        };
+        let body: String = body
+            .split_inclusive('\n')
+            .map(|l| match l {
+                "\n" => l.to_string(),
+                _ => format!("{:indent$}{l}", ""),
+            })
+            .collect();
+        out.push_str(&src[from..content.start]);
+        out.push_str(&body);
+        shifts.push((out.len(), body.len() as isize - content.len() as isize));
+        from = content.end;
+    }
+    out.push_str(&src[from..]);
+    (out, kept, shifts)
+}
+
+/// The clause blocks inside list items (as the loader reads them), each as its opening fence, its
+/// YAML lines and the indent they share with the fences. A block whose fences are not exactly
+/// ```` ```clause ```` and ```` ``` ```` at that indent, or whose lines are indented less, is not
+/// offered: its layout is left alone.
+fn nested_blocks(src: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>, usize)> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
+        match ev {
+            Event::Start(tag) => {
+                if depth > 0
+                    && let Tag::CodeBlock(CodeBlockKind::Fenced(info)) = &tag
+                    && info.as_ref() == "clause"
+                    && let Some(b) = indented_fences(src, range)
+                {
+                    out.push(b);
+                }
+                depth += 1;
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The nested block at `range` (from its ```` ```clause ```` to its closing fence): its fence,
+/// content and indent (the fence's column), if every line of it is indented by that much and the
+/// closing fence is ```` ``` ```` at that indent.
+fn indented_fences(
+    src: &str,
+    range: std::ops::Range<usize>,
+) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>, usize)> {
+    let line_start = src[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = src[line_start..range.start].chars().count();
+    if !src[range.start..].starts_with("```clause\n") || !src.is_char_boundary(range.start) {
+        return None;
+    }
+    let content_start = range.start + "```clause\n".len();
+    let body = src[..range.end].trim_end_matches('\n');
+    let last_start = body.rfind('\n')? + 1;
+    if last_start < content_start || body[last_start..] != format!("{:indent$}```", "") {
+        return None;
+    }
+    let content = content_start..last_start;
+    let lines_indented = src[content.clone()].split_inclusive('\n').all(|l| {
+        let spaces = l.bytes().take_while(|b| *b == b' ').count();
+        spaces >= indent || l.trim().is_empty() && l.bytes().all(|b| b == b' ' || b == b'\n')
+    });
+    lines_indented.then(|| {
+        (
+            range.start..range.start + "```clause".len(),
+            content,
+            indent,
+        )
+    })
+}
+
+/// [`format_chapter_with_kept`] for the top-level blocks only.
+fn format_top_level(src: &str) -> (String, Vec<std::ops::Range<usize>>) {
     let mut kept = Vec::new();
     let mut out = String::with_capacity(src.len() + 64);
     let mut from = 0;
@@ -496,7 +607,11 @@ impl Meaning {
             }
             for b in &d.blocks {
                 out.push(match b {
-                    Block::Prose(p) => format!("prose {:?}", p.trim_matches(['\n', ' '])),
+                    // The clause blocks of its list items are clauses above.
+                    Block::Prose(p) => format!(
+                        "prose {:?}",
+                        crate::spec_source::without_clause_blocks(p).trim_matches(['\n', ' '])
+                    ),
                     Block::Clause(i) => format!("block {i}"),
                     Block::Untranslated(p) => format!("untranslated {:?}", p.trim()),
                 });
@@ -540,6 +655,20 @@ mod tests {
         assert!(has_comment("text: |\n  a\nverify: manual # why\n"));
     }
 
+    /// A clause block in a list item is formatted at its item's indent; the list is left as
+    /// written; one left as written (a comment) is named at its fence in the original text, after
+    /// a nested block above it that formatting made shorter.
+    #[test]
+    fn a_block_in_a_list_item_is_formatted_in_place() {
+        let src = "# T\n\n- Item:\n\n  ```clause\n  level: MUST\n  id: a.b\n  actor: \"platform\"\n  text: The platform MUST do it.\n  verify: manual\n  ```\n- ```clause\n  id: a.c\n  level: MAY\n  actor: platform\n  text: The platform MAY do it.\n  verify: manual\n  ```\n\n```clause\nid: a.d # a comment\nlevel: MAY\nactor: platform\ntext: The platform MAY rest.\nverify: manual\n```\n";
+        let want = "# T\n\n- Item:\n\n  ```clause\n  id: a.b\n  level: MUST\n  actor: platform\n  text: The platform MUST do it.\n  verify: manual\n  ```\n- ```clause\n  id: a.c\n  level: MAY\n  actor: platform\n  text: The platform MAY do it.\n  verify: manual\n  ```\n\n```clause\nid: a.d # a comment\nlevel: MAY\nactor: platform\ntext: The platform MAY rest.\nverify: manual\n```\n";
+        let (out, kept) = format_chapter_with_kept(src);
+        assert_eq!(out, want);
+        assert_eq!(format_chapter(&out), out);
+        let at = src.rfind("```clause").unwrap();
+        assert_eq!(kept, vec![at..at + "```clause".len()]);
+    }
+
     #[test]
     fn orders_unquotes_folds_and_spaces_blocks() {
         let src = "# T\nSome prose.\n```clause\nlevel: MUST\nid: a.b\nactor: \"platform\"\ntext: The platform MUST do a thing that is described at such a length that the line is far over the limit of a hundred characters.\nverify: manual\n```\n\n\n\nMore.\n";
@@ -561,7 +690,8 @@ mod tests {
     fn leaves_blocks_outside_the_subset_alone() {
         let src = "```clause\nid: a.b # a comment\nlevel: MUST\n```\n";
         assert_eq!(format_chapter(src), src);
-        let nested = "- item\n\n  ```clause\n  level: MUST\n  id: a.b\n  ```\n";
+        // In a list item too (`a_block_in_a_list_item_is_formatted_in_place` formats one).
+        let nested = "- item\n\n  ```clause\n  level: MUST # a comment\n  id: a.b\n  ```\n";
         assert_eq!(format_chapter(nested), nested);
     }
 

@@ -424,6 +424,40 @@ fn pos_content(block: &Range<usize>, src: &str) -> Range<usize> {
     block.start.min(src.len())..block.end.min(src.len())
 }
 
+/// `prose` without the clause blocks its list items hold (each line a block touches goes): what
+/// compares prose (`diff`, `fmt`'s meaning) compares those clauses as clauses, and their YAML is
+/// not prose.
+pub(crate) fn without_clause_blocks(prose: &str) -> std::borrow::Cow<'_, str> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
+    if !prose.contains("```clause") {
+        return prose.into();
+    }
+    let blocks: Vec<std::ops::Range<usize>> = Parser::new_ext(prose, markdown_options())
+        .into_offset_iter()
+        .filter_map(|(ev, range)| match ev {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                if info.split_whitespace().next() == Some("clause") =>
+            {
+                Some(range)
+            }
+            _ => None,
+        })
+        .collect();
+    let mut out = String::with_capacity(prose.len());
+    let mut at = 0;
+    for line in prose.split_inclusive('\n') {
+        let range = at..at + line.len();
+        at = range.end;
+        if !blocks
+            .iter()
+            .any(|b| b.start < range.end && range.start < b.end)
+        {
+            out.push_str(line);
+        }
+    }
+    out.into()
+}
+
 /// The value of an `id:` line in a clause block (one that did not parse, one a page shows in a
 /// list item), if there is one.
 pub(crate) fn id_line(block: &str) -> Option<String> {

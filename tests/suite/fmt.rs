@@ -250,6 +250,24 @@ fn block() -> impl Strategy<Value = String> {
 fn chapter() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         block(),
+        // A clause block in a list item, at the item's indent (the fence on the item's line or
+        // under it).
+        (block(), any::<bool>()).prop_map(|(b, on_marker)| {
+            let indented: String = b
+                .split_inclusive('\n')
+                .enumerate()
+                .map(|(i, l)| match (i, on_marker, l) {
+                    (0, true, _) => format!("- {l}"),
+                    (_, _, "\n") => l.to_owned(),
+                    _ => format!("  {l}"),
+                })
+                .collect();
+            if on_marker {
+                indented
+            } else {
+                format!("- An item:\n{indented}")
+            }
+        }),
         Just("Some prose.\n".to_owned()),
         Just("## A heading\n".to_owned()),
         Just("- a list\n- of items\n".to_owned()),
