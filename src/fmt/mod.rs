@@ -89,17 +89,25 @@ fn format_nested(src: &str) -> (String, Vec<std::ops::Range<usize>>, Vec<(usize,
 /// ```` ```clause ```` and ```` ``` ```` at that indent, or whose lines are indented less, is not
 /// offered: its layout is left alone.
 fn nested_blocks(src: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>, usize)> {
+    clause_fences(src)
+        .into_iter()
+        .filter(|(top, _)| !top)
+        .filter_map(|(_, range)| indented_fences(src, range))
+        .collect()
+}
+
+/// Every ```` ```clause ```` block of a chapter as pulldown-cmark (and so the loader) sees it: whether
+/// it is top-level, and its range.
+fn clause_fences(src: &str) -> Vec<(bool, std::ops::Range<usize>)> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
         match ev {
             Event::Start(tag) => {
-                if depth > 0
-                    && let Tag::CodeBlock(CodeBlockKind::Fenced(info)) = &tag
+                if let Tag::CodeBlock(CodeBlockKind::Fenced(info)) = &tag
                     && info.as_ref() == "clause"
-                    && let Some(b) = indented_fences(src, range)
                 {
-                    out.push(b);
+                    out.push((depth == 0, range));
                 }
                 depth += 1;
             }
@@ -218,25 +226,11 @@ fn blank_start(s: &str) -> usize {
 /// its content. A block whose fences are not exactly ```` ```clause ```` and ```` ``` ```` lines
 /// is not offered: its layout is left alone.
 fn clause_blocks(src: &str) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    for (ev, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
-        match ev {
-            Event::Start(tag) => {
-                if depth == 0
-                    && let Tag::CodeBlock(CodeBlockKind::Fenced(info)) = &tag
-                    && info.as_ref() == "clause"
-                    && let Some(r) = exact_fences(src, range.clone())
-                {
-                    out.push(r);
-                }
-                depth += 1;
-            }
-            Event::End(_) => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    out
+    clause_fences(src)
+        .into_iter()
+        .filter(|(top, _)| *top)
+        .filter_map(|(_, range)| exact_fences(src, range))
+        .collect()
 }
 
 /// The block at `range` if its first line is ```` ```clause ```` and its last ```` ``` ````, both
