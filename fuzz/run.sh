@@ -23,6 +23,8 @@ for f in spec/en/*.md; do
   cp "$f" "$seeds/load_check_build/en-$name"
   { cat "$f"; printf '\0\0'; cat "spec/zh/$name"; } > "$seeds/load_check_build/both-$name"
 done
+# Chapters the shipped spec does not have the forms of (clause blocks in list items, inline HTML).
+cp tests/fixtures/fuzz/*.md "$seeds/load_check_build/"
 cp tests/traces/*.json "$seeds/replay/"
 cp tests/fixtures/matrix/results/* "$seeds/results/"
 cp site/.kcontract-manifest "$seeds/manifest/site"

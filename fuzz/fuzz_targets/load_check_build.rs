@@ -1,5 +1,6 @@
 //! Fuzz the whole spec path: bytes → chapter files → load → check → (if valid) render the site in
-//! memory and the clause list. Any panic, or a hang caught by libFuzzer's -timeout, is a bug.
+//! memory and the clause list; `fmt` of the chapter (idempotent on a valid spec). Any panic, or a
+//! hang caught by libFuzzer's -timeout, is a bug.
 //!
 //! The input is split at the first `\0\0`: before it is `en/one.md`, after it `zh/one.md` (without
 //! the separator, zh is a fixed valid translation), so translations are fuzzed too.
@@ -56,5 +57,12 @@ fuzz_target!(|data: &[u8]| {
         let files = kcontract::site::render(&m, None, &Default::default(), &f.templates)
             .expect("valid spec renders");
         assert!(!files.is_empty());
+    }
+    // `fmt` on the same text: never a panic; and on text it formats, a second pass changes nothing.
+    if let Ok(text) = std::str::from_utf8(en) {
+        let once = kcontract::fmt::format_chapter(text);
+        if !loaded.has_errors() {
+            assert_eq!(kcontract::fmt::format_chapter(&once), once, "fmt is not idempotent");
+        }
     }
 });
