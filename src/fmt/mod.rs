@@ -4,7 +4,8 @@
 //! `reason`, `implicit`, `oci`, `upstream-tests`, `review`, then a translation's `source` stamp, last
 //! because it seals the fields above it); a value on the key's line without
 //! quotes when YAML allows it and the line fits in [`WIDTH`] characters, else folded (`>-`) into
-//! lines of at most [`WIDTH`], else double-quoted; one blank line before and after each block.
+//! lines of at most [`WIDTH`] (a block in a list item: its indent included), else double-quoted; one
+//! blank line before and after each top-level block.
 //! Line breaks an editor chose inside a folded text are kept when every line fits (as Prettier's
 //! `proseWrap: preserve` does), and a literal text (`|`, a text holding a list) is kept as written:
 //! rewrapping prose an editor laid out by hand would make reviews noisy for nothing.
@@ -64,7 +65,8 @@ fn format_nested(src: &str) -> (String, Vec<std::ops::Range<usize>>, Vec<(usize,
             .split_inclusive('\n')
             .map(|l| l.get(indent..).unwrap_or("\n"))
             .collect();
-        let Some(body) = format_block(&yaml) else {
+        // Its lines are as wide as a top-level block's, indent included.
+        let Some(body) = format_block(&yaml, WIDTH.saturating_sub(indent).max(WIDTH / 2)) else {
             kept.push(fence);
             continue;
         };
@@ -169,7 +171,7 @@ fn format_top_level(src: &str) -> (String, Vec<std::ops::Range<usize>>) {
         if !out.is_empty() {
             out.push('\n');
         }
-        match format_block(&src[content]) {
+        match format_block(&src[content], WIDTH) {
             Some(body) => {
                 out.push_str("```clause\n");
                 out.push_str(&body);
@@ -267,7 +269,7 @@ fn exact_fences(
 /// canonical order. Where each piece of the block is one field, a folded or literal text an editor
 /// laid out is kept when it is already canonical; any other value is written anew. The result must
 /// read back to the same fields, or the block is kept as written.
-fn format_block(content: &str) -> Option<String> {
+fn format_block(content: &str, width: usize) -> Option<String> {
     if has_comment(content) {
         return None;
     }
@@ -288,7 +290,7 @@ fn format_block(content: &str) -> Option<String> {
     } else {
         None
     };
-    let out = format_fields(&fields, written.as_deref())?;
+    let out = format_fields(&fields, written.as_deref(), width)?;
     let again = ClauseYaml::parse(&out).ok()?;
     (values(&again) == values(&block)).then_some(out)
 }
@@ -336,13 +338,17 @@ fn has_comment(content: &str) -> bool {
 /// The canonical text of `fields` (already in the canonical order, see [`ClauseYaml::fields`]).
 /// With `written` (each field as written, in the same order), a folded or literal text already in
 /// canonical shape is kept as the editor wrote it; without, every value is written anew.
-fn format_fields(fields: &[(&str, FieldValue)], written: Option<&[&str]>) -> Option<String> {
+fn format_fields(
+    fields: &[(&str, FieldValue)],
+    written: Option<&[&str]>,
+    width: usize,
+) -> Option<String> {
     let mut out = String::new();
     for (i, (key, value)) in fields.iter().enumerate() {
         let text = match value {
             FieldValue::Text(s) => match written {
-                Some(chunks) => scalar(key, &s.value, chunks[i])?,
-                None => fresh_scalar(key, &s.value)?,
+                Some(chunks) => scalar(key, &s.value, chunks[i], width)?,
+                None => scalar_within(key, &s.value, width)?,
             },
             FieldValue::List([]) => return None,
             FieldValue::List(items) => {
@@ -380,33 +386,38 @@ fn chunks(content: &str) -> Vec<&str> {
 }
 
 /// `key: value` (with its newline) for a scalar field; `chunk` is the field as written.
-fn scalar(key: &str, value: &str, chunk: &str) -> Option<String> {
+fn scalar(key: &str, value: &str, chunk: &str, width: usize) -> Option<String> {
     let header = chunk.lines().next().unwrap_or("");
     if value.contains('\n') && header == format!("{key}: |") {
         // A literal text (a list inside it): kept as written.
         return Some(format!("{chunk}\n"));
     }
-    if header == format!("{key}: >-") && folded_as_is(value, chunk) {
+    if header == format!("{key}: >-") && folded_as_is(value, chunk, width) {
         return Some(format!("{chunk}\n"));
     }
-    fresh_scalar(key, value)
+    scalar_within(key, value, width)
 }
 
 /// `key: value` (with its newline) written anew: plain when YAML allows it and the line fits,
 /// else folded, else double-quoted; a text of several lines as a literal block (`|`, or `|-`
 /// without a final line break) when its lines allow one.
 pub(crate) fn fresh_scalar(key: &str, value: &str) -> Option<String> {
+    scalar_within(key, value, WIDTH)
+}
+
+/// [`fresh_scalar`] in lines of at most `width` characters.
+fn scalar_within(key: &str, value: &str, width: usize) -> Option<String> {
     if value.contains('\n') {
         return literal(key, value);
     }
-    if plain_safe(value) && key.chars().count() + 2 + value.chars().count() <= WIDTH {
+    if plain_safe(value) && key.chars().count() + 2 + value.chars().count() <= width {
         return Some(format!("{key}: {value}\n"));
     }
     let quoted = quoted(value)?;
-    if key.chars().count() + 2 + quoted.chars().count() <= WIDTH || !fold_safe(value) {
+    if key.chars().count() + 2 + quoted.chars().count() <= width || !fold_safe(value) {
         return Some(format!("{key}: {quoted}\n"));
     }
-    Some(format!("{key}: >-\n{}", fold(value)))
+    Some(format!("{key}: >-\n{}", fold(value, width)))
 }
 
 /// A text of several lines as a literal block, or `None` when a literal block cannot hold it as
@@ -452,9 +463,9 @@ fn quoted(value: &str) -> Option<String> {
 }
 
 /// Is the folded text `chunk` already in canonical shape: each line indented by two spaces, no
-/// blank or trailing-space lines, each line at most [`WIDTH`] but for its last word (a long link
+/// blank or trailing-space lines, each line at most `width` but for its last word (a long link
 /// may end a line rather than stand alone), and the lines joined by spaces exactly the value?
-fn folded_as_is(value: &str, chunk: &str) -> bool {
+fn folded_as_is(value: &str, chunk: &str, width: usize) -> bool {
     let lines: Vec<&str> = chunk.lines().skip(1).collect();
     !lines.is_empty()
         && fold_safe(value)
@@ -466,7 +477,7 @@ fn folded_as_is(value: &str, chunk: &str) -> bool {
                     && !t.ends_with(' ')
                     && (!wraps(value)
                         || l.rsplit_once(' ')
-                            .is_none_or(|(head, _)| head.chars().count() <= WIDTH))
+                            .is_none_or(|(head, _)| head.chars().count() <= width))
             })
         })
         && lines.iter().map(|l| &l[2..]).collect::<Vec<_>>().join(" ") == value
@@ -500,16 +511,16 @@ fn wraps(value: &str) -> bool {
     })
 }
 
-/// The value folded greedily into lines of at most [`WIDTH`] characters (indent included); one
+/// The value folded greedily into lines of at most `width` characters (indent included); one
 /// line when it does not [`wrap`](wraps).
-fn fold(value: &str) -> String {
+fn fold(value: &str, width: usize) -> String {
     if !wraps(value) {
         return format!("  {value}\n");
     }
     let mut out = String::new();
     let mut line = String::from("  ");
     for word in value.split(' ') {
-        if line.len() > 2 && line.chars().count() + 1 + word.chars().count() > WIDTH {
+        if line.len() > 2 && line.chars().count() + 1 + word.chars().count() > width {
             out.push_str(&line);
             out.push('\n');
             line = String::from("  ");
@@ -661,6 +672,20 @@ mod tests {
         assert_eq!(format_chapter(&out), out);
         let at = src.rfind("```clause").unwrap();
         assert_eq!(kept, vec![at..at + "```clause".len()]);
+    }
+
+    /// A long text of a block in a list item is folded so that its lines, indent included, are
+    /// no wider than a top-level block's.
+    #[test]
+    fn a_block_in_a_list_item_folds_within_the_width() {
+        let words = "The platform MUST keep every word of this sentence on lines that fit the width of the page even when indented.";
+        let src = format!(
+            "- Item:\n  - Part:\n\n    ```clause\n    id: a.b\n    level: MUST\n    actor: platform\n    text: {words} {words}\n    verify: manual\n    ```\n"
+        );
+        let out = format_chapter(&src);
+        assert!(out.contains("    text: >-\n"), "{out}");
+        assert!(out.lines().all(|l| l.chars().count() <= WIDTH), "{out}");
+        assert_eq!(format_chapter(&out), out);
     }
 
     #[test]
