@@ -113,6 +113,10 @@ pub(crate) struct ImportLogArgs {
     /// Where to write the report (kcontract-run/1 JSON).
     #[arg(long, value_name = "FILE")]
     report: PathBuf,
+    /// The platform's profile: its reviewed `docs:` links decide the documentation clauses in the
+    /// report (without it they are undocumented: a log says nothing about documentation).
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -223,6 +227,7 @@ fn import(ctx: &Ctx, a: ImportLogArgs) -> Outcome {
             platform: a.platform,
             log: a.log,
             report: a.report,
+            profile: a.profile,
         },
     )
 }

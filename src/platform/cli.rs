@@ -446,6 +446,9 @@ pub struct ImportRequest {
     pub log: PathBuf,
     /// `--report`.
     pub report: PathBuf,
+    /// `--profile`: the platform's profile, whose reviewed `docs:` links decide the documentation
+    /// clauses (a log says nothing about them).
+    pub profile: Option<PathBuf>,
 }
 
 /// The `platform.runtime` of such a report.
@@ -481,6 +484,23 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
     let mut stages = Stages::new(ctx);
     let loaded = stages.spec(LoadOptions::default(), Show::All)?;
     let spec = &loaded.spec;
+    // The profile first: a broken one stops the command before the log is read.
+    let documentation = match &req.profile {
+        Some(path) => {
+            let mut sources = SourceMap::default();
+            let (profile, diags) = match profile::load(path, &mut sources) {
+                Ok(p) => {
+                    let warnings = docs_warnings(spec, &p, path);
+                    (Some(p), warnings)
+                }
+                Err(d) => (None, d),
+            };
+            ctx.report(&diags, &sources)?;
+            let profile = profile.ok_or(Failure::Input)?;
+            super::docs::judge_all(spec, &profile)
+        }
+        None => Vec::new(),
+    };
     let not_read = |message: String, help: &str| {
         let d = Diagnostic::error("K1120", message)
             .in_file(&req.log)
@@ -522,10 +542,17 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
             runtime_version: String::new(),
             host: req.platform.clone(),
             date: date_of(&req.log),
+            // The column's name (see `Platform::column_name`), and the profile when one was given.
             profile: FileRef {
                 name: req.platform.clone(),
-                path: None,
-                sha256: sha256(b""),
+                path: req.profile.as_ref().map(|p| p.display().to_string()),
+                sha256: sha256(
+                    req.profile
+                        .as_ref()
+                        .and_then(|p| std::fs::read(p).ok())
+                        .unwrap_or_default()
+                        .as_slice(),
+                ),
             },
             service: log_ref.clone(),
             grace_period_s: 0,
@@ -536,7 +563,7 @@ pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
             control: None,
         },
         clauses,
-        Vec::new(),
+        documentation,
     );
     write_report(&req.report, &report)?;
     eprintln!(

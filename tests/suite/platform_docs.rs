@@ -360,3 +360,43 @@ fn review_docs_errors() {
     assert_eq!(code, 1);
     assert!(err.contains("error[K1102]: the docs entry of `config.user.document-default` needs a url or not_applicable, not both"), "{err}");
 }
+
+/// A vendor's conformance log says nothing about documentation: `import-log` without a profile
+/// leaves every documentation clause undocumented (no link); with the vendor's profile its reviewed
+/// links decide them, as in a run or a verify report, and the column keeps the `--platform` name.
+#[test]
+fn import_log_takes_the_documentation_from_a_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = profile(dir.path());
+    let (code, out, err) = review(&p, TRACING, "Ada Lovelace");
+    assert_eq!(code, 0, "{out}{err}");
+    let log = root().join(
+        "upstream/knative/conformance-logs/2022-04-11-google-cloud-run.serving_runtime_e2e.log",
+    );
+    let import = |extra: &[&str], name: &str| {
+        let report = dir.path().join(name);
+        let mut args = vec![
+            "platform",
+            "import-log",
+            "--platform",
+            "vendor",
+            log.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (_, out, err) = kcontract(&root(), &args);
+        let text = std::fs::read_to_string(&report).unwrap_or_else(|_| panic!("{out}{err}"));
+        (out, err, serde_json::from_str::<Value>(&text).unwrap())
+    };
+    let (_, _, bare) = import(&[], "bare.json");
+    // No `documentation` at all: the matrix then shows these clauses undocumented (no link).
+    assert!(bare.get("documentation").is_none(), "{bare}");
+    let (out, err, with) = import(&["--profile", p.to_str().unwrap()], "with.json");
+    assert_eq!(doc(&with, TRACING)["status"], "documented", "{out}{err}");
+    assert_eq!(doc(&with, METADATA)["status"], "n/a");
+    assert_eq!(with["platform"]["profile"]["name"], "vendor");
+    assert!(err.contains("warning[K1102]"), "{err}");
+    // The same clauses judged from the log either way.
+    assert_eq!(bare["clauses"], with["clauses"]);
+}
