@@ -887,3 +887,55 @@ fn untranslated_parts_fit_on_a_phone() {
         screenshot(&d, &format!("untranslated-zh-{width}"));
     }
 }
+
+/// Clauses in list items (a nested list, an ordered procedure) and a clause holding a table: at
+/// 1,280 and 390 px nothing overflows, and each clause card sits inside its list item.
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium and chromedriver: cargo test --features browser"
+)]
+fn clauses_in_lists_fit_on_a_phone() {
+    require_browser();
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec");
+    std::fs::create_dir_all(spec.join("en")).unwrap();
+    std::fs::write(
+        spec.join("contract.yaml"),
+        "title: Parcels\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nactors: [courier]\nverify: [manual]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        spec.join("en/one.md"),
+        "# One\n\n- Weight:\n  - Limits:\n    - ```clause\n      id: one.heavy\n      level: MUST NOT\n      actor: courier\n      \
+         text: A courier MUST NOT accept a parcel above 30 kg, nor one whose label reads `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`.\n      \
+         verify: manual\n      ```\n  - Colour: any.\n\n1. Open a session.\n2. Then:\n\n   ```clause\n   id: one.hello\n   level: MUST\n   \
+         actor: courier\n   text: A courier MUST say hello.\n   verify: manual\n   ```\n\n```clause\nid: one.fields\nlevel: MUST\nactor: courier\n\
+         text: |\n  A courier MUST fill these fields:\n\n  | Field | Rule | Example |\n  | --- | --- | --- |\n  | sender | a full postal address with the country | 1 Long Street, Springfield, Somewhere |\n\
+         verify: manual\n```\n",
+    )
+    .unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(tmp.path())
+        .args(["build"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let d = Driver::start();
+    for (width, height) in [(1280, 800), (390, 844)] {
+        d.viewport(width, height);
+        d.goto(&file_url(&tmp.path().join("site/en/one.html")));
+        let problems = overflowing(&d, "en/one.html", width);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+        let inside = d.js("return ['one.heavy', 'one.hello'].map(id => {\
+               const c = document.getElementById(id);\
+               const li = c.closest('li');\
+               if (!li) return false;\
+               const a = c.getBoundingClientRect(), b = li.getBoundingClientRect();\
+               return a.left >= b.left - 0.5 && a.right <= b.right + 0.5;\
+             })");
+        assert_eq!(inside, json!([true, true]), "at {width} px");
+        screenshot(&d, &format!("list-clauses-{width}"));
+    }
+}
