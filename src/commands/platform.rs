@@ -310,7 +310,7 @@ fn review(ctx: &Ctx, a: ReviewDocsArgs) -> Outcome {
         ));
     }
     if let Some(d) = &a.date
-        && !crate::platform::docs::is_date(d)
+        && !crate::platform::profile::is_date(d)
     {
         return Err(ctx.usage(
             &format!("--date {d} is not a date YYYY-MM-DD"),

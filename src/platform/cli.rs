@@ -461,19 +461,9 @@ fn date_of(log: &Path) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let b = name.as_bytes();
-    let is_date = b.len() >= 10
-        && b[..10].iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        });
-    if is_date {
-        name[..10].to_owned()
-    } else {
-        today()
+    match name.get(..10) {
+        Some(day) if super::profile::is_date(day) => day.to_owned(),
+        _ => today(),
     }
 }
 

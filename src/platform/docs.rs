@@ -6,9 +6,9 @@
 //! `undocumented`, saying which. kcontract never fetches the page (no network at run time): the
 //! stamp covers what the reviewer was shown, the link and the clause.
 
-use serde::{Deserialize, Serialize};
-
 use super::profile::{DocLink, DocReview, Profile};
+// The report's record of a documentation clause: its format is the report's.
+pub use super::report::{DocResult, DocStatus, Undocumented};
 use super::routes::{self, Reason};
 use crate::spec::{Clause, Spec};
 
@@ -26,77 +26,9 @@ pub fn stamp(clause: &Clause, url: &str) -> String {
     s
 }
 
-/// Whether `d` is a day written `YYYY-MM-DD` (digits and dashes; the calendar is not checked).
-pub fn is_date(d: &str) -> bool {
-    d.len() == 10
-        && d.bytes().enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                b == b'-'
-            } else {
-                b.is_ascii_digit()
-            }
-        })
-}
-
 /// Whether `clause` is one a platform's documentation answers.
 pub fn is_documentation(clause: &Clause) -> bool {
     routes::of(clause).reason == Some(Reason::Documentation)
-}
-
-/// A documentation clause's status on a platform.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum DocStatus {
-    /// A reviewed link, the review current.
-    #[serde(rename = "documented")]
-    Documented,
-    /// No link, a link without a review, or a stale review ([`Undocumented`]).
-    #[serde(rename = "undocumented")]
-    Undocumented,
-    /// The profile says the clause does not apply to the platform.
-    #[serde(rename = "n/a")]
-    NotApplicable,
-}
-
-impl DocStatus {
-    /// The name in the JSON, the table, the CSV and the site's data.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DocStatus::Documented => "documented",
-            DocStatus::Undocumented => "undocumented",
-            DocStatus::NotApplicable => "n/a",
-        }
-    }
-}
-
-/// Why a clause is undocumented.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Undocumented {
-    /// The profile has no link for it (or the report no `docs` at all: a conformance log).
-    NoLink,
-    /// A link no one has reviewed.
-    NotReviewed,
-    /// A review of another link or of another text of the clause.
-    StaleReview,
-}
-
-/// One documentation clause in a run report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DocResult {
-    /// The clause id.
-    pub id: String,
-    /// The clause's stamp when judged.
-    pub stamp: String,
-    /// Its status.
-    pub status: DocStatus,
-    /// Why it is undocumented (`null` otherwise).
-    pub undocumented: Option<Undocumented>,
-    /// The link, when the profile gives one.
-    pub url: Option<String>,
-    /// The review, when one is recorded (stale or not).
-    pub review: Option<DocReview>,
-    /// A sentence for people.
-    pub message: String,
 }
 
 /// `clause` on a platform whose profile has `entry` for it.

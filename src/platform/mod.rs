@@ -32,6 +32,7 @@ pub mod controls;
 pub mod docs;
 pub mod expect;
 pub mod export;
+pub mod fetch_error;
 pub mod harness;
 pub mod image;
 pub mod import_log;

@@ -163,7 +163,7 @@ pub struct DocReview {
     pub by: String,
     /// When (`YYYY-MM-DD`).
     pub date: String,
-    /// [`super::docs::stamp`] of the clause's text and the link when reviewed: another link or
+    /// The stamp (`docs::stamp`) of the clause's text and the link when reviewed: another link or
     /// another text of the clause makes the review stale.
     pub stamp: String,
 }
@@ -704,9 +704,7 @@ impl Validator<'_, '_> {
                     );
                 }
                 if let Some(r) = review
-                    && (r.by.trim().is_empty()
-                        || !super::docs::is_date(&r.date)
-                        || r.stamp.is_empty())
+                    && (r.by.trim().is_empty() || !is_date(&r.date) || r.stamp.is_empty())
                 {
                     self.bad(
                         d,
@@ -746,4 +744,16 @@ pub struct Source {
     pub path: PathBuf,
     /// The SHA-256 of its bytes, hexadecimal.
     pub sha256: String,
+}
+
+/// Whether `d` is a day written `YYYY-MM-DD` (digits and dashes; the calendar is not checked).
+pub fn is_date(d: &str) -> bool {
+    d.len() == 10
+        && d.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        })
 }

@@ -16,6 +16,7 @@ use crate::keywords::Level;
 use crate::spec::Spec;
 
 use super::checks::{self, Status, Verdict};
+use super::profile::DocReview;
 
 /// The `format` of the reports this version writes and reads.
 pub const RUN_FORMAT: &str = "kcontract-run/1";
@@ -34,7 +35,7 @@ pub struct Report {
     /// The documentation clauses as the profile's reviewed `docs` links answer them (added to
     /// `kcontract-run/1`: absent in a report without a profile, an imported log's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documentation: Vec<super::docs::DocResult>,
+    pub documentation: Vec<DocResult>,
 }
 
 /// The platform a report is about.
@@ -370,4 +371,60 @@ fn parse_located(
         file: fid,
         id_spans,
     })
+}
+
+/// A documentation clause's status on a platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DocStatus {
+    /// A reviewed link, the review current.
+    #[serde(rename = "documented")]
+    Documented,
+    /// No link, a link without a review, or a stale review ([`Undocumented`]).
+    #[serde(rename = "undocumented")]
+    Undocumented,
+    /// The profile says the clause does not apply to the platform.
+    #[serde(rename = "n/a")]
+    NotApplicable,
+}
+
+impl DocStatus {
+    /// The name in the JSON, the table, the CSV and the site's data.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocStatus::Documented => "documented",
+            DocStatus::Undocumented => "undocumented",
+            DocStatus::NotApplicable => "n/a",
+        }
+    }
+}
+
+/// Why a clause is undocumented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Undocumented {
+    /// The profile has no link for it (or the report no `docs` at all: a conformance log).
+    NoLink,
+    /// A link no one has reviewed.
+    NotReviewed,
+    /// A review of another link or of another text of the clause.
+    StaleReview,
+}
+
+/// One documentation clause in a run report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocResult {
+    /// The clause id.
+    pub id: String,
+    /// The clause's stamp when judged.
+    pub stamp: String,
+    /// Its status.
+    pub status: DocStatus,
+    /// Why it is undocumented (`null` otherwise).
+    pub undocumented: Option<Undocumented>,
+    /// The link, when the profile gives one.
+    pub url: Option<String>,
+    /// The review, when one is recorded (stale or not).
+    pub review: Option<DocReview>,
+    /// A sentence for people.
+    pub message: String,
 }

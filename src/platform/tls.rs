@@ -17,7 +17,7 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{CertificateError, ClientConfig, ClientConnection, RootCertStore};
 use serde_json::{Value, json};
 
-use super::verify::FetchError;
+use super::fetch_error::FetchError;
 
 /// The roots a platform's certificate must chain to (none for an http URL: `Trust::default()`).
 #[derive(Debug, Clone, Default)]
