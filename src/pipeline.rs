@@ -14,10 +14,12 @@
 //! runs (see `commands/build.rs`).
 //!
 //! What needs only `contract.yaml` runs alongside the chapters' load ([`Stages::spec_and_tests`]):
-//! the test files read and tokenised (`annotations::find`), the runtimes catalogue, and `build`'s
-//! templates; the claims are checked once the `Spec` is there (`Found::scan`). In the real build
+//! the test files read and tokenised (`annotations::find`), the runtimes catalogue, the earlier
+//! versions of `history:` and `build`'s templates; the claims are checked once the `Spec` is there
+//! (`Found::scan`), the earlier versions compared with it in [`Stages::history`]. In the real build
 //! (`cargo run --release -- build` here) that took 11 % off the wall time and 4 % off the CPU time
-//! (`bench/ab_bins.py 41 repo`, BENCHMARKS.md, "Session 11").
+//! (`bench/ab_bins.py 41 repo`, BENCHMARKS.md, "Session 11"); loading the earlier versions there
+//! too took another 7 % off its wall time (BENCHMARKS.md, "Session 19").
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -155,33 +157,43 @@ impl<'c> Stages<'c> {
 
     /// Load → `Spec` ([`Self::spec`], all diagnostics shown), and the runtimes catalogue
     /// (`runtimes/deviations.yaml` beside the chapters, when there is one) and the tests
-    /// ([`Self::tests`]). Reading and tokenising the test files and loading the catalogue need
-    /// only `contract.yaml`, so they run alongside the chapters' load; only the claims wait for
-    /// the `Spec`. `also`, work of a later stage that needs none of these (`build`'s templates),
-    /// runs alongside too; its result is returned as it is. Diagnostics are reported in the same
-    /// order as one stage after the other: the spec's (stopping there on an error), the
-    /// catalogue's, the tests'.
+    /// ([`Self::tests`]). Reading and tokenising the test files, loading the catalogue and loading
+    /// the earlier versions of `history:` need only `contract.yaml`, so they run alongside the
+    /// chapters' load; only the claims wait for the `Spec`, and the versions' comparison waits for
+    /// [`Self::history`]. `also`, work of a later stage that needs none of these (`build`'s
+    /// templates), runs alongside too; its result is returned as it is. Diagnostics are reported
+    /// in the same order as one stage after the other: the spec's (stopping there on an error),
+    /// the catalogue's, the tests'; the earlier versions' by [`Self::history`].
     pub(crate) fn spec_and_tests<T: Send>(
         &mut self,
         opts: LoadOptions,
         at: &TestsAt,
         also: impl FnOnce() -> T + Send,
-    ) -> Result<(Loaded, Option<Catalogue>, Scan, T), Failure> {
+    ) -> Result<Loads<T>, Failure> {
         let spec_dir = &self.ctx.spec;
         let alongside = |contract: &Contract| {
             let start = Instant::now();
             let (root, globs) = where_tests_are(spec_dir, contract, at);
             let cache = annotations::CacheChoice::for_root(&root);
             let catalogue_cache = crate::fsutil::cache_folder(&root);
-            let (runtimes, found) = rayon::join(
-                || runtimes::load_cached(spec_dir, catalogue_cache.as_deref()),
-                || annotations::find(&root, &globs, &cache),
+            let ((runtimes, found), earlier) = rayon::join(
+                || {
+                    rayon::join(
+                        || runtimes::load_cached(spec_dir, catalogue_cache.as_deref()),
+                        || annotations::find(&root, &globs, &cache),
+                    )
+                },
+                || {
+                    let start = Instant::now();
+                    (history::load(spec_dir, contract), start.elapsed())
+                },
             );
             Side {
                 runtimes,
                 found,
                 root,
                 globs,
+                earlier,
                 took: start.elapsed(),
             }
         };
@@ -198,8 +210,9 @@ impl<'c> Stages<'c> {
             None => alongside(&loaded.spec.contract),
         };
         self.timings.note(format!(
-            "runtimes+tests: {:.1} ms, alongside the load (read … validate)",
-            side.took.as_secs_f64() * 1e3
+            "runtimes+tests+earlier versions: {:.1} ms, alongside the load (read … validate); the earlier versions {:.1} ms of it",
+            side.took.as_secs_f64() * 1e3,
+            side.earlier.1.as_secs_f64() * 1e3
         ));
         let start = Instant::now();
         let scan = self.claims(&loaded.spec, side.found, at, &side.globs, &side.root);
@@ -209,25 +222,35 @@ impl<'c> Stages<'c> {
         self.ctx
             .report(&side.runtimes.diagnostics, &side.runtimes.sources)?;
         self.ctx.report(&scan.diagnostics, &scan.sources)?;
-        Ok((loaded, side.runtimes.catalogue, scan, also))
+        Ok(Loads {
+            loaded,
+            catalogue: side.runtimes.catalogue,
+            scan,
+            earlier: side.earlier.0,
+            also,
+        })
     }
 
-    /// The earlier versions of the contract (`history:`), each loaded like the current one and
-    /// compared with the next (`sources`: the current spec's files, where `history:` is written).
-    /// An earlier version with errors stops the command: its errors are printed with its own
-    /// files, then K0016 names its entry.
-    pub(crate) fn history(&mut self, spec: &Spec, sources: &SourceMap) -> Result<History, Failure> {
+    /// The earlier versions of the contract (`history:`, loaded alongside the spec by
+    /// [`Self::spec_and_tests`]), each compared with the next (`sources`: the current spec's
+    /// files, where `history:` is written). An earlier version with errors stops the command: its
+    /// errors are printed with its own files, then K0016 names its entry.
+    pub(crate) fn history(
+        &mut self,
+        versions: &[history::Version],
+        spec: &Spec,
+        sources: &SourceMap,
+    ) -> Result<History, Failure> {
         let start = Instant::now();
-        let versions = history::load(&self.ctx.spec, &spec.contract);
         let mut printed = 0;
-        for v in &versions {
+        for v in versions {
             let errors = v.errors();
             self.ctx.print_diagnostics(&errors, &v.loaded.sources);
             printed += errors.len();
         }
-        let broken = history::broken(&versions, &self.ctx.spec);
+        let broken = history::broken(versions, &self.ctx.spec);
         self.ctx.report_after(printed, &broken, sources)?;
-        let compared = history::compare(&versions, spec);
+        let compared = history::compare(versions, spec);
         self.timings.add("history", start.elapsed());
         Ok(compared)
     }
@@ -365,12 +388,28 @@ impl<'c> Stages<'c> {
     }
 }
 
+/// What [`Stages::spec_and_tests`] returns.
+pub(crate) struct Loads<T> {
+    /// The spec (loaded without errors).
+    pub(crate) loaded: Loaded,
+    /// The runtimes catalogue, when the spec has one.
+    pub(crate) catalogue: Option<Catalogue>,
+    /// The tests and their claims.
+    pub(crate) scan: Scan,
+    /// The earlier versions of `history:`, loaded, not yet compared ([`Stages::history`]).
+    pub(crate) earlier: Vec<history::Version>,
+    /// What `also` returned.
+    pub(crate) also: T,
+}
+
 /// What [`Stages::spec_and_tests`] does alongside the load.
 struct Side {
     runtimes: runtimes::Loaded,
     found: annotations::Found,
     root: PathBuf,
     globs: TestGlobs,
+    /// The earlier versions, and how long their load took.
+    earlier: (Vec<history::Version>, std::time::Duration),
     took: std::time::Duration,
 }
 

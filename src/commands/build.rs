@@ -26,8 +26,8 @@ pub(crate) struct Build {
     strict: bool,
     /// Print where the time went to stderr: each stage (read, parse, assemble, validate, claims,
     /// matrix, history, prepare, render+write, swap), the parts of render+write, what ran alongside the load
-    /// (the test scan with the runtimes catalogue, the templates) and how the test scan's cache
-    /// served.
+    /// (the test scan with the runtimes catalogue and the earlier versions, the templates) and how
+    /// the test scan's cache served.
     #[arg(long)]
     timings: bool,
     /// Test results (JUnit XML or libtest output) to show in the matrix page.
@@ -66,7 +66,13 @@ impl Build {
             .then(|| site::templates_beside(&ctx.spec))
             .flatten();
         let templates = self.templates.as_deref().or(beside.as_deref());
-        let (mut loaded, runtimes, scan, tpl) = stages.spec_and_tests(
+        let crate::pipeline::Loads {
+            mut loaded,
+            catalogue: runtimes,
+            scan,
+            earlier,
+            also: tpl,
+        } = stages.spec_and_tests(
             LoadOptions {
                 strict: self.strict,
                 ..LoadOptions::default()
@@ -96,7 +102,7 @@ impl Build {
         let results = stages.results(&self.results, &scan)?;
         let platforms = stages.platforms(&self.platform, spec)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref(), &platforms)?;
-        let history = stages.history(spec, &loaded.sources)?;
+        let history = stages.history(&earlier, spec, &loaded.sources)?;
         let failed = |d: crate::diagnostic::Diagnostic| {
             ctx.fail(
                 &d,

@@ -40,7 +40,13 @@ impl Check {
             .then(|| crate::site::templates_beside(&ctx.spec))
             .flatten();
         let templates = self.templates.as_deref().or(beside.as_deref());
-        let (loaded, _, scan, tpl) = stages.spec_and_tests(
+        let crate::pipeline::Loads {
+            loaded,
+            scan,
+            earlier,
+            also: tpl,
+            ..
+        } = stages.spec_and_tests(
             LoadOptions {
                 strict: self.strict,
                 ..LoadOptions::default()
@@ -51,7 +57,7 @@ impl Check {
         setup.check_config(&loaded.spec)?;
         // What `build` reads besides the spec and the tests: the earlier versions of `history:`,
         // the templates and interface text.
-        stages.history(&loaded.spec, &loaded.sources)?;
+        stages.history(&earlier, &loaded.spec, &loaded.sources)?;
         let mut tpl =
             tpl.map_err(|d| ctx.fail(&d, &loaded.sources, "error: `build` would fail"))?;
         tpl.for_languages(&loaded.spec.contract.languages);
