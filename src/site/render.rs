@@ -4,9 +4,11 @@
 //! each in the same steps: its values ([`Lang::new`]: every clause's context and `clause.html`
 //! piece, every chapter's prose and blocks, made once and shared by the pages that show them, and
 //! the Changes page's steps, whose latest one gives the chapter pages' "changed" badges),
-//! then its pages ([`Lang::pages`], one parallel pass), then its search index. Then the files of
-//! the whole site: the data files, the assets and the root redirect. tera renders every page; a
-//! page is a template and the values its context adds to the language's.
+//! then its pages ([`Lang::pages`], one parallel pass) and, alongside them, its search index. The
+//! data files of the whole site are written alongside the languages; then the assets and the root
+//! redirect. tera renders every page; a page is a template and the values its context adds to the
+//! language's. (Running the independent steps alongside each other took 12 % off the real build's
+//! wall time on two cores: BENCHMARKS.md, "Session 19".)
 
 use rayon::prelude::*;
 use tera::Context;
@@ -38,6 +40,28 @@ pub(super) fn render_site(
     put: &Put,
     timings: &mut Timings,
 ) -> Result<usize, Diagnostic> {
+    // The data files need only the matrix: they are written alongside the languages' pages.
+    let (languages, (data, took)) = rayon::join(
+        || languages(m, runtimes, history, tpl, put, timings),
+        || timed(|| data_files(m, put)),
+    );
+    timings.add_detail("data files", took);
+    let mut pages = languages?;
+    data?;
+    timings.detail("assets", || assets(tpl, put))?;
+    pages += redirect(m, tpl, put)?;
+    Ok(pages)
+}
+
+/// Every language's pages and search index, one language after the other; returns how many pages.
+fn languages(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    history: &History,
+    tpl: &Templates,
+    put: &Put,
+    timings: &mut Timings,
+) -> Result<usize, Diagnostic> {
     let mut pages = 0;
     // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
     let tests = Value::from_serializable(&m.rows.iter().map(|r| &r.tests).collect::<Vec<_>>());
@@ -45,13 +69,23 @@ pub(super) fn render_site(
     let cells = Value::from_serializable(&context::platform_cells(m));
     for lang in &m.spec.contract.languages {
         let l = timings.detail("contexts", || Lang::new(m, runtimes, history, tpl, lang))?;
-        pages += timings.detail("pages", || l.pages(&tests, &cells, put))?;
-        timings.detail("search index", || l.search_index(put))?;
+        // The search index needs none of the pages: it is made while they render.
+        let ((n, took_pages), (index, took_index)) = rayon::join(
+            || timed(|| l.pages(&tests, &cells, put)),
+            || timed(|| l.search_index(put)),
+        );
+        timings.add_detail("pages", took_pages);
+        timings.add_detail("search index", took_index);
+        pages += n?;
+        index?;
     }
-    timings.detail("data files", || data_files(m, put))?;
-    timings.detail("assets", || assets(tpl, put))?;
-    pages += redirect(m, tpl, put)?;
     Ok(pages)
+}
+
+/// `f`'s result and how long it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, std::time::Duration) {
+    let start = std::time::Instant::now();
+    (f(), start.elapsed())
 }
 
 /// One language's values, shared by its pages.
