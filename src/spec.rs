@@ -462,14 +462,6 @@ pub struct NestedClause {
 }
 
 impl Prose {
-    /// Prose without clause blocks (Markdown written apart from any chapter file, a test's).
-    pub fn plain(text: impl Into<String>) -> Prose {
-        Prose {
-            text: text.into(),
-            clauses: Vec::new(),
-        }
-    }
-
     /// The text without its clause blocks: what compares prose (`diff`, `fmt`'s meaning) compares
     /// those clauses as clauses, and their YAML is not prose.
     pub fn without_clauses(&self) -> std::borrow::Cow<'_, str> {

@@ -492,9 +492,8 @@ fn whole_lines(src: &str, range: &Range<usize>) -> Range<usize> {
     start..end.max(start)
 }
 
-/// The value of an `id:` line in a clause block (one that did not parse, one a page shows in a
-/// list item), if there is one.
-pub(crate) fn id_line(block: &str) -> Option<String> {
+/// The value of an `id:` line in a clause block that did not parse, if there is one.
+fn id_line(block: &str) -> Option<String> {
     block.lines().find_map(|l| {
         let v = l
             .trim_start()

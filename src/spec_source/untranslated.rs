@@ -277,12 +277,20 @@ mod tests {
         );
     }
 
+    /// Prose that holds no clause block.
+    fn plain(text: &str) -> Prose {
+        Prose {
+            text: text.to_string(),
+            clauses: Vec::new(),
+        }
+    }
+
     #[test]
     fn sections_cut_at_top_level_headings() {
         let s = sections(&[
-            Block::Prose(Prose::plain("Intro.\n\n# A\n\nText.\n\n> # quoted\n")),
+            Block::Prose(plain("Intro.\n\n# A\n\nText.\n\n> # quoted\n")),
             Block::Clause(0),
-            Block::Prose(Prose::plain("## B\n")),
+            Block::Prose(plain("## B\n")),
         ]);
         assert_eq!(s.len(), 3);
         assert!(matches!(
