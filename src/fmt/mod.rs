@@ -617,7 +617,9 @@ impl Meaning {
                         format!("prose {:?}", p.without_clauses().trim_matches(['\n', ' ']))
                     }
                     Block::Clause(i) => format!("block {i}"),
-                    Block::Untranslated(p) => format!("untranslated {:?}", p.text.trim()),
+                    Block::Untranslated(p) => {
+                        format!("untranslated {:?}", p.without_clauses().trim())
+                    }
                 });
             }
         }
