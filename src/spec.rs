@@ -496,6 +496,15 @@ impl Prose {
         }
     }
 
+    /// Each clause block's text and id, for a test to compare with what it wrote.
+    #[cfg(test)]
+    pub(crate) fn blocks(&self) -> Vec<(&str, Option<&str>)> {
+        self.clauses
+            .iter()
+            .map(|c| (&self.text[c.range.clone()], c.id.as_deref()))
+            .collect()
+    }
+
     /// `more` appended after a blank line, its clause blocks with it.
     pub(crate) fn append(&mut self, more: Prose) {
         self.text.push_str("\n\n");

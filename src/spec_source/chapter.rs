@@ -853,15 +853,7 @@ mod tests {
         let (prose, codes) = prose_of(&src);
         // The quoted blocks, and the broken one's missing fields: nothing else.
         assert_eq!(codes, ["K0114", "K0114", "K0103", "K0103", "K0103"]);
-        let blocks: Vec<Vec<(&str, Option<&str>)>> = prose
-            .iter()
-            .map(|p| {
-                p.clauses
-                    .iter()
-                    .map(|c| (&p.text[c.range.clone()], c.id.as_deref()))
-                    .collect()
-            })
-            .collect();
+        let blocks: Vec<_> = prose.iter().map(Prose::blocks).collect();
         let want: Vec<Vec<(&str, Option<&str>)>> = vec![
             vec![
                 (quoted, None),

@@ -252,14 +252,7 @@ mod tests {
                 _ => None,
             })
             .collect();
-        let held: Vec<(&str, Option<&str>)> = untranslated
-            .iter()
-            .flat_map(|p| {
-                p.clauses
-                    .iter()
-                    .map(|c| (&p.text[c.range.clone()], c.id.as_deref()))
-            })
-            .collect();
+        let held: Vec<_> = untranslated.iter().flat_map(|p| p.blocks()).collect();
         assert_eq!(
             held,
             [(a.as_str(), Some("one.a")), (b.trim_end(), Some("one.b"))]
