@@ -457,8 +457,10 @@ fn pos_content(block: &Range<usize>, src: &str) -> Range<usize> {
 }
 
 /// The prose piece of `src[span]`, the blank lines around it trimmed, with the clause blocks of
-/// `held` (all in `span`; taken), their ranges made the piece's.
+/// `held` (all in `span`; taken), their ranges made the piece's, in order (a block in a quote of
+/// a list item is held before the list's own).
 fn prose_piece(src: &str, span: Range<usize>, held: &mut Vec<NestedClause>) -> Prose {
+    held.sort_by_key(|c| c.range.start);
     let whole = &src[span.clone()];
     let text = whole.trim_matches('\n');
     let start = span.start + (whole.len() - whole.trim_start_matches('\n').len());
@@ -843,21 +845,26 @@ mod tests {
         let open = "  ```clause\n  id: t.open\n  level: MAY\n  actor: platform\n  \
                     text: The platform MAY stay.\n  verify: manual\n";
         let quoted = "> ```clause\n> id: t.quoted\n> ```\n";
+        let in_quote = "  > ```clause\n  > id: t.in-quote\n  > ```\n";
         let top = "```clause\nid: t.top\nlevel: MAY\nactor: platform\ntext: The platform MAY \
                    rest.\nverify: manual\n```\n";
         let last = good.replace("t.good", "t.last");
         let src = format!(
-            "# T\n\nIntro.\n\n{quoted}\n- First:\n{good}- Broken:\n{bad}- Open:\n{open}- After.\n\n\
+            "# T\n\nIntro.\n\n{quoted}\n- First:\n{good}- Quoted:\n{in_quote}- Broken:\n{bad}- Open:\n{open}- After.\n\n\
              {top}\nBetween.\n\n- Last:\n{last}\nTail.\n\n{quoted}"
         );
         let (prose, codes) = prose_of(&src);
         // The quoted blocks, and the broken one's missing fields: nothing else.
-        assert_eq!(codes, ["K0114", "K0114", "K0103", "K0103", "K0103"]);
+        assert_eq!(
+            codes,
+            ["K0114", "K0114", "K0114", "K0103", "K0103", "K0103"]
+        );
         let blocks: Vec<_> = prose.iter().map(Prose::blocks).collect();
         let want: Vec<Vec<(&str, Option<&str>)>> = vec![
             vec![
                 (quoted, None),
                 (good, Some("t.good")),
+                (in_quote, None),
                 (bad, None),
                 (open, Some("t.open")),
             ],
@@ -872,7 +879,7 @@ mod tests {
         assert_eq!(
             around,
             [
-                "# T\n\nIntro.\n\n\n- First:\n- Broken:\n- Open:\n- After.",
+                "# T\n\nIntro.\n\n\n- First:\n- Quoted:\n- Broken:\n- Open:\n- After.",
                 "Between.\n\n- Last:\n",
                 "Tail.\n\n",
             ]
