@@ -20,8 +20,8 @@ pub(crate) fn status(spec: &Spec) -> String {
         doc.blocks
             .iter()
             .map(|b| match b {
-                Block::Prose(p) if !untranslated => crate::spec_source::paragraphs(p),
-                Block::Untranslated(p) if untranslated => crate::spec_source::paragraphs(p),
+                Block::Prose(p) if !untranslated => crate::spec_source::paragraphs(&p.text),
+                Block::Untranslated(p) if untranslated => crate::spec_source::paragraphs(&p.text),
                 _ => 0,
             })
             .sum()

@@ -429,12 +429,93 @@ pub struct Heading {
 #[derive(Clone, Debug)]
 pub enum Block {
     /// Informative Markdown, verbatim (headings included).
-    Prose(String),
+    Prose(Prose),
     /// Index into [`Spec::clauses`].
     Clause(usize),
     /// Prose of the source chapter that a translation lacks (headings included), shown in the
     /// source language under a banner (`spec_source/untranslated.rs`).
-    Untranslated(String),
+    Untranslated(Prose),
+}
+
+/// Informative Markdown of a chapter, verbatim, and where it holds clause blocks (those of its
+/// list items). The loader finds them once, as it builds their clauses; what reads the prose
+/// afterwards (the page, the search index, `diff`, `fmt`'s meaning) takes their places from
+/// here rather than looking for them again, so that every reader agrees on what is prose.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prose {
+    /// The Markdown, clause blocks included.
+    pub text: String,
+    /// The clause blocks in `text`, in order.
+    pub clauses: Vec<NestedClause>,
+}
+
+/// A clause block inside prose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NestedClause {
+    /// Its byte range in the prose's text: whole lines (a line the block touches is the block's,
+    /// as the list marker line `- ```clause` is), fences included.
+    pub range: std::ops::Range<usize>,
+    /// The id of the clause the loader built from it (a translated clause's: the id it
+    /// translates); `None` when it built none (the block has errors, or sits where no clause may),
+    /// so that it is shown as written, yet never read as prose.
+    pub id: Option<String>,
+}
+
+impl Prose {
+    /// The text without its clause blocks: what compares prose (`diff`, `fmt`'s meaning) compares
+    /// those clauses as clauses, and their YAML is not prose.
+    pub fn without_clauses(&self) -> std::borrow::Cow<'_, str> {
+        if self.clauses.is_empty() {
+            return self.text.as_str().into();
+        }
+        let mut out = String::with_capacity(self.text.len());
+        let mut at = 0;
+        for c in &self.clauses {
+            out.push_str(&self.text[at..c.range.start.max(at)]);
+            at = at.max(c.range.end);
+        }
+        out.push_str(&self.text[at..]);
+        out.into()
+    }
+
+    /// The part of the prose at `range` (a cut between top-level blocks, which no clause block
+    /// straddles), with the clause blocks in it.
+    pub(crate) fn slice(&self, range: std::ops::Range<usize>) -> Prose {
+        let clauses = self
+            .clauses
+            .iter()
+            .filter(|c| range.start <= c.range.start && c.range.end <= range.end)
+            .map(|c| NestedClause {
+                range: c.range.start - range.start..c.range.end - range.start,
+                id: c.id.clone(),
+            })
+            .collect();
+        Prose {
+            text: self.text[range].to_string(),
+            clauses,
+        }
+    }
+
+    /// Each clause block's text and id, for a test to compare with what it wrote.
+    #[cfg(test)]
+    pub(crate) fn blocks(&self) -> Vec<(&str, Option<&str>)> {
+        self.clauses
+            .iter()
+            .map(|c| (&self.text[c.range.clone()], c.id.as_deref()))
+            .collect()
+    }
+
+    /// `more` appended after a blank line, its clause blocks with it.
+    pub(crate) fn append(&mut self, more: Prose) {
+        self.text.push_str("\n\n");
+        let shift = self.text.len();
+        self.text.push_str(&more.text);
+        self.clauses
+            .extend(more.clauses.into_iter().map(|c| NestedClause {
+                range: c.range.start + shift..c.range.end + shift,
+                id: c.id,
+            }));
+    }
 }
 
 /// One chapter file in one language.

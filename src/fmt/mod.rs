@@ -613,12 +613,13 @@ impl Meaning {
             for b in &d.blocks {
                 out.push(match b {
                     // The clause blocks of its list items are clauses above.
-                    Block::Prose(p) => format!(
-                        "prose {:?}",
-                        crate::spec_source::without_clause_blocks(p).trim_matches(['\n', ' '])
-                    ),
+                    Block::Prose(p) => {
+                        format!("prose {:?}", p.without_clauses().trim_matches(['\n', ' ']))
+                    }
                     Block::Clause(i) => format!("block {i}"),
-                    Block::Untranslated(p) => format!("untranslated {:?}", p.trim()),
+                    Block::Untranslated(p) => {
+                        format!("untranslated {:?}", p.without_clauses().trim())
+                    }
                 });
             }
         }

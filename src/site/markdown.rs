@@ -6,11 +6,13 @@
 //! `javascript:` or `data:` URL becomes an inert `#`). Links to `chapter.md#anchor` become links to the rendered `chapter.html#anchor`.
 //! RFC 2119 keywords in running text are wrapped for highlighting.
 
-use pulldown_cmark::{CodeBlockKind, CowStr, Event, Parser, Tag, TagEnd, html};
+use std::ops::Range;
+
+use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 
 use crate::keywords::{Level, find_keywords};
-use crate::spec::LinkDefs;
-use crate::spec_source::{BOILERPLATE_MARKER, id_line, markdown_options, resolver};
+use crate::spec::{LinkDefs, Prose};
+use crate::spec_source::{BOILERPLATE_MARKER, markdown_options, resolver};
 
 /// Spec Markdown as safe HTML: raw HTML sanitized, only http(s), mailto, fragment and relative links,
 /// RFC 2119 keywords marked.
@@ -36,16 +38,21 @@ pub(super) struct SectionHead<'a> {
 /// `heads` (the chapter's headings in source order, shared by its prose pieces): its `id` and its
 /// section number.
 ///
-/// A clause block inside a list item is shown in its place, as `nested` gives it (the clause's
-/// piece, by its id), so that the list keeps its items around it; one `nested` does not know (its
-/// clause did not load) stays a code block, as written.
+/// A clause block inside a list item (the loader recorded where) is shown in its place, as
+/// `nested` gives it (the clause's piece, by its id), so that the list keeps its items around it;
+/// one `nested` does not know (its clause did not load) stays a code block, as written.
 pub(super) fn prose_html<'h>(
-    markdown: &str,
+    prose: &Prose,
     heads: &mut dyn Iterator<Item = SectionHead<'h>>,
     defs: &LinkDefs,
     nested: Nested<'_>,
 ) -> String {
-    render_with(markdown, None, Some(heads), None, Some(defs), Some(nested))
+    let shown: Vec<(Range<usize>, Option<String>)> = prose
+        .clauses
+        .iter()
+        .map(|c| (c.range.clone(), c.id.as_deref().and_then(nested)))
+        .collect();
+    render_with(&prose.text, None, Some(heads), None, Some(defs), &shown)
 }
 
 /// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
@@ -82,57 +89,55 @@ fn render<'h>(
     chapter: Option<&str>,
     defs: Option<&LinkDefs>,
 ) -> String {
-    render_with(markdown, plain, heads, chapter, defs, None)
+    render_with(markdown, plain, heads, chapter, defs, &[])
 }
 
 /// The HTML a page shows for the clause of an id: its piece.
 pub(super) type Nested<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-/// [`render`], with the clause blocks of list items shown as `nested` gives them.
+/// [`render`], with the clause blocks at the ranges of `shown` (each one's lines in `markdown`)
+/// shown as the HTML it gives, or as written, without keyword marks, when it gives none.
 fn render_with<'h>(
     markdown: &str,
     mut plain: Option<&mut String>,
     mut heads: Option<&mut dyn Iterator<Item = SectionHead<'h>>>,
     chapter: Option<&str>,
     defs: Option<&LinkDefs>,
-    nested: Option<Nested<'_>>,
+    shown: &[(Range<usize>, Option<String>)],
 ) -> String {
     let mut events = Vec::with_capacity(16);
     let mut depth = 0usize;
-    // A clause block being read: its events so far and its text.
-    let mut clause: Option<(Vec<Event>, String)> = None;
+    // A clause block being read: its events so far and the HTML it is shown as.
+    let mut clause: Option<(Vec<Event>, Option<&String>)> = None;
     // The pieces of the clauses shown in list items: put in after the sanitizer ran, which is for
     // the spec's own raw HTML, not for kcontract's markup (a placeholder stands in for each).
     let mut pieces: Vec<String> = Vec::new();
     let mut has_raw_html = false;
     let parser =
         Parser::new_with_broken_link_callback(markdown, markdown_options(), Some(resolver(defs)));
-    for ev in parser {
-        if let Some((held, yaml)) = clause.as_mut() {
+    for (ev, range) in parser.into_offset_iter() {
+        if let Some((held, _)) = clause.as_mut() {
             let end = matches!(ev, Event::End(TagEnd::CodeBlock));
-            if let Event::Text(t) = &ev {
-                yaml.push_str(t);
-            }
             held.push(ev);
             if end {
                 depth = depth.saturating_sub(1);
-                let (held, yaml) = clause.take().unwrap_or_default();
-                match nested.and_then(|f| id_line(&yaml).and_then(|id| f(&id))) {
-                    Some(html) => {
+                match clause.take() {
+                    Some((_, Some(html))) => {
                         events.push(Event::Html(piece_placeholder(pieces.len()).into()));
-                        pieces.push(html);
+                        pieces.push(html.clone());
                     }
-                    None => events.extend(held),
+                    // No piece for it: the block as written.
+                    Some((held, None)) => events.extend(held),
+                    None => {}
                 }
             }
             continue;
         }
-        if nested.is_some()
-            && let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) = &ev
-            && info.split_whitespace().next() == Some("clause")
+        if let Event::Start(Tag::CodeBlock(_)) = &ev
+            && let Some((_, html)) = shown.iter().find(|(r, _)| r.contains(&range.start))
         {
             depth += 1;
-            clause = Some((vec![ev], String::new()));
+            clause = Some((vec![ev], html.as_ref()));
             continue;
         }
         match &ev {

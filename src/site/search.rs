@@ -3,13 +3,13 @@
 //! `site.js`, the same way for the index and the query: ASCII words, and overlapping character
 //! bigrams for CJK text (Chinese has no spaces; bigrams find "容器" inside "容器进程").
 
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::Serialize;
 
 use super::changes_page::SearchItem;
 use crate::diagnostic::Diagnostic;
 use crate::runtimes::Catalogue;
-use crate::spec::{Block, Document, Spec};
+use crate::spec::{Block, Document, Prose, Spec};
 use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
 
 /// One entry of the index: a clause, a heading, a paragraph of prose, a runtime deviation or a
@@ -149,18 +149,17 @@ enum Piece {
 }
 
 /// The headings and paragraphs of a prose piece, in order, as plain text.
-fn prose_pieces(markdown: &str) -> Vec<Piece> {
+fn prose_pieces(prose: &Prose) -> Vec<Piece> {
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut text = String::new();
     let mut in_heading = false;
     // A clause block in a list item: its clause has its own entry.
     let mut in_clause = false;
-    for ev in Parser::new_ext(markdown, markdown_options()) {
+    let in_block = |at: usize| prose.clauses.iter().any(|c| c.range.contains(&at));
+    for (ev, range) in Parser::new_ext(&prose.text, markdown_options()).into_offset_iter() {
         match ev {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
-                if info.split_whitespace().next() == Some("clause") =>
-            {
+            Event::Start(Tag::CodeBlock(_)) if in_block(range.start) => {
                 depth += 1;
                 in_clause = true;
             }

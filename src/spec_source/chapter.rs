@@ -14,7 +14,8 @@ use super::clause_block::{BlockPos, ClauseFields, Schema, parse_block};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::find_keywords;
 use crate::spec::{
-    Clause, Heading, Link, LinkDef, LinkDefs, SectionRef, TranslatedClause, link_label,
+    Clause, Heading, Link, LinkDef, LinkDefs, NestedClause, Prose, SectionRef, TranslatedClause,
+    link_label,
 };
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
@@ -45,7 +46,7 @@ pub(super) struct ParsedChapter {
 
 #[derive(Clone)]
 pub(super) enum Piece {
-    Prose(String),
+    Prose(Prose),
     Clause(Box<Clause>),
     Translated(Box<TranslatedClause>),
 }
@@ -63,6 +64,9 @@ enum Top {
         title: bool,
         /// The clause blocks inside the block's list items, in order.
         nested: Vec<Nested>,
+        /// The clause blocks inside a quote, a footnote or a table (K0114): no clause, but no
+        /// prose either.
+        misplaced: Vec<Range<usize>>,
     },
 }
 
@@ -131,6 +135,7 @@ pub(super) fn parse_chapter(
     // a list item.
     let mut stack: Vec<bool> = Vec::new();
     let mut nested: Vec<Nested> = Vec::new();
+    let mut misplaced: Vec<Range<usize>> = Vec::new();
     let mut links = Vec::new();
     let mut unbuilt = Vec::new();
 
@@ -163,6 +168,7 @@ pub(super) fn parse_chapter(
                     block_start = range.start;
                     masked.clear();
                     nested.clear();
+                    misplaced.clear();
                     stack.clear();
                 }
                 if let Tag::CodeBlock(kind) = &tag {
@@ -177,6 +183,7 @@ pub(super) fn parse_chapter(
                         if is_clause && in_list_items(&stack) {
                             nested.push(Nested::at(file, &range));
                         } else if is_clause {
+                            misplaced.push(range.clone());
                             diags.push(
                                     Diagnostic::error("K0114", "a clause block must not be nested")
                                         .at(Span::new(file_id, range.start..file.line_end(range.start)), "this clause is inside a quote, a footnote or another block")
@@ -261,6 +268,7 @@ pub(super) fn parse_chapter(
                                     boilerplate: std::mem::take(&mut exempt_next),
                                     title: is_heading,
                                     nested: std::mem::take(&mut nested),
+                                    misplaced: std::mem::take(&mut misplaced),
                                 },
                             ));
                         }
@@ -298,15 +306,25 @@ pub(super) fn parse_chapter(
         })
         .collect();
 
+    // The clause blocks of the prose read since `prose_from`, for its piece (their ranges the
+    // file's, whole lines).
+    let mut held: Vec<NestedClause> = Vec::new();
     for (block, top) in tops {
-        // The clause blocks this top-level block holds: itself, or those in its list items.
-        let clauses: Vec<Nested> = match top {
+        let prose_end = block.end;
+        // The clause blocks this top-level block holds: itself, or those in its list items (then
+        // the block is prose that holds them).
+        let (clauses, in_prose): (Vec<Nested>, bool) = match top {
             Top::Other {
                 masked,
                 boilerplate,
                 title,
                 nested,
+                misplaced,
             } => {
+                held.extend(misplaced.iter().map(|r| NestedClause {
+                    range: whole_lines(src, r),
+                    id: None,
+                }));
                 if title {
                     continue;
                 }
@@ -316,20 +334,16 @@ pub(super) fn parse_chapter(
                 if nested.is_empty() {
                     continue;
                 }
-                // The list is prose that holds clauses: it is one piece, its clauses after it.
-                let prose = src[prose_from..block.end].trim_matches('\n');
-                pieces.push(Piece::Prose(prose.to_string()));
-                prose_from = block.end;
-                nested
+                (nested, true)
             }
             Top::Clause {
                 fence,
                 content,
                 contiguous,
             } => {
-                let prose = src[prose_from..block.start].trim_matches('\n');
-                if !prose.trim().is_empty() {
-                    pieces.push(Piece::Prose(prose.to_string()));
+                let prose = prose_piece(src, prose_from..block.start, &mut held);
+                if !prose.text.trim().is_empty() {
+                    pieces.push(Piece::Prose(prose));
                 }
                 prose_from = block.end;
                 if !contiguous {
@@ -340,13 +354,15 @@ pub(super) fn parse_chapter(
                     );
                     continue;
                 }
-                vec![Nested {
+                let top = Nested {
                     block: block.clone(),
                     fence,
                     content,
-                }]
+                };
+                (vec![top], false)
             }
         };
+        let mut built = Vec::with_capacity(clauses.len());
         for Nested {
             block,
             fence,
@@ -401,12 +417,28 @@ pub(super) fn parse_chapter(
                 Schema::Translation => build_translated(fields, file, file_id, &block)
                     .map(|c| Piece::Translated(Box::new(c))),
             };
-            pieces.extend(piece);
+            if in_prose {
+                let id = match &piece {
+                    Some(Piece::Clause(c)) => Some(c.id.clone()),
+                    Some(Piece::Translated(t)) => Some(t.id.clone()),
+                    _ => None,
+                };
+                let range = whole_lines(src, &block);
+                held.push(NestedClause { range, id });
+            }
+            built.extend(piece);
         }
+        if in_prose {
+            // The list is prose that holds clauses: it is one piece, its clauses after it.
+            let prose = prose_piece(src, prose_from..prose_end, &mut held);
+            pieces.push(Piece::Prose(prose));
+            prose_from = prose_end;
+        }
+        pieces.extend(built);
     }
-    let tail = src[prose_from.min(src.len())..].trim_matches('\n');
-    if !tail.trim().is_empty() {
-        pieces.push(Piece::Prose(tail.to_string()));
+    let tail = prose_piece(src, prose_from.min(src.len())..src.len(), &mut held);
+    if !tail.text.trim().is_empty() {
+        pieces.push(Piece::Prose(tail));
     }
     ParsedChapter {
         title,
@@ -424,43 +456,46 @@ fn pos_content(block: &Range<usize>, src: &str) -> Range<usize> {
     block.start.min(src.len())..block.end.min(src.len())
 }
 
-/// `prose` without the clause blocks its list items hold (each line a block touches goes): what
-/// compares prose (`diff`, `fmt`'s meaning) compares those clauses as clauses, and their YAML is
-/// not prose.
-pub(crate) fn without_clause_blocks(prose: &str) -> std::borrow::Cow<'_, str> {
-    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
-    if !prose.contains("```clause") {
-        return prose.into();
-    }
-    let blocks: Vec<std::ops::Range<usize>> = Parser::new_ext(prose, markdown_options())
-        .into_offset_iter()
-        .filter_map(|(ev, range)| match ev {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
-                if info.split_whitespace().next() == Some("clause") =>
-            {
-                Some(range)
-            }
-            _ => None,
+/// The prose piece of `src[span]`, the blank lines around it trimmed, with the clause blocks of
+/// `held` (all in `span`; taken), their ranges made the piece's, in order (a block in a quote of
+/// a list item is held before the list's own).
+fn prose_piece(src: &str, span: Range<usize>, held: &mut Vec<NestedClause>) -> Prose {
+    held.sort_by_key(|c| c.range.start);
+    let whole = &src[span.clone()];
+    let text = whole.trim_matches('\n');
+    let start = span.start + (whole.len() - whole.trim_start_matches('\n').len());
+    let end = start + text.len();
+    let local = |at: usize| at.clamp(start, end) - start;
+    let clauses = held
+        .drain(..)
+        .map(|c| NestedClause {
+            range: local(c.range.start)..local(c.range.end),
+            id: c.id,
         })
         .collect();
-    let mut out = String::with_capacity(prose.len());
-    let mut at = 0;
-    for line in prose.split_inclusive('\n') {
-        let range = at..at + line.len();
-        at = range.end;
-        if !blocks
-            .iter()
-            .any(|b| b.start < range.end && range.start < b.end)
-        {
-            out.push_str(line);
-        }
+    Prose {
+        text: text.to_string(),
+        clauses,
     }
-    out.into()
 }
 
-/// The value of an `id:` line in a clause block (one that did not parse, one a page shows in a
-/// list item), if there is one.
-pub(crate) fn id_line(block: &str) -> Option<String> {
+/// `range` widened to whole lines: from the start of its first line to the end of its last
+/// (its newline included), so that a block's list marker (`- ```clause`) and the indent of its
+/// closing fence go with it.
+fn whole_lines(src: &str, range: &Range<usize>) -> Range<usize> {
+    let start = src[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let end = if range.end <= range.start || src[..range.end].ends_with('\n') {
+        range.end
+    } else {
+        src[range.end..]
+            .find('\n')
+            .map_or(src.len(), |i| range.end + i + 1)
+    };
+    start..end.max(start)
+}
+
+/// The value of an `id:` line in a clause block that did not parse, if there is one.
+fn id_line(block: &str) -> Option<String> {
     block.lines().find_map(|l| {
         let v = l
             .trim_start()
@@ -768,5 +803,86 @@ mod tests {
         assert_eq!(slugify("Posix-platform Hooks"), "posix-platform-hooks");
         assert_eq!(slugify("Memory and CPU limits"), "memory-and-cpu-limits");
         assert_eq!(slugify("运行时和生命周期"), "运行时和生命周期");
+    }
+
+    /// The prose pieces of `src`, parsed as a source chapter, and the codes of what it reports.
+    fn prose_of(src: &str) -> (Vec<Prose>, Vec<String>) {
+        let file = SourceFile::new("t.md".into(), src.to_string());
+        let mut diags = Vec::new();
+        let contract = crate::spec::Contract::default();
+        let parsed = parse_chapter(
+            FileId(0),
+            &file,
+            "t",
+            "en",
+            Schema::Source,
+            &contract,
+            &mut diags,
+        );
+        let prose = parsed
+            .pieces
+            .into_iter()
+            .filter_map(|p| match p {
+                Piece::Prose(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        (
+            prose,
+            diags.into_iter().map(|d| d.code.to_string()).collect(),
+        )
+    }
+
+    /// Each prose piece records exactly the clause blocks it holds, as whole lines (the list
+    /// marker's line, the closing fence's), with the id of the clause built from each: none for
+    /// a block with errors or one in a quote (K0114), which are not prose either; a block left
+    /// open ends with its item. Cut out, they leave the prose around them intact.
+    #[test]
+    fn prose_records_the_clause_blocks_it_holds() {
+        let good = "  ```clause\n  id: t.good\n  level: MUST\n  actor: platform\n  \
+                    text: The platform MUST go.\n  verify: manual\n  ```\n";
+        let bad = "  - ```clause\n    id: t.bad\n    level: MUST\n    ```\n";
+        let open = "  ```clause\n  id: t.open\n  level: MAY\n  actor: platform\n  \
+                    text: The platform MAY stay.\n  verify: manual\n";
+        let quoted = "> ```clause\n> id: t.quoted\n> ```\n";
+        let in_quote = "  > ```clause\n  > id: t.in-quote\n  > ```\n";
+        let top = "```clause\nid: t.top\nlevel: MAY\nactor: platform\ntext: The platform MAY \
+                   rest.\nverify: manual\n```\n";
+        let last = good.replace("t.good", "t.last");
+        let src = format!(
+            "# T\n\nIntro.\n\n{quoted}\n- First:\n{good}- Quoted:\n{in_quote}- Broken:\n{bad}- Open:\n{open}- After.\n\n\
+             {top}\nBetween.\n\n- Last:\n{last}\nTail.\n\n{quoted}"
+        );
+        let (prose, codes) = prose_of(&src);
+        // The quoted blocks, and the broken one's missing fields: nothing else.
+        assert_eq!(
+            codes,
+            ["K0114", "K0114", "K0114", "K0103", "K0103", "K0103"]
+        );
+        let blocks: Vec<_> = prose.iter().map(Prose::blocks).collect();
+        let want: Vec<Vec<(&str, Option<&str>)>> = vec![
+            vec![
+                (quoted, None),
+                (good, Some("t.good")),
+                (in_quote, None),
+                (bad, None),
+                (open, Some("t.open")),
+            ],
+            vec![(last.trim_end(), Some("t.last"))],
+            vec![(quoted.trim_end(), None)],
+        ];
+        assert_eq!(blocks, want);
+        let around: Vec<String> = prose
+            .iter()
+            .map(|p| p.without_clauses().into_owned())
+            .collect();
+        assert_eq!(
+            around,
+            [
+                "# T\n\nIntro.\n\n\n- First:\n- Quoted:\n- Broken:\n- Open:\n- After.",
+                "Between.\n\n- Last:\n",
+                "Tail.\n\n",
+            ]
+        );
     }
 }

@@ -21,9 +21,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub(crate) use chapter::{
-    BOILERPLATE_MARKER, id_line, markdown_options, resolver, without_clause_blocks,
-};
+pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options, resolver};
 pub(crate) use clause_block::{ClauseYaml, FieldValue};
 pub(crate) use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;

@@ -9,13 +9,13 @@
 
 use pulldown_cmark::{Event, Parser, Tag};
 
-use crate::spec::{Block, Document};
+use crate::spec::{Block, Document, Prose};
 
 /// A piece of a chapter's blocks: a top-level heading (its Markdown), other prose, or a clause.
 #[derive(Clone, Debug)]
 enum Item {
-    Heading(String),
-    Prose(String),
+    Heading(Prose),
+    Prose(Prose),
     Clause(usize),
 }
 
@@ -32,23 +32,24 @@ fn sections(blocks: &[Block]) -> Vec<Section> {
             Block::Clause(i) => out.last_mut().map_or((), |s| s.push(Item::Clause(*i))),
             Block::Prose(p) | Block::Untranslated(p) => {
                 let mut at = 0;
-                for range in top_level_headings(p) {
-                    push_prose(&mut out, &p[at..range.start]);
-                    out.push(vec![Item::Heading(p[range.clone()].to_string())]);
+                for range in top_level_headings(&p.text) {
+                    push_prose(&mut out, p, at..range.start);
+                    out.push(vec![Item::Heading(p.slice(range.clone()))]);
                     at = range.end;
                 }
-                push_prose(&mut out, &p[at..]);
+                push_prose(&mut out, p, at..p.text.len());
             }
         }
     }
     out
 }
 
-fn push_prose(out: &mut [Section], text: &str) {
-    if !text.trim().is_empty()
+/// The part of `prose` at `range`, unless blank, as the last section's next item.
+fn push_prose(out: &mut [Section], prose: &Prose, range: std::ops::Range<usize>) {
+    if !prose.text[range.clone()].trim().is_empty()
         && let Some(s) = out.last_mut()
     {
-        s.push(Item::Prose(text.to_string()));
+        s.push(Item::Prose(prose.slice(range)));
     }
 }
 
@@ -93,7 +94,7 @@ pub(crate) fn paragraphs(markdown: &str) -> usize {
 fn has_prose(section: &Section) -> bool {
     section
         .iter()
-        .any(|i| matches!(i, Item::Prose(p) if paragraphs(p) > 0))
+        .any(|i| matches!(i, Item::Prose(p) if paragraphs(&p.text) > 0))
 }
 
 /// Fill `doc`, a translated chapter, with what it lacks of `source`, its source chapter, in the
@@ -115,10 +116,7 @@ pub(super) fn fill_in(source: &Document, doc: &mut Document) {
     let mut filled = false;
     // Consecutive untranslated pieces are one block: one banner over them.
     let mut push = |b: Block| match (out.last_mut(), b) {
-        (Some(Block::Untranslated(last)), Block::Untranslated(more)) => {
-            last.push_str("\n\n");
-            last.push_str(&more);
-        }
+        (Some(Block::Untranslated(last)), Block::Untranslated(more)) => last.append(more),
         (_, b) => {
             filled |= matches!(b, Block::Untranslated(_));
             out.push(b);
@@ -131,7 +129,9 @@ pub(super) fn fill_in(source: &Document, doc: &mut Document) {
             for item in s {
                 match item {
                     Item::Heading(p) => push(Block::Untranslated(p.clone())),
-                    Item::Prose(p) if paragraphs(p) > 0 => push(Block::Untranslated(p.clone())),
+                    Item::Prose(p) if paragraphs(&p.text) > 0 => {
+                        push(Block::Untranslated(p.clone()))
+                    }
                     Item::Prose(_) => {}
                     Item::Clause(i) if !present.contains(i) => push(Block::Clause(*i)),
                     Item::Clause(_) => {}
@@ -153,7 +153,7 @@ pub(super) fn fill_in(source: &Document, doc: &mut Document) {
         }
         for item in s {
             match item {
-                Item::Prose(p) if paragraphs(p) > 0 => push(Block::Untranslated(p.clone())),
+                Item::Prose(p) if paragraphs(&p.text) > 0 => push(Block::Untranslated(p.clone())),
                 Item::Clause(i) if t.iter().any(|x| matches!(x, Item::Clause(j) if j == i)) => {
                     shown.insert(*i);
                     push(Block::Clause(*i));
@@ -210,12 +210,80 @@ mod tests {
         assert_eq!(paragraphs("## Only a heading\n"), 0);
     }
 
+    /// The source's prose a translation lacks is cut at headings and joined again under one
+    /// banner: the clause blocks of its list items keep their places through both, so that the
+    /// page still shows each clause in its list item and nothing reads its YAML as prose.
+    #[test]
+    fn untranslated_prose_keeps_its_clause_blocks() {
+        use std::path::{Path, PathBuf};
+        let block = |id: &str| {
+            format!(
+                "  ```clause\n  id: {id}\n  level: MAY\n  actor: platform\n  \
+                 text: The platform MAY wait.\n  verify: manual\n  ```\n"
+            )
+        };
+        let (a, b) = (block("one.a"), block("one.b"));
+        let mut files = std::collections::BTreeMap::new();
+        for (path, text) in [
+            (
+                "s/contract.yaml",
+                "title: T\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\n".to_string(),
+            ),
+            (
+                "s/en/one.md",
+                format!(
+                    "# One\n\nIntro.\n\n## A\n\nText a.\n\n- a:\n{a}- after a\n\n## B\n\n- b:\n{b}"
+                ),
+            ),
+            ("s/zh/one.md", "# 一\n\n介绍。\n".to_string()),
+        ] {
+            files.insert(PathBuf::from(path), text.into_bytes());
+        }
+        let opts = super::super::LoadOptions::default();
+        let loaded =
+            super::super::load_from(&super::super::Tree::Memory(files), Path::new("s"), opts);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let zh = &loaded.spec.translations[0].documents[0];
+        let untranslated: Vec<&Prose> = zh
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Untranslated(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        let held: Vec<_> = untranslated.iter().flat_map(|p| p.blocks()).collect();
+        assert_eq!(
+            held,
+            [(a.as_str(), Some("one.a")), (b.trim_end(), Some("one.b"))]
+        );
+        let around: Vec<String> = untranslated
+            .iter()
+            .map(|p| p.without_clauses().into_owned())
+            .collect();
+        assert_eq!(
+            around,
+            [
+                "## A\n\n\n\nText a.\n\n- a:\n- after a",
+                "## B\n\n\n\n- b:\n"
+            ]
+        );
+    }
+
+    /// Prose that holds no clause block.
+    fn plain(text: &str) -> Prose {
+        Prose {
+            text: text.to_string(),
+            clauses: Vec::new(),
+        }
+    }
+
     #[test]
     fn sections_cut_at_top_level_headings() {
         let s = sections(&[
-            Block::Prose("Intro.\n\n# A\n\nText.\n\n> # quoted\n".into()),
+            Block::Prose(plain("Intro.\n\n# A\n\nText.\n\n> # quoted\n")),
             Block::Clause(0),
-            Block::Prose("## B\n".into()),
+            Block::Prose(plain("## B\n")),
         ]);
         assert_eq!(s.len(), 3);
         assert!(matches!(

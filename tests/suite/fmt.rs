@@ -96,6 +96,37 @@ fn a_block_left_as_written_is_named_beside_the_ok() {
     );
 }
 
+/// A clause block in a list item of a chapter a translation shows untranslated: its lines are the
+/// clause's, not the untranslated prose's, so formatting it keeps the meaning (it used to be
+/// refused with K0804, the banner's prose holding the block's YAML as written).
+#[test]
+fn a_clause_in_a_list_of_an_untranslated_chapter_is_formatted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("spec/en")).unwrap();
+    std::fs::write(
+        dir.path().join("spec/contract.yaml"),
+        CONTRACT.replace("[en]", "[en, zh]"),
+    )
+    .unwrap();
+    let one = dir.path().join("spec/en/one.md");
+    let item = "# One\n\n- Item:\n  ```clause\n  level: MUST\n  id: one.a\n  actor: platform\n  \
+                text: The platform MUST do it.\n  verify: manual\n  ```\n- Next.\n";
+    std::fs::write(&one, item).unwrap();
+    let (code, out, err) = run_in(dir.path(), &["fmt"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "formatted spec/en/one.md\nok: 1 file formatted, 0 unchanged\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&one).unwrap(),
+        item.replace(
+            "  level: MUST\n  id: one.a\n",
+            "  id: one.a\n  level: MUST\n"
+        )
+    );
+}
+
 #[test]
 fn a_spec_with_errors_is_not_formatted() {
     let dir = tempfile::tempdir().unwrap();
