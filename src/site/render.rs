@@ -15,7 +15,7 @@ use tera::Context;
 use tera::value::Value;
 
 use super::changes_page::{self, SearchItem};
-use super::context::{self, ClauseCtx, PageLink, Pages, Shared};
+use super::context::{self, PageLink, Pages, Shared};
 use super::interface::Interface;
 use super::markdown::{SectionHead, prose_html};
 use super::templates::{Templates, template_error};
@@ -226,39 +226,39 @@ impl<'s> Lang<'s> {
         let changes = pages.changes.then(|| Value::from_serializable(&steps));
         drop(steps);
 
-        let mut clauses: Vec<ClauseCtx> = spec
-            .clauses
-            .iter()
-            .map(|c| changed.remove(&c.id))
-            .collect::<Vec<_>>()
+        // Each clause's context (`c` of the templates), its text without markup (for the search
+        // index) and its `clause.html` piece (rendered once for its chapter page and the print
+        // page), in one parallel pass.
+        let changed: Vec<_> = spec.clauses.iter().map(|c| changed.remove(&c.id)).collect();
+        let per_clause: Vec<(Value, String, Value)> = changed
             .into_par_iter()
             .enumerate()
-            .map(|(i, changed)| {
-                let c = &spec.clauses[i];
-                let status = m.rows[i].status;
-                context::clause(i, c, tr, status, &spec.contract.links, &shared, changed)
-            })
-            .collect();
-        let plain = clauses
-            .iter_mut()
-            .map(|c| std::mem::take(&mut c.plain))
-            .collect();
-        let values: Vec<Value> = clauses.iter().map(Value::from_serializable).collect();
-        // Each clause's piece, rendered once for its chapter page and the print page.
-        let pieces: Vec<Value> = values
-            .par_iter()
             .map_init(
                 || base.clone(),
-                |ctx, c| {
-                    ctx.insert_value("c", c.clone());
+                |ctx, (i, changed)| {
+                    let c = &spec.clauses[i];
+                    let status = m.rows[i].status;
+                    let mut clause =
+                        context::clause(i, c, tr, status, &spec.contract.links, &shared, changed);
+                    let plain = std::mem::take(&mut clause.plain);
+                    let value = Value::from_serializable(&clause);
+                    ctx.insert_value("c", value.clone());
                     let html = tpl
                         .tera
                         .render("clause.html", ctx)
                         .map_err(|e| template_error(&e))?;
-                    Ok(Value::safe_string(&html))
+                    Ok((value, plain, Value::safe_string(&html)))
                 },
             )
             .collect::<Result<_, Diagnostic>>()?;
+        let mut values = Vec::with_capacity(per_clause.len());
+        let mut plain = Vec::with_capacity(per_clause.len());
+        let mut pieces = Vec::with_capacity(per_clause.len());
+        for (v, p, h) in per_clause {
+            values.push(v);
+            plain.push(p);
+            pieces.push(h);
+        }
         let ids: Vec<&str> = spec.clauses.iter().map(|c| c.id.as_str()).collect();
         let (blocks, sections): (Vec<Value>, Vec<Value>) = (0..docs.len())
             .into_par_iter()
