@@ -209,11 +209,19 @@ impl<'c> Stages<'c> {
             Some(s) => s,
             None => alongside(&loaded.spec.contract),
         };
-        self.timings.note(format!(
-            "runtimes+tests+earlier versions: {:.1} ms, alongside the load (read … validate); the earlier versions {:.1} ms of it",
-            side.took.as_secs_f64() * 1e3,
-            side.earlier.1.as_secs_f64() * 1e3
-        ));
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        self.timings.note(if side.earlier.0.is_empty() {
+            format!(
+                "runtimes+tests: {:.1} ms, alongside the load (read … validate)",
+                ms(side.took)
+            )
+        } else {
+            format!(
+                "runtimes+tests+earlier versions: {:.1} ms, alongside the load (read … validate); the earlier versions {:.1} ms of it",
+                ms(side.took),
+                ms(side.earlier.1)
+            )
+        });
         let start = Instant::now();
         let scan = self.claims(&loaded.spec, side.found, at, &side.globs, &side.root);
         self.timings.add("claims", start.elapsed());
