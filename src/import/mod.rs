@@ -229,12 +229,17 @@ impl Writer<'_> {
                 Some(h) => text::subject_noun(&about, h.range.start),
                 None => None,
             };
+            // Say what the subject is, when it names something: "names no single actor" read
+            // wrongly of "The server MUST …", whose subject is one, just not the contract's.
+            review.push(match &noun {
+                Some(noun) => {
+                    format!("actor `{actor}` is a guess: the subject `{noun}` is not one of the contract's actors")
+                }
+                None => format!("actor `{actor}` is a guess: the subject names no single actor"),
+            });
             if let Some(noun) = noun {
                 *self.subjects.entry(noun).or_insert(0) += 1;
             }
-            review.push(format!(
-                "actor `{actor}` is a guess: the subject names no single actor"
-            ));
         }
         let kept = self
             .kept

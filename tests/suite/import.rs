@@ -339,6 +339,29 @@ fn own_actors_bind_the_subjects() {
     assert_eq!(code, 2, "{err}");
 }
 
+/// A guessed actor's `review:` note says what the subject is: a noun that is not one of the
+/// contract's actors is named (it is a candidate for `--actors`); a subject of another shape
+/// ("It MUST") names none.
+#[test]
+fn a_guessed_actor_says_what_the_subject_is() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("in.md"),
+        "# Widgets\n\n## Wire\n\nThe server MUST accept connections.\n\nIt MUST be short.\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["import", "in.md", "--out", "spec"]);
+    assert_eq!(code, 0, "{err}");
+    let chapter = std::fs::read_to_string(dir.path().join("spec/en/wire.md")).unwrap();
+    assert!(
+        chapter.contains(
+            "review: \"actor `platform` is a guess: the subject `server` is not one of the contract's actors\""
+        ) && chapter
+            .contains("review: \"actor `platform` is a guess: the subject names no single actor\""),
+        "{chapter}"
+    );
+}
+
 /// A re-import of a newer version with `--keep-ids-from` keeps the id of each clause whose text
 /// is the same or reworded; a new statement gets a new id, never a removed one's.
 #[test]
