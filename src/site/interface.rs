@@ -6,10 +6,10 @@
 //! may replace one or add another in `DIR/i18n/`. YAML, because serde-saphyr already reads the
 //! spec's YAML (no new dependency), and it keeps CJK text and long sentences readable.
 //!
-//! The keys every file must have are the keys of the embedded files (which a test holds equal), so
-//! the set is defined once, by the data.
+//! The keys every file must have are the keys of the embedded English file (a test holds the
+//! embedded files' keys equal), so the set is defined once, by the data.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -20,10 +20,13 @@ use crate::diagnostic::Diagnostic;
 /// The language whose interface text stands in for what another language lacks.
 const FALLBACK: &str = "en";
 
+/// The embedded interface file of [`FALLBACK`]: (file name, source).
+const FALLBACK_FILE: (&str, &str) = ("en.yaml", include_str!("../../templates/i18n/en.yaml"));
+
 /// The embedded interface files: (file name, source). The language is the file name without
 /// `.yaml`.
 const EMBEDDED: [(&str, &str); 2] = [
-    ("en.yaml", include_str!("../../templates/i18n/en.yaml")),
+    FALLBACK_FILE,
     ("zh.yaml", include_str!("../../templates/i18n/zh.yaml")),
 ];
 
@@ -64,21 +67,18 @@ struct Loaded {
 #[derive(Clone, Debug)]
 pub(super) struct Interfaces {
     by_lang: BTreeMap<String, Loaded>,
-    /// The keys every language must have.
-    required: BTreeSet<String>,
+    /// The embedded English: its keys are the ones every language must have, and its text is
+    /// shown for a key a language lacks, also when `DIR/i18n/en.yaml` replaces it (a replacement
+    /// lacking a key would otherwise stand in for itself, and show nothing).
+    fallback: Interface,
 }
 
 impl Interfaces {
     /// The embedded files, replaced or extended by the `*.yaml` files in `dir/i18n/` (if it exists).
+    /// An embedded file a replacement stands for is not read, except the English one: it is the
+    /// fallback.
     pub(super) fn load(dir: Option<&Path>) -> Result<Interfaces, Diagnostic> {
         let mut by_lang = BTreeMap::new();
-        let mut required = BTreeSet::new();
-        for (file, src) in EMBEDDED {
-            let origin = Path::new("templates/i18n").join(file);
-            let interface = parse(src, &origin)?;
-            required.extend(interface.text.keys().cloned());
-            by_lang.insert(lang_of(file).to_string(), Loaded { interface, origin });
-        }
         if let Some(dir) = dir.map(|d| d.join("i18n")).filter(|d| d.is_dir()) {
             let entries = fs::read_dir(&dir).map_err(|e| crate::spec_source::io_error(&dir, &e))?;
             for entry in entries {
@@ -104,7 +104,20 @@ impl Interfaces {
                 );
             }
         }
-        Ok(Interfaces { by_lang, required })
+        let embedded = |file: &str, src: &str| {
+            let origin = Path::new("templates/i18n").join(file);
+            parse(src, &origin).map(|interface| Loaded { interface, origin })
+        };
+        let english = embedded(FALLBACK_FILE.0, FALLBACK_FILE.1)?;
+        let fallback = english.interface.clone();
+        by_lang.entry(FALLBACK.to_string()).or_insert(english);
+        for (file, src) in EMBEDDED {
+            let lang = lang_of(file);
+            if !by_lang.contains_key(lang) {
+                by_lang.insert(lang.to_string(), embedded(file, src)?);
+            }
+        }
+        Ok(Interfaces { by_lang, fallback })
     }
 
     /// Give each of the contract's `languages` every key: a language with no interface file, or a
@@ -113,9 +126,7 @@ impl Interfaces {
     /// made by `init --languages en,de` is built at once, before anyone has translated the
     /// interface, and a binary's user has no templates/i18n/en.yaml to copy from.
     pub(super) fn complete(&mut self, languages: &[String]) -> Vec<Diagnostic> {
-        let Some(fallback) = self.by_lang.get(FALLBACK).map(|l| l.interface.clone()) else {
-            return Vec::new();
-        };
+        let fallback = &self.fallback;
         let mut warnings = Vec::new();
         for lang in languages {
             let Some(l) = self.by_lang.get_mut(lang) else {
@@ -138,9 +149,9 @@ impl Interfaces {
                     .insert(lang.clone(), Loaded { interface, origin });
                 continue;
             };
-            let missing: Vec<&String> = self
-                .required
-                .iter()
+            let missing: Vec<&String> = fallback
+                .text
+                .keys()
                 .filter(|k| !l.interface.text.contains_key(*k))
                 .collect();
             if missing.is_empty() {
@@ -179,8 +190,9 @@ impl Interfaces {
             )));
         };
         let missing: Vec<&str> = self
-            .required
-            .iter()
+            .fallback
+            .text
+            .keys()
             .filter(|k| !l.interface.text.contains_key(*k))
             .map(String::as_str)
             .collect();
@@ -226,9 +238,11 @@ mod tests {
     #[test]
     fn the_embedded_files_parse_and_have_the_same_keys() {
         let all = Interfaces::load(None).unwrap();
+        let required: Vec<&String> = all.fallback.text.keys().collect();
+        assert_eq!(all.by_lang.len(), EMBEDDED.len());
         for (lang, l) in &all.by_lang {
-            let keys: BTreeSet<String> = l.interface.text.keys().cloned().collect();
-            assert_eq!(keys, all.required, "{lang}");
+            let keys: Vec<&String> = l.interface.text.keys().collect();
+            assert_eq!(keys, required, "{lang}");
             assert!(all.get(lang).is_ok());
         }
     }

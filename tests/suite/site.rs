@@ -662,6 +662,35 @@ fn k0404_an_interface_file_missing_keys() {
     insta::assert_snapshot!(interface_warnings(&err));
 }
 
+/// A replacement of the English interface file that lacks a key shows the embedded English text
+/// for it, as the warning says (it once showed nothing: the replacement stood in for itself).
+#[test]
+fn k0404_a_replaced_english_file_missing_a_key_shows_the_embedded_english() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&lang_de(), tmp.path());
+    let english = std::fs::read_to_string(root().join("templates/i18n/en.yaml")).unwrap();
+    let cut: String = english
+        .lines()
+        .filter(|l| !l.starts_with("  matrix:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(tmp.path().join("templates/i18n/en.yaml"), cut).unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    let warnings = interface_warnings(&err);
+    assert!(
+        warnings.contains("the interface text of `en` lacks 1 key(s), shown in English: matrix")
+            && warnings.contains("templates/i18n/en.yaml"),
+        "{warnings}"
+    );
+    let page = std::fs::read_to_string(tmp.path().join("site/en/index.html")).unwrap();
+    assert!(page.contains(">Traceability matrix</a>"), "{page}");
+    assert!(
+        !page.contains("href=\"matrix.html\"></a>"),
+        "an empty label"
+    );
+}
+
 /// A malformed interface file is an error with its `file:line:col` (K0405).
 #[test]
 fn k0405_a_malformed_interface_file() {
