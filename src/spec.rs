@@ -867,6 +867,49 @@ mod tests {
         assert_eq!(check_id(&format!("a.{}", "b".repeat(98))), Ok(()));
     }
 
+    /// Prose made of `parts`: each a line of prose (`false`) or a clause block (`true`, with an id).
+    fn prose_of(parts: &[(bool, String)]) -> Prose {
+        let mut p = Prose::default();
+        for (i, (block, line)) in parts.iter().enumerate() {
+            let start = p.text.len();
+            p.text.push_str(line);
+            p.text.push('\n');
+            if *block {
+                p.clauses.push(NestedClause {
+                    range: start..p.text.len(),
+                    id: Some(format!("c.{i}")),
+                });
+            }
+        }
+        p
+    }
+
+    proptest::proptest! {
+        /// The range arithmetic the untranslated prose relies on: `without_clauses` drops exactly
+        /// the blocks' bytes; `slice` at a cut between lines keeps the blocks inside it, shifted;
+        /// `append` and `slice` undo each other, so a cut-and-joined piece still knows its blocks.
+        #[test]
+        fn prose_keeps_its_clause_blocks_through_slice_and_append(
+            a in proptest::collection::vec((proptest::bool::ANY, "[a-z 容]{0,8}"), 0..6),
+            b in proptest::collection::vec((proptest::bool::ANY, "[a-z 器]{0,8}"), 0..6),
+        ) {
+            let (pa, pb) = (prose_of(&a), prose_of(&b));
+            let kept: String = a.iter().filter(|(blk, _)| !blk).map(|(_, l)| format!("{l}\n")).collect();
+            let without = pa.without_clauses();
+            proptest::prop_assert_eq!(without.as_ref(), kept.as_str());
+            proptest::prop_assert_eq!(pa.slice(0..pa.text.len()), pa.clone());
+            let mut joined = pa.clone();
+            joined.append(pb.clone());
+            let cut = pa.text.len();
+            proptest::prop_assert_eq!(joined.slice(0..cut), pa.clone());
+            proptest::prop_assert_eq!(joined.slice(cut + 2..joined.text.len()), pb.clone());
+            let texts = |p: &Prose| -> Vec<String> {
+                p.clauses.iter().map(|c| p.text[c.range.clone()].to_string()).collect()
+            };
+            proptest::prop_assert_eq!(texts(&joined), [texts(&pa), texts(&pb)].concat());
+        }
+    }
+
     #[test]
     fn the_level_is_in_the_stamp_only_where_the_words_do_not_state_it() {
         let (text, why) = ("The platform passes.", Some("It is implied."));
