@@ -459,22 +459,32 @@ fn import_into_an_init_contract_merges_and_never_overwrites() {
     insta::assert_snapshot!(format!("{again}\n{broken}"));
 }
 
-/// A clause block in a list item is translated like any other (its translation sits in the same
-/// item of the translated list, `i18n stamp` finds it), and each language's page shows it in its
-/// place.
-#[test]
-fn a_clause_in_a_list_item_is_translated_in_place() {
+/// A spec folder in a fresh temporary folder: a one-chapter contract ("Parcels", the actor
+/// `courier`) in `languages` (a YAML list), and a writer of its other files by relative path.
+fn parcels(languages: &str) -> (tempfile::TempDir, impl Fn(&str, &str)) {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let p = dir.path().join(path);
+    let root = dir.path().to_path_buf();
+    let write = move |path: &str, text: &str| {
+        let p = root.join(path);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     };
     write(
         "spec/contract.yaml",
-        "title: Parcels\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\n\
-         actors: [courier]\nverify: [manual]\n",
+        &format!(
+            "title: Parcels\nversion: 0.1.0\nlanguages: {languages}\nchapters: [one]\n\
+             actors: [courier]\nverify: [manual]\n"
+        ),
     );
+    (dir, write)
+}
+
+/// A clause block in a list item is translated like any other (its translation sits in the same
+/// item of the translated list, `i18n stamp` finds it), and each language's page shows it in its
+/// place.
+#[test]
+fn a_clause_in_a_list_item_is_translated_in_place() {
+    let (dir, write) = parcels("[en, zh]");
     write(
         "spec/en/one.md",
         "# One\n\n- Weight:\n  - ```clause\n    id: one.heavy\n    level: MUST NOT\n    actor: courier\n    \
@@ -521,17 +531,7 @@ fn a_clause_in_a_list_item_is_translated_in_place() {
 /// header, classes and aria attributes stay).
 #[test]
 fn a_clause_in_a_list_with_inline_html_keeps_its_markup() {
-    let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write(
-        "spec/contract.yaml",
-        "title: Parcels\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n\
-         actors: [courier]\nverify: [manual]\n",
-    );
+    let (dir, write) = parcels("[en]");
     write(
         "spec/en/one.md",
         "# One\n\n- Weight in kg<sup>1</sup>:\n  - ```clause\n    id: one.heavy\n    level: MUST NOT\n    actor: courier\n    \
