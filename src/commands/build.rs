@@ -60,12 +60,7 @@ impl Build {
         }
         let mut stages = Stages::new(ctx);
         // The templates need nothing of the spec: they are read and compiled while it loads.
-        let beside = self
-            .templates
-            .is_none()
-            .then(|| site::templates_beside(&ctx.spec))
-            .flatten();
-        let templates = self.templates.as_deref().or(beside.as_deref());
+        let templates = site::templates_folder(self.templates.as_deref(), &ctx.spec);
         let crate::pipeline::Loads {
             mut loaded,
             catalogue: runtimes,
@@ -80,7 +75,7 @@ impl Build {
             &setup.at,
             || {
                 let start = Instant::now();
-                (site::templates(templates), start.elapsed())
+                (site::templates(templates.as_deref()), start.elapsed())
             },
         )?;
         let (tpl, took) = tpl;

@@ -34,12 +34,7 @@ impl Check {
         let setup = self.tests.setup(ctx, self.strict || self.strict_tests)?;
         let ctx = &setup.ctx;
         let mut stages = Stages::new(ctx);
-        let beside = self
-            .templates
-            .is_none()
-            .then(|| crate::site::templates_beside(&ctx.spec))
-            .flatten();
-        let templates = self.templates.as_deref().or(beside.as_deref());
+        let templates = crate::site::templates_folder(self.templates.as_deref(), &ctx.spec);
         let crate::pipeline::Loads {
             loaded,
             scan,
@@ -52,7 +47,7 @@ impl Check {
                 ..LoadOptions::default()
             },
             &setup.at,
-            || crate::site::templates(templates),
+            || crate::site::templates(templates.as_deref()),
         )?;
         setup.check_config(&loaded.spec)?;
         // What `build` reads besides the spec and the tests: the earlier versions of `history:`,

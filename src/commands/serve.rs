@@ -31,9 +31,7 @@ impl Serve {
             &Options {
                 port: self.port,
                 open: self.open,
-                templates: self
-                    .templates
-                    .or_else(|| crate::site::templates_beside(&ctx.spec)),
+                templates: crate::site::templates_folder(self.templates.as_deref(), &ctx.spec),
                 strict: self.strict,
             },
         )

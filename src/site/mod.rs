@@ -35,7 +35,7 @@ pub use output::{check_output, manifest_files};
 pub use crate::diff::history::History;
 
 pub use markdown::{level_class, to_html, to_inline_html};
-pub use templates::{TEMPLATES, Templates, templates, templates_beside};
+pub use templates::{TEMPLATES, Templates, templates, templates_folder};
 
 /// What a build wrote.
 pub struct BuildReport {

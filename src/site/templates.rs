@@ -94,12 +94,15 @@ impl Templates {
     }
 }
 
-/// The templates folder of a contract when `--templates` is not given: `templates/` beside the
-/// spec folder, when it holds interface text (`i18n/`), as `kcontract init` writes it for a
-/// language that has none built in. Why: a new language's labels are then found by every `build`
+/// The templates folder a command uses: `given` (`--templates DIR`), else `templates/` beside the
+/// spec folder when it holds interface text (`i18n/`), as `kcontract init` writes it for a language
+/// that has none built in. Why: a new language's labels are then found by every `build`, `check`
 /// and `serve` without a flag, and `init` then `build` works with no other step. The `i18n/`
 /// condition keeps an unrelated `templates/` folder of the project out.
-pub fn templates_beside(spec: &Path) -> Option<std::path::PathBuf> {
+pub fn templates_folder(given: Option<&Path>, spec: &Path) -> Option<std::path::PathBuf> {
+    if let Some(dir) = given {
+        return Some(dir.to_path_buf());
+    }
     let dir = spec.parent().unwrap_or(Path::new("")).join("templates");
     dir.join("i18n").is_dir().then_some(dir)
 }
