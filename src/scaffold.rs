@@ -360,17 +360,7 @@ pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem, spec: &Spec) -
             None
         }
     };
-    let (blank, rest) = rest.split_last()?;
-    if !blank.is_empty() {
-        return None;
-    }
-    // The meta block is the lines after the last blank line of `rest`.
-    let split = rest.iter().rposition(|l| l.is_empty())?;
-    let (text, meta) = (&rest[..split], &rest[split + 1..]);
-    if text.is_empty() || !is_generated_meta(meta, &spec.contract) {
-        return None;
-    }
-    let words = text.join("\n");
+    let words = stub_words(rest, &spec.contract)?;
     // The stamp these words make as the clause's text (a clause's stamp also covers its `reason`
     // and `implicit`, which a stub does not show: the clause's current ones are taken).
     let clause = spec.clause(id);
@@ -436,16 +426,7 @@ pub fn stale_doc(
         lines.push(body);
     }
     let end = end?;
-    let (blank, rest) = lines.split_last()?;
-    if !blank.is_empty() {
-        return None;
-    }
-    let split = rest.iter().rposition(|l| l.is_empty())?;
-    let (text, meta) = (&rest[..split], &rest[split + 1..]);
-    if text.is_empty() || !is_generated_meta(meta, &spec.contract) {
-        return None;
-    }
-    let words = text.join("\n");
+    let words = stub_words(&lines, &spec.contract)?;
     let then =
         crate::spec::clause_stamp(&words, c.reason.as_deref(), c.implicit.as_deref(), c.level);
     let plain = crate::spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level);
@@ -455,6 +436,23 @@ pub fn stale_doc(
     let fresh = render_stub(c, &f.name);
     let block = &fresh[..fresh.find("/// Clause: ")?];
     Some((docs.first()?.range.start..end, block.to_string()))
+}
+
+/// The clause text of a doc comment [`render_stub`] wrote, from its lines before the `Clause:`
+/// line (text, a blank line, the meta block, a blank line); `None` when they are not in that shape
+/// or the meta block is not one it writes.
+fn stub_words(lines: &[&str], contract: &crate::spec::Contract) -> Option<String> {
+    let (blank, rest) = lines.split_last()?;
+    if !blank.is_empty() {
+        return None;
+    }
+    // The meta block is the lines after the last blank line of `rest`.
+    let split = rest.iter().rposition(|l| l.is_empty())?;
+    let (text, meta) = (&rest[..split], &rest[split + 1..]);
+    if text.is_empty() || !is_generated_meta(meta, contract) {
+        return None;
+    }
+    Some(text.join("\n"))
 }
 
 /// Are these doc lines the meta block [`render_stub`] writes: `LEVEL · ACTOR · verify: V` and

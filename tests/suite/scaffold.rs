@@ -334,3 +334,47 @@ fn a_bad_crate_name_is_a_usage_error() {
     assert!(err.contains("is not a Cargo package name"), "{err}");
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
+
+/// A stub whose meta line someone added to (here a note after the generated `level · actor ·
+/// verify`) is theirs: when its clause is removed it stays, an orphan (K0510), instead of being
+/// removed as untouched generated code. The stamp covers only the clause's words, so this is the
+/// meta block's own check (`scaffold::stub_words`).
+#[test]
+fn a_note_on_a_stubs_meta_line_makes_it_the_authors() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(
+        &root().join("tests/fixtures/matrix/spec"),
+        &tmp.path().join("spec"),
+    );
+    assert_eq!(kcontract(tmp.path(), &["scaffold"]).0, 0);
+    let one = tmp.path().join("tests/contract/one.rs");
+    let text = std::fs::read_to_string(&one).unwrap();
+    let stub = text.find("/// Clause: one.fails @").unwrap();
+    let meta = text[..stub]
+        .rfind("/// MUST · platform · verify: conformance\n")
+        .unwrap();
+    let noted = format!(
+        "{}/// MUST · platform · verify: conformance · see issue 12\n{}",
+        &text[..meta],
+        &text[meta + "/// MUST · platform · verify: conformance\n".len()..]
+    );
+    std::fs::write(&one, &noted).unwrap();
+    let en = tmp.path().join("spec/en/one.md");
+    let spec = std::fs::read_to_string(&en).unwrap();
+    let start = spec.find("```clause\nid: one.fails").unwrap();
+    let end = start + spec[start..].find("```\n\n").unwrap() + 5;
+    std::fs::write(&en, format!("{}{}", &spec[..start], &spec[end..])).unwrap();
+
+    let (code, out, err) = kcontract(tmp.path(), &["scaffold"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning[K0510]: orphan: `one_fails` claims `one.fails`"),
+        "{err}"
+    );
+    assert!(!out.contains("removed"), "{out}");
+    let after = std::fs::read_to_string(&one).unwrap();
+    assert!(
+        after.contains("verify: conformance · see issue 12\n///\n/// Clause: one.fails @"),
+        "{after}"
+    );
+}
