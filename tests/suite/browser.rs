@@ -790,6 +790,21 @@ fn platforms_page_fits_and_filters_in_headless_chromium() {
             }
             problems.extend(overflowing(&d, &format!("{page} (evidence open)"), width));
             screenshot(&d, &format!("platforms-{lang}-{width}"));
+            // The routes' and columns' tables keep a word whole (`main` lets words break anywhere,
+            // which once cut "Clauses" and a report's date into pieces on a phone): each heading
+            // and platform name is one line box per word.
+            let broken = d.js(
+                "return [...document.querySelectorAll('table.routes thead th, table.columns th, table.columns td:nth-child(5)')]\
+                 .filter(e => e.textContent.trim() && !e.textContent.trim().includes(' '))\
+                 .filter(e => { const r = document.createRange(); r.selectNodeContents(e); \
+                   return [...r.getClientRects()].filter(x => x.width > 0).length > 1; })\
+                 .map(e => e.textContent.trim())",
+            );
+            for word in broken.as_array().into_iter().flatten() {
+                problems.push(format!(
+                    "{page} at {width} px: {word} is broken across lines"
+                ));
+            }
         }
     }
     // The filters: MUST rows, then those with a failing cell (runc's failure is a SHOULD).
