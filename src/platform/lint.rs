@@ -7,6 +7,9 @@
 //! from this file, so a clause whose level changes changes the severity; a row whose clause the
 //! spec does not have stops the command (K1106) rather than being skipped.
 //!
+//! The manifest is read into the shape `platform run` reads (`manifest.rs`), in which every
+//! field is optional: the lint checks what is there.
+//!
 //! Findings are K1122; a file that cannot be read, is not YAML or holds something other than a
 //! Knative object is K1121 (an error; a Knative object of another kind, such as a `Route`, is a
 //! K1121 warning: it has no containers to check).

@@ -4,18 +4,20 @@
 //! may hold is not read, and the fields the contract reserves to the platform (hooks, capabilities,
 //! sysctls, mount propagation, …) are named in a warning (K1105) and never reach the OCI config.
 //!
+//! The manifest is read into the shape `platform lint` reads too (`manifest.rs`), where every
+//! field is optional; the fields a run cannot do without are checked here (`required`).
+//!
 //! Problems are diagnostics at their `file:line:col`: K1103 for the shape, K1104 for a value the
 //! platform refuses (a port out of range, two ports, an arbitrary port name, a reserved
 //! environment variable, a user id the profile does not allow, a malformed quantity).
 
 use std::path::Path;
 
-use serde::de::IgnoredAny;
 use serde_saphyr::Spanned;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 
-use super::manifest::{Container, Object, PodSpec, Quantity, Template};
+use super::manifest::{Container, Object, PodSpec, Presence, Quantity, Template};
 use super::profile::Profile;
 use super::quantity::{cpu_millis, memory_bytes};
 use super::yaml::{YamlFile, read};
@@ -440,7 +442,7 @@ fn build(
             service.run_as_group = id(g, "runAsGroup", errors);
             service.id_spans.1 = Some(y.span(g));
         }
-        let at = |f: &Option<Spanned<IgnoredAny>>| f.as_ref().map(|f| y.span(f));
+        let at = |f: &Presence| f.as_ref().map(|f| y.span(f));
         for (what, at) in [
             ("securityContext.capabilities", at(&sc.capabilities)),
             ("securityContext.privileged", at(&sc.privileged)),

@@ -142,7 +142,9 @@ fn k1103_not_a_knative_service() {
     ));
 }
 
-/// Each field a run needs, left out alone: one K1103 naming it, at the mapping that lacks it.
+/// Each field a run needs, left out alone: one K1103 naming it, at the key whose mapping lacks it
+/// (the document's start for a top-level field, the list item for an item's); `containers:` with
+/// nothing after it is not a list, where the list should be.
 #[test]
 fn k1103_missing_required_fields() {
     let cases: &[(&str, &str, &str)] = &[
@@ -167,6 +169,11 @@ fn k1103_missing_required_fields() {
             "env name",
             "- name: KCONTRACT_GREETING",
             "- other: KCONTRACT_GREETING",
+        ),
+        (
+            "a list of containers",
+            "      containers:\n",
+            "      containers:\n      other:\n",
         ),
     ];
     let mut out = String::new();
