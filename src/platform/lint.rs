@@ -7,17 +7,17 @@
 //! from this file, so a clause whose level changes changes the severity; a row whose clause the
 //! spec does not have stops the command (K1106) rather than being skipped.
 //!
+//! The manifest is read into the shape `platform run` reads (`manifest.rs`), in which every
+//! field is optional: the lint checks what is there.
+//!
 //! Findings are K1122; a file that cannot be read, is not YAML or holds something other than a
 //! Knative object is K1121 (an error; a Knative object of another kind, such as a `Route`, is a
 //! K1121 warning: it has no containers to check).
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
-use serde_saphyr::Spanned;
-
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use crate::spec::Spec;
 
+use super::manifest::{Container, Object, PodSpec, Port, PortRef, Probe, SecurityContext};
 use super::report::blocks;
 use super::service::PORT_NAMES;
 use super::yaml::YamlFile;
@@ -67,133 +67,6 @@ const HELP_CHARS: usize = 160;
 /// The kinds the lint reads, and where each keeps its pod spec.
 const KINDS: &[&str] = &["Service", "Configuration", "Revision"];
 
-// --- The manifest, as far as the checks read it (every other field is ignored) -----------------
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawObject {
-    #[serde(default)]
-    api_version: Option<Spanned<String>>,
-    #[serde(default)]
-    kind: Option<Spanned<String>>,
-    #[serde(default)]
-    spec: Option<RawPodSpec>,
-}
-
-/// A Revision's `spec`, or a Service's and Configuration's (which hold it in `template.spec`).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawPodSpec {
-    #[serde(default)]
-    template: Option<Box<RawTemplate>>,
-    #[serde(default)]
-    containers: Vec<RawContainer>,
-    #[serde(default)]
-    host_network: Option<Spanned<bool>>,
-    #[serde(default, rename = "hostPID")]
-    host_pid: Option<Spanned<bool>>,
-    #[serde(default, rename = "hostIPC")]
-    host_ipc: Option<Spanned<bool>>,
-    #[serde(default)]
-    share_process_namespace: Option<Spanned<bool>>,
-    #[serde(default)]
-    security_context: Option<RawSecurityContext>,
-    #[serde(default)]
-    volumes: Vec<RawVolume>,
-}
-
-#[derive(Deserialize)]
-struct RawTemplate {
-    #[serde(default)]
-    spec: Option<RawPodSpec>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawSecurityContext {
-    #[serde(default)]
-    run_as_user: Option<Spanned<i64>>,
-    #[serde(default)]
-    sysctls: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    proc_mount: Option<Spanned<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawVolume {
-    #[serde(default)]
-    persistent_volume_claim: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawContainer {
-    #[serde(default)]
-    ports: Option<Spanned<Vec<RawPort>>>,
-    #[serde(default)]
-    liveness_probe: Option<RawProbe>,
-    #[serde(default)]
-    readiness_probe: Option<RawProbe>,
-    #[serde(default)]
-    startup_probe: Option<RawProbe>,
-    #[serde(default)]
-    lifecycle: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    security_context: Option<RawSecurityContext>,
-    #[serde(default)]
-    volume_mounts: Vec<RawVolumeMount>,
-    #[serde(default)]
-    volume_devices: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawPort {
-    #[serde(default)]
-    container_port: Option<i64>,
-    #[serde(default)]
-    name: Option<Spanned<String>>,
-    #[serde(default)]
-    host_port: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawProbe {
-    #[serde(default)]
-    http_get: Option<RawHandler>,
-    #[serde(default)]
-    tcp_socket: Option<RawHandler>,
-    #[serde(default)]
-    exec: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    grpc: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    initial_delay_seconds: Option<Spanned<i64>>,
-}
-
-#[derive(Deserialize)]
-struct RawHandler {
-    #[serde(default)]
-    port: Option<Spanned<PortRef>>,
-}
-
-/// A probe's port: a number or the name of a container port.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum PortRef {
-    Number(i64),
-    Name(String),
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawVolumeMount {
-    #[serde(default)]
-    mount_propagation: Option<Spanned<String>>,
-}
-
 // --- The walk -----------------------------------------------------------------------------------
 
 /// A finding: the diagnostic, and the check and clause it comes from (for `--format json`).
@@ -239,7 +112,7 @@ pub fn lint(spec: &Spec, id: FileId, sources: &SourceMap) -> Vec<Finding> {
         check: None,
         level: None,
     };
-    let docs: Vec<RawObject> = match y.parse_all(
+    let docs: Vec<Object> = match y.parse_all(
         "K1121",
         "Knative manifest",
         "a Knative Service, Configuration or Revision in YAML (documents separated by `---`)",
@@ -318,29 +191,7 @@ impl Walk<'_> {
         });
     }
 
-    /// Where the key `key` of the spanned value `at` is written: serde-saphyr gives the value's
-    /// place, which for a block (a mapping or a list) is its first entry, lines below the key
-    /// the developer wrote. The key is the last `key:` before the value; the value's own place when
-    /// it cannot be found.
-    fn key<T>(&self, key: &str, at: &Spanned<T>) -> Span {
-        let value = self.y.span(at);
-        let before = &self.y.file.text[..value.range.start];
-        let pattern = format!("{key}:");
-        let mut end = before.len();
-        while let Some(i) = before[..end].rfind(&pattern) {
-            let word_start = before[..i]
-                .chars()
-                .next_back()
-                .is_none_or(|c| c.is_whitespace() || "-{,".contains(c));
-            if word_start {
-                return Span::new(value.file, i..i + key.len());
-            }
-            end = i;
-        }
-        value
-    }
-
-    fn object(&mut self, doc: RawObject) {
+    fn object(&mut self, doc: Object) {
         let y = self.y;
         let (Some(api), Some(kind)) = (&doc.api_version, &doc.kind) else {
             let d = Diagnostic::error("K1121", "not a Kubernetes object".to_owned());
@@ -380,16 +231,19 @@ impl Walk<'_> {
             return;
         };
         let pod = if kind.value == "Revision" {
-            Some(spec)
+            Some(spec.value)
         } else {
-            spec.template.and_then(|t| t.spec)
+            spec.value
+                .template
+                .and_then(|t| t.value.spec)
+                .map(|s| s.value)
         };
         if let Some(pod) = pod {
             self.pod(&pod);
         }
     }
 
-    fn pod(&mut self, pod: &RawPodSpec) {
+    fn pod(&mut self, pod: &PodSpec) {
         let y = self.y;
         for (what, field) in [
             ("hostNetwork", &pod.host_network),
@@ -411,7 +265,7 @@ impl Walk<'_> {
             if let Some(s) = &sc.sysctls {
                 self.find(
                     SYSCTLS,
-                    self.key("sysctls", s),
+                    self.y.key("sysctls", s),
                     "`sysctls` tunes the kernel".into(),
                     "sysctls are the platform's",
                 );
@@ -421,18 +275,18 @@ impl Walk<'_> {
             if let Some(p) = &v.persistent_volume_claim {
                 self.find(
                     PERSISTENT,
-                    self.key("persistentVolumeClaim", p),
+                    self.y.key("persistentVolumeClaim", p),
                     "a persistent volume".into(),
                     "state outside the request",
                 );
             }
         }
-        for c in &pod.containers {
+        for c in pod.containers.iter().flat_map(|c| &c.value) {
             self.container(c);
         }
     }
 
-    fn security_context(&mut self, sc: &RawSecurityContext) {
+    fn security_context(&mut self, sc: &SecurityContext) {
         let y = self.y;
         if let Some(u) = sc
             .run_as_user
@@ -456,18 +310,18 @@ impl Walk<'_> {
         }
     }
 
-    fn container(&mut self, c: &RawContainer) {
+    fn container(&mut self, c: &Container) {
         let y = self.y;
         let ports = c.ports.as_ref();
         if let Some(ps) = ports.filter(|p| p.value.len() > 1) {
             self.find(
                 PORTS,
-                self.key("ports", ps),
+                self.y.key("ports", ps),
                 format!("{} container ports", ps.value.len()),
                 "one inbound port only",
             );
         }
-        for p in ports.map_or(&[][..], |p| &p.value[..]) {
+        for p in ports.iter().flat_map(|p| &p.value).map(|p| &p.value) {
             if let Some(h) = &p.host_port {
                 self.find(
                     HOST_PORT,
@@ -489,7 +343,7 @@ impl Walk<'_> {
                 );
             }
         }
-        let first = ports.and_then(|p| p.value.first());
+        let first = ports.and_then(|p| p.value.first()).map(|p| &p.value);
         for (which, probe) in [
             ("livenessProbe", &c.liveness_probe),
             ("readinessProbe", &c.readiness_probe),
@@ -502,7 +356,7 @@ impl Walk<'_> {
         if let Some(l) = &c.lifecycle {
             self.find(
                 HOOKS,
-                self.key("lifecycle", l),
+                self.y.key("lifecycle", l),
                 "`lifecycle` hooks".into(),
                 "hooks are the platform's",
             );
@@ -523,20 +377,20 @@ impl Walk<'_> {
         if let Some(d) = &c.volume_devices {
             self.find(
                 DEVICES,
-                self.key("volumeDevices", d),
+                self.y.key("volumeDevices", d),
                 "`volumeDevices` requests a device".into(),
                 "beyond the OCI default devices",
             );
         }
     }
 
-    fn probe(&mut self, which: &str, probe: &RawProbe, port: Option<&RawPort>) {
+    fn probe(&mut self, which: &str, probe: &Probe, port: Option<&Port>) {
         let y = self.y;
         for (handler, field) in [("exec", &probe.exec), ("grpc", &probe.grpc)] {
             if let Some(f) = field {
                 self.find(
                     PROBE_HANDLER,
-                    self.key(handler, f),
+                    self.y.key(handler, f),
                     format!("`{which}` uses `{handler}`"),
                     "only httpGet or tcpSocket",
                 );
@@ -548,7 +402,7 @@ impl Walk<'_> {
             // port is the platform's to say.
             let Some(port) = port else { continue };
             let matches = match &p.value {
-                PortRef::Number(n) => port.container_port.is_none_or(|c| c == *n),
+                PortRef::Number(n) => port.container_port.as_ref().is_none_or(|c| c.value == *n),
                 PortRef::Name(n) => port.name.as_ref().is_some_and(|m| m.value == *n),
             };
             if !matches {

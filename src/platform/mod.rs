@@ -6,7 +6,8 @@
 //!
 //! - [`profile`]: the platform profile (`kcontract-profile/1`), validated with diagnostics;
 //!   [`service`]: the Knative Service, only what a developer may set ([`quantity`]: its resource
-//!   quantities); `yaml`: reading both with spans.
+//!   quantities); `yaml`: reading both with spans; `manifest`: the one shape of a Knative
+//!   manifest that the Service and the lint both read.
 //! - [`expect`]: what a profile promises a Service (port, user, names, limits, grace period);
 //!   [`oci_config`]: the `config.json` built from it.
 //! - [`harness`]: one run on a runtime (two containers, HTTP in the container's network namespace,
@@ -39,6 +40,7 @@ pub mod import_log;
 pub(crate) mod judge;
 pub mod lint;
 pub mod local;
+mod manifest;
 mod netns;
 pub mod observed;
 pub mod oci_config;

@@ -4,18 +4,20 @@
 //! may hold is not read, and the fields the contract reserves to the platform (hooks, capabilities,
 //! sysctls, mount propagation, …) are named in a warning (K1105) and never reach the OCI config.
 //!
+//! The manifest is read into the shape `platform lint` reads too (`manifest.rs`), where every
+//! field is optional; the fields a run cannot do without are checked here (`required`).
+//!
 //! Problems are diagnostics at their `file:line:col`: K1103 for the shape, K1104 for a value the
 //! platform refuses (a port out of range, two ports, an arbitrary port name, a reserved
 //! environment variable, a user id the profile does not allow, a malformed quantity).
 
 use std::path::Path;
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
 use serde_saphyr::Spanned;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 
+use super::manifest::{Container, Object, PodSpec, Presence, Quantity, Template};
 use super::profile::Profile;
 use super::quantity::{cpu_millis, memory_bytes};
 use super::yaml::{YamlFile, read};
@@ -90,175 +92,6 @@ impl Service {
     }
 }
 
-// --- The manifest's shape (unknown fields are not errors: a manifest holds much more) ----------
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawService {
-    api_version: Spanned<String>,
-    kind: Spanned<String>,
-    metadata: RawMetadata,
-    spec: RawServiceSpec,
-}
-
-#[derive(Deserialize)]
-struct RawMetadata {
-    name: Spanned<String>,
-    #[serde(default)]
-    namespace: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct RawServiceSpec {
-    template: RawTemplate,
-}
-
-#[derive(Deserialize)]
-struct RawTemplate {
-    #[serde(default)]
-    metadata: Option<RawTemplateMetadata>,
-    spec: RawPodSpec,
-}
-
-#[derive(Deserialize)]
-struct RawTemplateMetadata {
-    #[serde(default)]
-    name: Option<Spanned<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawPodSpec {
-    containers: Spanned<Vec<RawContainer>>,
-    #[serde(default)]
-    timeout_seconds: Option<Spanned<i64>>,
-    #[serde(default)]
-    security_context: Option<RawPodSecurityContext>,
-    #[serde(default)]
-    host_network: Option<Spanned<IgnoredAny>>,
-    #[serde(default, rename = "hostPID")]
-    host_pid: Option<Spanned<IgnoredAny>>,
-    #[serde(default, rename = "hostIPC")]
-    host_ipc: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    share_process_namespace: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawPodSecurityContext {
-    #[serde(default)]
-    run_as_user: Option<Spanned<i64>>,
-    #[serde(default)]
-    run_as_group: Option<Spanned<i64>>,
-    #[serde(default)]
-    sysctls: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawContainer {
-    #[serde(default)]
-    ports: Option<Spanned<Vec<RawPort>>>,
-    #[serde(default)]
-    env: Vec<RawEnv>,
-    #[serde(default)]
-    security_context: Option<RawSecurityContext>,
-    #[serde(default)]
-    resources: Option<RawResources>,
-    #[serde(default)]
-    lifecycle: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    stdin: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    tty: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    volume_devices: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    volume_mounts: Option<Vec<RawVolumeMount>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawPort {
-    container_port: Spanned<i64>,
-    #[serde(default)]
-    name: Option<Spanned<String>>,
-    #[serde(default)]
-    host_port: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawEnv {
-    name: Spanned<String>,
-    #[serde(default)]
-    value: Option<String>,
-    #[serde(default)]
-    value_from: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawSecurityContext {
-    #[serde(default)]
-    run_as_user: Option<Spanned<i64>>,
-    #[serde(default)]
-    run_as_group: Option<Spanned<i64>>,
-    #[serde(default)]
-    capabilities: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    privileged: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    proc_mount: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    allow_privilege_escalation: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    seccomp_profile: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawVolumeMount {
-    #[serde(default)]
-    mount_propagation: Option<Spanned<IgnoredAny>>,
-}
-
-#[derive(Deserialize)]
-struct RawResources {
-    #[serde(default)]
-    limits: Option<RawQuantities>,
-    #[serde(default)]
-    requests: Option<RawQuantities>,
-}
-
-#[derive(Deserialize)]
-struct RawQuantities {
-    #[serde(default)]
-    cpu: Option<Spanned<Quantity>>,
-    #[serde(default)]
-    memory: Option<Spanned<Quantity>>,
-}
-
-/// A quantity written as a string (`"128Mi"`) or a number (`1`, `0.5`).
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Quantity {
-    Int(u64),
-    Float(f64),
-    Text(String),
-}
-
-impl Quantity {
-    fn text(&self) -> String {
-        match self {
-            Quantity::Int(n) => n.to_string(),
-            Quantity::Float(f) => f.to_string(),
-            Quantity::Text(t) => t.clone(),
-        }
-    }
-}
-
 /// A parsed Service with the warnings about what it asked for that the platform does not take.
 #[derive(Debug)]
 pub struct Parsed {
@@ -274,29 +107,90 @@ pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Parsed, Vec<Diagnost
     parse(id, sources)
 }
 
+/// What a K1103 for the Service's shape says.
+const WHAT: &str = "Knative Service";
+
+/// The help of a K1103 for the Service's shape.
+const SHAPE_HELP: &str = "a Knative Service has apiVersion, kind, metadata.name and \
+    spec.template.spec.containers (docs/platforms.md says which fields a run reads)";
+
 /// The Service in file `id` of `sources`.
 pub fn parse(id: FileId, sources: &SourceMap) -> Result<Parsed, Vec<Diagnostic>> {
     let y = YamlFile {
         id,
         file: sources.get(id),
     };
-    let raw: RawService = y
-        .parse(
-            "K1103",
-            "Knative Service",
-            "a Knative Service has apiVersion, kind, metadata.name and spec.template.spec.containers \
-             (docs/platforms.md says which fields a run reads)",
-        )
-        .map_err(|d| vec![d])?;
+    let doc: Spanned<Object> = y.parse("K1103", WHAT, SHAPE_HELP).map_err(|d| vec![d])?;
+    let raw = required(&y, &doc).map_err(|d| vec![d])?;
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    let service = build(&y, raw, &mut errors, &mut warnings);
+    let service = build(&y, &raw, &mut errors, &mut warnings);
     if errors.is_empty() {
         Ok(Parsed { service, warnings })
     } else {
         errors.extend(warnings);
         Err(errors)
     }
+}
+
+/// The fields of the manifest a run cannot do without, each known present.
+struct Required<'a> {
+    api_version: &'a Spanned<String>,
+    kind: &'a Spanned<String>,
+    name: &'a Spanned<String>,
+    namespace: Option<&'a String>,
+    template: &'a Template,
+    pod: &'a PodSpec,
+    containers: &'a Spanned<Vec<Container>>,
+}
+
+/// The fields a run needs, or a K1103 naming the first one missing, at the key whose mapping lacks
+/// it (the document's first line for a top-level field, the list item for a port's
+/// `containerPort` and a variable's `name`): the manifest's shape has every field optional, as the
+/// lint needs.
+fn required<'a>(y: &YamlFile<'_>, doc: &'a Spanned<Object>) -> Result<Required<'a>, Diagnostic> {
+    let missing = |at: Span, field: &str| {
+        y.not_valid(
+            "K1103",
+            WHAT,
+            Some(at),
+            format!("missing field `{field}`"),
+            SHAPE_HELP,
+        )
+    };
+    let o = &doc.value;
+    let top = |field: &str| missing(y.span(doc), field);
+    let api_version = o.api_version.as_ref().ok_or_else(|| top("apiVersion"))?;
+    let kind = o.kind.as_ref().ok_or_else(|| top("kind"))?;
+    let metadata = o.metadata.as_ref().ok_or_else(|| top("metadata"))?;
+    let spec = o.spec.as_ref().ok_or_else(|| top("spec"))?;
+    let name = (metadata.value.name.as_ref())
+        .ok_or_else(|| missing(y.key("metadata", metadata), "name"))?;
+    let template =
+        (spec.value.template.as_ref()).ok_or_else(|| missing(y.key("spec", spec), "template"))?;
+    let pod = (template.value.spec.as_ref())
+        .ok_or_else(|| missing(y.key("template", template), "spec"))?;
+    let containers =
+        (pod.value.containers.as_ref()).ok_or_else(|| missing(y.key("spec", pod), "containers"))?;
+    for c in &containers.value {
+        if let Some(p) =
+            (c.ports.iter().flat_map(|p| &p.value)).find(|p| p.value.container_port.is_none())
+        {
+            return Err(missing(y.span(p), "containerPort"));
+        }
+        if let Some(e) = c.env.iter().find(|e| e.value.name.is_none()) {
+            return Err(missing(y.span(e), "name"));
+        }
+    }
+    Ok(Required {
+        api_version,
+        kind,
+        name,
+        namespace: metadata.value.namespace.as_ref(),
+        template: &template.value,
+        pod: &pod.value,
+        containers,
+    })
 }
 
 fn refuse<T>(
@@ -313,15 +207,15 @@ fn refuse<T>(
 
 fn build(
     y: &YamlFile<'_>,
-    raw: RawService,
+    raw: &Required<'_>,
     errors: &mut Vec<Diagnostic>,
     warnings: &mut Vec<Diagnostic>,
 ) -> Service {
     if raw.api_version.value != "serving.knative.dev/v1" || raw.kind.value != "Service" {
         let at = if raw.kind.value != "Service" {
-            y.span(&raw.kind)
+            y.span(raw.kind)
         } else {
-            y.span(&raw.api_version)
+            y.span(raw.api_version)
         };
         errors.push(
             Diagnostic::error("K1103", "not a Knative Service".to_owned())
@@ -332,23 +226,25 @@ fn build(
                 .help("a platform run reads a serving.knative.dev/v1 Service"),
         );
     }
-    let name = raw.metadata.name.value.clone();
+    let name = raw.name.value.clone();
     if !is_dns_label(&name) {
         errors.push(refuse(
             y,
-            &raw.metadata.name,
+            raw.name,
             format!("`{name}` is not a valid Service name"),
             "not a DNS-1035 label",
             "lowercase letters, digits and `-`, starting with a letter, at most 63 characters",
         ));
     }
-    let spec = raw.spec.template.spec;
-    let revision = match raw.spec.template.metadata.and_then(|m| m.name) {
-        Some(n) if n.value.starts_with(&format!("{name}-")) && is_dns_label(&n.value) => n.value,
+    let spec = raw.pod;
+    let revision = match raw.template.metadata.as_ref().and_then(|m| m.name.as_ref()) {
+        Some(n) if n.value.starts_with(&format!("{name}-")) && is_dns_label(&n.value) => {
+            n.value.clone()
+        }
         Some(n) => {
             errors.push(refuse(
                 y,
-                &n,
+                n,
                 format!("revision name `{}` does not start with `{name}-`", n.value),
                 "not a revision name of this Service",
                 "Knative requires a template name of the form `<service>-<suffix>`",
@@ -357,7 +253,7 @@ fn build(
         }
         None => format!("{name}-00001"),
     };
-    let containers = &spec.containers;
+    let containers = raw.containers;
     if containers.value.len() != 1 {
         errors.push(refuse(
             y,
@@ -382,9 +278,8 @@ fn build(
     let mut service = Service {
         name,
         namespace: raw
-            .metadata
             .namespace
-            .unwrap_or_else(|| "default".to_owned()),
+            .map_or_else(|| "default".to_owned(), Clone::clone),
         revision,
         container_port: None,
         port_name: None,
@@ -459,7 +354,7 @@ fn build(
             pruned(what, y.span(f), warnings);
         }
     }
-    for m in c.volume_mounts.iter().flatten() {
+    for m in &c.volume_mounts {
         if let Some(p) = &m.mount_propagation {
             pruned("volumeMounts[].mountPropagation", y.span(p), warnings);
         }
@@ -474,16 +369,18 @@ fn build(
                 "network.ports.single-container-port: list one `containerPort`",
             ));
         }
-        if let Some(p) = ports.value.first() {
-            match u16::try_from(p.container_port.value) {
-                Ok(n) if n > 0 => service.container_port = Some(n),
-                _ => errors.push(refuse(
-                    y,
-                    &p.container_port,
-                    format!("containerPort {} is out of range", p.container_port.value),
-                    "not a port",
-                    "a port from 1 to 65535",
-                )),
+        if let Some(p) = ports.value.first().map(|p| &p.value) {
+            if let Some(cp) = &p.container_port {
+                match u16::try_from(cp.value) {
+                    Ok(n) if n > 0 => service.container_port = Some(n),
+                    _ => errors.push(refuse(
+                        y,
+                        cp,
+                        format!("containerPort {} is out of range", cp.value),
+                        "not a port",
+                        "a port from 1 to 65535",
+                    )),
+                }
             }
             if let Some(n) = &p.name {
                 if PORT_NAMES.contains(&n.value.as_str()) {
@@ -503,12 +400,13 @@ fn build(
             }
         }
     }
-    for e in &c.env {
-        let n = &e.name.value;
+    for e in c.env.iter().map(|e| &e.value) {
+        let Some(name) = &e.name else { continue };
+        let n = &name.value;
         if RESERVED_ENV.contains(&n.as_str()) {
             errors.push(refuse(
                 y,
-                &e.name,
+                name,
                 format!("`{n}` is set by the platform"),
                 "reserved",
                 &format!("the platform sets {}; remove it", RESERVED_ENV.join(", ")),
@@ -516,7 +414,7 @@ fn build(
         } else if n.is_empty() || n.contains('=') || n.contains('\0') {
             errors.push(refuse(
                 y,
-                &e.name,
+                name,
                 format!("`{n}` is not an environment variable name"),
                 "not a name",
                 "a non-empty name without `=`",
@@ -544,18 +442,22 @@ fn build(
             service.run_as_group = id(g, "runAsGroup", errors);
             service.id_spans.1 = Some(y.span(g));
         }
-        for (what, field) in [
-            ("securityContext.capabilities", &sc.capabilities),
-            ("securityContext.privileged", &sc.privileged),
-            ("securityContext.procMount", &sc.proc_mount),
+        let at = |f: &Presence| f.as_ref().map(|f| y.span(f));
+        for (what, at) in [
+            ("securityContext.capabilities", at(&sc.capabilities)),
+            ("securityContext.privileged", at(&sc.privileged)),
+            (
+                "securityContext.procMount",
+                sc.proc_mount.as_ref().map(|f| y.span(f)),
+            ),
             (
                 "securityContext.allowPrivilegeEscalation",
-                &sc.allow_privilege_escalation,
+                at(&sc.allow_privilege_escalation),
             ),
-            ("securityContext.seccompProfile", &sc.seccomp_profile),
+            ("securityContext.seccompProfile", at(&sc.seccomp_profile)),
         ] {
-            if let Some(f) = field {
-                pruned(what, y.span(f), warnings);
+            if let Some(at) = at {
+                pruned(what, at, warnings);
             }
         }
     }

@@ -67,12 +67,53 @@ impl YamlFile<'_> {
         let msg = msg
             .rfind(" at line ")
             .map_or(msg.clone(), |i| msg[..i].to_string());
+        self.not_valid(
+            code,
+            what,
+            e.location().map(|l| self.span_at(&l)),
+            msg,
+            help,
+        )
+    }
+
+    /// Diagnostic `code` saying the file is not a valid `what`, with `why` at `at` (or, without a
+    /// place, as a help): the parser's errors, and a required field a reader checks itself.
+    pub(crate) fn not_valid(
+        &self,
+        code: &'static str,
+        what: &str,
+        at: Option<Span>,
+        why: String,
+        help: &str,
+    ) -> Diagnostic {
         let d = Diagnostic::error(code, format!("{} is not a valid {what}", self.display()));
-        let d = match e.location() {
-            Some(loc) => d.at(self.span_at(&loc), msg),
-            None => d.in_file(&self.file.path).help(msg),
+        let d = match at {
+            Some(at) => d.at(at, why),
+            None => d.in_file(&self.file.path).help(why),
         };
         d.help(help)
+    }
+
+    /// Where the key `key` of the spanned value `at` is written: serde-saphyr gives the value's
+    /// place, which for a block (a mapping or a list) is its first entry, lines below the key
+    /// the developer wrote. The key is the last `key:` before the value; the value's own place when
+    /// it cannot be found.
+    pub(crate) fn key<T>(&self, key: &str, at: &Spanned<T>) -> Span {
+        let value = self.span(at);
+        let before = &self.file.text[..value.range.start];
+        let pattern = format!("{key}:");
+        let mut end = before.len();
+        while let Some(i) = before[..end].rfind(&pattern) {
+            let word_start = before[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || "-{,".contains(c));
+            if word_start {
+                return Span::new(value.file, i..i + key.len());
+            }
+            end = i;
+        }
+        value
     }
 
     fn display(&self) -> String {

@@ -142,6 +142,51 @@ fn k1103_not_a_knative_service() {
     ));
 }
 
+/// Each field a run needs, left out alone: one K1103 naming it, at the key whose mapping lacks it
+/// (the document's start for a top-level field, the list item for an item's); `containers:` with
+/// nothing after it is not a list, where the list should be.
+#[test]
+fn k1103_missing_required_fields() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("apiVersion", "apiVersion: serving.knative.dev/v1\n", ""),
+        ("kind", "kind: Service\n", ""),
+        (
+            "metadata",
+            "metadata:\n  name: kcontract-probe\n  namespace: default\n",
+            "",
+        ),
+        ("metadata.name", "  name: kcontract-probe\n", ""),
+        (
+            "spec",
+            "spec:\n  template:\n    spec:\n",
+            "other:\n  template:\n    spec:\n",
+        ),
+        ("spec.template", "  template:\n", "  other:\n"),
+        ("spec.template.spec", "    spec:\n", "    other:\n"),
+        ("containers", "      containers:", "      other:"),
+        ("containerPort", "- containerPort: 8801", "- name: http1"),
+        (
+            "env name",
+            "- name: KCONTRACT_GREETING",
+            "- other: KCONTRACT_GREETING",
+        ),
+        (
+            "a list of containers",
+            "      containers:\n",
+            "      containers:\n      other:\n",
+        ),
+    ];
+    let mut out = String::new();
+    for (field, from, to) in cases {
+        assert!(CONFORMANCE_SERVICE.contains(from), "{field}");
+        let err = parse_service(&CONFORMANCE_SERVICE.replacen(from, to, 1))
+            .err()
+            .unwrap_or_else(|| panic!("without {field} the Service is refused"));
+        out.push_str(&format!("--- without {field}\n{err}\n"));
+    }
+    insta::assert_snapshot!(out);
+}
+
 #[test]
 fn k1104_k1105_service_values_refused_and_fields_ignored() {
     let bad = "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata:\n  name: probe\nspec:\n  template:\n    spec:\n      containers:\n        - image: x\n          ports:\n            - containerPort: 70000\n              name: grpc\n            - containerPort: 8080\n          env:\n            - name: PORT\n              value: \"1\"\n          securityContext:\n            runAsUser: 0\n            capabilities:\n              add: [SYS_ADMIN]\n          lifecycle:\n            postStart:\n              exec: {command: [sh]}\n          resources:\n            limits:\n              memory: 12x\n";

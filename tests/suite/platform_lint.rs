@@ -208,6 +208,35 @@ fn several_documents_and_files() {
     );
 }
 
+/// The lint reads the manifest's shape a run reads (`src/platform/manifest.rs`) but requires none
+/// of what a run does: no `metadata`, a port without `containerPort`, a variable without `name`, a
+/// template without `spec` are linted (here: one finding, a `hostPort`), not refused.
+#[test]
+fn what_a_run_requires_the_lint_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("partial.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: serving.knative.dev/v1\nkind: Revision\nspec:\n  containers:\n    - ports:\n        - name: h2c\n          hostPort: 80\n      env:\n        - value: x\n      readinessProbe: {httpGet: {port: h2c}}\n---\napiVersion: serving.knative.dev/v1\nkind: Configuration\nspec:\n  template: {}\n",
+    )
+    .unwrap();
+    let (code, out, err) = lint(&["--format", "json", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let got: Vec<(&str, u64)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["check"].as_str().unwrap_or("-"),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [("host-port", 7)]);
+}
+
 /// Files that are not Knative manifests: each a K1121 at its place (a Knative object of another
 /// kind only a warning), never a panic; the other files are still checked.
 #[test]
