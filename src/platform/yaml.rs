@@ -116,7 +116,8 @@ impl YamlFile<'_> {
         value
     }
 
-    fn display(&self) -> String {
+    /// The file's path, quoted, for a message.
+    pub(crate) fn display(&self) -> String {
         format!("`{}`", self.file.path.display())
     }
 }

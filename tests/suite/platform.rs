@@ -187,6 +187,30 @@ fn k1103_missing_required_fields() {
     insta::assert_snapshot!(out);
 }
 
+/// A Service file with no document (empty, or comments only) is said to hold none, as `platform
+/// lint` says it, not a Service missing `apiVersion` past the file's end; a document that is not
+/// a mapping is the parser's error at it.
+#[test]
+fn k1103_a_service_file_without_a_document() {
+    for text in ["", "\n", "# the Service is still to be written\n"] {
+        let err = parse_service(text).err().unwrap();
+        assert!(
+            err.contains("error[K1103]: `service.yaml` holds no YAML document"),
+            "{text:?}: {err}"
+        );
+        assert!(
+            err.contains("help: a Knative Service has apiVersion"),
+            "{err}"
+        );
+    }
+    let err = parse_service("just words\n").err().unwrap();
+    assert!(
+        err.contains("error[K1103]: `service.yaml` is not a valid Knative Service")
+            && err.contains("service.yaml:1:1"),
+        "{err}"
+    );
+}
+
 #[test]
 fn k1104_k1105_service_values_refused_and_fields_ignored() {
     let bad = "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata:\n  name: probe\nspec:\n  template:\n    spec:\n      containers:\n        - image: x\n          ports:\n            - containerPort: 70000\n              name: grpc\n            - containerPort: 8080\n          env:\n            - name: PORT\n              value: \"1\"\n          securityContext:\n            runAsUser: 0\n            capabilities:\n              add: [SYS_ADMIN]\n          lifecycle:\n            postStart:\n              exec: {command: [sh]}\n          resources:\n            limits:\n              memory: 12x\n";
