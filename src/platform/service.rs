@@ -120,18 +120,7 @@ pub fn parse(id: FileId, sources: &SourceMap) -> Result<Parsed, Vec<Diagnostic>>
         id,
         file: sources.get(id),
     };
-    // An empty file (or one of comments only) is said as such, as `platform lint` says it, not as
-    // a Service missing its first field past the end of the file.
-    let Some(doc) = y
-        .parse::<Option<Spanned<Object>>>("K1103", WHAT, SHAPE_HELP)
-        .map_err(|d| vec![d])?
-    else {
-        return Err(vec![
-            Diagnostic::error("K1103", format!("{} holds no YAML document", y.display()))
-                .in_file(&y.file.path)
-                .help(SHAPE_HELP),
-        ]);
-    };
+    let doc: Spanned<Object> = y.parse("K1103", WHAT, SHAPE_HELP).map_err(|d| vec![d])?;
     let raw = required(&y, &doc).map_err(|d| vec![d])?;
     let mut errors = Vec::new();
     let mut warnings = Vec::new();

@@ -33,14 +33,32 @@ impl YamlFile<'_> {
         self.span_at(&s.referenced)
     }
 
-    /// The value of the whole file as `T`, or diagnostic `code` saying it is not a valid `what`.
+    /// The value of the whole file as `T`, or diagnostic `code` saying it is not a valid `what`;
+    /// a file with no document (empty, or comments only) says so, as `platform lint` does, rather
+    /// than the parser's "unexpected end of input" or a field missing past the file's end.
     pub(crate) fn parse<T: DeserializeOwned>(
         &self,
         code: &'static str,
         what: &str,
         help: &str,
     ) -> Result<T, Diagnostic> {
+        // Asked first: an empty document reads as a mapping with no keys, which a type whose
+        // fields are all optional (a manifest's) would take.
+        if self.has_no_document() {
+            return Err(Diagnostic::error(
+                code,
+                format!("{} holds no YAML document", self.display()),
+            )
+            .in_file(&self.file.path)
+            .help(help));
+        }
         serde_saphyr::from_str::<T>(&self.file.text).map_err(|e| self.invalid(&e, code, what, help))
+    }
+
+    /// The file holds no YAML document: nothing, or only comments and blank lines.
+    fn has_no_document(&self) -> bool {
+        serde_saphyr::from_multiple::<serde::de::IgnoredAny>(&self.file.text)
+            .is_ok_and(|docs| docs.is_empty())
     }
 
     /// Every document of the file (separated by `---`) as `T`, or diagnostic `code` at the first
@@ -116,8 +134,7 @@ impl YamlFile<'_> {
         value
     }
 
-    /// The file's path, quoted, for a message.
-    pub(crate) fn display(&self) -> String {
+    fn display(&self) -> String {
         format!("`{}`", self.file.path.display())
     }
 }

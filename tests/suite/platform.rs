@@ -187,11 +187,11 @@ fn k1103_missing_required_fields() {
     insta::assert_snapshot!(out);
 }
 
-/// A Service file with no document (empty, or comments only) is said to hold none, as `platform
-/// lint` says it, not a Service missing `apiVersion` past the file's end; a document that is not
-/// a mapping is the parser's error at it.
+/// A Service or profile file with no document (empty, or comments only) is said to hold none, as
+/// `platform lint` says it, not a Service missing `apiVersion` past the file's end or the parser's
+/// "unexpected end of input"; a document that is not a mapping is the parser's error at it.
 #[test]
-fn k1103_a_service_file_without_a_document() {
+fn k1101_k1103_a_file_without_a_document() {
     for text in ["", "\n", "# the Service is still to be written\n"] {
         let err = parse_service(text).err().unwrap();
         assert!(
@@ -201,6 +201,13 @@ fn k1103_a_service_file_without_a_document() {
         assert!(
             err.contains("help: a Knative Service has apiVersion"),
             "{err}"
+        );
+        let mut sources = SourceMap::default();
+        let id = sources.add(PathBuf::from("profile.yaml"), text.to_owned());
+        let err = profile::parse(id, &sources).err().unwrap()[0].render(&sources);
+        assert!(
+            err.contains("error[K1101]: `profile.yaml` holds no YAML document"),
+            "{text:?}: {err}"
         );
     }
     let err = parse_service("just words\n").err().unwrap();
