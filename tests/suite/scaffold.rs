@@ -165,14 +165,27 @@ fn standalone_crate_builds_and_its_tests_pass() {
     );
 }
 
-/// The fixture contract, scaffolded, edited, changed, and scaffolded again.
-#[test]
-fn regeneration_keeps_work_and_reports_orphans() {
+/// A copy of the matrix fixture's spec in a new folder, as `spec/`.
+fn matrix_fixture() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     copy_dir(
         &root().join("tests/fixtures/matrix/spec"),
         &tmp.path().join("spec"),
     );
+    tmp
+}
+
+/// Chapter text `spec` without the clause block of `id` (and the blank line after it).
+fn without_clause(spec: &str, id: &str) -> String {
+    let start = spec.find(&format!("```clause\nid: {id}\n")).unwrap();
+    let end = start + spec[start..].find("```\n\n").unwrap() + 5;
+    format!("{}{}", &spec[..start], &spec[end..])
+}
+
+/// The fixture contract, scaffolded, edited, changed, and scaffolded again.
+#[test]
+fn regeneration_keeps_work_and_reports_orphans() {
+    let tmp = matrix_fixture();
     let (code, out, err) = kcontract(tmp.path(), &["scaffold"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("7 stubs (7 new)"), "{out}");
@@ -196,10 +209,7 @@ fn regeneration_keeps_work_and_reports_orphans() {
     // The contract changes: one.fails is removed, one.stubbed reworded, one.new added,
     // two.untested becomes untestable.
     let en = tmp.path().join("spec/en/one.md");
-    let spec = std::fs::read_to_string(&en).unwrap();
-    let start = spec.find("```clause\nid: one.fails").unwrap();
-    let end = start + spec[start..].find("```\n\n").unwrap() + 5;
-    let mut spec = format!("{}{}", &spec[..start], &spec[end..]);
+    let mut spec = without_clause(&std::fs::read_to_string(&en).unwrap(), "one.fails");
     spec = spec.replace("nobody has tested yet.", "nobody has tested, yet.");
     spec.push_str("\n```clause\nid: one.new\nlevel: MUST\nactor: platform\ntext: The platform MUST do the new thing.\nverify: conformance\n```\n");
     std::fs::write(&en, spec).unwrap();
@@ -290,11 +300,7 @@ fn regeneration_keeps_work_and_reports_orphans() {
 
 #[test]
 fn an_unreadable_file_stops_the_merge_and_nothing_is_written() {
-    let tmp = tempfile::tempdir().unwrap();
-    copy_dir(
-        &root().join("tests/fixtures/matrix/spec"),
-        &tmp.path().join("spec"),
-    );
+    let tmp = matrix_fixture();
     let dir = tmp.path().join("tests/contract");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -341,11 +347,7 @@ fn a_bad_crate_name_is_a_usage_error() {
 /// meta block's own check (`scaffold::stub_words`).
 #[test]
 fn a_note_on_a_stubs_meta_line_makes_it_the_authors() {
-    let tmp = tempfile::tempdir().unwrap();
-    copy_dir(
-        &root().join("tests/fixtures/matrix/spec"),
-        &tmp.path().join("spec"),
-    );
+    let tmp = matrix_fixture();
     assert_eq!(kcontract(tmp.path(), &["scaffold"]).0, 0);
     let one = tmp.path().join("tests/contract/one.rs");
     let text = std::fs::read_to_string(&one).unwrap();
@@ -361,9 +363,7 @@ fn a_note_on_a_stubs_meta_line_makes_it_the_authors() {
     std::fs::write(&one, &noted).unwrap();
     let en = tmp.path().join("spec/en/one.md");
     let spec = std::fs::read_to_string(&en).unwrap();
-    let start = spec.find("```clause\nid: one.fails").unwrap();
-    let end = start + spec[start..].find("```\n\n").unwrap() + 5;
-    std::fs::write(&en, format!("{}{}", &spec[..start], &spec[end..])).unwrap();
+    std::fs::write(&en, without_clause(&spec, "one.fails")).unwrap();
 
     let (code, out, err) = kcontract(tmp.path(), &["scaffold"]);
     assert_eq!(code, 0, "{err}");
