@@ -404,6 +404,13 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
     msg
 }
 
+/// `text` holds no YAML document: nothing, or only comments and blank lines. The reader says
+/// "unexpected end of input" of such a file (or reads an empty mapping, for a type whose fields
+/// are all optional), which tells the person nothing about their file: the readers say this instead.
+pub(crate) fn yaml_has_no_document(text: &str) -> bool {
+    serde_saphyr::from_multiple::<serde::de::IgnoredAny>(text).is_ok_and(|docs| docs.is_empty())
+}
+
 /// Does the YAML reader's message say a quoted value ran on (no closing quote)?
 fn unclosed_quote_message(msg: &str) -> bool {
     msg.contains("quoted scalar") && !msg.contains("escape")

@@ -44,7 +44,7 @@ impl YamlFile<'_> {
     ) -> Result<T, Diagnostic> {
         // Asked first: an empty document reads as a mapping with no keys, which a type whose
         // fields are all optional (a manifest's) would take.
-        if self.has_no_document() {
+        if crate::diagnostic::yaml_has_no_document(&self.file.text) {
             return Err(Diagnostic::error(
                 code,
                 format!("{} holds no YAML document", self.display()),
@@ -53,12 +53,6 @@ impl YamlFile<'_> {
             .help(help));
         }
         serde_saphyr::from_str::<T>(&self.file.text).map_err(|e| self.invalid(&e, code, what, help))
-    }
-
-    /// The file holds no YAML document: nothing, or only comments and blank lines.
-    fn has_no_document(&self) -> bool {
-        serde_saphyr::from_multiple::<serde::de::IgnoredAny>(&self.file.text)
-            .is_ok_and(|docs| docs.is_empty())
     }
 
     /// Every document of the file (separated by `---`) as `T`, or diagnostic `code` at the first

@@ -319,6 +319,14 @@ fn parse(
             );
             None
         }
+        Err(_) if crate::diagnostic::yaml_has_no_document(&file.text) => {
+            diags.push(
+                Diagnostic::error("K0701", "runtimes/deviations.yaml holds no YAML document")
+                    .in_file(path)
+                    .help("the shape is documented in docs/runtimes.md"),
+            );
+            None
+        }
         Err(e) => {
             let msg = crate::diagnostic::yaml_message(&e);
             let d = Diagnostic::error(

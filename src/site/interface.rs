@@ -218,6 +218,13 @@ fn lang_of(file: &str) -> &str {
 
 fn parse(src: &str, origin: &Path) -> Result<Interface, Diagnostic> {
     serde_saphyr::from_str::<Interface>(src).map_err(|e| {
+        let help =
+            "the file has `name`, `html_lang` and `text` (key: text); see templates/i18n/en.yaml";
+        if crate::diagnostic::yaml_has_no_document(src) {
+            return Diagnostic::error("K0405", "an interface text file holds no YAML document")
+                .in_file(origin)
+                .help(help);
+        }
         let msg = crate::diagnostic::yaml_message(&e);
         let at = match e.location() {
             Some(loc) => format!("{}:{}:{}", origin.display(), loc.line(), loc.column()),
@@ -225,9 +232,7 @@ fn parse(src: &str, origin: &Path) -> Result<Interface, Diagnostic> {
         };
         Diagnostic::error("K0405", "an interface text file is not valid")
             .in_file(at)
-            .help(format!(
-                "{msg}\nthe file has `name`, `html_lang` and `text` (key: text); see templates/i18n/en.yaml"
-            ))
+            .help(format!("{msg}\n{help}"))
     })
 }
 

@@ -173,11 +173,17 @@ pub(super) fn parse_contract(
     let raw: RawContract = match serde_saphyr::from_str(&file.text) {
         Ok(r) => r,
         Err(e) => {
-            let msg = crate::diagnostic::yaml_message(&e);
-            let d = Diagnostic::error("K0010", "contract.yaml is not a valid contract description");
-            let d = match e.location() {
-                Some(loc) => d.at(error_span(&e, &loc), msg),
-                None => d.in_file(&file.path).help(msg.clone()),
+            let d = if crate::diagnostic::yaml_has_no_document(&file.text) {
+                Diagnostic::error("K0010", "contract.yaml holds no YAML document")
+                    .in_file(&file.path)
+            } else {
+                let msg = crate::diagnostic::yaml_message(&e);
+                let d =
+                    Diagnostic::error("K0010", "contract.yaml is not a valid contract description");
+                match e.location() {
+                    Some(loc) => d.at(error_span(&e, &loc), msg),
+                    None => d.in_file(&file.path).help(msg.clone()),
+                }
             };
             diags.push(d.help(
                 "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, search_hint (text, or {<lang>: text}), actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date}); see spec/README.md",

@@ -195,6 +195,19 @@ fn k0010_contract_unknown_field() {
     ));
 }
 
+/// A contract.yaml with comments only says it holds no document, not the YAML reader's "unexpected
+/// end of input".
+#[test]
+fn k0010_contract_without_a_document() {
+    insta::assert_snapshot!(run(
+        &[
+            ("spec/contract.yaml", b"# to be written\n\n"),
+            ("spec/en/one.md", b"# One\n"),
+        ],
+        &["check"],
+    ));
+}
+
 /// `history:` and `upstream.revision`: a bad name, a name listed twice, paths that leave the spec
 /// folder or name a folder without contract.yaml, revisions and dates that are not; the last entry
 /// is good and raises nothing.
@@ -869,6 +882,15 @@ fn k0610_requirement_not_met() {
     insta::assert_snapshot!(project(
         &[],
         &["matrix", "--format", "csv", "--require", "MUST=passing"]
+    ));
+}
+
+/// An empty catalogue says it holds no document.
+#[test]
+fn k0701_runtimes_catalogue_without_a_document() {
+    insta::assert_snapshot!(project(
+        &[("spec/runtimes/deviations.yaml", b"")],
+        &["check"],
     ));
 }
 

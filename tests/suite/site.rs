@@ -706,6 +706,21 @@ fn k0405_a_malformed_interface_file() {
     insta::assert_snapshot!(errors_only(&err));
 }
 
+/// An interface file with comments only says it holds no document (K0405).
+#[test]
+fn k0405_an_interface_file_without_a_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&lang_de(), tmp.path());
+    std::fs::write(
+        tmp.path().join("templates/i18n/de.yaml"),
+        "# Deutsch: noch zu übersetzen\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--templates", "templates"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(errors_only(&err));
+}
+
 /// `--out` into folders that do not exist yet creates them; a failure names only the user's paths,
 /// never the temporary folder the site is built in.
 #[test]
