@@ -68,20 +68,8 @@ pub enum Status {
 }
 
 impl Status {
-    /// Display order (the list), used for summaries and columns of the site.
-    pub const ALL: [Status; 8] = [
-        Status::Untested,
-        Status::Stub,
-        Status::Implemented,
-        Status::Passing,
-        Status::Failing,
-        Status::Suspect,
-        Status::External,
-        Status::Waived,
-    ];
-
-    /// [`Self::ALL`] and `exempt`, which only a crate's own `kcontract.toml` gives: the columns of
-    /// the terminal's coverage table (the site, built from the spec's repository, has none).
+    /// Every status, in display order (the list), `exempt` last: the columns of the
+    /// terminal's coverage table, and the names `--require` and the ratchet accept.
     pub const REPORTED: [Status; 9] = [
         Status::Untested,
         Status::Stub,
@@ -93,6 +81,16 @@ impl Status {
         Status::Waived,
         Status::Exempt,
     ];
+
+    /// [`Self::REPORTED`] without `exempt`, which only a crate's own `kcontract.toml` gives: the
+    /// statuses of the site's summaries and columns (the site, built from the spec's repository,
+    /// has none).
+    pub const ALL: [Status; 8] = *Self::REPORTED.first_chunk().unwrap();
+
+    /// The status of lowercase name `s` (`--require`'s, a ratchet file's), if any.
+    pub fn named(s: &str) -> Option<Status> {
+        Self::REPORTED.into_iter().find(|st| st.as_str() == s)
+    }
 
     /// The lowercase name used in the CLI, JSON and the site (`implemented`).
     pub fn as_str(self) -> &'static str {

@@ -53,10 +53,6 @@ pub fn to_text(s: &Snapshot) -> String {
     t
 }
 
-fn parse_status(s: &str) -> Option<Status> {
-    Status::REPORTED.into_iter().find(|st| st.as_str() == s)
-}
-
 /// What comparing a matrix with a snapshot found.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Comparison {
@@ -81,7 +77,7 @@ pub fn compare(old: &Snapshot, m: &Matrix, results: bool) -> Comparison {
         let Some(before) = old.clauses.get(&r.clause.id) else {
             continue;
         };
-        let Some(b) = parse_status(before) else {
+        let Some(b) = Status::named(before) else {
             continue;
         };
         let (Some(was), Some(now)) = (rank(b, results), rank(r.status, results)) else {

@@ -49,13 +49,10 @@ pub(crate) struct Matrix {
 }
 
 fn parse_status(s: &str) -> Result<Status, String> {
-    Status::REPORTED
-        .into_iter()
-        .find(|st| st.as_str() == s.trim())
-        .ok_or_else(|| {
-            let all: Vec<&str> = Status::REPORTED.iter().map(|s| s.as_str()).collect();
-            format!("`{s}` is not a status: use {}", all.join(", "))
-        })
+    Status::named(s.trim()).ok_or_else(|| {
+        let all: Vec<&str> = Status::REPORTED.iter().map(|s| s.as_str()).collect();
+        format!("`{s}` is not a status: use {}", all.join(", "))
+    })
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
