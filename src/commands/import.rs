@@ -66,7 +66,8 @@ impl Import {
                 "actors are written in clauses: lowercase a-z, 0-9 and `-`, e.g. --actors producer,consumer",
             ));
         }
-        let src = match fs::read(&self.file) {
+        // A FIFO, a device or an endless file is refused, not read until memory runs out.
+        let src = match crate::fsutil::read_regular(&self.file, crate::fsutil::MAX_INPUT) {
             Ok(b) => match String::from_utf8(b) {
                 Ok(s) => crate::fsutil::plain_text(s),
                 Err(_) => {
@@ -84,7 +85,7 @@ impl Import {
                         format!("`{}` cannot be read: {e}", self.file.display()),
                     )
                     .in_file(&self.file)
-                    .help("check the path of the Markdown file to import"),
+                    .help("name the Markdown file to import (a regular file)"),
                 );
             }
         };

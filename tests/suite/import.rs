@@ -144,6 +144,35 @@ fn import_never_overwrites_and_reports_a_missing_file() {
     assert!(!dir.path().join("new").exists());
 }
 
+/// A FIFO with no writer and a device without end are refused at once, not read forever.
+#[test]
+fn import_refuses_a_fifo_and_a_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.md");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for (file, what) in [
+        (
+            fifo.to_str().unwrap(),
+            "a FIFO (named pipe), not a regular file",
+        ),
+        ("/dev/zero", "a character device, not a regular file"),
+    ] {
+        let (code, _, err) = kcontract(dir.path(), &["import", file, "--out", "new"]);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("error[K1001]") && err.contains(what),
+            "{file}: {err}"
+        );
+        assert!(!dir.path().join("new").exists());
+    }
+}
+
 #[test]
 fn a_small_text_imports_as_expected() {
     let dir = tempfile::tempdir().unwrap();
