@@ -85,7 +85,7 @@ impl CrateConfig {
         } else {
             dir.join(FILE)
         };
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::fsutil::read_text(&path) {
             Ok(t) => crate::fsutil::plain_text(t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {

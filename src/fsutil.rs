@@ -122,6 +122,13 @@ pub(crate) fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// [`read_regular`] of a UTF-8 text file of at most [`MAX_INPUT`] bytes: what `fs::read_to_string`
+/// does, without hanging on a FIFO or reading a device without end. Not UTF-8 is `InvalidData`.
+pub(crate) fn read_text(path: &Path) -> io::Result<String> {
+    String::from_utf8(read_regular(path, MAX_INPUT)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "it is not UTF-8 text"))
+}
+
 /// [`read_regular`] of a file that must lie inside the folder `root`: `path`, with every symbolic
 /// link on the way resolved, must still be below `root` (itself resolved). Why: a spec folder is
 /// often someone else's (a pull request a CI builds previews of), and git stores symbolic links;
@@ -405,6 +412,16 @@ mod tests {
         let e = read_regular(&big, 1000).unwrap_err();
         assert!(matches!(refusal(&e), Some(Refused::TooLarge(1000))));
         assert_eq!(read_regular(&big, 2000).unwrap().len(), 2000);
+        // read_text: the same refusals, and bytes that are not UTF-8 are InvalidData.
+        let e = read_text(&fifo).unwrap_err();
+        assert!(matches!(refusal(&e), Some(Refused::NotRegular(_))), "{e}");
+        fs::write(&big, b"ok \xff").unwrap();
+        assert_eq!(
+            read_text(&big).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
+        fs::write(&big, "ok \u{e9}").unwrap();
+        assert_eq!(read_text(&big).unwrap(), "ok \u{e9}");
     }
 
     #[cfg(unix)]

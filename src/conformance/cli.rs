@@ -138,7 +138,7 @@ fn prepare(
     path: &Path,
     version: Option<OciVersion>,
 ) -> Result<(Trace, Session), String> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::fsutil::read_text(path)
         .map(crate::fsutil::plain_text)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // The same message as `model replay` gives for the same file.

@@ -62,7 +62,7 @@ pub fn run_replay_with(
         Ok(flags) => flags,
         Err(message) => return report(err, &message, USAGE),
     };
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fsutil::read_text(path) {
         Ok(text) => crate::fsutil::plain_text(text),
         Err(e) => return report(err, &format!("cannot read {}: {e}", path.display()), 1),
     };

@@ -213,7 +213,7 @@ pub fn passes(clauses: &[ClauseResult]) -> bool {
 /// Reads a run report: the file, as JSON, in this version's format. The reader of the matrix's
 /// platform columns.
 pub fn read(path: &Path) -> Result<Report, Diagnostic> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::fsutil::read_text(path).map_err(|e| {
         Diagnostic::error(
             "K1107",
             format!("cannot read the run report `{}`: {e}", path.display()),

@@ -91,7 +91,7 @@ impl Interfaces {
                 if !file.ends_with(".yaml") || !path.is_file() {
                     continue;
                 }
-                let src = fs::read_to_string(&path)
+                let src = crate::fsutil::read_text(&path)
                     .map(crate::fsutil::plain_text)
                     .map_err(|e| crate::spec_source::io_error(&path, &e))?;
                 let interface = parse(&src, &path)?;

@@ -6,7 +6,6 @@
 //! rendered or included for every clause, so overriding one of them changes every clause.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use tera::Tera;
@@ -126,7 +125,7 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
         for (name, src) in &mut sources {
             let p = dir.join(*name);
             if p.exists() {
-                *src = fs::read_to_string(&p)
+                *src = crate::fsutil::read_text(&p)
                     .map(crate::fsutil::plain_text)
                     .map_err(|e| crate::spec_source::io_error(&p, &e))?;
             }
@@ -199,7 +198,8 @@ fn assets(files: &[(String, PathBuf)]) -> Result<BTreeMap<String, Vec<u8>>, Diag
             .in_file(path)
             .help("rename the file: `assets/search-<lang>.js` is written by the build"));
         }
-        let bytes = fs::read(path).map_err(|e| crate::spec_source::io_error(path, &e))?;
+        let bytes = crate::fsutil::read_regular(path, crate::fsutil::MAX_INPUT)
+            .map_err(|e| crate::spec_source::io_error(path, &e))?;
         out.insert(name.to_string(), bytes);
     }
     Ok(out)

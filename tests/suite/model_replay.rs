@@ -359,6 +359,23 @@ fn replay_command_exit_codes() {
     let (code, _, err) = run(&dir.join("missing.json"), None);
     assert_eq!(code, 1);
     assert!(err.starts_with("error: cannot read"), "{err}");
+    // A FIFO with no writer is refused at once (it was read forever), as a device is.
+    let fifo = dir.join("fifo.json");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for file in [fifo.as_path(), Path::new("/dev/zero")] {
+        let (code, _, err) = run(file, None);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.starts_with("error: cannot read") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
