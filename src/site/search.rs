@@ -10,7 +10,7 @@ use super::changes_page::SearchItem;
 use crate::diagnostic::Diagnostic;
 use crate::runtimes::Catalogue;
 use crate::spec::{Block, Document, Prose, Spec};
-use crate::spec_source::{BOILERPLATE_MARKER, markdown_options};
+use crate::spec_source::markdown_options;
 
 /// One entry of the index: a clause, a heading, a paragraph of prose, a runtime deviation or a
 /// removed clause on the Changes page, in the page's language. `kind` orders the results (site.js ranks clause ids and exact terms first,
@@ -188,12 +188,10 @@ fn prose_pieces(prose: &Prose) -> Vec<Piece> {
                     text.clear();
                 }
             }
-            Event::Html(h) if h.trim() == BOILERPLATE_MARKER => {}
-            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t)
-                if !in_heading =>
-            {
-                text.push_str(&t);
-            }
+            // Raw HTML is not text: its tags, and its comments, which are notes for editors that
+            // the pages do not show (an `init`'s translation note among them). The words between
+            // inline tags are `Text` of their own and stay.
+            Event::Text(t) | Event::Code(t) if !in_heading => text.push_str(&t),
             Event::SoftBreak | Event::HardBreak => text.push(' '),
             _ => {}
         }

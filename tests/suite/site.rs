@@ -190,6 +190,37 @@ fn hostile_spec_text_renders_inert() {
     assert!(!search.contains("</script>"));
 }
 
+/// An editor's HTML comment is a note the pages do not show, so the search index does not hold it
+/// either; nor raw tags. The words between inline tags are searchable.
+#[test]
+fn html_comments_and_tags_stay_out_of_the_search_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec");
+    std::fs::create_dir_all(spec.join("en")).unwrap();
+    std::fs::write(
+        spec.join("contract.yaml"),
+        "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        spec.join("en/one.md"),
+        "# One\n\n<!-- editor note: secret -->\n\nSome <span class=\"x\">visible</span> words.\n\n<div>\nblock\n</div>\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    let search = std::fs::read_to_string(tmp.path().join("site/assets/search-en.js")).unwrap();
+    assert!(search.contains("Some visible words."), "{search}");
+    for hidden in ["secret", "span", "div", "\\u003c"] {
+        assert!(!search.contains(hidden), "{hidden}: {search}");
+    }
+    let page = std::fs::read_to_string(tmp.path().join("site/en/one.html")).unwrap();
+    assert!(
+        !page.contains("secret") && page.contains("visible"),
+        "{page}"
+    );
+}
+
 #[test]
 fn a_failed_build_leaves_the_previous_site_untouched() {
     let tmp = tempfile::tempdir().unwrap();
