@@ -284,6 +284,19 @@ fn only_a_source_block_with_errors_stops_the_comparison() {
     assert!(!err.contains("K0302"), "{err}");
     assert!(kinds_of(&v, "one.kept").is_empty(), "{v}");
     assert_eq!(v["not_compared"], serde_json::json!(["one.kept"]));
+    // A clause added with a broken translation (K0101 in zh): added, its translation missing.
+    let dir = broken_copy(|t| t.to_owned());
+    let zh = dir.path().join("new/zh/one.md");
+    let text = std::fs::read_to_string(&zh).unwrap();
+    std::fs::write(
+        &zh,
+        text + "\n```clause\nid: one.added\ntext: [unclosed\n```\n",
+    )
+    .unwrap();
+    let (v, err) = json(dir.path());
+    assert!(err.contains("error[K0101]"), "{err}");
+    assert_eq!(kinds_of(&v, "one.added"), ["added", "translation"]);
+    assert_eq!(v["not_compared"], serde_json::json!([]));
 }
 
 #[test]
