@@ -91,8 +91,8 @@ impl Diff {
                 return Err(Failure::Input);
             }
         }
-        let mut unreadable = diff::unreadable_ids(&old_loaded);
-        unreadable.extend(diff::unreadable_ids(&new_loaded));
+        let mut unreadable = diff::unreadable_ids(&old_loaded, &old.dir);
+        unreadable.extend(diff::unreadable_ids(&new_loaded, &new.dir));
         let tests = match (
             claims(ctx, &old, &old_loaded)?,
             claims(ctx, &new, &new_loaded)?,

@@ -5,7 +5,7 @@
 //! change it was.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
@@ -45,6 +45,8 @@ pub(crate) struct Step {
 pub(crate) struct Version {
     /// Its entry in `history:`.
     pub(crate) entry: EarlierVersion,
+    /// Its folder, as loaded (`path:` relative to the current spec folder).
+    pub(crate) dir: PathBuf,
     /// Its folder loaded with the same loader as the current spec.
     pub(crate) loaded: Loaded,
 }
@@ -70,9 +72,13 @@ pub(crate) fn load(spec_dir: &Path, contract: &Contract) -> Vec<Version> {
     entries.sort_by(|a, b| a.date.cmp(&b.date));
     entries
         .into_par_iter()
-        .map(|entry| Version {
-            entry: entry.clone(),
-            loaded: spec_source::load_with(&entry.dir(spec_dir), LoadOptions::default()),
+        .map(|entry| {
+            let dir = entry.dir(spec_dir);
+            Version {
+                entry: entry.clone(),
+                loaded: spec_source::load_with(&dir, LoadOptions::default()),
+                dir,
+            }
         })
         .collect()
 }
@@ -115,9 +121,9 @@ pub(crate) fn compare(versions: &[Version], current: &Spec) -> History {
         .map(|(i, v)| {
             let next = versions.get(i + 1);
             let new_spec = next.map_or(current, |n| &n.loaded.spec);
-            let mut unreadable: BTreeSet<String> = unreadable_ids(&v.loaded);
+            let mut unreadable: BTreeSet<String> = unreadable_ids(&v.loaded, &v.dir);
             if let Some(n) = next {
-                unreadable.extend(unreadable_ids(&n.loaded));
+                unreadable.extend(unreadable_ids(&n.loaded, &n.dir));
             }
             Step {
                 old: v.entry.clone(),

@@ -11,6 +11,7 @@ pub(crate) mod history;
 pub(crate) mod render;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
@@ -18,7 +19,7 @@ use similar::{ChangeTag, TextDiff};
 use crate::diagnostic::FileId;
 use crate::keywords::Level;
 use crate::spec::{Block, Clause, Spec, Translation, TranslationState};
-use crate::spec_source::Loaded;
+use crate::spec_source::{self, Loaded};
 
 /// The `format` of the JSON output; changes only with an incompatible change of its shape.
 pub(crate) const FORMAT: &str = "kcontract-diff/1";
@@ -246,8 +247,9 @@ pub(crate) struct Diff {
     pub(crate) prose: Vec<Prose>,
     /// Languages and chapters added or removed.
     pub(crate) parts: Parts,
-    /// Ids whose clause is on one side only because its block on the other side has errors: not
-    /// compared (calling them added or removed would be wrong).
+    /// Ids whose clause is on one side only because its source-language block on the other side
+    /// has errors: not compared (calling them added or removed would be wrong). A translation with
+    /// errors, or left behind by a removed clause, does not put its id here.
     pub(crate) not_compared: Vec<String>,
 }
 
@@ -260,15 +262,30 @@ fn same_words(a: &str, b: &str) -> bool {
     a.split_whitespace().eq(b.split_whitespace())
 }
 
-/// The ids written in a spec's files (`id:` lines) that are not clauses of its `Spec`: clause
-/// blocks the loader left out because of their errors. Empty when the load had no errors.
-pub(crate) fn unreadable_ids(loaded: &Loaded) -> BTreeSet<String> {
+/// The ids written in the source-language chapter files of a spec folder `dir` (`id:` lines) that
+/// are not clauses of its `Spec`: clause blocks the loader left out because of their errors. Empty
+/// when the load had no errors. Only the source language's files count: a clause exists by its
+/// source block, so a translation left behind by a removed clause (K0302) must not hide the
+/// removal, and a broken translation does not stop its clause from being compared.
+pub(crate) fn unreadable_ids(loaded: &Loaded, dir: &Path) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
+    let contract = &loaded.spec.contract;
+    let Some(source) = contract.languages.first() else {
+        return out;
+    };
     if !loaded.has_errors() {
         return out;
     }
+    let files: BTreeSet<PathBuf> = contract
+        .chapters
+        .iter()
+        .map(|c| spec_source::chapter_file(dir, source, c))
+        .collect();
     for i in 0..loaded.sources.len() {
         let file = loaded.sources.get(FileId(i as u32));
+        if !files.contains(&file.path) {
+            continue;
+        }
         for line in file.text.lines() {
             if let Some(v) = line.strip_prefix("id:") {
                 let id = v.trim().trim_matches(['"', '\'']);
@@ -716,22 +733,30 @@ mod tests {
     const LEVELS: [&str; 5] = ["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"];
     const ACTORS: [&str; 3] = ["platform", "developer", "container"];
 
+    /// The clause's text.
+    fn words(c: &C) -> String {
+        format!("The thing {} {}.", LEVELS[c.level], c.words.join(" "))
+    }
+
+    /// The clause's block; `actor` for its actor (a wrong one makes the block an error).
+    fn block(c: &C, actor: &str) -> String {
+        let verify = if c.manual {
+            "manual"
+        } else {
+            "untestable\nreason: r"
+        };
+        format!(
+            "```clause\nid: one.c{}\nlevel: {}\nactor: {actor}\ntext: {}\nverify: {verify}\n```\n\n",
+            c.id,
+            LEVELS[c.level],
+            words(c)
+        )
+    }
+
     fn chapter(clauses: &[C]) -> String {
         let mut s = String::from("# One\n\n");
         for c in clauses {
-            let verify = if c.manual {
-                "manual"
-            } else {
-                "untestable\nreason: r"
-            };
-            s.push_str(&format!(
-                "```clause\nid: one.c{}\nlevel: {}\nactor: {}\ntext: The thing {} {}.\nverify: {verify}\n```\n\n",
-                c.id,
-                LEVELS[c.level],
-                ACTORS[c.actor],
-                LEVELS[c.level],
-                c.words.join(" ")
-            ));
+            s.push_str(&block(c, ACTORS[c.actor]));
         }
         s
     }
@@ -809,6 +834,82 @@ mod tests {
             let d = compare(&a, &spec(&new), &BTreeSet::new(), None);
             let kinds: Vec<Kind> = d.changes.iter().map(|c| c.kind).collect();
             prop_assert_eq!(kinds, expected);
+        }
+    }
+
+    /// `clauses` in `s/en/one.md`, the block of the one at `broken` with an unknown actor (an
+    /// error: the loader leaves it out), and `s/de/one.md` translating each of `translated`
+    /// (current: its `source:` is the stamp the loader gives that clause).
+    fn bilingual(clauses: &[C], translated: &[C], broken: Option<usize>) -> Loaded {
+        let mut source = String::from("# One\n\n");
+        for (i, c) in clauses.iter().enumerate() {
+            let actor = if broken == Some(i) {
+                "nobody"
+            } else {
+                ACTORS[c.actor]
+            };
+            source.push_str(&block(c, actor));
+        }
+        let stamps = spec(translated);
+        let mut de = String::from("# Eins\n\n");
+        for c in translated {
+            de.push_str(&format!(
+                "```clause\nid: one.c{}\ntext: Das Ding {} {}.\nsource: {}\n```\n\n",
+                c.id,
+                LEVELS[c.level],
+                c.words.join(" "),
+                stamps
+                    .clause(&format!("one.c{}", c.id))
+                    .expect("a source clause")
+                    .stamp
+            ));
+        }
+        let mut files = std::collections::BTreeMap::new();
+        let contract = CONTRACT.replace("languages: [en]", "languages: [en, de]");
+        files.insert(PathBuf::from("s/contract.yaml"), contract.into_bytes());
+        files.insert(PathBuf::from("s/en/one.md"), source.into_bytes());
+        files.insert(PathBuf::from("s/de/one.md"), de.into_bytes());
+        load_from(&Tree::Memory(files), Path::new("s"), LoadOptions::default())
+    }
+
+    /// `compare` as `kcontract diff` calls it on two [`bilingual`] folders.
+    fn diff_loaded(old: &Loaded, new: &Loaded) -> Diff {
+        let mut unreadable = unreadable_ids(old, Path::new("s"));
+        unreadable.extend(unreadable_ids(new, Path::new("s")));
+        compare(&old.spec, &new.spec, &unreadable, None)
+    }
+
+    proptest! {
+        /// A source clause removed with its translation left behind (K0302 on the new side) is
+        /// reported removed, and the other way round added: a translation does not make its
+        /// clause "not compared". A source block with errors does, for that clause only, though
+        /// its translation is there.
+        #[test]
+        fn a_translation_left_behind_does_not_hide_the_change(old in clauses(), pick in any::<prop::sample::Index>()) {
+            let i = pick.index(old.len());
+            let id = format!("one.c{}", old[i].id);
+            let full = bilingual(&old, &old, None);
+            prop_assert!(!full.has_errors(), "{:?}", full.diagnostics);
+            let mut rest = old.clone();
+            rest.remove(i);
+            let orphan = bilingual(&rest, &old, None);
+            let codes: Vec<&str> = orphan.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect();
+            prop_assert_eq!(codes, vec!["K0302"]);
+            let shown = |d: &Diff| -> Vec<(String, Kind)> {
+                d.changes.iter().map(|c| (c.id.clone(), c.kind)).collect()
+            };
+            let d = diff_loaded(&full, &orphan);
+            prop_assert_eq!(shown(&d), vec![(id.clone(), Kind::Removed)]);
+            prop_assert!(d.not_compared.is_empty());
+            let d = diff_loaded(&orphan, &full);
+            prop_assert_eq!(shown(&d), vec![(id.clone(), Kind::Added)]);
+            prop_assert!(d.not_compared.is_empty());
+            let broken = bilingual(&old, &old, Some(i));
+            prop_assert!(broken.has_errors());
+            for d in [diff_loaded(&full, &broken), diff_loaded(&broken, &full)] {
+                prop_assert!(d.changes.is_empty(), "{:?}", d.changes);
+                prop_assert_eq!(&d.not_compared, &vec![id.clone()]);
+            }
         }
     }
 

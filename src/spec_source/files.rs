@@ -239,6 +239,12 @@ pub(crate) fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
         .help(help)
 }
 
+/// The file of chapter `chapter` in language `lang` of the spec folder `dir`:
+/// `<dir>/<lang>/<chapter>.md`, the one place that says where a chapter is.
+pub(crate) fn chapter_file(dir: &Path, lang: &str, chapter: &str) -> PathBuf {
+    dir.join(lang).join(format!("{chapter}.md"))
+}
+
 /// One language's chapter files, in contract order: each listed chapter with its path and, when it
 /// was read as UTF-8, its id in `sources`. Problems are reported in that order: a listed chapter
 /// whose file is missing (pointing at the contract line that lists it), unreadable or not UTF-8,
@@ -260,7 +266,7 @@ pub(super) fn read_language(
     let read: Vec<(PathBuf, io::Result<Vec<u8>>)> = chapters
         .par_iter()
         .map(|c| {
-            let path = lang_dir.join(format!("{c}.md"));
+            let path = chapter_file(dir, lang, c);
             let content = tree.read_inside(dir, &path);
             (path, content)
         })

@@ -25,7 +25,7 @@ pub(crate) use chapter::{BOILERPLATE_MARKER, markdown_options, resolver};
 pub(crate) use clause_block::{ClauseYaml, FieldValue};
 pub(crate) use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
-pub(crate) use files::{io_error, read_source, read_spec_source};
+pub(crate) use files::{chapter_file, io_error, read_source, read_spec_source};
 pub(crate) use links::LINK_SCHEMES;
 pub(crate) use translation::translation_diagnostics;
 pub(crate) use untranslated::paragraphs;

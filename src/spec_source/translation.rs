@@ -324,9 +324,7 @@ pub(super) fn place_untranslated_in(
 /// spec folder actually read: `<dir>/<source lang>/<chapter>.md` → `<dir>/<lang>/<chapter>.md`).
 fn translation_file(source: &std::path::Path, lang: &str, chapter: &str) -> PathBuf {
     let dir = source.parent().and_then(std::path::Path::parent);
-    dir.map_or_else(PathBuf::new, PathBuf::from)
-        .join(lang)
-        .join(format!("{chapter}.md"))
+    super::files::chapter_file(dir.unwrap_or(std::path::Path::new("")), lang, chapter)
 }
 
 /// Missing and stale translations: warnings by default, errors under `--strict`.

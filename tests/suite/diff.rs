@@ -192,6 +192,113 @@ fn a_side_with_errors_is_reported_and_the_rest_diffed() {
     insta::assert_snapshot!(shown((code, out, err)));
 }
 
+/// `text` without the clause block of `id` and the blank line after it.
+fn without_block(text: &str, id: &str) -> String {
+    let start = text
+        .find(&format!("```clause\nid: {id}\n"))
+        .unwrap_or_else(|| panic!("no block {id}"));
+    let end = start + 3 + text[start + 3..].find("```\n\n").unwrap() + 5;
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+/// The changes of a JSON diff.
+fn json_changes(json: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["changes"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_clause_removed_with_its_translation_left_behind_is_removed() {
+    // `one.kept` removed from the source only: its zh block is left behind. That is an error of
+    // the new side (K0302, where `check` reports it), and the removal is still a removal.
+    let dir = broken_copy(|t| without_block(t, "one.kept"));
+    let (code, out, err) = run_in(dir.path(), &["diff", "old", "new"]);
+    assert_eq!(code, 1, "a side with errors: exit 1");
+    assert!(err.contains("error[K0302]"), "{err}");
+    assert!(err.contains("new/zh/one.md:6:5"), "{err}");
+    assert!(!out.contains("not compared"), "{out}");
+    assert!(out.contains("removed     one.kept"), "{out}");
+    insta::assert_snapshot!(shown((code, out, err)));
+    let (code, json, _) = run_in(dir.path(), &["diff", "old", "new", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["not_compared"], serde_json::json!([]));
+    assert_eq!(v["new"]["errors"], 1);
+    let mut changes = json_changes(&json);
+    let kept: Vec<serde_json::Value> = changes
+        .iter()
+        .filter(|c| c["id"] == "one.kept")
+        .cloned()
+        .collect();
+    assert_eq!(
+        kept,
+        [serde_json::json!({
+            "id": "one.kept", "kind": "removed", "chapter": "one", "level": "MUST",
+            "old": "The platform MUST keep this clause.", "new": null
+        })]
+    );
+    // Everything else is the fixtures' diff, unchanged.
+    changes.retain(|c| c["id"] != "one.kept");
+    assert_eq!(
+        changes,
+        json_changes(&diff_fixtures(&["--format", "json"]).1)
+    );
+}
+
+#[test]
+fn only_a_source_block_with_errors_stops_the_comparison() {
+    let json = |dir: &Path| {
+        let (code, out, err) = run_in(dir, &["diff", "old", "new", "--format", "json"]);
+        assert_eq!(code, 1, "{err}");
+        (
+            serde_json::from_str::<serde_json::Value>(&out).unwrap(),
+            err,
+        )
+    };
+    let kinds_of = |v: &serde_json::Value, id: &str| -> Vec<String> {
+        v["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["id"] == id)
+            .map(|c| c["kind"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // The old side has the translation of a clause its source lacks (K0302 there): the new
+    // side's clause is added, and its current translation is no change.
+    let dir = broken_copy(|t| t.to_owned());
+    let old = dir.path().join("old/en/one.md");
+    std::fs::write(
+        &old,
+        without_block(&std::fs::read_to_string(&old).unwrap(), "one.kept"),
+    )
+    .unwrap();
+    let (v, err) = json(dir.path());
+    assert!(err.contains("old/zh/one.md:6:5"), "{err}");
+    assert_eq!(kinds_of(&v, "one.kept"), ["added"]);
+    assert_eq!(v["not_compared"], serde_json::json!([]));
+    // The source block of `one.kept` broken, its translation there: not compared (its
+    // translation is not reported on its own).
+    let dir = broken_copy(|t| t.replace("MUST keep this clause.", "MUST keep: this clause."));
+    let (v, err) = json(dir.path());
+    assert!(!err.contains("K0302"), "{err}");
+    assert!(kinds_of(&v, "one.kept").is_empty(), "{v}");
+    assert_eq!(v["not_compared"], serde_json::json!(["one.kept"]));
+    // A clause added with a broken translation (K0101 in zh): added, its translation missing.
+    let dir = broken_copy(|t| t.to_owned());
+    let zh = dir.path().join("new/zh/one.md");
+    let text = std::fs::read_to_string(&zh).unwrap();
+    std::fs::write(
+        &zh,
+        text + "\n```clause\nid: one.added\ntext: [unclosed\n```\n",
+    )
+    .unwrap();
+    let (v, err) = json(dir.path());
+    assert!(err.contains("error[K0101]"), "{err}");
+    assert_eq!(kinds_of(&v, "one.added"), ["added", "translation"]);
+    assert_eq!(v["not_compared"], serde_json::json!([]));
+}
+
 #[test]
 fn a_side_that_cannot_be_read_compares_nothing() {
     // No folder on one side, no contract.yaml on the other: nothing parsed, so no diff is printed
@@ -298,6 +405,42 @@ fn git_revisions_read_without_a_checkout() {
         repo.path(),
         &["diff", "--git", "HEAD~1..", "--format", "markdown"]
     )));
+}
+
+#[test]
+fn git_revisions_with_a_translation_left_behind() {
+    // The same rule when both sides are read from git objects: `one.kept` removed from the source
+    // with its zh block left behind is removed; `one.level`, whose source block is broken, is not
+    // compared.
+    let repo = scratch_repo();
+    let one = repo.path().join("spec/en/one.md");
+    let text = without_block(&std::fs::read_to_string(&one).unwrap(), "one.kept");
+    std::fs::write(
+        &one,
+        text.replace(
+            "level: MUST\nactor: platform\ntext: The platform MUST restart",
+            "level: MUST\nactor: nobody\ntext: The platform MUST restart",
+        ),
+    )
+    .unwrap();
+    git(repo.path(), &["commit", "-qam", "broken"]);
+    let (code, out, err) = run_in(
+        repo.path(),
+        &["diff", "--git", "HEAD~1..HEAD", "--format", "json"],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("HEAD:spec/zh/one.md:6:5"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["not_compared"], serde_json::json!(["one.level"]));
+    let changes: Vec<(String, String)> = json_changes(&out)
+        .iter()
+        .filter(|c| c["id"] == "one.kept" || c["id"] == "one.level")
+        .map(|c| (c["id"].to_string(), c["kind"].to_string()))
+        .collect();
+    assert_eq!(
+        changes,
+        [("\"one.kept\"".to_owned(), "\"removed\"".to_owned())]
+    );
 }
 
 #[test]
