@@ -715,6 +715,27 @@ mod tests {
         assert_eq!(format_chapter(nested), nested);
     }
 
+    /// A clause block never closed (K0122), at the end of the file or of its list item, is left
+    /// byte for byte as written, trailing blank lines included; the blocks before it are formatted.
+    #[test]
+    fn a_block_never_closed_is_left_as_written() {
+        let open = "```clause\nlevel: MUST\nid: a.c\nactor: platform\ntext: \"It MUST.\"\nverify: manual\n\n";
+        let src = format!(
+            "# T\n\n```clause\nlevel: MAY\nid: a.b\nactor: platform\ntext: It MAY.\nverify: manual\n```\nProse.\n\n{open}"
+        );
+        let out = format_chapter(&src);
+        assert!(out.ends_with(&format!("Prose.\n\n{open}")), "{out}");
+        assert!(
+            out.starts_with("# T\n\n```clause\nid: a.b\nlevel: MAY\n"),
+            "{out}"
+        );
+        let nested = "- Item:\n  ```clause\n  level: MUST\n  id: a.c\n  actor: platform\n  text: It MUST.\n  verify: manual\n- Next.\n";
+        assert_eq!(format_chapter(nested), nested);
+        for end in [open.trim_end(), "```clause"] {
+            assert_eq!(format_chapter(end), end);
+        }
+    }
+
     #[test]
     fn plain_only_when_safe() {
         for v in [

@@ -12,7 +12,7 @@ use pulldown_cmark::{
 
 use super::clause_block::{BlockPos, ClauseFields, Schema, parse_block};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
-use crate::keywords::find_keywords;
+use crate::keywords::{Level, find_keywords};
 use crate::spec::{
     Clause, Heading, Link, LinkDef, LinkDefs, NestedClause, Prose, SectionRef, TranslatedClause,
     link_label,
@@ -90,16 +90,35 @@ impl Nested {
         let src = file.text.as_str();
         let fence_end = file.line_end(range.start);
         let start = (fence_end + 1).min(src.len());
-        let body = src[..range.end].trim_end_matches(['\n', '\r']);
-        let last = body.rfind('\n').map_or(0, |i| i + 1);
-        let closed = last >= start && src[last..body.len()].trim_start().starts_with("```");
-        let end = if closed { last } else { range.end };
+        let end = closing_fence(src, range).unwrap_or(range.end);
         Nested {
             block: range.clone(),
             fence: range.start..fence_end,
             content: start..end.max(start),
         }
     }
+}
+
+/// Where the closing fence line of the fenced code block at `range` starts (`range` as
+/// pulldown-cmark gives it, from the opening fence on), or `None` when the block is never closed:
+/// CommonMark then runs it to the end of its container (the file, or its list item). A closing
+/// fence is a line of the opening fence's character, at least as long, and nothing else.
+fn closing_fence(src: &str, range: &Range<usize>) -> Option<usize> {
+    let block = src.get(range.clone())?;
+    let (ch, width) = fence_of(block)?;
+    let body = block.trim_end_matches(['\n', '\r']);
+    let last = body.rfind('\n')? + 1;
+    let line = body[last..].trim_start();
+    let run = line.len() - line.trim_start_matches(ch).len();
+    (run >= width && line[run..].trim().is_empty()).then_some(range.start + last)
+}
+
+/// The character (`` ` `` or `~`) and length of the fence that opens `block`, a fenced code
+/// block's text from its opening line on.
+fn fence_of(block: &str) -> Option<(char, usize)> {
+    let opening = block.trim_start_matches(' ');
+    let ch = opening.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    Some((ch, opening.len() - opening.trim_start_matches(ch).len()))
 }
 
 /// Whether the open containers `stack` of a block are lists and list items only (where a clause
@@ -126,6 +145,9 @@ pub(super) fn parse_chapter(
     let mut block_start = 0usize;
     let mut masked: Vec<Range<usize>> = Vec::new();
     let mut fence: Option<(Range<usize>, Vec<Range<usize>>, String)> = None; // top-level clause fence
+    // Any other fenced code block being read: its range, info string and text, to tell whether
+    // it is a mistyped clause block (K0121).
+    let mut code: Option<(Range<usize>, String, String)> = None;
     let mut heading: Option<(u8, String)> = None;
     let mut exempt_next = false;
     let mut prose_from = 0usize;
@@ -173,12 +195,18 @@ pub(super) fn parse_chapter(
                 }
                 if let Tag::CodeBlock(kind) = &tag {
                     let is_clause = matches!(kind, CodeBlockKind::Fenced(info) if info.split_whitespace().next() == Some("clause"));
+                    if is_clause && (depth == 0 || in_list_items(&stack)) {
+                        check_closed(file_id, file, &range, diags);
+                    }
                     if depth == 0 && is_clause {
                         let fence_end = file.line_end(range.start);
                         fence = Some((range.start..fence_end, Vec::new(), String::new()));
                     } else {
-                        if let CodeBlockKind::Fenced(_) = kind {
+                        if let CodeBlockKind::Fenced(info) = kind {
                             check_swallowed_clause(file_id, file, &range, diags);
+                            if !is_clause {
+                                code = Some((range.clone(), info.to_string(), String::new()));
+                            }
                         }
                         if is_clause && in_list_items(&stack) {
                             nested.push(Nested::at(file, &range));
@@ -211,6 +239,9 @@ pub(super) fn parse_chapter(
             }
             Event::End(tag) => {
                 depth = depth.saturating_sub(1);
+                if let (TagEnd::CodeBlock, Some((range, info, text))) = (tag, code.take()) {
+                    check_lookalike(file_id, file, &range, &info, &text, diags);
+                }
                 stack.pop();
                 if depth == 0 {
                     let block = block_start..range.end;
@@ -279,6 +310,9 @@ pub(super) fn parse_chapter(
                 if let Some((_, texts, joined)) = fence.as_mut() {
                     texts.push(range.clone());
                     joined.push_str(&t);
+                }
+                if let Some((_, _, text)) = code.as_mut() {
+                    text.push_str(&t);
                 }
                 if let Some((_, h)) = heading.as_mut() {
                     h.push_str(&t);
@@ -714,11 +748,9 @@ fn check_swallowed_clause(
     diags: &mut Vec<Diagnostic>,
 ) {
     let block = &file.text[range.clone()];
-    let opening = block.trim_start_matches(' ');
-    let Some(ch) = opening.chars().next().filter(|c| *c == '`' || *c == '~') else {
+    let Some((ch, width)) = fence_of(block) else {
         return;
     };
-    let width = opening.len() - opening.trim_start_matches(ch).len();
     let mut at = 0;
     for line in block.split_inclusive('\n') {
         let start = at;
@@ -746,6 +778,118 @@ fn check_swallowed_clause(
             return;
         }
     }
+}
+
+/// K0122: a clause block with no closing fence. CommonMark runs it to the end of its container,
+/// so one left open at the end of the file (or of its list item) still reads as a clause, and
+/// nothing shows that the fence was forgotten until text is added after it and becomes YAML.
+fn check_closed(
+    file_id: FileId,
+    file: &SourceFile,
+    range: &Range<usize>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let src = file.text.as_str();
+    if closing_fence(src, range).is_some() {
+        return;
+    }
+    let (ch, width) = fence_of(&src[range.clone()]).unwrap_or(('`', 3));
+    let open = range.start..file.line_end(range.start);
+    diags.push(
+        Diagnostic::warning("K0122", "this clause block is never closed")
+            .at(Span::new(file_id, open), "no closing fence after this one")
+            .help(format!(
+                "end it with a line {}: without it the block runs to the end of the file (or of its list item), and anything written after it becomes part of the clause",
+                ch.to_string().repeat(width)
+            )),
+    );
+}
+
+/// Why a fenced code block that is no clause block looks like a mistyped one (K0121).
+#[derive(Debug, PartialEq, Eq)]
+enum Lookalike {
+    /// Its info string's first word is `clause` misspelt or in other case (```` ```Clause ````).
+    Info,
+    /// It holds a clause's fields: `id:` and `level:` with an RFC 2119 level, or a translated
+    /// clause's `id:`, `text:` and `source:`.
+    Fields,
+}
+
+/// Whether the fenced code block with `info` and `text` looks like a clause block its author
+/// mistyped, so that its requirement would be silently lost as code. Narrow on purpose, so that
+/// code examples are not flagged: the info string must be within two edits of `clause`
+/// (case aside), or the block's own lines (not those of a block shown inside it, as an example
+/// of a clause block is, in a longer fence) must start with a clause's fields.
+fn lookalike(info: &str, text: &str) -> Option<Lookalike> {
+    let word = info.split_whitespace().next().unwrap_or_default();
+    if !word.is_empty() && crate::suggest::edit_distance(&word.to_lowercase(), "clause") <= 2 {
+        return Some(Lookalike::Info);
+    }
+    let (mut id, mut level, mut text_, mut source) = (false, false, false, false);
+    let mut inner: Option<(char, usize)> = None;
+    for line in text.lines() {
+        let fence = fence_of(line).filter(|_| line.len() - line.trim_start_matches(' ').len() <= 3);
+        match (inner, fence) {
+            (None, Some(f)) => inner = Some(f),
+            (Some((ch, width)), Some((c, w)))
+                if c == ch && w >= width && line.trim().len() == w =>
+            {
+                inner = None;
+            }
+            (Some(_), _) => {}
+            (None, None) => match line.split_once(':') {
+                Some(("id", _)) => id = true,
+                Some(("level", v)) => {
+                    level |= Level::from_keyword(v.trim().trim_matches(['"', '\''])).is_some();
+                }
+                Some(("text", _)) => text_ = true,
+                Some(("source", _)) => source = true,
+                _ => {}
+            },
+        }
+    }
+    (id && (level || text_ && source)).then_some(Lookalike::Fields)
+}
+
+/// K0121: a fenced code block that looks like a mistyped clause block ([`lookalike`]), reported
+/// at its opening fence.
+fn check_lookalike(
+    file_id: FileId,
+    file: &SourceFile,
+    range: &Range<usize>,
+    info: &str,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(why) = lookalike(info, text) else {
+        return;
+    };
+    let word = info.split_whitespace().next().unwrap_or_default();
+    let message = if word.is_empty() {
+        "this code block looks like a clause block, but it has no info string".to_string()
+    } else {
+        format!(
+            "this code block looks like a clause block: its info string `{word}` is not `clause`"
+        )
+    };
+    let (label, as_code) = match why {
+        Lookalike::Info => (
+            "read as code: no clause is made of it",
+            "name the code's language instead (```text)",
+        ),
+        Lookalike::Fields => (
+            "it holds a clause's fields, read as code: no clause is made of them",
+            "show the whole clause block, its ```clause fence included, inside a longer fence (````markdown)",
+        ),
+    };
+    let open = range.start..file.line_end(range.start);
+    diags.push(
+        Diagnostic::warning("K0121", message)
+            .at(Span::new(file_id, open), label)
+            .help(format!(
+                "write ```clause to make it a clause; if it is meant as code, {as_code}"
+            )),
+    );
 }
 
 /// Report every RFC 2119 keyword in a prose block. Nested code and HTML blocks are blanked out first
@@ -833,6 +977,63 @@ mod tests {
         )
     }
 
+    /// What looks like a mistyped clause block: a near miss of `clause` as info string, or a
+    /// clause's fields on the block's own lines; not code that merely mentions them, nor a clause
+    /// block shown as an example inside a longer fence.
+    #[test]
+    fn lookalikes_of_clause_blocks() {
+        let fields =
+            "id: a.b\nlevel: MUST\nactor: user\ntext: A user MUST see this.\nverify: manual\n";
+        for info in ["Clause", "claus", "CLAUSE", "clauses", "cluase x"] {
+            assert_eq!(lookalike(info, "x\n"), Some(Lookalike::Info), "{info}");
+        }
+        for info in ["yaml", "", "text", "Clause"] {
+            assert!(lookalike(info, fields).is_some(), "{info}");
+        }
+        let translated = "id: a.b\ntext: 用户必须（MUST）看到。\nsource: 0123456789ab\n";
+        assert_eq!(lookalike("yml", translated), Some(Lookalike::Fields));
+        assert_eq!(
+            lookalike("yaml", "id: a.b\nlevel: \"SHOULD NOT\"\n"),
+            Some(Lookalike::Fields)
+        );
+        let not = [
+            ("rust", "fn clause() {}\n"),
+            ("yaml", "id: a.b\nlevel: high\n"),
+            ("yaml", "id: a.b\ntext: x\n"),
+            ("yaml", "  id: a.b\n  level: MUST\n"),
+            ("yaml", "level: MUST\n"),
+            ("markdown", &format!("Text.\n\n```clause\n{fields}```\n")),
+            ("markdown", &format!("~~~~clause\n{fields}~~~~\n")),
+            ("sh", "echo\n"),
+            ("go", "x\n"),
+        ];
+        for (info, text) in not {
+            assert_eq!(lookalike(info, text), None, "{info}: {text}");
+        }
+        // After an example that is closed, the block's own lines count again.
+        let after = format!("```text\nx\n```\n{fields}");
+        assert_eq!(lookalike("markdown", &after), Some(Lookalike::Fields));
+    }
+
+    /// A fenced block is closed by a line of its own fence character, at least as long; a clause
+    /// block in a list item fenced with `~~~` reads without its closing line.
+    #[test]
+    fn closing_fences() {
+        let closed = |s: &str| closing_fence(s, &(0..s.len()));
+        assert_eq!(closed("```clause\nid: a\n```\n"), Some(16));
+        assert_eq!(closed("````clause\nid: a\n`````  \n"), Some(17));
+        assert_eq!(closed("  ~~~clause\n  id: a\n  ~~~\n"), Some(20));
+        assert_eq!(closed("```clause\nid: a\n"), None);
+        assert_eq!(closed("```clause\nid: a\n~~~\n"), None);
+        assert_eq!(closed("````clause\nid: a\n```\n"), None);
+        assert_eq!(closed("```clause\nid: a\n``` x\n"), None);
+        assert_eq!(closed("```clause"), None);
+        let (_, codes) = prose_of(
+            "- A:\n  ~~~clause\n  id: t.a\n  level: MAY\n  actor: platform\n  text: It MAY.\n  verify: manual\n  ~~~\n",
+        );
+        assert!(codes.is_empty(), "{codes:?}");
+    }
+
     /// Each prose piece records exactly the clause blocks it holds, as whole lines (the list
     /// marker's line, the closing fence's), with the id of the clause built from each: none for
     /// a block with errors or one in a quote (K0114), which are not prose either; a block left
@@ -854,10 +1055,12 @@ mod tests {
              {top}\nBetween.\n\n- Last:\n{last}\nTail.\n\n{quoted}"
         );
         let (prose, codes) = prose_of(&src);
-        // The quoted blocks, and the broken one's missing fields: nothing else.
+        // The quoted blocks, the broken one's missing fields and the one left open: nothing else.
         assert_eq!(
             codes,
-            ["K0114", "K0114", "K0114", "K0103", "K0103", "K0103"]
+            [
+                "K0114", "K0114", "K0122", "K0114", "K0103", "K0103", "K0103"
+            ]
         );
         let blocks: Vec<_> = prose.iter().map(Prose::blocks).collect();
         let want: Vec<Vec<(&str, Option<&str>)>> = vec![

@@ -68,7 +68,8 @@ impl Loaded {
 /// How strict validation is, and how the spec folder was named (for hints).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LoadOptions {
-    /// Missing and stale translations are errors instead of warnings.
+    /// Missing and stale translations, and clause blocks mistyped or never closed, are errors
+    /// instead of warnings.
     pub strict: bool,
     /// The folder was named by the user (`--spec DIR`), not the default `spec/`: a hint about a
     /// missing folder then points at that name rather than at the default.
@@ -124,6 +125,15 @@ fn load_rest(tree: &Tree, dir: &Path, start: ContractRead, opts: LoadOptions, ou
     load_languages(tree, dir, start, out);
     if !out.has_errors() {
         validate(out, opts);
+    }
+    if opts.strict {
+        // A mistyped or unclosed clause block (K0121, K0122) may have lost a requirement: under
+        // `--strict`, as a stale translation does, it fails the check.
+        for d in &mut out.diagnostics {
+            if matches!(d.code, "K0121" | "K0122") {
+                d.severity = crate::diagnostic::Severity::Error;
+            }
+        }
     }
 }
 

@@ -136,6 +136,28 @@ case!(
     k0120_open_code_block_swallows_a_clause,
     "An example:\n\n```sh\nkcontract check\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST.\nverify: manual\n```\n"
 );
+// A clause block's opening line mistyped: its requirement would be code, listed nowhere. A code
+// example (YAML that is no clause, a clause block shown inside a longer fence) is not reported.
+case!(
+    k0121_mistyped_clause_fence,
+    "```Clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n\n```yaml\nid: one.b\nlevel: MAY\nactor: platform\ntext: The platform MAY do more.\nverify: manual\n```\n\n```yaml\nid: web\nlevel: 3\n```\n\n````markdown\n```clause\nid: one.c\nlevel: MAY\n```\n````\n"
+);
+/// A clause block left open at the end of the file (and one in a list item) still reads, warned;
+/// an error under `--strict`.
+#[test]
+fn k0122_clause_block_never_closed() {
+    let files = |args| {
+        run(&[
+            ("spec/contract.yaml", CONTRACT.as_bytes()),
+            ("spec/en/one.md", b"# One\n\n- A step:\n  ```clause\n  id: one.a\n  level: MUST\n  actor: platform\n  text: The platform MUST do it.\n  verify: manual\n- Next.\n\n```clause\nid: one.b\nlevel: MAY\nactor: platform\ntext: The platform MAY do more.\nverify: manual\n"),
+        ], args)
+    };
+    insta::assert_snapshot!(format!(
+        "{}\n=== with --strict\n{}",
+        files(&["check"]),
+        files(&["check", "--strict"])
+    ));
+}
 case!(
     k0201_keyword_in_prose,
     "Containers SHOULD start fast, but `MUST` in code and \"MAY\" quoted are fine.\n\n```text\nMUST in a code block is fine\n```\n\n| Mount | Rule |\n| --- | --- |\n| `/tmp` | MUST be read-write |\n"
@@ -505,6 +527,16 @@ fn k0303_stale_translation() {
 fn k0304_translation_changes_the_level() {
     let zh = format!(
         "# 一\n\n```clause\nid: one.a\ntext: 平台应该（SHOULD）这样做。\nsource: {STAMP_A}\n```\n"
+    );
+    insta::assert_snapshot!(bilingual(&zh, &["check"]));
+}
+
+/// A translation's mistyped clause block is reported as a source chapter's is (K0121); the clause
+/// it should have translated is then missing (K0301).
+#[test]
+fn k0121_translation_with_a_mistyped_clause_fence() {
+    let zh = format!(
+        "# 一\n\n```claus\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: {STAMP_A}\n```\n\n```yaml\nid: one.b\ntext: 平台可以（MAY）做更多。\nsource: 0123456789ab\n```\n"
     );
     insta::assert_snapshot!(bilingual(&zh, &["check"]));
 }
