@@ -387,6 +387,10 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
             None => "a key appears twice in one mapping".to_string(),
         };
     }
+    if let serde_saphyr::Error::NullIntoString { .. } = e {
+        // The reader's words ("use Option<String>") are advice to the programmer.
+        return "this key has no value: write its value after the colon".to_string();
+    }
     let msg = e.to_string();
     let msg = match msg.rfind(" at line ") {
         Some(i) => msg[..i].to_string(),

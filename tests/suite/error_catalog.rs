@@ -280,6 +280,34 @@ fn k0016_an_earlier_version_with_errors() {
 
 /// In a clause block too, a quoted value left open is shown on the line its quote opens, not on
 /// the next field's, and a tab in the indentation at the tab.
+/// A key with nothing after it says so, in the editor's words, not the reader's advice to
+/// programmers ("use Option<String>"); the same in contract.yaml (K0010).
+#[test]
+fn k0101_k0010_a_key_without_a_value() {
+    let contract = b"title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n".as_slice();
+    let chapter = b"# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext:\nverify: manual\n```\n".as_slice();
+    insta::assert_snapshot!(format!(
+        "{}\n=== contract.yaml\n{}",
+        run(
+            &[
+                ("spec/contract.yaml", contract),
+                ("spec/en/one.md", chapter)
+            ],
+            &["check"],
+        ),
+        run(
+            &[
+                (
+                    "spec/contract.yaml",
+                    b"title:\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n".as_slice()
+                ),
+                ("spec/en/one.md", b"# One\n".as_slice()),
+            ],
+            &["check"],
+        )
+    ));
+}
+
 #[test]
 fn k0101_unclosed_quote_and_tab_in_a_clause_block() {
     let contract = (
