@@ -376,6 +376,20 @@ pub fn render_all(diags: &[Diagnostic], sources: &SourceMap, renderer: &Renderer
     out
 }
 
+/// `s` as a message quotes it: a character that cannot be seen or would act on the terminal (a
+/// newline, an escape sequence, a zero-width space) written as a Rust escape, so a value cannot
+/// break or recolour the message; quotes and backslashes as they are (`MUSTN'T`, not `MUSTN\'T`).
+pub(crate) fn shown(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\'' | '"' | '\\' => out.push(c),
+            _ => out.extend(c.escape_debug()),
+        }
+    }
+    out
+}
+
 /// serde-saphyr's message for a YAML error, worded for the person who wrote the file: without the
 /// position (the snippet shows it) and without the library's advice to programmers (a duplicate
 /// key's "set DuplicateKeyPolicy in Options").

@@ -57,7 +57,7 @@ pub(super) fn validate_claim(
                 "K0502",
                 format!(
                     "malformed clause id `{}` in an annotation",
-                    s.id.escape_debug()
+                    crate::diagnostic::shown(&s.id)
                 ),
             )
             .at(span, "not a clause id")

@@ -525,7 +525,7 @@ fn check(
         match check_id(v) {
             Ok(()) => out.id = Some((v.to_string(), span)),
             Err(why) => diags.push(
-                Diagnostic::error("K0107", format!("malformed clause id `{}`", v.escape_debug()))
+                Diagnostic::error("K0107", format!("malformed clause id `{}`", crate::diagnostic::shown(v)))
                     .at(span, why.to_string())
                     .help("ids are lowercase, dot-separated segments of a-z, 0-9 and single `-`, at least two segments (e.g. `lifecycle.sigterm-on-kill`)"),
             ),
@@ -542,9 +542,12 @@ fn check(
                 level_span = Some(span);
             }
             None => diags.push(
-                Diagnostic::error("K0109", format!("unknown level `{}`", v.escape_debug()))
-                    .at(span, "not an RFC 2119 keyword")
-                    .help(level_hint(v)),
+                Diagnostic::error(
+                    "K0109",
+                    format!("unknown level `{}`", crate::diagnostic::shown(v)),
+                )
+                .at(span, "not an RFC 2119 keyword")
+                .help(level_hint(v)),
             ),
         }
     }
@@ -553,12 +556,15 @@ fn check(
         match pos.contract.actor(v) {
             Some(a) => out.actor = Some(a),
             None => diags.push(
-                Diagnostic::error("K0110", format!("unknown actor `{}`", v.escape_debug()))
-                    .at(span, "not one of the actors")
-                    .help(format!(
-                        "actor is one of: {} (the `actors` of contract.yaml); see spec/README.md",
-                        names(pos.contract.actor_list().map(Actor::as_str))
-                    )),
+                Diagnostic::error(
+                    "K0110",
+                    format!("unknown actor `{}`", crate::diagnostic::shown(v)),
+                )
+                .at(span, "not one of the actors")
+                .help(format!(
+                    "actor is one of: {} (the `actors` of contract.yaml); see spec/README.md",
+                    names(pos.contract.actor_list().map(Actor::as_str))
+                )),
             ),
         }
     }
@@ -571,7 +577,7 @@ fn check(
                 verify_span = Some(span);
             }
             None => diags.push(
-                Diagnostic::error("K0111", format!("unknown verify value `{}`", v.escape_debug()))
+                Diagnostic::error("K0111", format!("unknown verify value `{}`", crate::diagnostic::shown(v)))
                     .at(span, "not a verification method")
                     .help(format!(
                         "verify is one of: {} (the `verify` of contract.yaml; untestable needs `reason:`)",
@@ -609,7 +615,7 @@ fn check(
             out.oci = Some(v.to_string());
         } else {
             diags.push(
-                Diagnostic::error("K0116", format!("`{}` is not an OCI spec reference", v.escape_debug()))
+                Diagnostic::error("K0116", format!("`{}` is not an OCI spec reference", crate::diagnostic::shown(v)))
                     .at(span, "expected `<file>.md#<anchor>`")
                     .help("point into the OCI runtime spec, e.g. `runtime.md#kill` or `config.md#posix-platform-hooks`"),
             );

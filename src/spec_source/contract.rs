@@ -200,7 +200,10 @@ pub(super) fn parse_contract(
             diags.push(
                 Diagnostic::error(
                     "K0013",
-                    format!("`{}` is not a valid chapter name", c.value.escape_debug()),
+                    format!(
+                        "`{}` is not a valid chapter name",
+                        crate::diagnostic::shown(&c.value)
+                    ),
                 )
                 .at(span, "chapter names are file stems")
                 .help("use lowercase a-z, 0-9 and `-` (the file is <lang>/<name>.md)"),
@@ -241,7 +244,10 @@ pub(super) fn parse_contract(
             diags.push(
                 Diagnostic::error(
                     "K0010",
-                    format!("`{}` is not a language tag", l.value.escape_debug()),
+                    format!(
+                        "`{}` is not a language tag",
+                        crate::diagnostic::shown(&l.value)
+                    ),
                 )
                 .at(span_of(&l.referenced), "expected a tag like `en` or `zh`")
                 .help("languages are lowercase tags used as folder names: en, zh"),
@@ -270,7 +276,7 @@ pub(super) fn parse_contract(
             if let Err(e) = crate::globs::glob(&g.value) {
                 ok = false;
                 diags.push(
-                    Diagnostic::error("K0507", format!("`{}` is not a valid glob", g.value.escape_debug()))
+                    Diagnostic::error("K0507", format!("`{}` is not a valid glob", crate::diagnostic::shown(&g.value)))
                         .at(span_of(&g.referenced), e.kind().to_string())
                         .help("globs are relative to the folder of contract.yaml, `/`-separated: `*` within a folder, `**` across folders, `../` up, e.g. `../tests/**/*.rs`"),
                 );
@@ -288,7 +294,7 @@ pub(super) fn parse_contract(
                 diags.push(
                     Diagnostic::error(
                         "K0010",
-                        format!("`search_hint` names `{}`, which is not a language of the contract", lang.escape_debug()),
+                        format!("`search_hint` names `{}`, which is not a language of the contract", crate::diagnostic::shown(lang)),
                     )
                     .at(span_of(&hint.referenced), "the hint of a language not listed")
                     .help("`search_hint` is one text for every language, or one per language listed in `languages`"),
@@ -302,7 +308,7 @@ pub(super) fn parse_contract(
             diags.push(
                 Diagnostic::error(
                     "K0010",
-                    format!("`translated` names `{}`, which is not a translation of the contract", lang.escape_debug()),
+                    format!("`translated` names `{}`, which is not a translation of the contract", crate::diagnostic::shown(lang)),
                 )
                 .at(span_of(&t.title.referenced), "the title of a language not listed")
                 .help("`translated` gives the title and attribution of each language after the first in `languages`"),
@@ -354,7 +360,7 @@ pub(super) fn parse_contract(
                     "K0017",
                     format!(
                         "`{field}` is not a web address: `{}`",
-                        url.value.escape_debug()
+                        crate::diagnostic::shown(&url.value)
                     ),
                 )
                 .at(span_of(&url.referenced), why)
@@ -466,7 +472,7 @@ fn history(
         let name_span = span_of(&v.name.referenced);
         let path_span = span_of(&v.path.referenced);
         if !is_chapter_name(name) {
-            bad(k0015(format!("`{}` is not a valid name of an earlier version", name.escape_debug()))
+            bad(k0015(format!("`{}` is not a valid name of an earlier version", crate::diagnostic::shown(name)))
                 .at(name_span, "not a lowercase word")
                 .help("name an earlier version with lowercase a-z, 0-9 and `-` (e.g. `knative-serving-2019-04-28`); give the site's wording as `label`"));
         } else if !names.insert(name.as_str()) {
@@ -477,7 +483,7 @@ fn history(
             );
         }
         if let Some(why) = path_problem(path) {
-            bad(k0015(format!("`{}` is not a folder below the spec folder", path.escape_debug()))
+            bad(k0015(format!("`{}` is not a folder below the spec folder", crate::diagnostic::shown(path)))
                 .at(path_span, why)
                 .help("`path` is relative to the folder of contract.yaml and stays below it, `/`-separated, e.g. `history/knative-serving-2019-04-28`"));
         } else if !paths.insert(path.as_str()) {
@@ -486,7 +492,7 @@ fn history(
                 .help("each earlier version has a folder of its own"));
         } else if matches!(tree, Tree::Disk) && !tree.exists(&dir.join(path).join("contract.yaml"))
         {
-            bad(k0015(format!("the earlier version `{}` has no contract.yaml", name.escape_debug()))
+            bad(k0015(format!("the earlier version `{}` has no contract.yaml", crate::diagnostic::shown(name)))
                 .at(path_span, format!("`{}` holds no contract.yaml", dir.join(path).display()))
                 .help("keep the earlier version there as a complete spec folder (contract.yaml and the chapters), or correct `path`"));
         }
@@ -497,11 +503,12 @@ fn history(
             ));
         }
         if !is_date(&v.date.value) {
-            bad(
-                k0015(format!("`{}` is not a date", v.date.value.escape_debug()))
-                    .at(span_of(&v.date.referenced), "expected YYYY-MM-DD")
-                    .help("the date of the upstream revision, e.g. `2019-04-28`"),
-            );
+            bad(k0015(format!(
+                "`{}` is not a date",
+                crate::diagnostic::shown(&v.date.value)
+            ))
+            .at(span_of(&v.date.referenced), "expected YYYY-MM-DD")
+            .help("the date of the upstream revision, e.g. `2019-04-28`"));
         }
     }
     raw.iter()
@@ -523,7 +530,7 @@ fn k0015(message: String) -> Diagnostic {
 }
 
 fn not_a_revision(value: &str, span: Span) -> Diagnostic {
-    k0015(format!("`{}` is not a revision", value.escape_debug()))
+    k0015(format!("`{}` is not a revision", crate::diagnostic::shown(value)))
         .at(span, "expected a git commit id")
         .help("write the commit's id, 7 to 40 lowercase hex digits (the full 40 keep it unambiguous), e.g. `c6ebb0c3be6a9b95b8826ff629970858428f1c5d`")
 }
@@ -629,7 +636,7 @@ fn words(
             diags.push(
                 Diagnostic::error(
                     "K0014",
-                    format!("`{}` is not a valid name in `{field}`", name.escape_debug()),
+                    format!("`{}` is not a valid name in `{field}`", crate::diagnostic::shown(name)),
                 )
                 .at(span, "not a lowercase word")
                 .help(format!("names in `{field}` are written in clauses: use lowercase a-z, 0-9 and `-` (e.g. `platform`); give the site's wording as `label`")),

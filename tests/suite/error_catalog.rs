@@ -308,6 +308,28 @@ fn k0101_k0010_a_key_without_a_value() {
     ));
 }
 
+/// A value in a message is shown as written (`MUSTN'T`, not `MUSTN\'T`), but a character that
+/// would act on the terminal (here an escape sequence that colours red) is written as an escape.
+#[test]
+fn k0109_k0110_values_shown_as_written_but_control_characters_escaped() {
+    let out = run(
+        &[
+            (
+                "spec/contract.yaml",
+                b"title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\n".as_slice(),
+            ),
+            (
+                "spec/en/one.md",
+                b"# One\n\n```clause\nid: one.a\nlevel: MUSTN'T\nactor: \"x\\e[31my\"\ntext: It MUST run.\nverify: manual\n```\n".as_slice(),
+            ),
+        ],
+        &["check"],
+    );
+    assert!(out.contains("unknown level `MUSTN'T`"), "{out}");
+    assert!(out.contains("unknown actor `x\\u{1b}[31my`"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out}");
+}
+
 #[test]
 fn k0101_unclosed_quote_and_tab_in_a_clause_block() {
     let contract = (
