@@ -273,11 +273,20 @@ pub(super) fn parse_contract(
     let mut tests = TestGlobs::default();
     if let Some(t) = &raw.tests {
         for g in t.include.iter().flatten().chain(&t.exclude) {
-            if let Err(e) = crate::globs::glob(&g.value) {
+            // An absolute pattern would be joined to the folder of contract.yaml and select
+            // nothing, silently: refused like a pattern that does not parse.
+            let wrong = if g.value.starts_with('/') {
+                Some("an absolute path: patterns are relative to the folder of contract.yaml".to_string())
+            } else {
+                crate::globs::glob(&g.value)
+                    .err()
+                    .map(|e| e.kind().to_string())
+            };
+            if let Some(wrong) = wrong {
                 ok = false;
                 diags.push(
                     Diagnostic::error("K0507", format!("`{}` is not a valid glob", crate::diagnostic::shown(&g.value)))
-                        .at(span_of(&g.referenced), e.kind().to_string())
+                        .at(span_of(&g.referenced), wrong)
                         .help("globs are relative to the folder of contract.yaml, `/`-separated: `*` within a folder, `**` across folders, `../` up, e.g. `../tests/**/*.rs`"),
                 );
             }

@@ -330,6 +330,22 @@ fn k0109_k0110_values_shown_as_written_but_control_characters_escaped() {
     assert!(!out.contains('\u{1b}'), "{out}");
 }
 
+/// `tests:` patterns that do not parse, or are absolute paths (which would select nothing,
+/// silently), are refused at their line.
+#[test]
+fn k0507_invalid_and_absolute_test_globs() {
+    insta::assert_snapshot!(run(
+        &[
+            (
+                "spec/contract.yaml",
+                b"title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\ntests:\n  include: [\"/etc/**/*.rs\", \"../tests/**/*.rs\"]\n  exclude: [\"../tests/[ab.rs\"]\n".as_slice(),
+            ),
+            ("spec/en/one.md", b"# One\n".as_slice()),
+        ],
+        &["check"],
+    ));
+}
+
 #[test]
 fn k0101_unclosed_quote_and_tab_in_a_clause_block() {
     let contract = (
