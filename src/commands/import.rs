@@ -85,7 +85,7 @@ impl Import {
                         format!("`{}` cannot be read: {e}", self.file.display()),
                     )
                     .in_file(&self.file)
-                    .help("name the Markdown file to import (a regular file)"),
+                    .help("check the path of the Markdown file to import"),
                 );
             }
         };

@@ -79,12 +79,20 @@ fn index_ids(clauses: &[Clause], diags: &mut Vec<Diagnostic>) -> BTreeMap<String
     by_id
 }
 
-/// A clause id defined twice (in the source language, or translated twice).
-pub(super) fn duplicate(id: &str, again: &Span, first: &Span) -> Diagnostic {
+/// A clause id defined twice in the source language.
+fn duplicate(id: &str, again: &Span, first: &Span) -> Diagnostic {
     Diagnostic::error("K0108", format!("duplicate clause id `{id}`"))
         .at(again.clone(), "defined again here")
         .with_context(first.clone(), "first defined here")
         .help(
             "ids are unique across the whole contract and never reused; give this clause a new id",
         )
+}
+
+/// A clause translated twice in one language: one of the two is to go, not to be renamed.
+pub(super) fn translated_twice(id: &str, again: &Span, first: &Span) -> Diagnostic {
+    Diagnostic::error("K0108", format!("duplicate clause id `{id}`"))
+        .at(again.clone(), "translated again here")
+        .with_context(first.clone(), "first translated here")
+        .help("a clause has one translation per language: remove one of the two (or fix the id of the one that translates another clause)")
 }

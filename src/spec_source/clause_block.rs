@@ -63,6 +63,15 @@ impl Schema {
     }
 }
 
+/// Field names as a hint lists them: `` `id`, `level` ``.
+fn fields_list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|r| format!("`{r}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A value as written: its text (quotes removed, the lines of a block scalar joined) and its byte
 /// range in the block.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -631,10 +640,16 @@ fn check(
                     format!("clause is missing the required field `{req}`"),
                 )
                 .at(pos.fence_span(), format!("this clause has no `{req}`"))
-                .help(format!(
-                    "every clause needs {}; see spec/README.md",
-                    REQUIRED.map(|r| format!("`{r}`")).join(", ")
-                )),
+                .help(match schema {
+                    Schema::Source => format!(
+                        "every clause needs {}; see spec/README.md",
+                        fields_list(&REQUIRED)
+                    ),
+                    Schema::Translation => format!(
+                        "a translated clause needs {}: `source` is the stamp of the text it translates (`kcontract i18n stamp` writes it); see spec/README.md",
+                        fields_list(&TRANSLATION_REQUIRED)
+                    ),
+                }),
             );
         }
     }

@@ -276,7 +276,10 @@ pub(super) fn parse_contract(
             // An absolute pattern would be joined to the folder of contract.yaml and select
             // nothing, silently: refused like a pattern that does not parse.
             let wrong = if g.value.starts_with('/') {
-                Some("an absolute path: patterns are relative to the folder of contract.yaml".to_string())
+                Some(
+                    "an absolute path: patterns are relative to the folder of contract.yaml"
+                        .to_string(),
+                )
             } else {
                 crate::globs::glob(&g.value)
                     .err()

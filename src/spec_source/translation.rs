@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::assemble::duplicate;
+use super::assemble::translated_twice;
 use super::chapter::{ParsedChapter, Piece};
 use crate::diagnostic::Diagnostic;
 use crate::keywords::levels_in;
@@ -98,7 +98,7 @@ pub(super) fn translate_chapter(
                         continue;
                     };
                     if let Some(first) = &translated[idx] {
-                        diags.push(duplicate(&t.id, &t.span, &first.span));
+                        diags.push(translated_twice(&t.id, &t.span, &first.span));
                         continue;
                     }
                     let source = &spec.clauses[idx];

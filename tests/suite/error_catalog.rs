@@ -346,6 +346,25 @@ fn k0507_invalid_and_absolute_test_globs() {
     ));
 }
 
+/// A translated clause's hints are a translator's: the fields a translation needs, and that a
+/// clause translated twice loses one translation (not that it gets a new id).
+#[test]
+fn k0103_k0108_hints_for_a_translation() {
+    let source = b"# One\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: It MUST run.\nverify: manual\n```\n\n```clause\nid: one.b\nlevel: MAY\nactor: platform\ntext: It MAY stop.\nverify: manual\n```\n";
+    let translation = b"# Eins\n\n```clause\nid: one.a\ntext: Es MUSS (MUST) laufen.\n```\n\n```clause\nid: one.b\ntext: Es KANN (MAY) anhalten.\nsource: 0123456789ab\n```\n\n```clause\nid: one.b\ntext: Es DARF (MAY) anhalten.\nsource: 0123456789ab\n```\n";
+    insta::assert_snapshot!(run(
+        &[
+            (
+                "spec/contract.yaml",
+                b"title: T\nversion: 0.1.0\nlanguages: [en, de]\nchapters: [one]\n".as_slice(),
+            ),
+            ("spec/en/one.md", source.as_slice()),
+            ("spec/de/one.md", translation.as_slice()),
+        ],
+        &["check"],
+    ));
+}
+
 #[test]
 fn k0101_unclosed_quote_and_tab_in_a_clause_block() {
     let contract = (
