@@ -401,6 +401,19 @@ pub(crate) fn yaml_message(e: &serde_saphyr::Error) -> String {
             None => "a key appears twice in one mapping".to_string(),
         };
     }
+    if let serde_saphyr::Error::SerdeUnknownField {
+        field, expected, ..
+    } = e
+    {
+        let near = crate::suggest::closest(field, expected.iter().copied(), |c| c.len() / 3 + 1);
+        return match near {
+            Some(near) => format!("unknown field `{field}`: did you mean `{near}`?"),
+            None => format!(
+                "unknown field `{field}`, expected one of {}",
+                expected.join(", ")
+            ),
+        };
+    }
     if let serde_saphyr::Error::NullIntoString { .. } = e {
         // The reader's words ("use Option<String>") are advice to the programmer.
         return "this key has no value: write its value after the colon".to_string();

@@ -74,11 +74,7 @@ impl YamlFile<'_> {
         what: &str,
         help: &str,
     ) -> Diagnostic {
-        let msg = e.without_snippet().to_string();
-        // serde-saphyr appends the position, which the snippet shows.
-        let msg = msg
-            .rfind(" at line ")
-            .map_or(msg.clone(), |i| msg[..i].to_string());
+        let msg = crate::diagnostic::yaml_message(e);
         self.not_valid(
             code,
             what,
