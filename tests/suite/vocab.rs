@@ -153,6 +153,10 @@ fn init_then_check_and_build() {
         ],
     );
     assert_eq!(code, 0, "{out}{err}");
+    // zh has built-in interface text: no file for it; fr gets one.
+    assert!(out.contains("created three (6 files):\n"), "{out}");
+    assert!(!out.contains("i18n/zh.yaml"), "{out}");
+    assert!(out.contains("\n  templates/i18n/fr.yaml"), "{out}");
     let three = dir.path().join("three");
     // The translations are stubs (the source text, stamped) until translated: missing, so a
     // warning each, and errors under --strict.
@@ -179,9 +183,44 @@ fn init_then_check_and_build() {
 #[test]
 fn init_a_new_language_then_build() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out, err) = kcontract(dir.path(), &["init", "c", "--languages", "en,de"]);
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &["init", "c", "--title", "Widget API", "--languages", "en,de"],
+    );
     assert_eq!(code, 0, "{out}{err}");
+    // Every file is named with what it is, and the ones to translate are said to be.
+    insta::assert_snapshot!(out, @r"
+    created c (5 files):
+      spec/contract.yaml       the table of contents: title, languages, chapters, vocabulary
+      spec/en/introduction.md  the first chapter, in en (the source language)
+      spec/de/introduction.md  the first chapter in de: a stub of the source, to translate
+      templates/i18n/de.yaml   the site's interface text in de (labels, buttons), copied from English, to translate
+      README.md                a short guide to these files and the commands
+    next: translate spec/de/introduction.md, templates/i18n/de.yaml (README.md says how); cd c && kcontract check && kcontract build
+    ");
     let c = dir.path().join("c");
+    let readme = std::fs::read_to_string(c.join("README.md")).unwrap();
+    assert!(
+        readme.contains("- `templates/i18n/de.yaml`: the site's interface text in de"),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("- Translations: `spec/<lang>/` of de"),
+        "{readme}"
+    );
+    // The copy says whose it is and that it is English still, not "in English" as its own text.
+    let yaml = std::fs::read_to_string(c.join("templates/i18n/de.yaml")).unwrap();
+    assert!(
+        yaml.starts_with("# Interface text of the site in `de`:"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("COPIED IT FROM ENGLISH"), "{yaml}");
+    assert!(!yaml.contains("in English"), "{yaml}");
+    assert!(
+        yaml.contains("\nname: \"de\"     # TO TRANSLATE: `de`'s own name"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\nhtml_lang: \"de\""), "{yaml}");
     std::fs::write(
         c.join("templates/i18n/de.yaml"),
         std::fs::read_to_string(c.join("templates/i18n/de.yaml"))
