@@ -243,3 +243,57 @@ fn init_a_new_language_then_build() {
     assert!(err.contains("warning[K0404]"), "{err}");
     assert!(c.join("site/de/introduction.html").is_file());
 }
+
+/// `--spec` is global, so clap takes it on every command; the ones that read no spec folder
+/// refuse it (exit 2, with what to give instead) rather than ignore it, before or after the
+/// command's name. Nothing is written.
+#[test]
+fn commands_that_read_no_spec_folder_refuse_spec() {
+    let dir = folder(&[("in.md", "# T\n\nIt MUST.\n"), ("trace.json", "{}")]);
+    let mut all = String::new();
+    for args in [
+        &["--spec", "custom", "init", "i6"][..],
+        &["init", "i6", "--spec", "custom"],
+        &["import", "--spec", "whatever", "in.md", "--out", "i7"],
+        &["--spec", "s", "explain", "K0104"],
+        &["--spec", "s", "model", "replay", "trace.json"],
+        &[
+            "--spec",
+            "s",
+            "conformance",
+            "run",
+            "--runtime",
+            "runc",
+            "trace.json",
+        ],
+        &["--spec", "s", "platform", "image", "--out", "probe.tar"],
+    ] {
+        let (code, out, err) = kcontract(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        all += &format!("$ kcontract {}\n{err}", args.join(" "));
+    }
+    insta::assert_snapshot!(all);
+    for made in ["i6", "custom", "i7", "whatever", "probe.tar"] {
+        assert!(!dir.path().join(made).exists(), "{made}");
+    }
+    // A command that reads the spec folder still takes it.
+    assert_eq!(kcontract(dir.path(), &["init", "c"]).0, 0);
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "list"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("intro.reject-unparsable"), "{out}");
+}
+
+/// `import` without arguments names both ways to give the folder in its usage line.
+#[test]
+fn import_usage_names_out_and_into() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["import"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("Usage: kcontract import <--out <DIR>|--into <DIR>> <FILE>"),
+        "{err}"
+    );
+    let (code, _, err) = kcontract(dir.path(), &["import", "a.md", "--out", "x", "--into", "y"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+}
