@@ -22,7 +22,8 @@ use crate::terminal::{ColorChoice, Ctx, exit_code};
     long_about = "Checks the clause-structured contract in spec/, lists its clauses, and renders it."
 )]
 struct Cli {
-    /// Folder holding contract.yaml and the chapter files [default: spec].
+    /// Folder holding contract.yaml and the chapter files [default: spec]. The commands that read
+    /// no spec folder (init, import, explain, model, conformance, platform image) refuse it.
     #[arg(long, global = true, value_name = "DIR")]
     spec: Option<PathBuf>,
     /// Colour diagnostics: auto (when stderr is a terminal and NO_COLOR is unset), always, never.
@@ -65,6 +66,14 @@ enum Command {
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let ctx = Ctx::new(cli.spec, cli.color).errors_only(cli.errors_only);
+    if ctx.spec_given
+        && let Some((name, instead)) = cli.command.without_spec()
+    {
+        return exit_code(Err(ctx.usage(
+            &format!("--spec has no effect on `kcontract {name}`"),
+            instead,
+        )));
+    }
     exit_code(match cli.command {
         Command::Check(c) => c.run(&ctx),
         Command::Explain(c) => c.run(&ctx),
@@ -83,4 +92,56 @@ pub fn run() -> ExitCode {
         Command::Review(c) => c.run(&ctx),
         Command::Platform(c) => c.run(&ctx),
     })
+}
+
+impl Command {
+    /// For a command that never reads the spec folder: its name and what to give instead of
+    /// `--spec`. `--spec` is global (clap accepts it anywhere), and a flag taken and then ignored
+    /// is a silent failure: `kcontract --spec custom init c` would write `c/spec/` while the person
+    /// expected `custom`. The match names every command, so a new one has to say which it is.
+    fn without_spec(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Command::Init(_) => Some((
+                "init",
+                "leave --spec out: init writes the new contract into the DIR argument (DIR/spec/ is its spec folder), e.g. kcontract init my-contract",
+            )),
+            Command::Import(_) => Some((
+                "import",
+                "leave --spec out and name the spec folder to write with --out DIR (a new one) or --into DIR (one `kcontract init` made)",
+            )),
+            Command::Explain(_) => Some((
+                "explain",
+                "leave --spec out: explain prints the catalogue built into kcontract (docs/errors.md)",
+            )),
+            Command::Model(Model::Replay { .. }) => Some((
+                "model replay",
+                "leave --spec out: model replay reads only the trace FILE",
+            )),
+            Command::Conformance(Conformance::Run(_) | Conformance::Compare(_)) => Some((
+                "conformance",
+                "leave --spec out: conformance reads only the trace FILE",
+            )),
+            Command::Platform(Platform::Image(_)) => Some((
+                "platform image",
+                "leave --spec out: platform image packs the probe (--probe FILE) and reads no contract",
+            )),
+            Command::Platform(
+                Platform::Run(_)
+                | Platform::ImportLog(_)
+                | Platform::Lint(_)
+                | Platform::Verify(_)
+                | Platform::ReviewDocs(_),
+            )
+            | Command::Check(_)
+            | Command::I18n(_)
+            | Command::List(_)
+            | Command::Build(_)
+            | Command::Matrix(_)
+            | Command::Scaffold(_)
+            | Command::Diff(_)
+            | Command::Fmt(_)
+            | Command::Serve(_)
+            | Command::Review(_) => None,
+        }
+    }
 }

@@ -9,14 +9,34 @@ use crate::spec::stamp;
 /// as `i18n add` writes them).
 const EXAMPLE: &str = "The implementation MUST reject a request it cannot parse.";
 
-/// The files of a new contract in `languages` (the first is the source), as (path relative to
-/// the new folder, text). Languages other than `en` and `zh` get an interface text file to
-/// translate (`templates/i18n/<lang>.yaml`, a copy of the English one).
-pub(crate) fn files(title: &str, languages: &[String]) -> Vec<(String, String)> {
+/// One file of a new contract.
+pub(crate) struct NewFile {
+    /// Its path relative to the new folder.
+    pub path: String,
+    /// What it is, for init's summary ("the source chapter"): every file is named there, so a file
+    /// the person must edit (a translation, an interface text copied from English) is not missed.
+    pub what: String,
+    /// Its text.
+    pub text: String,
+    /// Whether the person is to translate it (init's "next:" line names these).
+    pub translate: bool,
+}
+
+/// The files of a new contract in `languages` (the first is the source). Languages without
+/// built-in interface text (not `en` or `zh`) get an interface text file to translate
+/// (`templates/i18n/<lang>.yaml`, [`crate::site::interface_template`]).
+pub(crate) fn files(title: &str, languages: &[String]) -> Vec<NewFile> {
+    let file = |path: String, what: String, text: String, translate: bool| NewFile {
+        path,
+        what,
+        text,
+        translate,
+    };
     let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
     let langs = languages.join(", ");
-    let mut out = vec![(
+    let mut out = vec![file(
         "spec/contract.yaml".to_string(),
+        "the table of contents: title, languages, chapters, vocabulary".to_string(),
         format!(
             "# The contract's table of contents; `kcontract check` reads this first (spec/README.md of\n\
              # kcontract documents every field).\n\
@@ -39,6 +59,7 @@ pub(crate) fn files(title: &str, languages: &[String]) -> Vec<(String, String)> 
              # tests:\n#   include: [\"../tests/**/*.rs\", \"../src/**/*.rs\"]\n",
             q(title)
         ),
+        false,
     )];
     let source = stamp(EXAMPLE);
     for (i, lang) in languages.iter().enumerate() {
@@ -62,16 +83,30 @@ pub(crate) fn files(title: &str, languages: &[String]) -> Vec<(String, String)> 
                 ],
             )
         };
-        out.push((format!("spec/{lang}/introduction.md"), chapter));
+        let what = if i == 0 {
+            format!("the first chapter, in {lang} (the source language)")
+        } else {
+            format!("the first chapter in {lang}: a stub of the source, to translate")
+        };
+        out.push(file(
+            format!("spec/{lang}/introduction.md"),
+            what,
+            chapter,
+            i > 0,
+        ));
         if !crate::site::built_in(lang) {
-            out.push((
+            out.push(file(
                 format!("templates/i18n/{lang}.yaml"),
+                format!("the site's interface text in {lang} (labels, buttons), copied from English, to translate"),
                 crate::site::interface_template(lang),
+                true,
             ));
         }
     }
-    out.push((
+    let to_translate = to_translate(languages);
+    out.push(file(
         "README.md".to_string(),
+        "a short guide to these files and the commands".to_string(),
         format!(
             "# {title}\n\nA contract written as an executable specification with kcontract.\n\n\
              ```sh\nkcontract check          # validate spec/: ids, levels, actors, translations\n\
@@ -82,10 +117,36 @@ pub(crate) fn files(title: &str, languages: &[String]) -> Vec<(String, String)> 
              - `spec/<lang>/<chapter>.md`: Markdown prose with ```` ```clause ```` blocks. A clause has \
              `id` (dot-separated, lowercase), `level` (the RFC 2119 keyword its text uses), `actor`, \
              `verify`, `text`; an untestable clause gives a `reason`.\n\
+             {to_translate}\
              - Tests claim clauses with a `/// Clause: <id>` line on a Rust test; `kcontract scaffold` \
              writes stubs, `kcontract matrix` shows what is covered.\n\
              - Existing RFC 2119 text: `kcontract import FILE.md --out DIR` makes a spec folder of it.\n"
         ),
+        false,
     ));
+    out
+}
+
+/// What a person has to translate in a new contract in `languages`, as README.md bullet lines
+/// (empty for one language with built-in interface text); `kcontract init`'s "next:" line names
+/// the same files.
+fn to_translate(languages: &[String]) -> String {
+    let mut out = String::new();
+    if let [source, others @ ..] = languages
+        && !others.is_empty()
+    {
+        out.push_str(&format!(
+            "- Translations: `spec/<lang>/` of {} holds a stub of each {source} clause (its text and a \
+             `source:` stamp) to translate; `kcontract i18n status` counts what is left.\n",
+            others.join(", ")
+        ));
+    }
+    for lang in languages.iter().filter(|l| !crate::site::built_in(l)) {
+        out.push_str(&format!(
+            "- `templates/i18n/{lang}.yaml`: the site's interface text in {lang} (\"Contents\", \
+             \"Previous\", \"Next\", …), copied from English: translate its values, and set `name` to \
+             the language's own name (the language switch shows it).\n"
+        ));
+    }
     out
 }

@@ -125,9 +125,9 @@ fn add(ctx: &Ctx, loaded: &crate::spec_source::Loaded, lang: &str) -> Outcome {
         .parent()
         .unwrap_or(std::path::Path::new(""))
         .join("templates");
+    let interface = beside.join("i18n").join(format!("{lang}.yaml"));
     if !crate::site::built_in(lang) {
-        let path = beside.join("i18n").join(format!("{lang}.yaml"));
-        files.push((path, crate::site::interface_template(lang)));
+        files.push((interface.clone(), crate::site::interface_template(lang)));
     }
     for (path, text) in files {
         if path.exists() {
@@ -172,6 +172,12 @@ fn add(ctx: &Ctx, loaded: &crate::spec_source::Loaded, lang: &str) -> Outcome {
             "next: translate the headings, prose and clause texts in {}/; `kcontract i18n status` counts what is left, and `kcontract build` shows the rest in the source language\n",
             ctx.spec.join(lang).display()
         ));
+        if wrote.contains(&interface) {
+            out.push_str(&format!(
+                "next: translate {}, the site's interface text in {lang}, copied from English, and set its `name` to the language's own name (the language switch shows it)\n",
+                interface.display()
+            ));
+        }
     }
     print(&out)
 }

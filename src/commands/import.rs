@@ -11,16 +11,13 @@ use crate::terminal::{Ctx, Failure, Outcome, print};
 /// Turn plain RFC 2119 Markdown into a spec folder: chapters from the top-level sections, a
 /// clause for every sentence holding a keyword, the rest kept as prose.
 #[derive(clap::Args, Debug)]
+// One of --out and --into, named together in the usage line (`<--out <DIR>|--into <DIR>>`).
+#[command(group(clap::ArgGroup::new("folder").required(true).args(["out", "into"])))]
 pub(crate) struct Import {
     /// The Markdown file to import.
     file: PathBuf,
     /// The spec folder to create (must not exist, or be empty).
-    #[arg(
-        long,
-        value_name = "DIR",
-        required_unless_present = "into",
-        conflicts_with = "into"
-    )]
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// An existing spec folder (one `kcontract init` made) to add the chapters to: its
     /// vocabulary is used, its clause ids and chapter names are kept free, the new chapters are

@@ -1,6 +1,6 @@
 //! `kcontract init DIR`: a new contract, ready for `check` and `build`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
 use crate::terminal::{Ctx, Failure, Outcome, print};
@@ -49,19 +49,41 @@ impl Init {
                     .help("init writes a new contract and never overwrites files: give it a folder that does not exist yet, or an empty one"),
             );
         }
-        let files: Vec<(PathBuf, String)> = crate::init::files(&self.title, &self.languages)
-            .into_iter()
-            .map(|(p, t)| (self.dir.join(p), t))
+        let new = crate::init::files(&self.title, &self.languages);
+        let files: Vec<(PathBuf, String)> = new
+            .iter()
+            .map(|f| (self.dir.join(&f.path), f.text.clone()))
             .collect();
         if let Err(d) = super::import::write_all(&self.dir, &files) {
             return fail(d);
         }
-        print(&format!(
-            "created {} ({} file(s)): spec/contract.yaml, {} chapter file(s), README.md\nnext: cd {} && kcontract check && kcontract build\n",
-            self.dir.display(),
-            files.len(),
-            self.languages.len(),
-            self.dir.display(),
-        ))
+        print(&summary(&self.dir, &new))
     }
+}
+
+/// What `init` says it did: every file it wrote and what it is, then what to do next — the files
+/// to translate first, when there are any, so a copy of the English interface text is not left
+/// to show English words on another language's pages.
+fn summary(dir: &Path, files: &[crate::init::NewFile]) -> String {
+    let dir = dir.display();
+    let width = files.iter().map(|f| f.path.len()).max().unwrap_or(0);
+    let mut out = format!("created {dir} ({} files):\n", files.len());
+    for f in files {
+        out.push_str(&format!("  {:width$}  {}\n", f.path, f.what));
+    }
+    let translate: Vec<&str> = files
+        .iter()
+        .filter(|f| f.translate)
+        .map(|f| f.path.as_str())
+        .collect();
+    if !translate.is_empty() {
+        out.push_str(&format!(
+            "next: translate {} (README.md says how); ",
+            translate.join(", ")
+        ));
+    } else {
+        out.push_str("next: ");
+    }
+    out.push_str(&format!("cd {dir} && kcontract check && kcontract build\n"));
+    out
 }

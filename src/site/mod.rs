@@ -110,10 +110,32 @@ pub fn build(
 
 pub(crate) use interface::built_in;
 
-/// The English interface text file made the start of `lang`'s (for `kcontract init` and `i18n
-/// add`): its values are to be translated.
+/// The interface text file a language without built-in text starts from (for `kcontract init`
+/// and `i18n add`): the English file's keys and values, with a header saying it is `lang`'s, copied
+/// from English and to be translated, and a `name` (what the language switch shows) that is the tag
+/// until the person sets the language's own name. The English header would claim the file is
+/// English, and its pages would then show English words with nothing pointing at the fix.
 pub(crate) fn interface_template(lang: &str) -> String {
-    include_str!("../../templates/i18n/en.yaml")
-        .replacen("name: \"English\"", &format!("name: \"{lang}\""), 1)
-        .replacen("html_lang: \"en\"", &format!("html_lang: \"{lang}\""), 1)
+    let english = include_str!("../../templates/i18n/en.yaml");
+    let mut out = format!(
+        "# Interface text of the site in `{lang}`: the page chrome, badges and labels (the `t` of the\n\
+         # templates). kcontract COPIED IT FROM ENGLISH: translate every value below into `{lang}` (the\n\
+         # keys stay as they are), and set `name` to the language's own name (e.g. \"Deutsch\", \"Français\").\n\
+         # Until then the `{lang}` pages show these English words, and the language switch shows \"{lang}\".\n"
+    );
+    // en.yaml's first line says the file is English: left out; the rest is kept.
+    for line in english.lines().skip(1) {
+        let line = if line.starts_with("name:") {
+            format!(
+                "name: \"{lang}\"     # TO TRANSLATE: `{lang}`'s own name, shown in the language switch"
+            )
+        } else if line.starts_with("html_lang:") {
+            format!("html_lang: \"{lang}\"     # the HTML `lang` of its pages")
+        } else {
+            line.to_string()
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }

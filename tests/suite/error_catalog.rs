@@ -760,17 +760,18 @@ fn k0407_asset_named_like_a_search_index() {
 
 #[test]
 fn explain_prints_the_catalogue_entry() {
-    let out = run(&[], &["explain", "K0104"]);
+    // Without `run`'s `--spec`: explain reads no spec folder, and refuses the flag.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = crate::common::cli::kcontract(dir.path(), &["explain", "K0104"]);
+    assert_eq!(code, 0, "{err}");
     assert!(
-        out.starts_with("exit: 0\n--- stdout\n## K0104: the level contradicts the text\n"),
+        out.starts_with("## K0104: the level contradicts the text\n"),
         "{out}"
     );
-    let out = run(&[], &["explain", "K9999"]);
-    assert!(
-        // An unknown code is a usage error (exit 2), like an unknown flag.
-        out.starts_with("exit: 2\n") && out.contains("no diagnostic `K9999`"),
-        "{out}"
-    );
+    let (code, _, err) = crate::common::cli::kcontract(dir.path(), &["explain", "K9999"]);
+    // An unknown code is a usage error (exit 2), like an unknown flag.
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no diagnostic `K9999`"), "{err}");
 }
 
 /// Every code the source can emit is documented, and every documented code has a snapshot here

@@ -62,6 +62,12 @@ fn i18n_add_mirrors_every_chapter_and_lists_the_language() {
     );
     assert!(c.join("spec/de/introduction.md").is_file());
     assert!(c.join("templates/i18n/de.yaml").is_file());
+    // The interface text is copied from English, and the person is told to translate it.
+    assert!(
+        out.contains("next: translate templates/i18n/de.yaml, the site's interface text in de, copied from English"),
+        "{out}"
+    );
+    assert!(read(&c.join("templates/i18n/de.yaml")).contains("COPIED IT FROM ENGLISH"));
     // The stubs are missing translations (warnings), not errors; build needs no other step.
     let (code, out, err) = kcontract(&c, &["check"]);
     assert_eq!(code, 0, "{out}{err}");

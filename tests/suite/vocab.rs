@@ -153,6 +153,10 @@ fn init_then_check_and_build() {
         ],
     );
     assert_eq!(code, 0, "{out}{err}");
+    // zh has built-in interface text: no file for it; fr gets one.
+    assert!(out.contains("created three (6 files):\n"), "{out}");
+    assert!(!out.contains("i18n/zh.yaml"), "{out}");
+    assert!(out.contains("\n  templates/i18n/fr.yaml"), "{out}");
     let three = dir.path().join("three");
     // The translations are stubs (the source text, stamped) until translated: missing, so a
     // warning each, and errors under --strict.
@@ -179,9 +183,44 @@ fn init_then_check_and_build() {
 #[test]
 fn init_a_new_language_then_build() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, out, err) = kcontract(dir.path(), &["init", "c", "--languages", "en,de"]);
+    let (code, out, err) = kcontract(
+        dir.path(),
+        &["init", "c", "--title", "Widget API", "--languages", "en,de"],
+    );
     assert_eq!(code, 0, "{out}{err}");
+    // Every file is named with what it is, and the ones to translate are said to be.
+    insta::assert_snapshot!(out, @r"
+    created c (5 files):
+      spec/contract.yaml       the table of contents: title, languages, chapters, vocabulary
+      spec/en/introduction.md  the first chapter, in en (the source language)
+      spec/de/introduction.md  the first chapter in de: a stub of the source, to translate
+      templates/i18n/de.yaml   the site's interface text in de (labels, buttons), copied from English, to translate
+      README.md                a short guide to these files and the commands
+    next: translate spec/de/introduction.md, templates/i18n/de.yaml (README.md says how); cd c && kcontract check && kcontract build
+    ");
     let c = dir.path().join("c");
+    let readme = std::fs::read_to_string(c.join("README.md")).unwrap();
+    assert!(
+        readme.contains("- `templates/i18n/de.yaml`: the site's interface text in de"),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("- Translations: `spec/<lang>/` of de"),
+        "{readme}"
+    );
+    // The copy says whose it is and that it is English still, not "in English" as its own text.
+    let yaml = std::fs::read_to_string(c.join("templates/i18n/de.yaml")).unwrap();
+    assert!(
+        yaml.starts_with("# Interface text of the site in `de`:"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("COPIED IT FROM ENGLISH"), "{yaml}");
+    assert!(!yaml.contains("in English"), "{yaml}");
+    assert!(
+        yaml.contains("\nname: \"de\"     # TO TRANSLATE: `de`'s own name"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\nhtml_lang: \"de\""), "{yaml}");
     std::fs::write(
         c.join("templates/i18n/de.yaml"),
         std::fs::read_to_string(c.join("templates/i18n/de.yaml"))
@@ -203,4 +242,58 @@ fn init_a_new_language_then_build() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("warning[K0404]"), "{err}");
     assert!(c.join("site/de/introduction.html").is_file());
+}
+
+/// `--spec` is global, so clap takes it on every command; the ones that read no spec folder
+/// refuse it (exit 2, with what to give instead) rather than ignore it, before or after the
+/// command's name. Nothing is written.
+#[test]
+fn commands_that_read_no_spec_folder_refuse_spec() {
+    let dir = folder(&[("in.md", "# T\n\nIt MUST.\n"), ("trace.json", "{}")]);
+    let mut all = String::new();
+    for args in [
+        &["--spec", "custom", "init", "i6"][..],
+        &["init", "i6", "--spec", "custom"],
+        &["import", "--spec", "whatever", "in.md", "--out", "i7"],
+        &["--spec", "s", "explain", "K0104"],
+        &["--spec", "s", "model", "replay", "trace.json"],
+        &[
+            "--spec",
+            "s",
+            "conformance",
+            "run",
+            "--runtime",
+            "runc",
+            "trace.json",
+        ],
+        &["--spec", "s", "platform", "image", "--out", "probe.tar"],
+    ] {
+        let (code, out, err) = kcontract(dir.path(), args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        all += &format!("$ kcontract {}\n{err}", args.join(" "));
+    }
+    insta::assert_snapshot!(all);
+    for made in ["i6", "custom", "i7", "whatever", "probe.tar"] {
+        assert!(!dir.path().join(made).exists(), "{made}");
+    }
+    // A command that reads the spec folder still takes it.
+    assert_eq!(kcontract(dir.path(), &["init", "c"]).0, 0);
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "list"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("intro.reject-unparsable"), "{out}");
+}
+
+/// `import` without arguments names both ways to give the folder in its usage line.
+#[test]
+fn import_usage_names_out_and_into() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["import"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("Usage: kcontract import <--out <DIR>|--into <DIR>> <FILE>"),
+        "{err}"
+    );
+    let (code, _, err) = kcontract(dir.path(), &["import", "a.md", "--out", "x", "--into", "y"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
 }
