@@ -255,7 +255,9 @@ fn k1104_run_as_user_the_profile_does_not_allow() {
 }
 
 #[test]
-fn k1106_a_check_whose_clause_is_gone() {
+/// `--spec` naming a copy of the contract without one clause a check decides (another version of
+/// it): one K1108 naming it, before anything runs.
+fn k1108_a_run_against_a_spec_lacking_a_checked_clause() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&root().join("spec"), &dir.path().join("spec"));
     for lang in ["en", "zh"] {
@@ -807,7 +809,7 @@ fn the_report_follows_its_schema_and_exports() {
 
 // --- The table ----------------------------------------------------------------------------------
 
-/// Every row names a clause of the spec (at run time a missing one is K1106); every control is
+/// Every row names a clause of the spec (at run time a missing one is K1106 or K1108); every control is
 /// named by a check of the container it changes; only the two hooks clauses (one statement in two
 /// chapters) share a check and its control; the docs list every check and control.
 #[test]

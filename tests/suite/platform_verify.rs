@@ -439,7 +439,7 @@ fn usage_errors() {
 }
 
 #[test]
-fn k1106_a_verify_check_whose_clause_is_gone() {
+fn k1108_a_verify_against_a_spec_lacking_a_checked_clause() {
     let dir = tempfile::tempdir().unwrap();
     crate::common::cli::copy_dir(&root().join("spec"), &dir.path().join("spec"));
     for lang in ["en", "zh"] {
@@ -475,7 +475,7 @@ fn k1106_a_verify_check_whose_clause_is_gone() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         err.contains(
-            "error[K1106]: a check of `platform verify` decides clause `network.headers.host`"
+            "error[K1108]: `spec` (Knative Runtime Contract 0.1.0) lacks 1 of the 10 clauses `platform verify` judges: `network.headers.host`"
         ),
         "{err}"
     );
