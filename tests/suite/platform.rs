@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::common::cli::{copy_dir, kcontract, root};
+use crate::common::cli::{kcontract, root, spec_with_clause_renamed};
 use kcontract::diagnostic::SourceMap;
 use kcontract::platform::checks::{CHECKS, Status, Verdict};
 use kcontract::platform::controls::Control;
@@ -259,19 +259,12 @@ fn k1104_run_as_user_the_profile_does_not_allow() {
 /// it): one K1108 naming it, before anything runs.
 fn k1108_a_run_against_a_spec_lacking_a_checked_clause() {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&root().join("spec"), &dir.path().join("spec"));
-    for lang in ["en", "zh"] {
-        let p = dir.path().join(format!("spec/{lang}/configuration.md"));
-        let text = std::fs::read_to_string(&p).unwrap();
-        std::fs::write(
-            &p,
-            text.replace(
-                "id: config.devices.default-only",
-                "id: config.devices.defaults-only",
-            ),
-        )
-        .unwrap();
-    }
+    spec_with_clause_renamed(
+        dir.path(),
+        "configuration",
+        "config.devices.default-only",
+        "config.devices.defaults-only",
+    );
     std::fs::write(dir.path().join("p.yaml"), reference_text()).unwrap();
     let (code, out, err) = kcontract(
         dir.path(),

@@ -383,17 +383,12 @@ fn k1108_a_spec_that_is_not_the_knative_contract() {
 #[test]
 fn k1108_a_spec_lacking_one_linted_clause() {
     let dir = tempfile::tempdir().unwrap();
-    crate::common::cli::copy_dir(&root().join("spec"), &dir.path().join("spec"));
-    for lang in ["en", "zh"] {
-        let p = dir.path().join(format!("spec/{lang}/configuration.md"));
-        let text = std::fs::read_to_string(&p).unwrap();
-        let renamed = text.replace(
-            "id: config.sysctl.not-developer-tunable",
-            "id: config.sysctl.fixed",
-        );
-        assert_ne!(text, renamed);
-        std::fs::write(&p, renamed).unwrap();
-    }
+    crate::common::cli::spec_with_clause_renamed(
+        dir.path(),
+        "configuration",
+        "config.sysctl.not-developer-tunable",
+        "config.sysctl.fixed",
+    );
     let good = root().join(fixture("good"));
     let (code, _, err) = kcontract(
         dir.path(),
