@@ -15,7 +15,9 @@ use crate::platform::image::{REF_NAME, User, digest, layout};
 use crate::platform::verify::Target;
 use crate::terminal::{Ctx, Failure, Outcome, print, shell_word};
 
-/// Platforms: run the probe as a profile's platform and judge the contract's clauses.
+/// Platforms: run the probe as a profile's platform and judge the contract's clauses (the Knative
+/// Runtime Contract built into kcontract, so these commands run from any folder; `--spec DIR` only
+/// for a copy of that contract).
 #[derive(clap::Subcommand, Debug)]
 pub(crate) enum Platform {
     /// Run the probe under runc or crun as the profile's platform would (config from the profile
@@ -31,6 +33,10 @@ pub(crate) enum Platform {
     /// developer must not or should not set, each finding at its line with its clause. Exit 1
     /// when a MUST or MUST NOT clause is broken or a file is not a Knative manifest, 0 otherwise
     /// (SHOULD and SHOULD NOT findings are warnings).
+    ///
+    /// The clauses are the Knative Runtime Contract's, built into kcontract: run it from any
+    /// folder (your own repository, CI) with no spec folder. `--spec DIR` only for a copy of that
+    /// contract; a folder without its clauses (your own contract) is one error, K1108.
     Lint(LintArgs),
     /// Write the static probe as an OCI image layout in one tar archive (one layer, a non-root
     /// user, the probe's `serve` mode as entry point), to push with your own tools, e.g.
@@ -91,7 +97,8 @@ pub(crate) struct LintArgs {
     /// The manifests (YAML, several documents separated by `---` allowed).
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
-    /// `human`: rustc-style diagnostics on stderr; `json`: the findings on stdout.
+    /// `human`: rustc-style diagnostics on stderr; `json`: the findings on stdout (a `--spec`
+    /// that will not load or is not the contract: its error on stderr, nothing on stdout).
     #[arg(long, value_enum, default_value = "human")]
     format: LintFormat,
 }

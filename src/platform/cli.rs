@@ -4,19 +4,17 @@
 //! print the results. Exit 0 when no MUST or MUST NOT clause fails (or could not be checked), 1
 //! otherwise or for a problem in the input or the environment, 2 for usage errors.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::conformance::bundle::is_static_elf;
 use crate::conformance::cli::is_root;
 use crate::conformance::{OciRuntime, Session};
 use crate::diagnostic::{Diagnostic, SourceMap};
-use crate::pipeline::{Show, Stages};
 use crate::spec::Spec;
-use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Failure, Outcome, print};
 
 use super::checks::{CHECKS, Status};
+use super::contract::Source;
 use super::controls::Control;
 use super::local::run_all;
 use super::profile::{self, Profile};
@@ -52,26 +50,13 @@ pub struct RunRequest {
     pub control: Option<Control>,
 }
 
-/// K1106 for every check whose clause the spec does not have.
-pub fn table_diagnostics(spec: &Spec) -> Vec<Diagnostic> {
-    let ids: BTreeSet<&str> = spec.clauses.iter().map(|c| c.id.as_str()).collect();
-    CHECKS
-        .iter()
-        .filter(|c| !ids.contains(c.clause))
-        .map(|c| {
-            Diagnostic::error(
-                "K1106",
-                format!(
-                    "check `{}` decides clause `{}`, which the spec does not have",
-                    c.name, c.clause
-                ),
-            )
-            .help(
-                "the clause was renamed or removed: change its row in src/platform/checks.rs \
-                 (the one table of clauses and checks), or remove the row",
-            )
-        })
-        .collect()
+/// The table of `platform run` as [`super::contract::missing`] reads it.
+pub fn table() -> super::contract::Table {
+    super::contract::Table {
+        command: "platform run",
+        place: "src/platform/checks.rs (CHECKS, the one table of clauses and checks)",
+        rows: CHECKS.iter().map(|c| (c.name, c.clause)).collect(),
+    }
 }
 
 /// A warning per `docs:` id of `profile` that is not a documentation clause of `spec`: its link
@@ -94,10 +79,11 @@ fn docs_warnings(spec: &Spec, profile: &Profile, path: &Path) -> Vec<Diagnostic>
 fn inputs(
     ctx: &Ctx,
     spec: &Spec,
+    source: &Source,
     req: &RunRequest,
 ) -> Result<(Profile, Service, FileRef, FileRef), Failure> {
     let mut sources = SourceMap::default();
-    let mut diags = table_diagnostics(spec);
+    let mut diags = super::contract::missing(spec, source, &table());
     let profile = match profile::load(&req.profile, &mut sources) {
         Ok(p) => {
             diags.extend(docs_warnings(spec, &p, &req.profile));
@@ -292,10 +278,9 @@ fn write_output(path: &Path, text: &str) -> Outcome {
 
 /// Runs the command.
 pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
-    let mut stages = Stages::new(ctx);
-    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let (loaded, source) = super::contract::load(ctx)?;
     let spec = &loaded.spec;
-    let (profile, service, profile_ref, service_ref) = inputs(ctx, spec, &req)?;
+    let (profile, service, profile_ref, service_ref) = inputs(ctx, spec, &source, &req)?;
     let environment = || -> Result<(PathBuf, Session), String> {
         if !is_root() {
             return Err(
@@ -471,8 +456,7 @@ fn date_of(log: &Path) -> String {
 /// report, print the results. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise or when
 /// the log cannot be read or names no test.
 pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
-    let mut stages = Stages::new(ctx);
-    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let (loaded, _) = super::contract::load(ctx)?;
     let spec = &loaded.spec;
     // The profile first: a broken one stops the command before the log is read.
     let documentation = match &req.profile {
@@ -597,10 +581,9 @@ struct LintOutput {
 /// as JSON on stdout). Exit 1 when a finding is a MUST or MUST NOT clause's or a file cannot be
 /// read as a Knative manifest, else 0 (warnings for SHOULD and SHOULD NOT clauses).
 pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
-    let mut stages = Stages::new(ctx);
-    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let (loaded, source) = super::contract::load(ctx)?;
     let spec = &loaded.spec;
-    ctx.report(&super::lint::table_diagnostics(spec), &SourceMap::default())?;
+    super::contract::report_missing(ctx, spec, &source, &super::lint::table())?;
     let mut sources = SourceMap::default();
     let mut findings = Vec::new();
     for path in files {
@@ -698,25 +681,10 @@ pub const VERIFY_KIND: &str = "verify";
 /// `--ca-cert`) or the profile is wrong.
 pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
     use super::verify::{self as v, FetchError};
-    let mut stages = Stages::new(ctx);
-    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let (loaded, source) = super::contract::load(ctx)?;
     let spec = &loaded.spec;
     let mut sources = SourceMap::default();
-    let mut diags: Vec<Diagnostic> = v::missing_clauses(spec)
-        .into_iter()
-        .map(|clause| {
-            Diagnostic::error(
-                "K1106",
-                format!(
-                    "a check of `platform verify` decides clause `{clause}`, which the spec does not have"
-                ),
-            )
-            .help(
-                "the clause was renamed or removed: change its row of VERIFY_CHECKS in \
-                 src/platform/verify.rs, or remove the row",
-            )
-        })
-        .collect();
+    let mut diags = super::contract::missing(spec, &source, &v::table());
     let profile = profile::load(&req.profile, &mut sources).map_err(|d| diags.extend(d));
     if let Ok(p) = &profile {
         diags.extend(docs_warnings(spec, p, &req.profile));
@@ -860,8 +828,7 @@ pub struct ReviewDocsRequest {
 /// is not a documentation clause.
 pub(crate) fn review_docs(ctx: &Ctx, req: ReviewDocsRequest) -> Outcome {
     use super::docs;
-    let mut stages = Stages::new(ctx);
-    let loaded = stages.spec(LoadOptions::default(), Show::All)?;
+    let (loaded, _) = super::contract::load(ctx)?;
     let spec = &loaded.spec;
     let Some(clause) = spec.clause(&req.clause) else {
         return Err(crate::commands::review::unknown(ctx, spec, &req.clause));

@@ -3,9 +3,10 @@
 //! finding is a diagnostic at the YAML value that breaks the rule, naming the clause and its level:
 //! an error for a MUST or MUST NOT clause, a warning for a SHOULD or SHOULD NOT one.
 //!
-//! [`LINT_CHECKS`] is the one table of checks and clauses. Levels come from the loaded spec, never
-//! from this file, so a clause whose level changes changes the severity; a row whose clause the
-//! spec does not have stops the command (K1106) rather than being skipped.
+//! [`LINT_CHECKS`] is the one table of checks and clauses. Levels come from the contract the command
+//! loads (the one built into the binary, or `--spec`'s: `contract.rs`), never from this file, so a
+//! clause whose level changes changes the severity; a row whose clause that contract does not have
+//! stops the command (K1106, K1108) rather than being skipped.
 //!
 //! The manifest is read into the shape `platform run` reads (`manifest.rs`), in which every
 //! field is optional: the lint checks what is there.
@@ -80,25 +81,13 @@ pub struct Finding {
     pub level: Option<String>,
 }
 
-/// K1106 for every row of [`LINT_CHECKS`] whose clause `spec` does not have.
-pub fn table_diagnostics(spec: &Spec) -> Vec<Diagnostic> {
-    LINT_CHECKS
-        .iter()
-        .filter(|c| !spec.clauses.iter().any(|s| s.id == c.clause))
-        .map(|c| {
-            Diagnostic::error(
-                "K1106",
-                format!(
-                    "lint check `{}` names clause `{}`, which the spec does not have",
-                    c.name, c.clause
-                ),
-            )
-            .help(
-                "the clause was renamed or removed: change its row in src/platform/lint.rs \
-                 (LINT_CHECKS), or remove the row",
-            )
-        })
-        .collect()
+/// The table as [`super::contract::missing`] reads it.
+pub fn table() -> super::contract::Table {
+    super::contract::Table {
+        command: "platform lint",
+        place: "src/platform/lint.rs (LINT_CHECKS)",
+        rows: LINT_CHECKS.iter().map(|c| (c.name, c.clause)).collect(),
+    }
 }
 
 /// Checks every document of file `id`: its findings, in document order.
@@ -151,7 +140,7 @@ impl Walk<'_> {
     /// A finding of `check` at `span`: an error when its clause is a MUST or MUST NOT.
     fn find(&mut self, check: &'static LintCheck, span: Span, what: String, label: &str) {
         let Some(clause) = self.spec.clauses.iter().find(|c| c.id == check.clause) else {
-            // Reported once by `table_diagnostics` before any file is read.
+            // Reported by `contract::missing` before any file is read.
             return;
         };
         let level = clause.level.as_str();

@@ -29,6 +29,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod contract;
 pub mod controls;
 pub mod docs;
 pub mod expect;

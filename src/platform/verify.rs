@@ -761,13 +761,13 @@ pub fn clause_results(spec: &Spec, seen: &Seen<'_>) -> Vec<ClauseResult> {
         .collect()
 }
 
-/// The clauses of [`VERIFY_CHECKS`] that `spec` does not have.
-pub fn missing_clauses(spec: &Spec) -> Vec<&'static str> {
-    VERIFY_CHECKS
-        .iter()
-        .filter(|r| !spec.clauses.iter().any(|c| c.id == r.clause))
-        .map(|r| r.clause)
-        .collect()
+/// The table as [`super::contract::missing`] reads it.
+pub fn table() -> super::contract::Table {
+    super::contract::Table {
+        command: "platform verify",
+        place: "src/platform/verify.rs (VERIFY_CHECKS)",
+        rows: VERIFY_CHECKS.iter().map(|r| (r.name, r.clause)).collect(),
+    }
 }
 
 #[cfg(test)]

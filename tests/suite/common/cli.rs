@@ -38,3 +38,16 @@ pub(crate) fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A copy of the repository's `spec/` at `dir/spec` with clause `id` renamed `new` in both
+/// languages of `chapter` (another version of the contract, for the platform commands' K1108).
+pub(crate) fn spec_with_clause_renamed(dir: &Path, chapter: &str, id: &str, new: &str) {
+    copy_dir(&root().join("spec"), &dir.join("spec"));
+    for lang in ["en", "zh"] {
+        let p = dir.join(format!("spec/{lang}/{chapter}.md"));
+        let text = std::fs::read_to_string(&p).unwrap();
+        let renamed = text.replace(&format!("id: {id}\n"), &format!("id: {new}\n"));
+        assert_ne!(text, renamed, "{} has no clause {id}", p.display());
+        std::fs::write(&p, renamed).unwrap();
+    }
+}
