@@ -74,6 +74,129 @@ fn k0307_translated_headings_that_differ() {
     ));
 }
 
+/// A chapter of sections at one level, each with a clause: a heading added to or dropped from its
+/// translation leaves every level in place, and shows only in whose clauses a section holds.
+const EN_WIDGETS: &str = "# One\n\n## Creating widgets\n\n```clause\nid: one.create\nlevel: MUST\nactor: platform\ntext: The platform MUST create it.\nverify: manual\n```\n\n## Listing widgets\n\n```clause\nid: one.list\nlevel: MUST\nactor: platform\ntext: The platform MUST list it.\nverify: manual\n```\n\n## Deleting widgets\n\n```clause\nid: one.delete\nlevel: MUST\nactor: platform\ntext: The platform MUST delete it.\nverify: manual\n```\n";
+
+/// The translation of [`EN_WIDGETS`], its sections as `(heading, clause)`: `None` for a section
+/// with no clause.
+fn zh_widgets(sections: &[(&str, Option<(&str, &str)>)]) -> String {
+    let mut out = "# 一\n".to_string();
+    for (heading, clause) in sections {
+        out.push_str(&format!("\n## {heading}\n\n"));
+        match clause {
+            Some((id, text)) => {
+                let english = format!("The platform MUST {text} it.");
+                out.push_str(&format!(
+                    "```clause\nid: one.{id}\ntext: 平台必须（MUST）{text}。\nsource: {}\n```\n",
+                    kcontract::spec::stamp(&english)
+                ));
+            }
+            None => out.push_str("正文。\n"),
+        }
+    }
+    out
+}
+
+/// `check` and `build` of [`EN_WIDGETS`] translated as `zh`: check's output and the Chinese page.
+fn check_and_build_widgets(zh: &str) -> (String, String) {
+    let out = check(EN_WIDGETS, zh, ZH_TWO);
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in [
+        ("spec/contract.yaml", CONTRACT),
+        ("spec/en/one.md", EN_WIDGETS),
+        ("spec/en/two.md", EN_TWO),
+        ("spec/zh/one.md", zh),
+        ("spec/zh/two.md", ZH_TWO),
+    ] {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    let built = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir.path())
+        .args(["--spec", "spec", "build", "--out", "site"])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    let page = std::fs::read_to_string(dir.path().join("site/zh/one.html")).unwrap();
+    (out, page)
+}
+
+/// The ids of the `<h2>` headings of `page`, with their text.
+fn h2_ids(page: &str) -> Vec<String> {
+    page.split("<h2 id=\"")
+        .skip(1)
+        .map(|rest| rest.split("</h2>").next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn k0307_a_translated_heading_the_source_lacks() {
+    let zh = zh_widgets(&[
+        ("额外一节", None),
+        ("创建组件", Some(("create", "create"))),
+        ("列出组件", Some(("list", "list"))),
+        ("删除组件", Some(("delete", "delete"))),
+    ]);
+    let (out, page) = check_and_build_widgets(&zh);
+    // The warning is at the added heading, no heading carries another section's id.
+    let ids = h2_ids(&page);
+    assert_eq!(ids.len(), 4, "{page}");
+    assert!(
+        ids.iter().all(|h| !h.starts_with("creating-widgets")
+            && !h.starts_with("listing-widgets")
+            && !h.starts_with("deleting-widgets")),
+        "{ids:?}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn k0307_a_source_heading_the_translation_lacks() {
+    let zh = zh_widgets(&[
+        ("列出组件", Some(("list", "list"))),
+        ("删除组件", Some(("delete", "delete"))),
+    ]);
+    let (out, page) = check_and_build_widgets(&zh);
+    let ids = h2_ids(&page);
+    assert_eq!(ids.len(), 2, "{page}");
+    assert!(
+        ids.iter().all(|h| !h.starts_with("creating-widgets")
+            && !h.starts_with("listing-widgets")
+            && !h.starts_with("deleting-widgets")),
+        "{ids:?}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+/// The translation with every heading: each takes the id of its source heading.
+#[test]
+fn translated_widgets_headings_take_the_source_ids() {
+    let zh = zh_widgets(&[
+        ("创建组件", Some(("create", "create"))),
+        ("列出组件", Some(("list", "list"))),
+        ("删除组件", Some(("delete", "delete"))),
+    ]);
+    let (out, page) = check_and_build_widgets(&zh);
+    assert!(
+        out.starts_with("exit: 0\n") && !out.contains("K0307"),
+        "{out}"
+    );
+    let ids = h2_ids(&page);
+    assert_eq!(ids.len(), 3, "{page}");
+    for (id, (en, zh)) in ids.iter().zip([
+        ("creating-widgets", "创建组件"),
+        ("listing-widgets", "列出组件"),
+        ("deleting-widgets", "删除组件"),
+    ]) {
+        assert!(
+            id.starts_with(&format!("{en}\"")) && id.contains(zh),
+            "{ids:?}"
+        );
+    }
+}
+
 #[test]
 fn k0308_a_chinese_term_that_says_another_level() {
     let zh = zh_one("正文。").replace("平台必须（MUST）这样做。", "平台应当（SHALL）这样做。");
