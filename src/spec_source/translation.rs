@@ -241,6 +241,13 @@ fn align_headings(
     let shift = (k..translated.len())
         .find_map(|j| held[j].map(|s| (j, s)))
         .filter(|&(j, s)| j != s)
+        // The next heading with clauses is shifted as much: clauses moved to another section
+        // (one heading holding another's) are not a heading added or dropped.
+        .filter(|&(j, s)| {
+            (j + 1..translated.len())
+                .find_map(|t| held[t].map(|h| (t, h)))
+                .is_none_or(|(t, h)| h + j == t + s)
+        })
         .and_then(|(j, s)| {
             let p = if j > s {
                 let d = j - s;

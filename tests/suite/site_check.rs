@@ -170,6 +170,18 @@ fn k0307_a_source_heading_the_translation_lacks() {
     insta::assert_snapshot!(out);
 }
 
+/// Clauses moved between sections are not a heading added or dropped: the warning says whose clauses
+/// the section holds.
+#[test]
+fn k0307_sections_holding_each_others_clauses() {
+    let zh = zh_widgets(&[
+        ("创建组件", Some(("list", "list"))),
+        ("列出组件", Some(("create", "create"))),
+        ("删除组件", Some(("delete", "delete"))),
+    ]);
+    insta::assert_snapshot!(check(EN_WIDGETS, &zh, ZH_TWO));
+}
+
 /// The translation with every heading: each takes the id of its source heading.
 #[test]
 fn translated_widgets_headings_take_the_source_ids() {
