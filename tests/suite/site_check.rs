@@ -19,8 +19,8 @@ fn zh_one(body: &str) -> String {
     )
 }
 
-/// `kcontract check` on a two-chapter bilingual spec.
-fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
+/// A two-chapter bilingual spec in a temporary folder.
+fn spec_dir(en_one: &str, zh_one: &str, zh_two: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (path, content) in [
         ("spec/contract.yaml", CONTRACT),
@@ -33,6 +33,16 @@ fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, content).unwrap();
     }
+    dir
+}
+
+/// `kcontract check` on a two-chapter bilingual spec.
+fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
+    check_in(&spec_dir(en_one, zh_one, zh_two))
+}
+
+/// `kcontract check` on the spec of [`spec_dir`]: its exit code and output.
+fn check_in(dir: &tempfile::TempDir) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
         .current_dir(dir.path())
         .args(["--color", "never", "--spec", "spec", "check"])
@@ -100,19 +110,8 @@ fn zh_widgets(sections: &[(&str, Option<(&str, &str)>)]) -> String {
 
 /// `check` and `build` of [`EN_WIDGETS`] translated as `zh`: check's output and the Chinese page.
 fn check_and_build_widgets(zh: &str) -> (String, String) {
-    let out = check(EN_WIDGETS, zh, ZH_TWO);
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in [
-        ("spec/contract.yaml", CONTRACT),
-        ("spec/en/one.md", EN_WIDGETS),
-        ("spec/en/two.md", EN_TWO),
-        ("spec/zh/one.md", zh),
-        ("spec/zh/two.md", ZH_TWO),
-    ] {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, content).unwrap();
-    }
+    let dir = spec_dir(EN_WIDGETS, zh, ZH_TWO);
+    let out = check_in(&dir);
     let built = Command::new(env!("CARGO_BIN_EXE_kcontract"))
         .current_dir(dir.path())
         .args(["--spec", "spec", "build", "--out", "site"])
@@ -121,6 +120,22 @@ fn check_and_build_widgets(zh: &str) -> (String, String) {
     assert!(built.status.success(), "{built:?}");
     let page = std::fs::read_to_string(dir.path().join("site/zh/one.html")).unwrap();
     (out, page)
+}
+
+/// `check` of [`EN_WIDGETS`] translated as `zh`, whose headings differ from the source's: the
+/// built page has its `n` section headings, none with the id of a source section (each keeps an
+/// id of its own text).
+fn check_headings_that_shift(zh: &str, n: usize) -> String {
+    let (out, page) = check_and_build_widgets(zh);
+    let ids = h2_ids(&page);
+    assert_eq!(ids.len(), n, "{page}");
+    assert!(
+        ids.iter().all(|h| !h.starts_with("creating-widgets")
+            && !h.starts_with("listing-widgets")
+            && !h.starts_with("deleting-widgets")),
+        "{ids:?}"
+    );
+    out
 }
 
 /// The ids of the `<h2>` headings of `page`, with their text.
@@ -139,17 +154,8 @@ fn k0307_a_translated_heading_the_source_lacks() {
         ("列出组件", Some(("list", "list"))),
         ("删除组件", Some(("delete", "delete"))),
     ]);
-    let (out, page) = check_and_build_widgets(&zh);
     // The warning is at the added heading, no heading carries another section's id.
-    let ids = h2_ids(&page);
-    assert_eq!(ids.len(), 4, "{page}");
-    assert!(
-        ids.iter().all(|h| !h.starts_with("creating-widgets")
-            && !h.starts_with("listing-widgets")
-            && !h.starts_with("deleting-widgets")),
-        "{ids:?}"
-    );
-    insta::assert_snapshot!(out);
+    insta::assert_snapshot!(check_headings_that_shift(&zh, 4));
 }
 
 #[test]
@@ -158,16 +164,7 @@ fn k0307_a_source_heading_the_translation_lacks() {
         ("列出组件", Some(("list", "list"))),
         ("删除组件", Some(("delete", "delete"))),
     ]);
-    let (out, page) = check_and_build_widgets(&zh);
-    let ids = h2_ids(&page);
-    assert_eq!(ids.len(), 2, "{page}");
-    assert!(
-        ids.iter().all(|h| !h.starts_with("creating-widgets")
-            && !h.starts_with("listing-widgets")
-            && !h.starts_with("deleting-widgets")),
-        "{ids:?}"
-    );
-    insta::assert_snapshot!(out);
+    insta::assert_snapshot!(check_headings_that_shift(&zh, 2));
 }
 
 /// Clauses moved between sections are not a heading added or dropped: the warning says whose clauses
