@@ -79,6 +79,9 @@ pub(super) fn translate_chapter(
 ) -> Document {
     {
         let mut blocks = Vec::with_capacity(parsed.pieces.len());
+        // Where each clause shown stands: (its line here, its source clause's line), to tell which
+        // source heading the section of each translated heading holds clauses of.
+        let mut placed: Vec<(usize, usize)> = Vec::new();
         for piece in parsed.pieces {
             match piece {
                 Piece::Prose(p) => blocks.push(Block::Prose(p)),
@@ -104,6 +107,7 @@ pub(super) fn translate_chapter(
                     let source = &spec.clauses[idx];
                     // A stub (`i18n add` writes them) still holds the source text: shown where it
                     // stands, untranslated, and reported as missing until it is translated.
+                    placed.push((t.line, source.line));
                     if is_stub(&t, source) {
                         blocks.push(Block::Clause(idx));
                         continue;
@@ -147,7 +151,8 @@ pub(super) fn translate_chapter(
         }
         let mut headings = parsed.headings;
         if let Some(source) = spec.documents.iter().find(|d| d.chapter == chapter) {
-            align_headings(&source.headings, &mut headings, diags);
+            let held = held_sections(&source.headings, &headings, &placed);
+            align_headings(&source.headings, &mut headings, &held, diags);
         }
         Document {
             title: parsed.title.unwrap_or_else(|| chapter.clone()),
@@ -162,73 +167,200 @@ pub(super) fn translate_chapter(
     }
 }
 
+/// For each translated heading, the source heading (index) that the first clause of its section
+/// (up to the next heading) sits under in the source, if its section holds clauses. `placed`: per
+/// clause, its line in the translation and its source clause's line in the source chapter.
+fn held_sections(
+    source: &[Heading],
+    translated: &[Heading],
+    placed: &[(usize, usize)],
+) -> Vec<Option<usize>> {
+    let under = |headings: &[Heading], line: usize| headings.iter().rposition(|h| h.line < line);
+    let mut held = vec![None; translated.len()];
+    for &(here, there) in placed {
+        if let (Some(t), Some(s)) = (under(translated, here), under(source, there)) {
+            held[t].get_or_insert(s);
+        }
+    }
+    held
+}
+
 /// A translated heading takes the id of the source heading at the same position, so
 /// `#default-filesystems` lands on 默认文件系统 and the language switch keeps the section. That needs
 /// the same headings, at the same levels, in the same order: the first difference is a warning
 /// (K0307, like a missing translation) and the headings from there on keep ids of their own text
-/// (a link to one of them from the translation is then an error, K0118).
-fn align_headings(source: &[Heading], translated: &mut [Heading], diags: &mut Vec<Diagnostic>) {
-    for (i, h) in translated.iter_mut().enumerate() {
-        match source.get(i) {
-            Some(s) if s.level == h.level => h.anchor.clone_from(&s.anchor),
-            found => {
-                let (label, help) = match found {
-                    Some(s) => (
-                        format!(
-                            "a level-{} heading where the source has `{}` at level {}",
-                            h.level, s.title, s.level
-                        ),
-                        format!(
-                            "give this heading level {} (`{}`), as in the source, or add the missing heading",
-                            s.level,
-                            "#".repeat(usize::from(s.level))
-                        ),
-                    ),
-                    None => (
-                        "the source chapter has no heading here".to_string(),
-                        format!(
-                            "the source chapter has {} headings: translate each, and add none",
-                            source.len()
-                        ),
-                    ),
-                };
-                let mut d = Diagnostic::warning(
-                    "K0307",
-                    format!(
-                        "heading {} of the translation does not match the source",
-                        i + 1
-                    ),
-                )
-                .at(h.span.clone(), label)
-                .help(help);
-                if let Some(s) = found {
-                    d = d.with_context(s.span.clone(), "the source heading at this position");
-                }
-                diags.push(d);
-                return;
-            }
+/// (a link to one of them from the translation is then an error, K0118). Levels alone miss a heading
+/// added or dropped among headings of one level, so `held` (see [`held_sections`]) tells too: a
+/// heading whose clauses sit under another source heading than the one at its position shows the
+/// headings shifted, and the difference is put where the shift starts, at the added heading or
+/// where the dropped one was, not at the first heading whose level happens to differ.
+fn align_headings(
+    source: &[Heading],
+    translated: &mut [Heading],
+    held: &[Option<usize>],
+    diags: &mut Vec<Diagnostic>,
+) {
+    // Can translated heading `t` be source heading `s`: the same level, and its clauses (if any)
+    // from that section?
+    let fits = |translated: &[Heading], t: usize, s: usize| {
+        source
+            .get(s)
+            .is_some_and(|sh| sh.level == translated[t].level && held[t].is_none_or(|h| h == s))
+    };
+    let Some(k) = (0..translated.len()).find(|&i| !fits(translated, i, i)) else {
+        for (h, s) in translated.iter_mut().zip(source) {
+            h.anchor.clone_from(&s.anchor);
         }
-    }
-    if let Some(missing) = source.get(translated.len()) {
-        let d = Diagnostic::warning(
-            "K0307",
-            format!("the translation lacks the heading `{}` of the source", missing.title),
-        )
-        .help("translate every heading of the source chapter, in the same order and at the same levels: headings give the sections their ids in every language");
-        diags.push(match translated.last() {
-            Some(last) => d
-                .at(last.span.clone(), "the last translated heading")
-                .with_context(
+        if let Some(missing) = source.get(translated.len()) {
+            let d = Diagnostic::warning(
+                "K0307",
+                format!(
+                    "the translation lacks the heading `{}` of the source",
+                    missing.title
+                ),
+            )
+            .help(TRANSLATE_EVERY_HEADING);
+            diags.push(match translated.last() {
+                Some(last) => d
+                    .at(last.span.clone(), "the last translated heading")
+                    .with_context(
+                        missing.span.clone(),
+                        "this source heading has no translation",
+                    ),
+                None => d.at(
                     missing.span.clone(),
                     "this source heading has no translation",
                 ),
-            None => d.at(
+            });
+        }
+        return;
+    };
+    // The first heading from `k` on that holds clauses, if they are another section's: translated
+    // heading `j` is source heading `s`, so headings were added (j > s) or dropped (j < s) from
+    // some heading `p` at or before `k` on, the first from which the shifted alignment fits.
+    let shift = (k..translated.len())
+        .find_map(|j| held[j].map(|s| (j, s)))
+        .filter(|&(j, s)| j != s)
+        // The next heading with clauses is shifted as much: clauses moved to another section
+        // (one heading holding another's) are not a heading added or dropped.
+        .filter(|&(j, s)| {
+            (j + 1..translated.len())
+                .find_map(|t| held[t].map(|h| (t, h)))
+                .is_none_or(|(t, h)| h + j == t + s)
+        })
+        .and_then(|(j, s)| {
+            let p = if j > s {
+                let d = j - s;
+                (0..=k.min(s)).find(|&p| (p + d..=j).all(|t| fits(translated, t, t - d)))
+            } else {
+                let d = s - j;
+                (0..=k).find(|&p| (p..=j).all(|t| fits(translated, t, t + d)))
+            };
+            p.map(|p| (p, j, s))
+        });
+    let (cut, d) = match shift {
+        Some((p, j, s)) if j > s => {
+            let h = &translated[p];
+            let d = Diagnostic::warning(
+                "K0307",
+                format!("the translation has a heading the source lacks: `{}`", h.title),
+            )
+            .at(h.span.clone(), if j - s == 1 { "not in the source".to_string() } else { format!("the first of {} headings not in the source", j - s) })
+            .help("remove it, or add it to the source chapter too: a translated heading takes the id of the source heading at the same position, so from this one on the translated headings keep ids of their own text")
+            .with_context(
+                source[s].span.clone(),
+                format!(
+                    "heading {} of the translation, `{}`, holds the clauses of this heading",
+                    j + 1,
+                    translated[j].title
+                ),
+            );
+            (p, d)
+        }
+        Some((p, j, s)) => {
+            let missing = &source[p];
+            let dropped = s - j;
+            let d = Diagnostic::warning(
+                "K0307",
+                if dropped == 1 {
+                    format!(
+                        "the translation lacks the heading `{}` of the source",
+                        missing.title
+                    )
+                } else {
+                    format!(
+                        "the translation lacks {} headings of the source, from `{}` on",
+                        s - p,
+                        missing.title
+                    )
+                },
+            )
+            .at(
+                translated[p].span.clone(),
+                format!("the source has `{}` before this heading", missing.title),
+            )
+            .help(TRANSLATE_EVERY_HEADING)
+            .with_context(
                 missing.span.clone(),
                 "this source heading has no translation",
-            ),
-        });
+            );
+            (p, d)
+        }
+        None => {
+            let h = &translated[k];
+            let found = source.get(k);
+            let (label, help) = match found {
+                // The level is right: its clauses are another section's.
+                Some(s) if s.level == h.level => (
+                    format!(
+                        "holds clauses of `{}` in the source, not of `{}`",
+                        held[k].map_or("", |i| source[i].title.as_str()),
+                        s.title
+                    ),
+                    "move each translated clause to the section of its source clause, under the headings of the source, in the same order".to_string(),
+                ),
+                Some(s) => (
+                    format!(
+                        "a level-{} heading where the source has `{}` at level {}",
+                        h.level, s.title, s.level
+                    ),
+                    format!(
+                        "give this heading level {} (`{}`), as in the source, or add the missing heading",
+                        s.level,
+                        "#".repeat(usize::from(s.level))
+                    ),
+                ),
+                None => (
+                    "the source chapter has no heading here".to_string(),
+                    format!(
+                        "the source chapter has {} headings: translate each, and add none",
+                        source.len()
+                    ),
+                ),
+            };
+            let mut d = Diagnostic::warning(
+                "K0307",
+                format!(
+                    "heading {} of the translation does not match the source",
+                    k + 1
+                ),
+            )
+            .at(h.span.clone(), label)
+            .help(help);
+            if let Some(s) = found {
+                d = d.with_context(s.span.clone(), "the source heading at this position");
+            }
+            (k, d)
+        }
+    };
+    for (h, s) in translated[..cut].iter_mut().zip(source) {
+        h.anchor.clone_from(&s.anchor);
     }
+    diags.push(d);
 }
+
+/// How to fix a translation that lacks headings of the source (K0307).
+const TRANSLATE_EVERY_HEADING: &str = "translate every heading of the source chapter, in the same order and at the same levels: headings give the sections their ids in every language";
 
 /// A source clause with no translation still appears on the translated page (with the source text
 /// and a "not yet translated" badge), right after the translated clause that precedes it in the

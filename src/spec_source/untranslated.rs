@@ -5,7 +5,8 @@
 //!
 //! Sections are matched by position, as headings are ([`super::translation`]: a translated heading
 //! takes the id of the source heading at the same position). Where the translation's headings do
-//! not follow the source's (K0307), its page is left as written.
+//! not follow the source's (K0307: a heading that keeps an id of its own text), its page is left as
+//! written.
 
 use pulldown_cmark::{Event, Parser, Tag};
 
@@ -106,7 +107,7 @@ pub(super) fn fill_in(source: &Document, doc: &mut Document) {
             .headings
             .iter()
             .zip(&source.headings)
-            .all(|(t, s)| t.level == s.level);
+            .all(|(t, s)| t.level == s.level && t.anchor == s.anchor);
     if !follows {
         return;
     }

@@ -19,8 +19,8 @@ fn zh_one(body: &str) -> String {
     )
 }
 
-/// `kcontract check` on a two-chapter bilingual spec.
-fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
+/// A two-chapter bilingual spec in a temporary folder.
+fn spec_dir(en_one: &str, zh_one: &str, zh_two: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (path, content) in [
         ("spec/contract.yaml", CONTRACT),
@@ -33,6 +33,16 @@ fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, content).unwrap();
     }
+    dir
+}
+
+/// `kcontract check` on a two-chapter bilingual spec.
+fn check(en_one: &str, zh_one: &str, zh_two: &str) -> String {
+    check_in(&spec_dir(en_one, zh_one, zh_two))
+}
+
+/// `kcontract check` on the spec of [`spec_dir`]: its exit code and output.
+fn check_in(dir: &tempfile::TempDir) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
         .current_dir(dir.path())
         .args(["--color", "never", "--spec", "spec", "check"])
@@ -72,6 +82,128 @@ fn k0307_translated_headings_that_differ() {
         &zh_one("正文。").replace("## 默认文件系统", "### 默认文件系统"),
         "# 二\n\n正文。\n"
     ));
+}
+
+/// A chapter of sections at one level, each with a clause: a heading added to or dropped from its
+/// translation leaves every level in place, and shows only in whose clauses a section holds.
+const EN_WIDGETS: &str = "# One\n\n## Creating widgets\n\n```clause\nid: one.create\nlevel: MUST\nactor: platform\ntext: The platform MUST create it.\nverify: manual\n```\n\n## Listing widgets\n\n```clause\nid: one.list\nlevel: MUST\nactor: platform\ntext: The platform MUST list it.\nverify: manual\n```\n\n## Deleting widgets\n\n```clause\nid: one.delete\nlevel: MUST\nactor: platform\ntext: The platform MUST delete it.\nverify: manual\n```\n";
+
+/// The translation of [`EN_WIDGETS`], its sections as `(heading, clause)`: `None` for a section
+/// with no clause.
+fn zh_widgets(sections: &[(&str, Option<(&str, &str)>)]) -> String {
+    let mut out = "# 一\n".to_string();
+    for (heading, clause) in sections {
+        out.push_str(&format!("\n## {heading}\n\n"));
+        match clause {
+            Some((id, text)) => {
+                let english = format!("The platform MUST {text} it.");
+                out.push_str(&format!(
+                    "```clause\nid: one.{id}\ntext: 平台必须（MUST）{text}。\nsource: {}\n```\n",
+                    kcontract::spec::stamp(&english)
+                ));
+            }
+            None => out.push_str("正文。\n"),
+        }
+    }
+    out
+}
+
+/// `check` and `build` of [`EN_WIDGETS`] translated as `zh`: check's output and the Chinese page.
+fn check_and_build_widgets(zh: &str) -> (String, String) {
+    let dir = spec_dir(EN_WIDGETS, zh, ZH_TWO);
+    let out = check_in(&dir);
+    let built = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir.path())
+        .args(["--spec", "spec", "build", "--out", "site"])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    let page = std::fs::read_to_string(dir.path().join("site/zh/one.html")).unwrap();
+    (out, page)
+}
+
+/// `check` of [`EN_WIDGETS`] translated as `zh`, whose headings differ from the source's: the
+/// built page has its `n` section headings, none with the id of a source section (each keeps an
+/// id of its own text).
+fn check_headings_that_shift(zh: &str, n: usize) -> String {
+    let (out, page) = check_and_build_widgets(zh);
+    let ids = h2_ids(&page);
+    assert_eq!(ids.len(), n, "{page}");
+    assert!(
+        ids.iter().all(|h| !h.starts_with("creating-widgets")
+            && !h.starts_with("listing-widgets")
+            && !h.starts_with("deleting-widgets")),
+        "{ids:?}"
+    );
+    out
+}
+
+/// The ids of the `<h2>` headings of `page`, with their text.
+fn h2_ids(page: &str) -> Vec<String> {
+    page.split("<h2 id=\"")
+        .skip(1)
+        .map(|rest| rest.split("</h2>").next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn k0307_a_translated_heading_the_source_lacks() {
+    let zh = zh_widgets(&[
+        ("额外一节", None),
+        ("创建组件", Some(("create", "create"))),
+        ("列出组件", Some(("list", "list"))),
+        ("删除组件", Some(("delete", "delete"))),
+    ]);
+    // The warning is at the added heading, no heading carries another section's id.
+    insta::assert_snapshot!(check_headings_that_shift(&zh, 4));
+}
+
+#[test]
+fn k0307_a_source_heading_the_translation_lacks() {
+    let zh = zh_widgets(&[
+        ("列出组件", Some(("list", "list"))),
+        ("删除组件", Some(("delete", "delete"))),
+    ]);
+    insta::assert_snapshot!(check_headings_that_shift(&zh, 2));
+}
+
+/// Clauses moved between sections are not a heading added or dropped: the warning says whose clauses
+/// the section holds.
+#[test]
+fn k0307_sections_holding_each_others_clauses() {
+    let zh = zh_widgets(&[
+        ("创建组件", Some(("list", "list"))),
+        ("列出组件", Some(("create", "create"))),
+        ("删除组件", Some(("delete", "delete"))),
+    ]);
+    insta::assert_snapshot!(check(EN_WIDGETS, &zh, ZH_TWO));
+}
+
+/// The translation with every heading: each takes the id of its source heading.
+#[test]
+fn translated_widgets_headings_take_the_source_ids() {
+    let zh = zh_widgets(&[
+        ("创建组件", Some(("create", "create"))),
+        ("列出组件", Some(("list", "list"))),
+        ("删除组件", Some(("delete", "delete"))),
+    ]);
+    let (out, page) = check_and_build_widgets(&zh);
+    assert!(
+        out.starts_with("exit: 0\n") && !out.contains("K0307"),
+        "{out}"
+    );
+    let ids = h2_ids(&page);
+    assert_eq!(ids.len(), 3, "{page}");
+    for (id, (en, zh)) in ids.iter().zip([
+        ("creating-widgets", "创建组件"),
+        ("listing-widgets", "列出组件"),
+        ("deleting-widgets", "删除组件"),
+    ]) {
+        assert!(
+            id.starts_with(&format!("{en}\"")) && id.contains(zh),
+            "{ids:?}"
+        );
+    }
 }
 
 #[test]
