@@ -10,7 +10,9 @@ use crate::conformance::bundle::is_static_elf;
 use crate::conformance::cli::is_root;
 use crate::conformance::{OciRuntime, Session};
 use crate::diagnostic::{Diagnostic, SourceMap};
+use crate::pipeline::{Show, Stages};
 use crate::spec::Spec;
+use crate::spec_source::{LoadOptions, Loaded};
 use crate::terminal::{Ctx, Failure, Outcome, print};
 
 use super::checks::{CHECKS, Status};
@@ -278,7 +280,7 @@ fn write_output(path: &Path, text: &str) -> Outcome {
 
 /// Runs the command.
 pub(crate) fn run(ctx: &Ctx, req: RunRequest) -> Outcome {
-    let (loaded, source) = super::contract::load(ctx)?;
+    let (loaded, source) = load_contract(ctx)?;
     let spec = &loaded.spec;
     let (profile, service, profile_ref, service_ref) = inputs(ctx, spec, &source, &req)?;
     let environment = || -> Result<(PathBuf, Session), String> {
@@ -456,7 +458,7 @@ fn date_of(log: &Path) -> String {
 /// report, print the results. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise or when
 /// the log cannot be read or names no test.
 pub(crate) fn import_log(ctx: &Ctx, req: ImportRequest) -> Outcome {
-    let (loaded, _) = super::contract::load(ctx)?;
+    let (loaded, _) = load_contract(ctx)?;
     let spec = &loaded.spec;
     // The profile first: a broken one stops the command before the log is read.
     let documentation = match &req.profile {
@@ -581,7 +583,7 @@ struct LintOutput {
 /// as JSON on stdout). Exit 1 when a finding is a MUST or MUST NOT clause's or a file cannot be
 /// read as a Knative manifest, else 0 (warnings for SHOULD and SHOULD NOT clauses).
 pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
-    let (loaded, source) = super::contract::load(ctx)?;
+    let (loaded, source) = load_contract(ctx)?;
     let spec = &loaded.spec;
     super::contract::report_missing(ctx, spec, &source, &super::lint::table())?;
     let mut sources = SourceMap::default();
@@ -681,7 +683,7 @@ pub const VERIFY_KIND: &str = "verify";
 /// `--ca-cert`) or the profile is wrong.
 pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
     use super::verify::{self as v, FetchError};
-    let (loaded, source) = super::contract::load(ctx)?;
+    let (loaded, source) = load_contract(ctx)?;
     let spec = &loaded.spec;
     let mut sources = SourceMap::default();
     let mut diags = super::contract::missing(spec, &source, &v::table());
@@ -828,7 +830,7 @@ pub struct ReviewDocsRequest {
 /// is not a documentation clause.
 pub(crate) fn review_docs(ctx: &Ctx, req: ReviewDocsRequest) -> Outcome {
     use super::docs;
-    let (loaded, _) = super::contract::load(ctx)?;
+    let (loaded, _) = load_contract(ctx)?;
     let spec = &loaded.spec;
     let Some(clause) = spec.clause(&req.clause) else {
         return Err(crate::commands::review::unknown(ctx, spec, &req.clause));
@@ -923,4 +925,19 @@ pub(crate) fn review_docs(ctx: &Ctx, req: ReviewDocsRequest) -> Outcome {
         "reviewed the docs link of {} by {} on {}: {url} (stamp {}) in {shown}\n",
         clause.id, review.by, review.date, review.stamp
     ))
+}
+
+/// The contract a platform command judges against: the folder `--spec` names when it was given
+/// (its problems reported as every command reports a spec's), else the built-in one (only its
+/// errors reported: its warnings are for the contract's editors, not for whoever runs the
+/// command). Stops the command on an error.
+fn load_contract(ctx: &Ctx) -> Result<(Loaded, Source), Failure> {
+    if ctx.spec_given {
+        let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::All)?;
+        return Ok((loaded, Source::Given(ctx.spec.clone())));
+    }
+    let mut loaded = super::contract::built_in();
+    loaded.diagnostics.retain(Diagnostic::is_error);
+    ctx.report(&loaded.diagnostics, &loaded.sources)?;
+    Ok((loaded, Source::BuiltIn))
 }

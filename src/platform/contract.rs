@@ -14,7 +14,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, SourceMap};
-use crate::pipeline::{Show, Stages};
 use crate::spec::Spec;
 use crate::spec_source::{self, LoadOptions, Loaded, Tree};
 use crate::terminal::{Ctx, Failure};
@@ -81,21 +80,6 @@ pub enum Source {
     BuiltIn,
     /// The folder `--spec` named.
     Given(PathBuf),
-}
-
-/// The contract a platform command judges against: the folder `--spec` names when it was given
-/// (its problems reported as every command reports a spec's), else the built-in one (only its
-/// errors reported: its warnings are for the contract's editors, not for whoever runs the
-/// command). Stops the command on an error.
-pub(crate) fn load(ctx: &Ctx) -> Result<(Loaded, Source), Failure> {
-    if ctx.spec_given {
-        let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::All)?;
-        return Ok((loaded, Source::Given(ctx.spec.clone())));
-    }
-    let mut loaded = built_in();
-    loaded.diagnostics.retain(Diagnostic::is_error);
-    ctx.report(&loaded.diagnostics, &loaded.sources)?;
-    Ok((loaded, Source::BuiltIn))
 }
 
 /// A platform command's table of checks, for [`missing`].
