@@ -7,7 +7,7 @@ use std::path::Path;
 
 use kcontract::keywords::{Level, find_keywords};
 
-use crate::common::cli::{kcontract, root};
+use crate::common::cli::{kcontract, mkfifo, root};
 
 /// Keyword count per level in `text`.
 fn levels(text: &str) -> BTreeMap<Level, usize> {
@@ -149,13 +149,7 @@ fn import_never_overwrites_and_reports_a_missing_file() {
 fn import_refuses_a_fifo_and_a_device() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("fifo.md");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    mkfifo(&fifo);
     for (file, what) in [
         (
             fifo.to_str().unwrap(),

@@ -361,13 +361,7 @@ fn replay_command_exit_codes() {
     assert!(err.starts_with("error: cannot read"), "{err}");
     // A FIFO with no writer is refused at once (it was read forever), as a device is.
     let fifo = dir.join("fifo.json");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    crate::common::cli::mkfifo(&fifo);
     for file in [fifo.as_path(), Path::new("/dev/zero")] {
         let (code, _, err) = run(file, None);
         assert_eq!(code, 1, "{err}");

@@ -184,7 +184,7 @@ fn bad_input_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(d.join("notes.txt"), "hello\n").unwrap();
-    nix::unistd::mkfifo(&d.join("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    crate::common::cli::mkfifo(&d.join("fifo"));
     let mut out = String::new();
     for (name, file) in [
         ("acme", "missing.log"),

@@ -257,7 +257,7 @@ fn bad_input_is_reported() {
     for (name, bytes) in files {
         std::fs::write(d.join(name), bytes).unwrap();
     }
-    nix::unistd::mkfifo(&d.join("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    crate::common::cli::mkfifo(&d.join("fifo"));
     let mut out = String::new();
     for name in files
         .iter()

@@ -582,13 +582,7 @@ fn serve_follows_a_spec_folder_made_again_and_refuses_a_fifo() {
     let chapter = dir.join(CHAPTER);
     let text = std::fs::read_to_string(&chapter).unwrap();
     std::fs::remove_file(&chapter).unwrap();
-    assert!(
-        Command::new("mkfifo")
-            .arg(&chapter)
-            .status()
-            .unwrap()
-            .success()
-    );
+    crate::common::cli::mkfifo(&chapter);
     let start = Instant::now();
     let got = next_event(&mut events, "failed");
     assert!(got.contains("K0004") && got.contains("FIFO"), "{got}");

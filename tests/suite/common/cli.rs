@@ -51,3 +51,9 @@ pub(crate) fn spec_with_clause_renamed(dir: &Path, chapter: &str, id: &str, new:
         std::fs::write(&p, renamed).unwrap();
     }
 }
+
+/// A named pipe (FIFO) at `path`, with no writer: what a reader must refuse at once rather than
+/// wait on forever.
+pub(crate) fn mkfifo(path: &Path) {
+    nix::unistd::mkfifo(path, nix::sys::stat::Mode::S_IRWXU).unwrap();
+}
