@@ -24,17 +24,17 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::annotations::{self, Scan};
-use crate::diagnostic::{Diagnostic, SourceMap, Span};
-use crate::diff::history::{self, History};
-use crate::matrix::{self, Matrix};
-use crate::platform::report;
-use crate::results::{self, Results};
-use crate::runtimes::{self, Catalogue};
-use crate::spec::{Contract, Spec, TestGlobs};
-use crate::spec_source::{self, LoadOptions, Loaded};
 use crate::terminal::{Ctx, Failure};
-use crate::timings::Timings;
+use kcontract_edit::diff::history::{self, History};
+use kcontract_oci::runtimes::{self, Catalogue};
+use kcontract_platform::report;
+use kcontract_spec::diagnostic::{Diagnostic, SourceMap, Span};
+use kcontract_spec::spec::{Contract, Spec, TestGlobs};
+use kcontract_spec::spec_source::{self, LoadOptions, Loaded};
+use kcontract_spec::timings::Timings;
+use kcontract_trace::annotations::{self, Scan};
+use kcontract_trace::matrix::{self, Matrix};
+use kcontract_trace::results::{self, Results};
 
 /// The stages of one command, with the time each took (for `build --timings`).
 pub(crate) struct Stages<'c> {
@@ -175,7 +175,7 @@ impl<'c> Stages<'c> {
             let start = Instant::now();
             let (root, globs) = where_tests_are(spec_dir, contract, at);
             let cache = annotations::CacheChoice::for_root(&root);
-            let catalogue_cache = crate::fsutil::cache_folder(&root);
+            let catalogue_cache = kcontract_spec::fsutil::cache_folder(&root);
             let ((runtimes, found), earlier) = rayon::join(
                 || {
                     rayon::join(

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use annotate_snippets::Renderer;
 
-use crate::diagnostic::{Diagnostic, SourceMap, render_all};
+use kcontract_spec::diagnostic::{Diagnostic, SourceMap, render_all};
 
 /// Why a command failed. Every failure has been reported on stderr before it is returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,10 +221,7 @@ pub(crate) fn print(s: &str) -> Outcome {
     }
 }
 
-/// `""` or `"s"`, for counts in messages.
-pub(crate) fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
+pub(crate) use kcontract_spec::diagnostic::plural;
 
 /// `p` as a shell word: as it is when it holds only characters no shell treats specially, else in
 /// single quotes.

@@ -13,7 +13,7 @@ use libfuzzer_sys::fuzz_target;
 
 struct Fixture {
     dir: PathBuf,
-    templates: kcontract::site::Templates,
+    templates: kcontract_site::Templates,
 }
 
 fn fixture() -> &'static Fixture {
@@ -29,7 +29,7 @@ fn fixture() -> &'static Fixture {
         .unwrap();
         Fixture {
             dir,
-            templates: kcontract::site::templates(None).unwrap(),
+            templates: kcontract_site::templates(None).unwrap(),
         }
     })
 }
@@ -44,25 +44,25 @@ fuzz_target!(|data: &[u8]| {
     };
     std::fs::write(f.dir.join("en/one.md"), en).unwrap();
     std::fs::write(f.dir.join("zh/one.md"), zh).unwrap();
-    let loaded = kcontract::load(&f.dir);
-    let _ = kcontract::diagnostic::render_all(
+    let loaded = kcontract_spec::load(&f.dir);
+    let _ = kcontract_spec::diagnostic::render_all(
         &loaded.diagnostics,
         &loaded.sources,
         &annotate_snippets::Renderer::plain(),
     );
     if !loaded.has_errors() {
-        let _ = kcontract::clause_list_json(&loaded.spec);
-        let m = kcontract::matrix::compute(&loaded.spec, &[], None);
+        let _ = kcontract_spec::list::json(&loaded.spec);
+        let m = kcontract_trace::matrix::compute(&loaded.spec, &[], None);
         // No earlier versions: an empty history (its type is not public; the default names it).
-        let files = kcontract::site::render(&m, None, &Default::default(), &f.templates)
+        let files = kcontract_site::render(&m, None, &Default::default(), &f.templates)
             .expect("valid spec renders");
         assert!(!files.is_empty());
     }
     // `fmt` on the same text: never a panic; and on text it formats, a second pass changes nothing.
     if let Ok(text) = std::str::from_utf8(en) {
-        let once = kcontract::fmt::format_chapter(text);
+        let once = kcontract_edit::fmt::format_chapter(text);
         if !loaded.has_errors() {
-            assert_eq!(kcontract::fmt::format_chapter(&once), once, "fmt is not idempotent");
+            assert_eq!(kcontract_edit::fmt::format_chapter(&once), once, "fmt is not idempotent");
         }
     }
 });

@@ -39,9 +39,9 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(f.out.join(".kcontract-manifest"), data).unwrap();
     let listed = std::str::from_utf8(data)
         .ok()
-        .and_then(kcontract::site::manifest_files)
+        .and_then(kcontract_site::manifest_files)
         .unwrap_or_default();
-    if kcontract::site::check_output(&f.out, &f.spec).is_ok() {
+    if kcontract_site::check_output(&f.out, &f.spec).is_ok() {
         for person in ["CNAME", ".git/HEAD", "en/index.html"] {
             assert!(
                 listed.iter().any(|(rel, _)| rel == person),

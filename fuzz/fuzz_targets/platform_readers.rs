@@ -5,7 +5,7 @@
 #![no_main]
 
 use annotate_snippets::Renderer;
-use kcontract::diagnostic::SourceMap;
+use kcontract_spec::diagnostic::SourceMap;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -14,12 +14,12 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut sources = SourceMap::default();
     let fid = sources.add("platform.yaml".into(), text.to_string());
-    if let Err(diags) = kcontract::platform::profile::parse(fid, &sources) {
+    if let Err(diags) = kcontract_platform::profile::parse(fid, &sources) {
         for d in diags {
             let _ = d.render_with(&sources, &Renderer::plain());
         }
     }
-    if let Err(diags) = kcontract::platform::service::parse(fid, &sources) {
+    if let Err(diags) = kcontract_platform::service::parse(fid, &sources) {
         for d in diags {
             let _ = d.render_with(&sources, &Renderer::plain());
         }

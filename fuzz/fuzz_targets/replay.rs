@@ -2,7 +2,7 @@
 //! trace must be an error value, never a panic.
 #![no_main]
 
-use kcontract::model::{OciVersion, replay, to_json_lines};
+use kcontract_oci::model::{OciVersion, replay, to_json_lines};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

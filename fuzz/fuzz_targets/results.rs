@@ -6,7 +6,7 @@
 #![no_main]
 
 use annotate_snippets::Renderer;
-use kcontract::diagnostic::{FileId, SourceMap};
+use kcontract_spec::diagnostic::{FileId, SourceMap};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -16,8 +16,8 @@ fuzz_target!(|data: &[u8]| {
     let mut sources = SourceMap::default();
     let fid: FileId = sources.add("results.xml".into(), text.to_string());
     for parsed in [
-        kcontract::results::parse_junit(text, fid),
-        kcontract::results::parse_libtest(text, fid),
+        kcontract_trace::results::parse_junit(text, fid),
+        kcontract_trace::results::parse_libtest(text, fid),
     ] {
         match parsed {
             Ok(results) => {

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::pipeline::Stages;
-use crate::site;
-use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, print};
+use kcontract_site as site;
+use kcontract_spec::spec_source::LoadOptions;
 
 /// Check the spec and render the site.
 #[derive(clap::Args, Debug)]
@@ -87,7 +87,7 @@ impl Build {
         // The tested crate's `tests-link` (kcontract.toml): the matrix page links its tests there,
         // as `links: tests:` of contract.yaml does for the spec's own repository.
         if let Some(base) = setup.config.as_ref().and_then(|c| c.tests_link.clone()) {
-            loaded.spec.contract.links.tests = Some(crate::spec::LinkBase {
+            loaded.spec.contract.links.tests = Some(kcontract_spec::spec::LinkBase {
                 base,
                 labels: Default::default(),
                 suffix: None,
@@ -98,7 +98,7 @@ impl Build {
         let platforms = stages.platforms(&self.platform, spec)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref(), &platforms)?;
         let history = stages.history(&earlier, spec, &loaded.sources)?;
-        let failed = |d: crate::diagnostic::Diagnostic| {
+        let failed = |d: kcontract_spec::diagnostic::Diagnostic| {
             ctx.fail(
                 &d,
                 &loaded.sources,
@@ -127,7 +127,7 @@ impl Build {
         }
         print(&format!(
             "{}built {} pages ({} files) into {}\n",
-            crate::list::summary(spec, &ctx.spec),
+            kcontract_spec::list::summary(spec, &ctx.spec),
             built.pages,
             built.files,
             self.out.display()

@@ -4,10 +4,10 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use crate::annotations::{Scan, TestKind};
 use crate::pipeline::Stages;
-use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, plural, print};
+use kcontract_spec::spec_source::LoadOptions;
+use kcontract_trace::annotations::{Scan, TestKind};
 
 /// Validate the spec; print a summary. Exit 0 when there are no errors, 1 otherwise.
 #[derive(clap::Args, Debug)]
@@ -34,7 +34,7 @@ impl Check {
         let setup = self.tests.setup(ctx, self.strict || self.strict_tests)?;
         let ctx = &setup.ctx;
         let mut stages = Stages::new(ctx);
-        let templates = crate::site::templates_folder(self.templates.as_deref(), &ctx.spec);
+        let templates = kcontract_site::templates_folder(self.templates.as_deref(), &ctx.spec);
         let crate::pipeline::Loads {
             loaded,
             scan,
@@ -47,7 +47,7 @@ impl Check {
                 ..LoadOptions::default()
             },
             &setup.at,
-            || crate::site::templates(templates.as_deref()),
+            || kcontract_site::templates(templates.as_deref()),
         )?;
         setup.check_config(&loaded.spec)?;
         // What `build` reads besides the spec and the tests: the earlier versions of `history:`,
@@ -68,7 +68,7 @@ impl Check {
         };
         print(&format!(
             "{}{}{verdict}\n",
-            crate::list::summary(&loaded.spec, &ctx.spec),
+            kcontract_spec::list::summary(&loaded.spec, &ctx.spec),
             tests_summary(&scan),
         ))
     }
@@ -77,8 +77,8 @@ impl Check {
 /// The warnings by who must act on them: the spec's editors (of which the translations) and the
 /// test authors, so that a test author's few are not lost under the translators' many. Empty when
 /// all are of one kind.
-fn who_acts(spec: &[crate::diagnostic::Diagnostic], scan: &Scan) -> String {
-    let warn = |d: &&crate::diagnostic::Diagnostic| !d.is_error();
+fn who_acts(spec: &[kcontract_spec::diagnostic::Diagnostic], scan: &Scan) -> String {
+    let warn = |d: &&kcontract_spec::diagnostic::Diagnostic| !d.is_error();
     let translations = spec
         .iter()
         .filter(warn)

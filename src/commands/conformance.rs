@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::conformance::cli::{Mode, run_conformance};
+use super::conformance_cli::{Mode, run_conformance};
 use crate::terminal::Outcome;
 
 /// The model against real OCI runtimes (runc, crun, youki); needs root.

@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::annotations;
-use crate::diagnostic::{Diagnostic, SourceMap};
-use crate::diff::render::{self, Side};
-use crate::diff::{self, Kind, git};
-use crate::spec_source::{self, LoadOptions, Loaded, Tree};
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
+use kcontract_edit::diff::render::{self, Side};
+use kcontract_edit::diff::{self, Kind, git};
+use kcontract_spec::diagnostic::{Diagnostic, SourceMap};
+use kcontract_spec::spec_source::{self, LoadOptions, Loaded, Tree};
+use kcontract_trace::annotations;
 
 /// Compare two versions of the contract clause by clause. Without arguments: the spec folder at
 /// `HEAD` against the working tree.
@@ -28,7 +28,7 @@ pub(crate) struct Diff {
     #[arg(long, default_value = "terminal")]
     format: DiffFormat,
     /// Exit 1 when there is a change of one of these kinds (repeatable, or comma-separated).
-    #[arg(long, value_name = "KIND", value_delimiter = ',', num_args = 1..)]
+    #[arg(long, value_name = "KIND", value_delimiter = ',', num_args = 1.., value_parser = crate::cli::words::<Kind>())]
     fail_on: Vec<Kind>,
 }
 

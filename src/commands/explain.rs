@@ -15,7 +15,7 @@ impl Explain {
             Some(entry) => print(&format!("{entry}\n")),
             None => {
                 let codes: Vec<&str> = crate::explain::entries().iter().map(|(c, _)| *c).collect();
-                let near = crate::suggest::closest(
+                let near = kcontract_spec::suggest::closest(
                     self.code.trim().to_ascii_uppercase().as_str(),
                     codes.iter().copied(),
                     |_| 1,

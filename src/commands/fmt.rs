@@ -1,15 +1,15 @@
 //! `kcontract fmt [--check]`: put the clause blocks of every chapter, in every language, in their
-//! canonical form (`crate::fmt`), after proving the formatted spec means the same.
+//! canonical form (`kcontract_edit::fmt`), after proving the formatted spec means the same.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::diagnostic::{Diagnostic, SourceFile, SourceMap, Span};
-use crate::fmt::{Meaning, format_chapter_with_kept};
-use crate::fsutil::{Encoding, plain_text, write_atomic};
 use crate::pipeline::{Show, Stages};
-use crate::spec_source::{self, LoadOptions, Loaded, Tree};
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
+use kcontract_edit::fmt::{Meaning, format_chapter_with_kept};
+use kcontract_spec::diagnostic::{Diagnostic, SourceFile, SourceMap, Span};
+use kcontract_spec::fsutil::{Encoding, plain_text, write_atomic};
+use kcontract_spec::spec_source::{self, LoadOptions, Loaded, Tree};
 
 /// Format the clause blocks of the spec's chapter files in place.
 #[derive(clap::Args, Debug)]

@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
-use crate::diagnostic::Diagnostic;
-use crate::i18n::StampTarget;
 use crate::pipeline::{Show, Stages};
-use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Outcome, print};
+use kcontract_edit::i18n::StampTarget;
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_spec::spec_source::LoadOptions;
 
 /// Translation status and review stamps.
 #[derive(clap::Subcommand, Debug)]
@@ -45,7 +45,7 @@ impl I18n {
             I18n::Add { .. } => ctx.writing("no file was written"),
         };
         if let I18n::Add { lang } = &self
-            && !crate::spec_source::is_language_tag(lang)
+            && !kcontract_spec::spec_source::is_language_tag(lang)
         {
             return Err(ctx.usage(
                 &format!("`{lang}` is not a language tag"),
@@ -55,14 +55,14 @@ impl I18n {
         // These commands report translation state themselves.
         let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::AllButTranslationState)?;
         let target = match self {
-            I18n::Status => return print(&crate::i18n::status(&loaded.spec)),
+            I18n::Status => return print(&kcontract_edit::i18n::status(&loaded.spec)),
             I18n::Add { lang } => return add(ctx, &loaded, &lang),
             I18n::Stamp {
                 all_reviewed: true, ..
             } => StampTarget::AllReviewed,
             I18n::Stamp { ids, .. } => StampTarget::Ids(ids),
         };
-        match crate::i18n::stamp_clauses(&loaded.spec, &loaded.sources, &target) {
+        match kcontract_edit::i18n::stamp_clauses(&loaded.spec, &loaded.sources, &target) {
             Ok(done) => {
                 let mut s = String::new();
                 for (file, id) in &done {
@@ -77,7 +77,7 @@ impl I18n {
 }
 
 /// `i18n add LANG`: see [`I18n::Add`].
-fn add(ctx: &Ctx, loaded: &crate::spec_source::Loaded, lang: &str) -> Outcome {
+fn add(ctx: &Ctx, loaded: &kcontract_spec::spec_source::Loaded, lang: &str) -> Outcome {
     let spec = &loaded.spec;
     if spec.contract.languages.first().map(String::as_str) == Some(lang) {
         return Err(ctx.usage(
@@ -97,7 +97,9 @@ fn add(ctx: &Ctx, loaded: &crate::spec_source::Loaded, lang: &str) -> Outcome {
     let new_contract = match (listed, loaded.sources.find(&contract)) {
         (true, _) => None,
         (false, file) => {
-            match file.and_then(|f| Some(f.written(&crate::i18n::add_language(&f.text, lang)?))) {
+            match file
+                .and_then(|f| Some(f.written(&kcontract_edit::i18n::add_language(&f.text, lang)?)))
+            {
                 Some(text) => Some(text),
                 None => {
                     return fail(
@@ -117,7 +119,10 @@ fn add(ctx: &Ctx, loaded: &crate::spec_source::Loaded, lang: &str) -> Outcome {
         .iter()
         .map(|doc| {
             let path = ctx.spec.join(lang).join(format!("{}.md", doc.chapter));
-            (path, crate::i18n::stub_of(spec, &loaded.sources, doc, lang))
+            (
+                path,
+                kcontract_edit::i18n::stub_of(spec, &loaded.sources, doc, lang),
+            )
         })
         .collect();
     let beside = ctx
@@ -126,8 +131,8 @@ fn add(ctx: &Ctx, loaded: &crate::spec_source::Loaded, lang: &str) -> Outcome {
         .unwrap_or(std::path::Path::new(""))
         .join("templates");
     let interface = beside.join("i18n").join(format!("{lang}.yaml"));
-    if !crate::site::built_in(lang) {
-        files.push((interface.clone(), crate::site::interface_template(lang)));
+    if !kcontract_site::built_in(lang) {
+        files.push((interface.clone(), kcontract_site::interface_template(lang)));
     }
     for (path, text) in files {
         if path.exists() {
@@ -136,7 +141,7 @@ fn add(ctx: &Ctx, loaded: &crate::spec_source::Loaded, lang: &str) -> Outcome {
         let written = path
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| crate::fsutil::write_atomic(&path, text.as_bytes()));
+            .and_then(|()| kcontract_spec::fsutil::write_atomic(&path, text.as_bytes()));
         if let Err(e) = written {
             return fail(
                 &path,
@@ -147,7 +152,7 @@ fn add(ctx: &Ctx, loaded: &crate::spec_source::Loaded, lang: &str) -> Outcome {
         wrote.push(path);
     }
     if let Some(text) = &new_contract
-        && let Err(e) = crate::fsutil::write_atomic(&contract, text.as_bytes())
+        && let Err(e) = kcontract_spec::fsutil::write_atomic(&contract, text.as_bytes())
     {
         return fail(
             &contract,

@@ -3,10 +3,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Diagnostic;
-use crate::spec::{Actor, Contract, Labelled};
-use crate::spec_source::Loaded;
 use crate::terminal::{Ctx, Failure, Outcome, print};
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_spec::spec::{Actor, Contract, Labelled};
+use kcontract_spec::spec_source::Loaded;
 
 /// Turn plain RFC 2119 Markdown into a spec folder: chapters from the top-level sections, a
 /// clause for every sentence holding a keyword, the rest kept as prose.
@@ -56,7 +56,7 @@ impl Import {
         if let Some(bad) = self
             .actors
             .iter()
-            .find(|a| !crate::spec_source::is_language_tag(a))
+            .find(|a| !kcontract_spec::spec_source::is_language_tag(a))
         {
             return Err(ctx.usage(
                 &format!("`{bad}` is not an actor name"),
@@ -64,9 +64,12 @@ impl Import {
             ));
         }
         // A FIFO, a device or an endless file is refused, not read until memory runs out.
-        let src = match crate::fsutil::read_regular(&self.file, crate::fsutil::MAX_INPUT) {
+        let src = match kcontract_spec::fsutil::read_regular(
+            &self.file,
+            kcontract_spec::fsutil::MAX_INPUT,
+        ) {
             Ok(b) => match String::from_utf8(b) {
-                Ok(s) => crate::fsutil::plain_text(s),
+                Ok(s) => kcontract_spec::fsutil::plain_text(s),
                 Err(_) => {
                     return fail(
                         Diagnostic::error("K1001", format!("`{}` is not UTF-8 text", self.file.display()))
@@ -116,12 +119,12 @@ impl Import {
                 .map(|a| Labelled::plain(Actor::new(a)))
                 .collect();
         }
-        let options = crate::import::Options {
+        let options = kcontract_edit::import::Options {
             link_base: self.link_base.as_deref(),
             earlier: earlier.as_ref().map(|l| &l.spec),
             into: into.as_ref().map(|l| &l.spec),
         };
-        let imported = crate::import::import(&src, &origin, &contract, &options);
+        let imported = kcontract_edit::import::import(&src, &origin, &contract, &options);
         let kept = imported.kept;
         let summary = format!(
             "{} chapter(s), {} clause(s), {} with a `review:` note, {} boilerplate paragraph(s)",
@@ -249,7 +252,7 @@ impl Import {
 /// The contract in `dir`, loaded without errors: else its errors are shown, and K1004 says what
 /// could not be done (`what`: "import into", "keep ids from").
 fn load_clean(ctx: &Ctx, dir: &Path, what: &str) -> Result<Loaded, Failure> {
-    let loaded = crate::spec_source::load(dir);
+    let loaded = kcontract_spec::spec_source::load(dir);
     if !loaded.has_errors() {
         return Ok(loaded);
     }
@@ -292,8 +295,8 @@ fn merge_into(
         )
         .in_file(&yaml_path)
     })?;
-    let encoding = crate::fsutil::Encoding::of(&raw);
-    let yaml = crate::fsutil::plain_text(raw.clone());
+    let encoding = kcontract_spec::fsutil::Encoding::of(&raw);
+    let yaml = kcontract_spec::fsutil::plain_text(raw.clone());
     for (name, _) in chapters {
         let path = dir.join(lang).join(format!("{name}.md"));
         if path.exists() {

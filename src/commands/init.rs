@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::Diagnostic;
 use crate::terminal::{Ctx, Failure, Outcome, print};
+use kcontract_spec::diagnostic::Diagnostic;
 
 /// Start a new contract in DIR: spec/contract.yaml with its own vocabulary, one chapter per
 /// language, and a short guide (README.md).
@@ -28,7 +28,7 @@ impl Init {
         if let Some(bad) = self
             .languages
             .iter()
-            .find(|l| !crate::spec_source::is_language_tag(l))
+            .find(|l| !kcontract_spec::spec_source::is_language_tag(l))
         {
             return Err(ctx.usage(
                 &format!("`{bad}` is not a language tag"),
@@ -49,7 +49,13 @@ impl Init {
                     .help("init writes a new contract and never overwrites files: give it a folder that does not exist yet, or an empty one"),
             );
         }
-        let new = crate::init::files(&self.title, &self.languages);
+        let interfaces = self
+            .languages
+            .iter()
+            .filter(|lang| !kcontract_site::built_in(lang))
+            .map(|lang| (lang.clone(), kcontract_site::interface_template(lang)))
+            .collect();
+        let new = kcontract_edit::init::files(&self.title, &self.languages, &interfaces);
         let files: Vec<(PathBuf, String)> = new
             .iter()
             .map(|f| (self.dir.join(&f.path), f.text.clone()))
@@ -64,7 +70,7 @@ impl Init {
 /// What `init` says it did: every file it wrote and what it is, then what to do next — the files
 /// to translate first, when there are any, so a copy of the English interface text is not left
 /// to show English words on another language's pages.
-fn summary(dir: &Path, files: &[crate::init::NewFile]) -> String {
+fn summary(dir: &Path, files: &[kcontract_edit::init::NewFile]) -> String {
     let dir = dir.display();
     let width = files.iter().map(|f| f.path.len()).max().unwrap_or(0);
     let mut out = format!("created {dir} ({} files):\n", files.len());

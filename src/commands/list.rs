@@ -1,8 +1,8 @@
 //! `kcontract list`: every clause, as a table or as the stable JSON interface.
 
 use crate::pipeline::{Show, Stages};
-use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Failure, Outcome, print};
+use kcontract_spec::spec_source::LoadOptions;
 
 /// List every clause.
 #[derive(clap::Args, Debug)]
@@ -21,8 +21,8 @@ impl List {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::All)?;
         let text = match self.format {
-            ListFormat::Table => crate::list::table(&loaded.spec),
-            ListFormat::Json => crate::list::json(&loaded.spec).map_err(|e| {
+            ListFormat::Table => kcontract_spec::list::table(&loaded.spec),
+            ListFormat::Json => kcontract_spec::list::json(&loaded.spec).map_err(|e| {
                 eprintln!("error: the clause list could not be serialised: {e}");
                 Failure::Input
             })?,

@@ -4,14 +4,14 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use crate::diagnostic::Diagnostic;
-use crate::matrix::{self, Requirement, Status};
 use crate::pipeline::{Show, Stages};
-use crate::ratchet;
-use crate::selector::Selector;
-use crate::spec_source::LoadOptions;
 use crate::terminal::shell_word;
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_spec::spec_source::LoadOptions;
+use kcontract_trace::matrix::{self, Requirement, Status};
+use kcontract_trace::ratchet;
+use kcontract_trace::selector::Selector;
 
 /// The traceability matrix: each clause's tests and status, coverage per level and actor.
 #[derive(clap::Args, Debug)]
@@ -165,7 +165,7 @@ impl Matrix {
 /// The `--require` gate: K0610 for each requirement with clauses below it, listed.
 fn gate(
     ctx: &Ctx,
-    sources: &crate::diagnostic::SourceMap,
+    sources: &kcontract_spec::diagnostic::SourceMap,
     m: &matrix::Matrix,
     require: &[Requirement],
 ) -> Outcome {
@@ -231,10 +231,12 @@ fn ratchet_run(
         )
     };
     if accept {
-        crate::fsutil::write_atomic(file, ratchet::to_text(&now).as_bytes()).map_err(|e| {
-            eprintln!("error: cannot write `{}`: {e}", file.display());
-            Failure::Input
-        })?;
+        kcontract_spec::fsutil::write_atomic(file, ratchet::to_text(&now).as_bytes()).map_err(
+            |e| {
+                eprintln!("error: cannot write `{}`: {e}", file.display());
+                Failure::Input
+            },
+        )?;
         eprintln!(
             "wrote {} (coverage {}): commit it; `--ci {}` fails when a clause drops below it",
             file.display(),
@@ -243,7 +245,8 @@ fn ratchet_run(
         );
         return Ok(());
     }
-    let old: ratchet::Snapshot = match std::fs::read_to_string(file).map(crate::fsutil::plain_text)
+    let old: ratchet::Snapshot = match std::fs::read_to_string(file)
+        .map(kcontract_spec::fsutil::plain_text)
     {
         Ok(text) => match serde_json::from_str::<ratchet::Snapshot>(&text) {
             Ok(s) if s.format == ratchet::FORMAT => s,
@@ -315,7 +318,7 @@ fn ratchet_run(
         ),
     )
     .help(accept_hint());
-    let mut s = ctx.render(&d, &crate::diagnostic::SourceMap::default());
+    let mut s = ctx.render(&d, &kcontract_spec::diagnostic::SourceMap::default());
     s.push('\n');
     s.push_str(&list(&cmp.dropped));
     let _ = std::io::stderr().write_all(s.as_bytes());

@@ -30,7 +30,7 @@ impl Model {
                 file,
                 oci_version,
                 profile,
-            } => outcome_of(crate::model::replay_command(
+            } => outcome_of(super::model_cli::replay_command(
                 &file,
                 oci_version.as_deref(),
                 profile.as_deref(),

@@ -3,11 +3,11 @@
 //! (`check`, `matrix`) are cleared this way, after a person has looked at them. `--rename OLD NEW`
 //! re-points the claims of a renamed clause (K0501 names the new id when the stamps agree).
 
-use crate::annotations::{self, ReviewTarget};
 use crate::pipeline::{Show, Stages};
-use crate::spec::Spec;
-use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
+use kcontract_spec::spec::Spec;
+use kcontract_spec::spec_source::LoadOptions;
+use kcontract_trace::annotations::{self, ReviewTarget};
 
 /// Record that the tests claiming these clauses were reviewed against the current clause text.
 #[derive(clap::Args, Debug)]
@@ -28,12 +28,13 @@ pub(crate) struct Review {
 
 /// A usage error for an id the contract lacks, with the nearest one.
 pub(crate) fn unknown(ctx: &Ctx, spec: &Spec, id: &str) -> Failure {
-    let help = match crate::suggest::closest(id, spec.by_id.keys().map(String::as_str), |k| {
-        3.max(k.len() / 6)
-    }) {
-        Some(near) => format!("did you mean `{near}`? (`kcontract list` shows every id)"),
-        None => "`kcontract list` shows every clause id".to_string(),
-    };
+    let help =
+        match kcontract_spec::suggest::closest(id, spec.by_id.keys().map(String::as_str), |k| {
+            3.max(k.len() / 6)
+        }) {
+            Some(near) => format!("did you mean `{near}`? (`kcontract list` shows every id)"),
+            None => "`kcontract list` shows every clause id".to_string(),
+        };
     ctx.usage(&format!("no clause `{id}` in the contract"), &help)
 }
 
@@ -77,13 +78,17 @@ impl Review {
 }
 
 /// The generated doc comments of the scanned tests that still show an older text of their clause
-/// (`crate::scaffold::stale_doc`), keyed by the test's name.
+/// (`kcontract_trace::scaffold::stale_doc`), keyed by the test's name.
 fn stale_docs(
     spec: &Spec,
     scan: &annotations::Scan,
-) -> Vec<(crate::diagnostic::Span, std::ops::Range<usize>, String)> {
+) -> Vec<(
+    kcontract_spec::diagnostic::Span,
+    std::ops::Range<usize>,
+    String,
+)> {
     let mut out = Vec::new();
-    let mut files: Vec<crate::diagnostic::FileId> =
+    let mut files: Vec<kcontract_spec::diagnostic::FileId> =
         scan.tests.iter().map(|t| t.name_span.file).collect();
     files.dedup();
     for fid in files {
@@ -92,9 +97,11 @@ fn stale_docs(
             continue;
         };
         for f in syntax.fns.iter().filter(|f| f.is_test()) {
-            if let Some((range, block)) = crate::scaffold::stale_doc(text, &syntax, f, spec) {
+            if let Some((range, block)) =
+                kcontract_trace::scaffold::stale_doc(text, &syntax, f, spec)
+            {
                 out.push((
-                    crate::diagnostic::Span::new(fid, f.name_range.clone()),
+                    kcontract_spec::diagnostic::Span::new(fid, f.name_range.clone()),
                     range,
                     block,
                 ));
@@ -118,12 +125,12 @@ fn rename(
     }
     let (scan, stale) = stages.tests_keeping_stale(spec, at)?;
     // Stale claims of other ids still stop the command: they need a decision of their own.
-    let olds: Vec<&crate::diagnostic::Span> = scan
+    let olds: Vec<&kcontract_spec::diagnostic::Span> = scan
         .tests
         .iter()
         .flat_map(|t| t.unknown.iter().filter(|k| k.id == old).map(|k| &k.span))
         .collect();
-    let others: Vec<crate::diagnostic::Diagnostic> = stale
+    let others: Vec<kcontract_spec::diagnostic::Diagnostic> = stale
         .into_iter()
         .filter(|d| d.span.as_ref().is_none_or(|s| !olds.contains(&s)))
         .collect();

@@ -1,22 +1,22 @@
 //! `kcontract scaffold`: Rust test stubs for the clauses, one file per chapter, regenerated without
-//! losing work (the merge itself is `crate::scaffold`).
+//! losing work (the merge itself is `kcontract_trace::scaffold`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::annotations::{self, TestKind};
 use crate::commands::tests_flags::Setup;
-use crate::crate_config;
-use crate::diagnostic::{Diagnostic, FileId, SourceMap, Span};
-use crate::fsutil::write_atomic;
-use crate::matrix::Scope;
 use crate::pipeline::{Show, Stages};
-use crate::scaffold::{self, OrphanWhy};
-use crate::selector::Selector;
-use crate::spec::Spec;
-use crate::spec_source::LoadOptions;
 use crate::terminal::{Ctx, Failure, Outcome, plural, print, shell_word};
+use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
+use kcontract_spec::fsutil::write_atomic;
+use kcontract_spec::spec::Spec;
+use kcontract_spec::spec_source::LoadOptions;
+use kcontract_trace::annotations::{self, TestKind};
+use kcontract_trace::crate_config;
+use kcontract_trace::matrix::Scope;
+use kcontract_trace::scaffold::{self, OrphanWhy};
+use kcontract_trace::selector::Selector;
 
 /// Write Rust test stubs for the clauses (one file per chapter); regeneration keeps your work.
 #[derive(clap::Args, Debug)]

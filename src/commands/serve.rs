@@ -31,7 +31,7 @@ impl Serve {
             &Options {
                 port: self.port,
                 open: self.open,
-                templates: crate::site::templates_folder(self.templates.as_deref(), &ctx.spec),
+                templates: kcontract_site::templates_folder(self.templates.as_deref(), &ctx.spec),
                 strict: self.strict,
             },
         )

@@ -1,17 +1,17 @@
 //! Where a command finds the annotated tests when not through contract.yaml's `tests:` globs: a
 //! crate named by its folder (`--tests-root DIR`) or, as cargo names one, by its manifest
-//! (`--manifest-path FILE`); and that crate's `kcontract.toml` (`crate::crate_config`), which may
+//! (`--manifest-path FILE`); and that crate's `kcontract.toml` (`kcontract_trace::crate_config`), which may
 //! name the spec, so that `kcontract matrix` run in the crate needs no flag. One definition of
 //! both flags for `check`, `build`, `matrix` and `review`, so that they find the same tests, and
 //! of the options a hint must repeat for its command to work when run as printed.
 
 use std::path::{Path, PathBuf};
 
-use crate::crate_config::CrateConfig;
-use crate::diagnostic::SourceMap;
 use crate::pipeline::TestsAt;
-use crate::spec::Spec;
 use crate::terminal::{Ctx, Failure, Outcome, shell_word};
+use kcontract_spec::diagnostic::SourceMap;
+use kcontract_spec::spec::Spec;
+use kcontract_trace::crate_config::CrateConfig;
 
 /// `--tests-root DIR` | `--manifest-path FILE`.
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -49,7 +49,7 @@ impl Setup {
     }
 
     /// The crate's selection and exemptions, for the matrix (none without a `kcontract.toml`).
-    pub(crate) fn scope(&self) -> crate::matrix::Scope {
+    pub(crate) fn scope(&self) -> kcontract_trace::matrix::Scope {
         self.config
             .as_ref()
             .map(CrateConfig::scope)

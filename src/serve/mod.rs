@@ -19,8 +19,8 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::diagnostic::Diagnostic;
 use crate::terminal::{Ctx, Failure, Outcome};
+use kcontract_spec::diagnostic::Diagnostic;
 
 pub(crate) use http::Site;
 

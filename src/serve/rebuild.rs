@@ -10,13 +10,15 @@ use std::sync::Arc;
 use annotate_snippets::Renderer;
 
 use super::{Options, Site};
-use crate::annotations::{self, CacheChoice};
-use crate::diagnostic::{Diagnostic, SourceMap, render_all};
-use crate::diff::history;
-use crate::spec::TestGlobs;
-use crate::spec_source::{self, LoadOptions};
 use crate::terminal::Ctx;
-use crate::{matrix, runtimes, site};
+use kcontract_edit::diff::history;
+use kcontract_oci::runtimes;
+use kcontract_site as site;
+use kcontract_spec::diagnostic::{Diagnostic, SourceMap, render_all};
+use kcontract_spec::spec::TestGlobs;
+use kcontract_spec::spec_source::{self, LoadOptions};
+use kcontract_trace::annotations::{self, CacheChoice};
+use kcontract_trace::matrix;
 
 /// A good rebuild.
 pub(super) struct Built {

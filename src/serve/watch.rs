@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use super::Options;
-use crate::diagnostic::Diagnostic;
-use crate::globs::GlobMatcher;
-use crate::spec::TestGlobs;
 use crate::terminal::Ctx;
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_spec::globs::GlobMatcher;
+use kcontract_spec::spec::TestGlobs;
 
 /// How long the events must be quiet before a rebuild starts.
 const QUIET: Duration = Duration::from_millis(10);

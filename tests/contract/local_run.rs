@@ -12,11 +12,11 @@ mod common;
 
 use std::sync::OnceLock;
 
-use kcontract::diagnostic::SourceMap;
-use kcontract::model::OciRuntime;
-use kcontract::platform::checks::Status;
-use kcontract::platform::local::{Judged, run_all};
-use kcontract::platform::{profile, service};
+use kcontract_oci::model::OciRuntime;
+use kcontract_platform::checks::Status;
+use kcontract_platform::local::{Judged, run_all};
+use kcontract_platform::{profile, service};
+use kcontract_spec::diagnostic::SourceMap;
 
 static RUNS: OnceLock<Vec<(OciRuntime, Result<Judged, String>)>> = OnceLock::new();
 

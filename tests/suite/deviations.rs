@@ -20,12 +20,12 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use kcontract::conformance::compare::{Comparable, from_model, from_observed};
-use kcontract::model::invariants::check_step;
-use kcontract::model::{
+use kcontract_oci::conformance::compare::{Comparable, from_model, from_observed};
+use kcontract_oci::model::invariants::check_step;
+use kcontract_oci::model::{
     Deviation, OciRuntime, OciVersion, Runtime, StepResult, Trace, parse_trace, to_json_lines,
 };
-use kcontract::runtimes::Catalogue;
+use kcontract_oci::runtimes::Catalogue;
 use serde_json::Value;
 
 fn catalogue() -> Catalogue {
@@ -472,7 +472,7 @@ fn platform_findings_hold(runtime: OciRuntime) {
             .iter()
             .map(|(d, m)| (d.clone(), u32::from_str_radix(m, 8).expect("octal mode")))
             .collect();
-        let facts = kcontract::platform::harness::run_config(
+        let facts = kcontract_platform::harness::run_config(
             session.cli(),
             &session.work_dir().join(format!("finding-{n}")),
             &format!("{}-f{n}", session.id_prefix()),
@@ -485,7 +485,7 @@ fn platform_findings_hold(runtime: OciRuntime) {
             .facts
             .keys()
             .map(|k| {
-                let v = kcontract::platform::observed::fact_summary(&facts, k)
+                let v = kcontract_platform::observed::fact_summary(&facts, k)
                     .unwrap_or_else(|| "(no such fact)".into());
                 (k.clone(), v)
             })

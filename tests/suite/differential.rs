@@ -2,7 +2,7 @@
 //!
 //! Generated operation sequences — the model's own proptest strategies (`tests/common`), over three
 //! containers with random hooks, signals, exits, shutdowns and reclaims — are replayed on a real
-//! runtime through the harness (`kcontract::conformance`) and on the model. For every sequence and
+//! runtime through the harness (`kcontract_oci::conformance`) and on the model. For every sequence and
 //! both spec versions:
 //!
 //! - the model **with the runtime's profile** (its documented deviations,
@@ -32,12 +32,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Instant;
 
-use kcontract::conformance::RuntimeCli;
-use kcontract::conformance::Session;
-use kcontract::conformance::bundle::{Rootfs, write_bundle};
-use kcontract::conformance::compare::{Comparable, first_difference, from_model, from_observed};
-use kcontract::conformance::harness::cgroup_dirs_with_prefix;
-use kcontract::model::{
+use kcontract_oci::conformance::RuntimeCli;
+use kcontract_oci::conformance::Session;
+use kcontract_oci::conformance::bundle::{Rootfs, write_bundle};
+use kcontract_oci::conformance::compare::{
+    Comparable, first_difference, from_model, from_observed,
+};
+use kcontract_oci::conformance::harness::cgroup_dirs_with_prefix;
+use kcontract_oci::model::{
     Action, Config, Deviation, HookName, HookOutcome, Hooks, OciRuntime, OciVersion, Op, Runtime,
     Signal, parse_trace, trace_to_json,
 };

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kcontract::fmt::{Meaning, format_chapter, format_chapter_with_kept};
-use kcontract::{LoadOptions, Tree, load_from};
+use kcontract_edit::fmt::{Meaning, format_chapter, format_chapter_with_kept};
+use kcontract_spec::{LoadOptions, Tree, load_from};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 

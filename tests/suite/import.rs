@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kcontract::keywords::{Level, find_keywords};
+use kcontract_spec::keywords::{Level, find_keywords};
 
 use crate::common::cli::{kcontract, mkfifo, root};
 
@@ -57,7 +57,7 @@ fn check_and_count(upstream: &str, more: &[&str]) {
     assert_eq!(fmt, 0, "fmt --check of the imported {upstream}:\n{err}");
     assert!(!err.contains("K0806"), "{err}");
 
-    let loaded = kcontract::load(&dir.path().join("spec"));
+    let loaded = kcontract_spec::load(&dir.path().join("spec"));
     assert!(!loaded.has_errors());
     let mut in_clauses = BTreeMap::new();
     for c in &loaded.spec.clauses {
@@ -206,7 +206,7 @@ fn import_fixture(name: &str, more: &[&str]) -> tempfile::TempDir {
 #[test]
 fn lists_steps_and_tables_keep_their_structure() {
     let dir = import_fixture("structured.md", &[]);
-    let loaded = kcontract::load(&dir.path().join("spec"));
+    let loaded = kcontract_spec::load(&dir.path().join("spec"));
     assert!(!loaded.has_errors());
     let texts: Vec<(String, String)> = loaded
         .spec
@@ -296,7 +296,7 @@ const ACTORS: &str = "producer,consumer,intermediary,registry";
 
 /// Each clause's id and actor, in order.
 fn ids_and_actors(spec: &Path) -> Vec<(String, String)> {
-    let loaded = kcontract::load(spec);
+    let loaded = kcontract_spec::load(spec);
     assert!(!loaded.has_errors());
     loaded
         .spec

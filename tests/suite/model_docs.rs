@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use kcontract::model::invariants::ALL_RULES;
+use kcontract_oci::model::invariants::ALL_RULES;
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel))

@@ -1,11 +1,11 @@
 //! Bounded exhaustive exploration of the model: every sequence of up to DEPTH steps over two
 //! containers, with the standard alphabet (every operation, both SIGTERM behaviours, `process` unset,
 //! and hook configurations that exercise every hook failure rule), checked against every invariant
-//! of `kcontract::model::invariants` (each of which cites its sentence in the OCI runtime spec or the
+//! of `kcontract_oci::model::invariants` (each of which cites its sentence in the OCI runtime spec or the
 //! Knative runtime contract). Run with `--nocapture` to see the counts.
 
-use kcontract::model::explore::{Stats, explore, standard_alphabet, standard_configs};
-use kcontract::model::{OciVersion, OpKind, Runtime, Status};
+use kcontract_oci::model::explore::{Stats, explore, standard_alphabet, standard_configs};
+use kcontract_oci::model::{OciVersion, OpKind, Runtime, Status};
 
 const DEPTH: usize = 6;
 

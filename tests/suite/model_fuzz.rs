@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use kcontract::model::invariants::check_step;
-use kcontract::model::{OciVersion, Runtime, parse_trace, replay, to_json_lines};
+use kcontract_oci::model::invariants::check_step;
+use kcontract_oci::model::{OciVersion, Runtime, parse_trace, replay, to_json_lines};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{Value, json};

@@ -6,11 +6,11 @@
 //! The proptest side (random sequences, shrunk to a minimal failing sequence) is in
 //! `model_props.rs`.
 
-use kcontract::model::explore::{
+use kcontract_oci::model::explore::{
     Counterexample, describe, explore, standard_alphabet, standard_configs,
 };
-use kcontract::model::invariants::{self, Rule};
-use kcontract::model::{Fault, OciVersion, Runtime};
+use kcontract_oci::model::invariants::{self, Rule};
+use kcontract_oci::model::{Fault, OciVersion, Runtime};
 
 fn catch(version: OciVersion, fault: Fault) -> Counterexample {
     let alphabet = standard_alphabet(&["a", "b"], &standard_configs());

@@ -5,7 +5,7 @@
 //!   written out as a small pure function: for each step it predicts whether the operation succeeds
 //!   and the container's status afterwards.
 //! - The *system under test* is the executable model ([`Runtime`]). After every step the test checks
-//!   every invariant of `kcontract::model::invariants` (each cites its spec sentence; a failure prints
+//!   every invariant of `kcontract_oci::model::invariants` (each cites its spec sentence; a failure prints
 //!   it) and that the model agrees with the table.
 //!
 //! A deliberately broken model (`Fault::DeleteFromRunning`) is caught and proptest shrinks the
@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use kcontract::model::invariants::{check_state, check_step};
-use kcontract::model::{
+use kcontract_oci::model::invariants::{check_state, check_step};
+use kcontract_oci::model::{
     Action, Config, Fault, HookName, HookOutcome, OciVersion, OnSigterm, Op, OpKind,
     ProcessFailure, Runtime, Signal, Status,
 };

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use kcontract::model::{
+use kcontract_oci::model::{
     FailureRule, HookName, HookOutcome, OciVersion, OpKind, Runtime, Status, parse_trace, replay,
-    run_replay, to_json_lines,
+    to_json_lines,
 };
 
 fn traces_dir() -> PathBuf {
@@ -308,14 +308,13 @@ fn override_accepts_any_or_no_trace_version() {
     }
 }
 
-fn run(path: &Path, version: Option<&str>) -> (u8, String, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run_replay(path, version, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8(out).unwrap(),
-        String::from_utf8(err).unwrap(),
-    )
+/// `kcontract model replay PATH [--oci-version V]`: its exit code, stdout and stderr.
+fn run(path: &Path, version: Option<&str>) -> (i32, String, String) {
+    let mut args = vec!["model", "replay", path.to_str().unwrap()];
+    if let Some(v) = version {
+        args.extend(["--oci-version", v]);
+    }
+    crate::common::cli::kcontract(Path::new("."), &args)
 }
 
 /// Exit codes: 0 for a well-formed trace even when operations fail; 1 for a malformed trace (with

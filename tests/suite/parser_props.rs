@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use kcontract::diagnostic::render_all;
-use kcontract::load;
+use kcontract_spec::diagnostic::render_all;
+use kcontract_spec::load;
 use proptest::prelude::*;
 
 const CONTRACT: &str = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: l, attribution: a}\n";

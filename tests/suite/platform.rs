@@ -9,15 +9,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::common::cli::{kcontract, root, spec_with_clause_renamed};
-use kcontract::diagnostic::SourceMap;
-use kcontract::platform::checks::{CHECKS, Status, Verdict};
-use kcontract::platform::controls::Control;
-use kcontract::platform::expect::{Image, expected, probe_image};
-use kcontract::platform::observed::Role;
-use kcontract::platform::oci_config::{HostPaths, config};
-use kcontract::platform::profile::{self, Profile};
-use kcontract::platform::report::{self, ContractRef, FileRef, Platform, Report};
-use kcontract::platform::service::{self, CONFORMANCE_SERVICE, Service};
+use kcontract_platform::checks::{CHECKS, Status, Verdict};
+use kcontract_platform::controls::Control;
+use kcontract_platform::expect::{Image, expected, probe_image};
+use kcontract_platform::observed::Role;
+use kcontract_platform::oci_config::{HostPaths, config};
+use kcontract_platform::profile::{self, Profile};
+use kcontract_platform::report::{self, ContractRef, FileRef, Platform, Report};
+use kcontract_platform::service::{self, CONFORMANCE_SERVICE, Service};
+use kcontract_spec::diagnostic::SourceMap;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -39,8 +39,8 @@ fn parse_service(text: &str) -> Result<service::Parsed, String> {
     })
 }
 
-fn spec() -> kcontract::spec::Spec {
-    let loaded = kcontract::load(&root().join("spec"));
+fn spec() -> kcontract_spec::spec::Spec {
+    let loaded = kcontract_spec::load(&root().join("spec"));
     assert!(
         loaded.diagnostics.iter().all(|d| !d.is_error()),
         "the repository's spec loads"
@@ -734,24 +734,24 @@ fn the_report_follows_its_schema_and_exports() {
         clauses,
         // One documentation clause reviewed, one a link waiting for review: both shapes validate.
         documentation: vec![
-            kcontract::platform::docs::DocResult {
+            kcontract_platform::docs::DocResult {
                 id: "a.documented".into(),
                 stamp: "0123456789ab".into(),
-                status: kcontract::platform::docs::DocStatus::Documented,
+                status: kcontract_platform::docs::DocStatus::Documented,
                 undocumented: None,
                 url: Some("https://docs.example.com/a".into()),
-                review: Some(kcontract::platform::profile::DocReview {
+                review: Some(kcontract_platform::profile::DocReview {
                     by: "Ada".into(),
                     date: "2026-11-27".into(),
                     stamp: "fedcba987654".into(),
                 }),
                 message: "reviewed".into(),
             },
-            kcontract::platform::docs::DocResult {
+            kcontract_platform::docs::DocResult {
                 id: "b.documented".into(),
                 stamp: "0123456789ab".into(),
-                status: kcontract::platform::docs::DocStatus::Undocumented,
-                undocumented: Some(kcontract::platform::docs::Undocumented::NotReviewed),
+                status: kcontract_platform::docs::DocStatus::Undocumented,
+                undocumented: Some(kcontract_platform::docs::Undocumented::NotReviewed),
                 url: Some("https://docs.example.com/b".into()),
                 review: None,
                 message: "a link without a review".into(),
@@ -767,7 +767,7 @@ fn the_report_follows_its_schema_and_exports() {
     std::fs::write(&path, serde_json::to_string_pretty(&r).unwrap()).unwrap();
     assert_eq!(report::read(&path).unwrap(), r);
     assert!(!report::passes(&r.clauses), "a failing MUST fails the run");
-    let junit = kcontract::platform::export::junit(&r);
+    let junit = kcontract_platform::export::junit(&r);
     let xml = roxmltree::Document::parse(&junit).expect("JUnit parses");
     let cases = xml
         .descendants()
@@ -779,7 +779,7 @@ fn the_report_follows_its_schema_and_exports() {
         .filter(|n| n.has_tag_name("failure"))
         .count();
     assert_eq!(failures, r.summary["fail"]);
-    let tap = kcontract::platform::export::tap(&r);
+    let tap = kcontract_platform::export::tap(&r);
     let lines: Vec<&str> = tap.lines().collect();
     assert_eq!(lines[0], "TAP version 13");
     assert_eq!(lines[1], format!("1..{}", r.clauses.len()));
@@ -873,7 +873,7 @@ fn fuzzer_finds_render_without_panicking() {
         }
         found += 1;
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
-        let mut sources = kcontract::diagnostic::SourceMap::default();
+        let mut sources = kcontract_spec::diagnostic::SourceMap::default();
         let fid = sources.add(path.clone(), text);
         for diags in [
             profile::parse(fid, &sources).err(),

@@ -1,5 +1,5 @@
 //! The platform run on real runtimes: the reference profile's run passes every local check, and
-//! each negative control (`kcontract::platform::controls`) fails exactly the checks that name it —
+//! each negative control (`kcontract_platform::controls`) fails exactly the checks that name it —
 //! on runc and on crun. A probe or a judge that always says "pass" fails here, and so does a control
 //! that breaks more than its clause.
 //!
@@ -13,13 +13,13 @@ use std::time::Instant;
 
 use crate::common::cli::root;
 use crate::common::runtimes::runtime_test;
-use kcontract::diagnostic::SourceMap;
-use kcontract::model::OciRuntime;
-use kcontract::platform::checks::{CHECKS, Status, clauses_failed_by};
-use kcontract::platform::controls::Control;
-use kcontract::platform::local::run_all;
-use kcontract::platform::profile;
-use kcontract::platform::service::{self, CONFORMANCE_SERVICE};
+use kcontract_oci::model::OciRuntime;
+use kcontract_platform::checks::{CHECKS, Status, clauses_failed_by};
+use kcontract_platform::controls::Control;
+use kcontract_platform::local::run_all;
+use kcontract_platform::profile;
+use kcontract_platform::service::{self, CONFORMANCE_SERVICE};
+use kcontract_spec::diagnostic::SourceMap;
 
 fn controls(runtime: OciRuntime) {
     let session = crate::common::runtimes::bare_session(runtime);

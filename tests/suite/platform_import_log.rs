@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kcontract::platform::import_log::{Outcome, parse};
+use kcontract_platform::import_log::{Outcome, parse};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -91,13 +91,13 @@ fn the_vendor_logs_become_columns() {
         );
         assert_eq!(
             r["platform"]["probe"]["sha256"],
-            kcontract::platform::report::sha256(text.as_bytes())
+            kcontract_platform::report::sha256(text.as_bytes())
         );
         // Round trip through the reader the matrix uses.
         let dir = tempfile::tempdir().unwrap();
         let copy = dir.path().join("r.json");
         std::fs::write(&copy, r.to_string()).unwrap();
-        kcontract::platform::report::read(&copy).expect("the matrix's reader reads it");
+        kcontract_platform::report::read(&copy).expect("the matrix's reader reads it");
 
         let port = clause(&r, "config.env.port");
         assert_eq!(port["status"], "pass", "{port}");

@@ -3,11 +3,11 @@
 //! they depart from, and never changes a step without saying which deviation did; and the
 //! command line handles profiles and the `conformance` commands' bad input with clear errors.
 
-use kcontract::conformance::compare::from_model;
-use kcontract::model::{OciRuntime, OciVersion, Op, Runtime, trace_to_json};
+use kcontract_oci::conformance::compare::from_model;
+use kcontract_oci::model::{OciRuntime, OciVersion, Op, Runtime, trace_to_json};
 use proptest::prelude::*;
 
-fn run(rt: &mut Runtime, ops: &[Op]) -> Vec<kcontract::model::StepResult> {
+fn run(rt: &mut Runtime, ops: &[Op]) -> Vec<kcontract_oci::model::StepResult> {
     ops.iter().map(|op| rt.apply(op)).collect()
 }
 

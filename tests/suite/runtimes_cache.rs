@@ -1,4 +1,4 @@
-//! The runtimes catalogue's parse cache (`kcontract::runtimes::load_cached`): a catalogue served
+//! The runtimes catalogue's parse cache (`kcontract_oci::runtimes::load_cached`): a catalogue served
 //! from it equals one parsed from the YAML, an edited file is parsed again, and a cache that is
 //! corrupt, foreign or cannot be written is not used — never an error, never a changed result. A
 //! catalogue with problems is never stored, so its diagnostics show on every run.
@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kcontract::runtimes::{Loaded, load, load_cached};
+use kcontract_oci::runtimes::{Loaded, load, load_cached};
 
 /// A spec folder holding only a copy of the shipped catalogue (all `load` reads), and a cache folder.
 fn copy() -> (tempfile::TempDir, PathBuf, PathBuf) {

@@ -13,11 +13,11 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use kcontract::annotations::parse_source;
-use kcontract::diagnostic::{FileId, Span};
-use kcontract::keywords::Level;
-use kcontract::scaffold::{OrphanWhy, Plan, plan, render_stub};
-use kcontract::spec::{Actor, Clause, Contract, Spec, Verify};
+use kcontract_spec::diagnostic::{FileId, Span};
+use kcontract_spec::keywords::Level;
+use kcontract_spec::spec::{Actor, Clause, Contract, Spec, Verify};
+use kcontract_trace::annotations::parse_source;
+use kcontract_trace::scaffold::{OrphanWhy, Plan, plan, render_stub};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -92,7 +92,7 @@ fn spec(gens: &[ClauseGen], b: bool) -> Spec {
             keyword: "MUST".into(),
             actor: Actor::new("platform"),
             text: text(n, if b { g.text_b } else { g.text_a }),
-            stamp: kcontract::spec::stamp(&text(n, if b { g.text_b } else { g.text_a })),
+            stamp: kcontract_spec::spec::stamp(&text(n, if b { g.text_b } else { g.text_a })),
             verify: if untestable {
                 Verify::UNTESTABLE
             } else {
@@ -307,7 +307,7 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
             .iter()
             .filter(|f| f.is_test() && f.module.is_empty())
         {
-            if let Some(cid) = kcontract::scaffold::untouched_stub(text, &syn, f, &b)
+            if let Some(cid) = kcontract_trace::scaffold::untouched_stub(text, &syn, f, &b)
                 && b.clause(&cid)
                     .is_none_or(|c| c.verify == Verify::UNTESTABLE)
             {
@@ -407,7 +407,8 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         for f in syn.fns.iter().filter(|f| f.is_stub()) {
             let cid = syn.claims_of(f).next().unwrap().id.clone();
             if let Some(c) = b.clause(&cid).filter(|c| c.verify != Verify::UNTESTABLE) {
-                let untouched = kcontract::scaffold::untouched_stub(text, &syn, f, &b).is_some();
+                let untouched =
+                    kcontract_trace::scaffold::untouched_stub(text, &syn, f, &b).is_some();
                 if untouched {
                     assert!(
                         text.contains(&render_stub(c, &f.name)),

@@ -1,19 +1,19 @@
-//! The scan's syntax cache (`kcontract::annotations::CacheChoice`): a scan served from it equals a
+//! The scan's syntax cache (`kcontract_trace::annotations::CacheChoice`): a scan served from it equals a
 //! scan that lexes everything, an edited file is lexed again, and a cache that is corrupt,
 //! truncated, foreign or cannot be written is ignored — never an error, never a changed result.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kcontract::annotations::{CacheChoice, CacheOutcome, CacheStatus, Scan, scan_with};
-use kcontract::spec::Spec;
+use kcontract_spec::spec::Spec;
+use kcontract_trace::annotations::{CacheChoice, CacheOutcome, CacheStatus, Scan, scan_with};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn spec_of(dir: &Path) -> Spec {
-    let loaded = kcontract::load(dir);
+    let loaded = kcontract_spec::load(dir);
     assert!(!loaded.has_errors());
     loaded.spec
 }
@@ -28,7 +28,7 @@ fn result(s: &Scan) -> String {
 }
 
 fn scan(spec: &Spec, root: &Path, cache: &CacheChoice) -> Scan {
-    let (_, globs) = kcontract::annotations::rooted(Path::new("spec"), &spec.contract.tests);
+    let (_, globs) = kcontract_trace::annotations::rooted(Path::new("spec"), &spec.contract.tests);
     scan_with(spec, root, &globs, cache)
 }
 

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kcontract::annotations::{may_hold_annotation, parse_source};
-use kcontract::diagnostic::FileId;
-use kcontract::results::{parse_junit, parse_libtest};
-use kcontract::scaffold::merge_file;
-use kcontract::spec::Spec;
+use kcontract_spec::diagnostic::FileId;
+use kcontract_spec::spec::Spec;
+use kcontract_trace::annotations::{may_hold_annotation, parse_source};
+use kcontract_trace::results::{parse_junit, parse_libtest};
+use kcontract_trace::scaffold::merge_file;
 use proptest::prelude::*;
 
 fn read(rel: &str) -> String {
@@ -126,12 +126,12 @@ proptest! {
             let spec = empty_spec();
             for f in &syn.fns {
                 let gone = f.is_test()
-                    && kcontract::scaffold::untouched_stub(&text, &syn, f, &spec).is_some();
+                    && kcontract_trace::scaffold::untouched_stub(&text, &syn, f, &spec).is_some();
                 if !gone {
                     prop_assert!(merged.contains(&text[f.range.clone()]));
                 }
             }
-            prop_assert_eq!(report.removed.len(), syn.fns.iter().filter(|f| f.is_test() && kcontract::scaffold::untouched_stub(&text, &syn, f, &spec).is_some()).count());
+            prop_assert_eq!(report.removed.len(), syn.fns.iter().filter(|f| f.is_test() && kcontract_trace::scaffold::untouched_stub(&text, &syn, f, &spec).is_some()).count());
             let (again, _, _) = merge_file("x.rs", &merged, &[], &spec).unwrap();
             prop_assert_eq!(again, merged);
         }
@@ -177,11 +177,11 @@ fn merging_into_real_files_with_nothing_to_do_changes_nothing() {
 
 /// The shipped spec, loaded once for the cache property below.
 static SPEC: std::sync::LazyLock<Spec> = std::sync::LazyLock::new(|| {
-    kcontract::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("spec")).spec
+    kcontract_spec::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("spec")).spec
 });
 
 /// A scan's result, without what the cache did.
-fn scanned(s: &kcontract::annotations::Scan) -> String {
+fn scanned(s: &kcontract_trace::annotations::Scan) -> String {
     format!("{:?}\n{:?}\n{:?}", s.tests, s.diagnostics, s.sources)
 }
 
@@ -192,12 +192,12 @@ proptest! {
     /// cache gives the scan that lexing it gives: the stored form loses nothing.
     #[test]
     fn a_file_served_from_the_cache_scans_as_when_lexed(text in corrupted()) {
-        use kcontract::annotations::{CacheChoice, CacheStatus, scan_with};
+        use kcontract_trace::annotations::{CacheChoice, CacheStatus, scan_with};
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("tests")).unwrap();
         std::fs::write(dir.path().join("tests/x.rs"), &text).unwrap();
         let at = CacheChoice::At(dir.path().join("scan-cache.json"));
-        let (_, globs) = kcontract::annotations::rooted(std::path::Path::new("spec"), &SPEC.contract.tests);
+        let (_, globs) = kcontract_trace::annotations::rooted(std::path::Path::new("spec"), &SPEC.contract.tests);
         let globs = &globs;
         let plain = scan_with(&SPEC, dir.path(), globs, &CacheChoice::Off);
         scan_with(&SPEC, dir.path(), globs, &at);

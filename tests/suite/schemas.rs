@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kcontract::model::{OciRuntime, OciVersion, replay, replay_profiled, to_json_lines};
+use kcontract_oci::model::{OciRuntime, OciVersion, replay, replay_profiled, to_json_lines};
 use serde_json::Value;
 
 fn root() -> PathBuf {

@@ -99,7 +99,7 @@ fn zh_widgets(sections: &[(&str, Option<(&str, &str)>)]) -> String {
                 let english = format!("The platform MUST {text} it.");
                 out.push_str(&format!(
                     "```clause\nid: one.{id}\ntext: 平台必须（MUST）{text}。\nsource: {}\n```\n",
-                    kcontract::spec::stamp(&english)
+                    kcontract_spec::spec::stamp(&english)
                 ));
             }
             None => out.push_str("正文。\n"),
@@ -229,14 +229,17 @@ fn zh_reason(reason: Option<&str>, stamp: &str) -> String {
 
 #[test]
 fn a_translated_reason_is_stamped_and_goes_stale_with_the_source_reason() {
-    let stamp = kcontract::spec::clause_stamp(
+    let stamp = kcontract_spec::spec::clause_stamp(
         "The platform MAY do it.",
         Some("A permission."),
         None,
-        kcontract::keywords::Level::May,
+        kcontract_spec::keywords::Level::May,
     );
     // The stamp covers the reason: the text's stamp alone is not current.
-    assert_ne!(stamp, kcontract::spec::stamp("The platform MAY do it."));
+    assert_ne!(
+        stamp,
+        kcontract_spec::spec::stamp("The platform MAY do it.")
+    );
     let ok = check(
         EN_REASON,
         &zh_reason(Some("这是一项许可。"), &stamp),

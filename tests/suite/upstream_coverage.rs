@@ -15,8 +15,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use kcontract::keywords::find_keywords;
-use kcontract::load;
+use kcontract_spec::keywords::find_keywords;
+use kcontract_spec::load;
 
 fn normalise(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -111,7 +111,7 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
 
     let loaded = load(&root.join(spec_dir));
     assert!(!loaded.has_errors(), "{spec_dir} has errors");
-    let clauses: Vec<(&kcontract::spec::Clause, String)> = loaded
+    let clauses: Vec<(&kcontract_spec::spec::Clause, String)> = loaded
         .spec
         .clauses
         .iter()
@@ -143,7 +143,7 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
         }
         let phrase = phrase.join(" ");
         let line = upstream[..h.range.start].matches('\n').count() + 1;
-        let holding: Vec<&kcontract::spec::Clause> = clauses
+        let holding: Vec<&kcontract_spec::spec::Clause> = clauses
             .iter()
             .filter(|(c, text)| c.level == h.level && text.contains(&phrase))
             .map(|(c, _)| *c)
@@ -170,7 +170,7 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
             .map_or(0, |i| i + 1)
             .max(before.len().saturating_sub(3));
         let wide = format!("{} {phrase}", before[from..].join(" "));
-        let holding: Vec<&kcontract::spec::Clause> = holding
+        let holding: Vec<&kcontract_spec::spec::Clause> = holding
             .into_iter()
             .filter(|c| normalise(&c.text).contains(wide.trim()))
             .collect();
@@ -182,12 +182,12 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
             ));
             continue;
         }
-        let names_file = |c: &kcontract::spec::Clause| {
+        let names_file = |c: &kcontract_spec::spec::Clause| {
             c.upstream_tests
                 .iter()
                 .any(|t| t.split_once('#').map_or(t.as_str(), |(f, _)| f) == file)
         };
-        let excused = |c: &kcontract::spec::Clause| {
+        let excused = |c: &kcontract_spec::spec::Clause| {
             LINKS_THAT_TEST_NOTHING
                 .iter()
                 .any(|(id, f, _)| *id == c.id && *f == file)
@@ -351,7 +351,7 @@ fn the_shipped_spec_has_at_least_80_clauses() {
 
 /// The test names of a `go test -v` log, as `kcontract platform import-log` reads them.
 fn names_in_go_test_log(log: &str) -> BTreeSet<String> {
-    kcontract::platform::import_log::parse(log)
+    kcontract_platform::import_log::parse(log)
         .names()
         .map(str::to_owned)
         .collect()

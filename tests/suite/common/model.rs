@@ -2,7 +2,7 @@
 //! differential tests against real runtimes (`tests/differential.rs`), so both explore the same
 //! space of operation sequences.
 
-use kcontract::model::{Action, Config, HookName, HookOutcome, Hooks, OnSigterm, Op, Signal};
+use kcontract_oci::model::{Action, Config, HookName, HookOutcome, Hooks, OnSigterm, Op, Signal};
 use proptest::prelude::*;
 
 /// The container IDs sequences use.

@@ -4,9 +4,9 @@
 //! ignored with the reason. Once asked for, a runtime that cannot be used is a failure that says
 //! why: a test never passes without having done its work.
 
-use kcontract::conformance::Session;
-use kcontract::conformance::cli::is_root;
-use kcontract::model::OciRuntime;
+use kcontract_oci::conformance::Session;
+use kcontract_oci::conformance::is_root;
+use kcontract_oci::model::OciRuntime;
 
 /// A harness session on `runtime`, or a panic that names what is missing and how to install it.
 pub(crate) fn session(runtime: OciRuntime) -> Session {
@@ -52,7 +52,7 @@ macro_rules! runtime_test {
             ignore = "needs root, runc, busybox-static: cargo test --features runtimes"
         )]
         fn $name() {
-            $function(kcontract::model::OciRuntime::Runc);
+            $function(kcontract_oci::model::OciRuntime::Runc);
         }
     };
     (crun, $name:ident, $function:path) => {
@@ -62,7 +62,7 @@ macro_rules! runtime_test {
             ignore = "needs root, crun, busybox-static: cargo test --features runtimes"
         )]
         fn $name() {
-            $function(kcontract::model::OciRuntime::Crun);
+            $function(kcontract_oci::model::OciRuntime::Crun);
         }
     };
     (youki, $name:ident, $function:path) => {
@@ -72,7 +72,7 @@ macro_rules! runtime_test {
             ignore = "needs root, youki (.ci/install-youki), busybox-static: cargo test --features youki"
         )]
         fn $name() {
-            $function(kcontract::model::OciRuntime::Youki);
+            $function(kcontract_oci::model::OciRuntime::Youki);
         }
     };
 }

@@ -1,0 +1,30 @@
+//! The reference model against real OCI runtimes (`runc`, `crun`, `youki`).
+//!
+//! - [`oci`]: invoking a runtime's command line with a private state folder and a deadline.
+//! - [`bundle`]: the rootfs (static busybox) and the `config.json` generated from a trace's
+//!   `create` step: the program the host drives through a control folder, hooks that log their
+//!   name and the status they were shown.
+//! - [`compare`]: what the differential tests compare, and the one normalisation they apply.
+//! - [`harness`]: replaying a trace on a runtime and observing each step; the output line is
+//!   `kcontract model replay`'s ([`crate::model::ReplayLine`]); the clean-up guards.
+//!
+//! `docs/runtimes.md` describes the harness, the differential tests (`tests/differential.rs`) and
+//! the deviations the runtimes were found to have (`spec/runtimes/deviations.yaml`).
+
+pub mod bundle;
+pub mod compare;
+pub mod harness;
+pub mod oci;
+
+pub use harness::{Observed, ObservedHook, Sequence, Session, Timing, normalise_stderr, real_id};
+pub use oci::{CmdOutput, HarnessError, OciRuntime, RuntimeCli};
+
+/// Whether this process runs as root (effective uid 0, from `/proc/self/status`).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Uid:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            == Some("0")
+    })
+}

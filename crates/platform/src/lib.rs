@@ -1,0 +1,55 @@
+//! The contract executed: the probe (`kcontract-probe`, the `probe/` crate) runs as the container's
+//! process under a real OCI runtime, with the config a platform profile and a Knative Service give;
+//! kcontract plays the platform around it, then judges the probe's facts clause by clause.
+//!
+//! One job per file, in data order:
+//!
+//! - [`profile`]: the platform profile (`kcontract-profile/1`), validated with diagnostics;
+//!   [`service`]: the Knative Service, only what a developer may set ([`quantity`]: its resource
+//!   quantities); `yaml`: reading both with spans; `manifest`: the one shape of a Knative
+//!   manifest that the Service and the lint both read.
+//! - [`expect`]: what a profile promises a Service (port, user, names, limits, grace period);
+//!   [`oci_config`]: the `config.json` built from it.
+//! - [`harness`]: one run on a runtime (two containers, HTTP in the container's network namespace,
+//!   `netns`, SIGTERM, grace, SIGKILL, clean-up), giving [`observed`] facts; [`controls`]: the
+//!   negative controls' changes to a run.
+//! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges, giving a
+//!   [`verdict`]; [`local`]: runs, judged.
+//! - [`report`]: the `kcontract-run/1` report and its reader; [`export`]: JUnit and TAP.
+//! - [`cli`]: `kcontract platform run`, `lint`, `import-log` and `verify`.
+//! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
+//!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
+//! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,
+//!   deployed, read over http or https ([`tls`]: roots, handshake, TLS errors) and its
+//!   request-side clauses judged (`kcontract platform verify`).
+//! - [`docs`]: the documentation clauses, answered by a profile's `docs:` links once a person
+//!   has reviewed them (`kcontract platform review-docs`).
+//! - [`routes`]: how each testable clause can be executed (local, conformance log, verify, lint,
+//!   model), derived from the tables above, or why a person judges it.
+
+pub mod checks;
+pub mod contract;
+pub mod controls;
+pub mod docs;
+pub mod expect;
+pub mod export;
+pub mod fetch_error;
+pub mod harness;
+pub mod image;
+pub mod import_log;
+pub(crate) mod judge;
+pub mod lint;
+pub mod local;
+mod manifest;
+mod netns;
+pub mod observed;
+pub mod oci_config;
+pub mod profile;
+pub mod quantity;
+pub mod report;
+pub mod routes;
+pub mod service;
+pub mod tls;
+pub mod verdict;
+pub mod verify;
+pub mod yaml;

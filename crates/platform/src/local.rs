@@ -1,0 +1,131 @@
+//! Local runs, judged: the harness's runs on a session's runtime (several at once, for the negative
+//! controls), each judged by every check of the table.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use kcontract_oci::conformance::Session;
+use kcontract_oci::conformance::oci::HarnessError;
+
+use super::checks::{CHECKS, Input, Verdict};
+use super::controls::Control;
+use super::harness::Harness;
+use super::observed::Observed;
+use super::profile::Profile;
+use super::service::Service;
+
+/// A run and its verdicts, keyed by (clause, check name).
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// The control the run applied.
+    pub control: Option<Control>,
+    /// What it observed.
+    pub observed: Observed,
+    /// Every check's verdict.
+    pub verdicts: BTreeMap<(String, String), Verdict>,
+}
+
+impl Judged {
+    /// `done: N pass, failing: …` for progress lines.
+    pub fn outcome_line(&self) -> String {
+        let count =
+            |s: super::checks::Status| self.verdicts.values().filter(|v| v.status == s).count();
+        let mut line = format!(
+            "done: {} pass, {} fail, {} n/a, {} error",
+            count(super::checks::Status::Pass),
+            count(super::checks::Status::Fail),
+            count(super::checks::Status::NotApplicable),
+            count(super::checks::Status::Error)
+        );
+        if !self.failing().is_empty() {
+            line.push_str(&format!(" (failing: {})", self.failing().join(", ")));
+        }
+        line
+    }
+
+    /// The clauses whose verdict is `fail`, sorted.
+    pub fn failing(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .verdicts
+            .iter()
+            .filter(|(_, v)| v.status == super::checks::Status::Fail)
+            .map(|((c, _), _)| c.as_str())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// Every check's verdict on `observed`.
+pub fn judge(profile: &Profile, observed: &Observed) -> BTreeMap<(String, String), Verdict> {
+    let input = Input { profile, observed };
+    CHECKS
+        .iter()
+        .map(|c| ((c.clause.to_owned(), c.name.to_owned()), (c.judge)(&input)))
+        .collect()
+}
+
+/// Runs `runs` (each `None` for the real run or a control) on `session`'s runtime, `jobs` at a
+/// time, and judges each; `progress` is told when each starts and ends. The results are in the
+/// order of `runs`.
+pub fn run_all(
+    session: &Session,
+    probe: &Path,
+    profile: &Profile,
+    service: &Service,
+    runs: &[Option<Control>],
+    jobs: usize,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Vec<Result<Judged, HarnessError>> {
+    let harness = Harness::new(
+        session.cli(),
+        session.work_dir(),
+        session.id_prefix(),
+        probe,
+        profile,
+        service,
+    );
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Judged, HarnessError>>>> =
+        Mutex::new(runs.iter().map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, runs.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(control) = runs.get(i).copied() else {
+                        break;
+                    };
+                    let name = control.map_or("the profile's run", Control::name);
+                    progress(&format!("[{}/{}] {name}: running", i + 1, runs.len()));
+                    let result = harness.run(control).map(|observed| Judged {
+                        control,
+                        verdicts: judge(profile, &observed),
+                        observed,
+                    });
+                    progress(&format!(
+                        "[{}/{}] {name}: {}",
+                        i + 1,
+                        runs.len(),
+                        match &result {
+                            Ok(j) => j.outcome_line(),
+                            Err(e) => format!("harness error: {e}"),
+                        }
+                    ));
+                    if let Ok(mut r) = results.lock() {
+                        r[i] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(HarnessError("the run did not finish".into()))))
+        .collect()
+}

@@ -1,0 +1,430 @@
+//! The report of a platform run (`kcontract-run/1`, `docs/run-report.schema.json`): which platform
+//! (runtime and version, the profile and its SHA-256, the Service, the probe), and per testable
+//! clause of the loaded spec its status with the check, the evidence and a message. Each clause
+//! carries its stamp from the spec the run was judged against, so a reader can tell a report made
+//! for an older text of a clause. [`read`] reads one back; [`load`] is the reader of the matrix's
+//! platform columns (`matrix --platform`), with `file:line:col` diagnostics.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_spec::keywords::Level;
+use kcontract_spec::spec::Spec;
+
+use super::checks::{self, Status, Verdict};
+use super::profile::DocReview;
+
+/// The `format` of the reports this version writes and reads.
+pub const RUN_FORMAT: &str = "kcontract-run/1";
+
+/// A run report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`RUN_FORMAT`].
+    pub format: String,
+    /// What was run, where, against what.
+    pub platform: Platform,
+    /// How many clauses have each status (`pass`, `fail`, `n/a`, `not-run`, `error`).
+    pub summary: BTreeMap<String, usize>,
+    /// One entry per check of a testable clause (one per clause without a check), in spec order.
+    pub clauses: Vec<ClauseResult>,
+    /// The documentation clauses as the profile's reviewed `docs` links answer them (added to
+    /// `kcontract-run/1`: absent in a report without a profile, an imported log's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub documentation: Vec<DocResult>,
+}
+
+/// The platform a report is about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Platform {
+    /// `local`: an OCI runtime driven by kcontract as the platform; `conformance-log`: a vendor's
+    /// log; `verify`: a deployed probe read over http.
+    pub kind: String,
+    /// `runc`, `crun`; the URL's host for `verify`.
+    pub runtime: String,
+    /// The runtime's version (`1.1.5+ds1`).
+    pub runtime_version: String,
+    /// The host (kernel, architecture, cgroup layout).
+    pub host: String,
+    /// The day of the run (UTC, `YYYY-MM-DD`).
+    pub date: String,
+    /// The profile judged against.
+    pub profile: FileRef,
+    /// The Service deployed.
+    pub service: FileRef,
+    /// The grace period used, in seconds.
+    pub grace_period_s: u64,
+    /// The profile's optional features.
+    pub features: Vec<String>,
+    /// The probe binary.
+    pub probe: FileRef,
+    /// kcontract's version.
+    pub kcontract: String,
+    /// The contract judged against.
+    pub contract: ContractRef,
+    /// The negative control the run applied (`null` for a real run).
+    pub control: Option<String>,
+}
+
+/// `platform.kind` of a report read from a vendor's conformance log (`platform import-log`).
+pub const LOG_KIND: &str = "conformance-log";
+
+impl Platform {
+    /// The report's column in the matrix: the runtime of a local run (`runc`), the platform's
+    /// name of a vendor's log (`google-cloud-run`, given to `import-log`, which is the profile's
+    /// name there: its runtime is only "knative conformance log").
+    pub fn column_name(&self) -> &str {
+        if self.kind == LOG_KIND {
+            &self.profile.name
+        } else {
+            &self.runtime
+        }
+    }
+}
+
+/// A file a run used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRef {
+    /// Its name (the profile's or Service's own, the probe's version).
+    pub name: String,
+    /// The path given (`null` for a built-in file).
+    pub path: Option<String>,
+    /// SHA-256 of its bytes, hexadecimal.
+    pub sha256: String,
+}
+
+/// The contract a report was judged against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContractRef {
+    /// Its title.
+    pub title: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// One clause's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClauseResult {
+    /// The clause id.
+    pub id: String,
+    /// Its level (`MUST`, …).
+    pub level: String,
+    /// Its stamp in the spec the run was judged against.
+    pub stamp: String,
+    /// The status.
+    pub status: Status,
+    /// The check's name (`null` when no check of this run decides it).
+    pub check: Option<String>,
+    /// The facts the check compared.
+    pub evidence: Value,
+    /// What was found, or why it was not run.
+    pub message: String,
+}
+
+/// Whether a failing clause of this level fails the run (a MUST or MUST NOT).
+pub fn blocks(level: &str) -> bool {
+    matches!(level, "MUST" | "MUST NOT")
+}
+
+/// The SHA-256 of `bytes`, hexadecimal.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The entries for `spec`'s testable clauses: each check's verdict (`verdicts`, keyed by the
+/// check's clause and name), `not-run` with the reason for a clause no check decides.
+pub fn clause_results(
+    spec: &Spec,
+    verdicts: &BTreeMap<(String, String), Verdict>,
+) -> Vec<ClauseResult> {
+    let mut out = Vec::new();
+    for c in spec.clauses.iter().filter(|c| !c.verify.is_untestable()) {
+        let level = c.level.as_str().to_owned();
+        let rows: Vec<_> = checks::for_clause(&c.id).collect();
+        if rows.is_empty() {
+            let message = if c.verify.as_str() == "model" {
+                "decided by the model's tests and the differential runs against runc and crun \
+                 (tests/model_*.rs, tests/differential.rs), not by a platform run"
+            } else {
+                "no local check: it needs a platform serving the probe, a lint of the Service, or a \
+                 person's review"
+            };
+            out.push(ClauseResult {
+                id: c.id.clone(),
+                level,
+                stamp: c.stamp.clone(),
+                status: Status::NotRun,
+                check: None,
+                evidence: Value::Null,
+                message: message.to_owned(),
+            });
+            continue;
+        }
+        for row in rows {
+            let v = verdicts.get(&(row.clause.to_owned(), row.name.to_owned()));
+            out.push(ClauseResult {
+                id: c.id.clone(),
+                level: level.clone(),
+                stamp: c.stamp.clone(),
+                status: v.map_or(Status::NotRun, |v| v.status),
+                check: Some(row.name.to_owned()),
+                evidence: v.map_or(Value::Null, |v| v.evidence.clone()),
+                message: v
+                    .map_or_else(|| "the check was not run".to_owned(), |v| v.message.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// The count per status.
+pub fn summary(clauses: &[ClauseResult]) -> BTreeMap<String, usize> {
+    let mut s: BTreeMap<String, usize> = [
+        Status::Pass,
+        Status::Fail,
+        Status::NotApplicable,
+        Status::NotRun,
+        Status::Error,
+    ]
+    .iter()
+    .map(|st| (st.as_str().to_owned(), 0))
+    .collect();
+    for c in clauses {
+        *s.entry(c.status.as_str().to_owned()).or_default() += 1;
+    }
+    s
+}
+
+/// Whether the run passes: no MUST or MUST NOT clause failed or could not be checked.
+pub fn passes(clauses: &[ClauseResult]) -> bool {
+    !clauses
+        .iter()
+        .any(|c| blocks(&c.level) && matches!(c.status, Status::Fail | Status::Error))
+}
+
+/// Reads a run report: the file, as JSON, in this version's format. The reader of the matrix's
+/// platform columns.
+pub fn read(path: &Path) -> Result<Report, Diagnostic> {
+    let text = kcontract_spec::fsutil::read_text(path).map_err(|e| {
+        Diagnostic::error(
+            "K1107",
+            format!("cannot read the run report `{}`: {e}", path.display()),
+        )
+        .in_file(path)
+        .help("give the file `kcontract platform run --report` wrote")
+    })?;
+    let not_a_report = |e: String| {
+        Diagnostic::error(
+            "K1107",
+            format!("`{}` is not a run report: {e}", path.display()),
+        )
+        .in_file(path)
+        .help("a run report is the JSON `kcontract platform run --report` writes (docs/run-report.schema.json)")
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| not_a_report(e.to_string()))?;
+    match value.get("format").and_then(Value::as_str) {
+        Some(RUN_FORMAT) => {}
+        Some(other) => {
+            return Err(Diagnostic::error(
+                "K1107",
+                format!(
+                    "`{}` is a `{other}` report; this kcontract reads `{RUN_FORMAT}`",
+                    path.display()
+                ),
+            )
+            .in_file(path)
+            .help("run the report's platform again with this kcontract"));
+        }
+        None => return Err(not_a_report("it has no `format`".into())),
+    }
+    let report: Report = serde_json::from_value(value).map_err(|e| not_a_report(e.to_string()))?;
+    Ok(report)
+}
+
+/// The level of a clause id in `spec`.
+pub fn level_of(spec: &Spec, id: &str) -> Option<Level> {
+    spec.clauses.iter().find(|c| c.id == id).map(|c| c.level)
+}
+
+/// A run report read for the matrix, with where its clause ids are in its file.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// The report.
+    pub report: Report,
+    /// The file it was read from, in the source map given to [`load`].
+    pub file: kcontract_spec::diagnostic::FileId,
+    /// The byte range of each entry's `id` in the file (the string with its quotes), in the
+    /// order of `report.clauses`.
+    pub id_spans: Vec<std::ops::Range<usize>>,
+}
+
+/// Where the reader finds `format` and each clause's `id` in the text: borrowed slices of the
+/// text itself ([`serde_json::value::RawValue`]), whose offsets are the positions (serde's
+/// values carry none).
+#[derive(Deserialize)]
+struct Positions<'a> {
+    #[serde(borrow, default)]
+    format: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    clauses: Option<Vec<IdPosition<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct IdPosition<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The byte range of `part`, a slice of `text`, in `text`.
+fn range_in(text: &str, part: &str) -> std::ops::Range<usize> {
+    let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    start..start + part.len()
+}
+
+/// Reads the run report `path` into `sources` for the matrix's platform columns: every problem is
+/// a K1107 at its `file:line:col` (JSON that does not parse, a `format` other than
+/// [`RUN_FORMAT`], a field of the wrong shape), pushed to `diags`; `None` then. Only `path` is
+/// read.
+pub fn load(
+    path: &Path,
+    sources: &mut kcontract_spec::diagnostic::SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Located> {
+    let fid = kcontract_spec::spec_source::read_source(path, sources, diags)?;
+    let file = sources.get(fid);
+    parse_located(path, fid, file)
+        .map_err(|d| diags.push(d))
+        .ok()
+}
+
+/// [`load`] of a file already read.
+fn parse_located(
+    path: &Path,
+    fid: kcontract_spec::diagnostic::FileId,
+    file: &kcontract_spec::diagnostic::SourceFile,
+) -> Result<Located, Diagnostic> {
+    use kcontract_spec::diagnostic::Span;
+    let text = file.text.as_str();
+    // Not a report: the error at byte `at` (to the end of its character, on its line).
+    let not_a_report = |at: usize, label: String| {
+        let at = at.min(text.len());
+        let end = text[at..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8())
+            .min(file.line_end(at))
+            .max(at);
+        Diagnostic::error("K1107", format!("`{}` is not a run report", path.display()))
+            .at(Span::new(fid, at..end), label)
+            .help(
+                "a run report is the JSON `kcontract platform run --report` writes \
+             (docs/run-report.schema.json)",
+            )
+    };
+    // serde_json's message ends with the position, which the diagnostic shows.
+    let json_error = |e: serde_json::Error| {
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
+        not_a_report(file.offset_of(e.line(), e.column()), message)
+    };
+    // serde reads a struct from an array too; a report is an object.
+    let first = text.len() - text.trim_start().len();
+    if !text[first..].starts_with('{') {
+        return Err(not_a_report(first, "a run report is a JSON object".into()));
+    }
+    let positions: Positions = serde_json::from_str(text).map_err(json_error)?;
+    let Some(format) = positions.format else {
+        return Err(not_a_report(first, "it has no `format`".into()));
+    };
+    if serde_json::from_str::<&str>(format.get()).ok() != Some(RUN_FORMAT) {
+        return Err(Diagnostic::error(
+            "K1107",
+            format!("`{}` is not a `{RUN_FORMAT}` report", path.display()),
+        )
+        .at(
+            Span::new(fid, range_in(text, format.get())),
+            format!("this kcontract reads `{RUN_FORMAT}`"),
+        )
+        .help(
+            "run the report's platform again with this kcontract \
+             (`kcontract platform run --report FILE`)",
+        ));
+    }
+    let report: Report = serde_json::from_str(text).map_err(json_error)?;
+    let id_spans = positions
+        .clauses
+        .unwrap_or_default()
+        .iter()
+        .map(|c| c.id.map_or(0..0, |id| range_in(text, id.get())))
+        .collect();
+    Ok(Located {
+        report,
+        file: fid,
+        id_spans,
+    })
+}
+
+/// A documentation clause's status on a platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DocStatus {
+    /// A reviewed link, the review current.
+    #[serde(rename = "documented")]
+    Documented,
+    /// No link, a link without a review, or a stale review ([`Undocumented`]).
+    #[serde(rename = "undocumented")]
+    Undocumented,
+    /// The profile says the clause does not apply to the platform.
+    #[serde(rename = "n/a")]
+    NotApplicable,
+}
+
+impl DocStatus {
+    /// The name in the JSON, the table, the CSV and the site's data.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocStatus::Documented => "documented",
+            DocStatus::Undocumented => "undocumented",
+            DocStatus::NotApplicable => "n/a",
+        }
+    }
+}
+
+/// Why a clause is undocumented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Undocumented {
+    /// The profile has no link for it (or the report no `docs` at all: a conformance log).
+    NoLink,
+    /// A link no one has reviewed.
+    NotReviewed,
+    /// A review of another link or of another text of the clause.
+    StaleReview,
+}
+
+/// One documentation clause in a run report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocResult {
+    /// The clause id.
+    pub id: String,
+    /// The clause's stamp when judged.
+    pub stamp: String,
+    /// Its status.
+    pub status: DocStatus,
+    /// Why it is undocumented (`null` otherwise).
+    pub undocumented: Option<Undocumented>,
+    /// The link, when the profile gives one.
+    pub url: Option<String>,
+    /// The review, when one is recorded (stale or not).
+    pub review: Option<DocReview>,
+    /// A sentence for people.
+    pub message: String,
+}

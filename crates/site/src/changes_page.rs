@@ -1,0 +1,351 @@
+//! The Changes page's values (`steps` of `changes.html`): for each version step of the contract's
+//! history, its two versions and its changes grouped by kind, each under a stable anchor; and, for
+//! the chapter pages, which clauses changed in the latest step and where their entry is.
+//!
+//! Every entry is a [`Change`] of the step's [`Diff`](kcontract_edit::diff::Diff), given to the template as
+//! `kcontract diff --format json` writes it (`e.change`), with what only the site needs beside it:
+//! its anchor, the link to the clause's chapter page, the chapter's title and the labels in the
+//! page's language. The kinds are [`Kind`]'s, in its order: the page has no list of its own.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use strum::VariantArray;
+
+use super::interface::Interface;
+use super::markdown::level_class;
+use kcontract_edit::diff::history::{History, Step};
+use kcontract_edit::diff::{Change, Kind};
+use kcontract_spec::spec::{Document, EarlierVersion, Spec};
+
+/// A version at either end of a step.
+#[derive(Serialize)]
+struct Version<'a> {
+    /// How the page names it.
+    label: &'a str,
+    /// The upstream text it followed, its revision (and the first eight digits), its date.
+    url: Option<&'a str>,
+    revision: Option<&'a str>,
+    short: Option<&'a str>,
+    date: Option<&'a str>,
+    /// The upstream document's title (the current version's; an earlier one has its label).
+    title: Option<&'a str>,
+}
+
+/// One version step (`s` of `changes.html`).
+#[derive(Serialize)]
+pub(super) struct StepCtx<'a> {
+    /// The id of its heading.
+    anchor: String,
+    old: Version<'a>,
+    new: Version<'a>,
+    /// How many clause changes.
+    count: usize,
+    /// The kinds that occur, in [`Kind`]'s order, each with its changes.
+    kinds: Vec<KindCtx<'a>>,
+    /// Lines of informative text changed, per chapter and language.
+    prose: Vec<ProseCtx<'a>>,
+}
+
+/// The changes of one kind in one step.
+#[derive(Serialize)]
+struct KindCtx<'a> {
+    /// `added`, `level`, …: [`Kind::as_str`].
+    kind: &'static str,
+    /// Its heading in the page's language (`change_<kind>` of the interface text).
+    label: String,
+    anchor: String,
+    entries: Vec<Entry<'a>>,
+}
+
+/// One change on the page.
+#[derive(Serialize)]
+pub(super) struct Entry<'a> {
+    /// The `id` of its list item, the target of the chapter pages' badges.
+    pub(super) anchor: String,
+    /// The change, as the JSON of `kcontract diff` has it.
+    pub(super) change: &'a Change,
+    /// The clause on its chapter page, when the current version has it (a removed clause has no
+    /// page: the entry shows its old text).
+    href: Option<String>,
+    /// The title of the change's chapter in the page's language (its name when there is no such
+    /// chapter any more).
+    chapter_title: &'a str,
+    /// `added`, `removed`: the CSS class of the clause's level.
+    level_class: Option<&'static str>,
+    /// `level`: stronger, weaker, reversed, in the page's language.
+    direction: Option<&'a str>,
+    /// `translation`: the language's name and the states before and after, in the page's language.
+    lang_name: Option<&'a str>,
+    old_state: Option<&'a str>,
+    new_state: Option<&'a str>,
+}
+
+/// A chapter's informative text changed in one language.
+#[derive(Serialize)]
+struct ProseCtx<'a> {
+    chapter_title: &'a str,
+    lang_name: &'a str,
+    added: usize,
+    removed: usize,
+}
+
+/// A clause that changed in the latest step, for its badge on its chapter page (`c.changed` of
+/// `clause.html`).
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct Changed {
+    /// Its first entry on the Changes page (`changes.html#…`).
+    pub(crate) anchor: String,
+    /// The earlier version's date, and how the page names that version.
+    pub(crate) since: String,
+    pub(crate) label: String,
+    /// The clause is new since then (not changed: added).
+    pub(crate) added: bool,
+}
+
+/// The id of a step's heading.
+fn step_anchor(step: &Step) -> String {
+    format!("since-{}", step.old.name)
+}
+
+/// The id of a change's entry: the step, the kind, the language of a translation change, the
+/// clause id. Unique on the page: a step has one change of a kind per clause (and per language).
+fn entry_anchor(step: &Step, c: &Change) -> String {
+    match &c.lang {
+        Some(lang) => format!(
+            "change-{}-{}-{lang}-{}",
+            step.old.name,
+            c.kind.as_str(),
+            c.id
+        ),
+        None => format!("change-{}-{}-{}", step.old.name, c.kind.as_str(), c.id),
+    }
+}
+
+/// The values of the Changes page in `lang`: one per step of `history`, oldest first. `docs` are
+/// the page language's chapters, `names` each language's name in the page's language.
+pub(super) fn context<'a>(
+    history: &'a History,
+    spec: &'a Spec,
+    docs: &'a [Document],
+    t: &'a Interface,
+    names: &'a BTreeMap<&'a str, &'a str>,
+    lang: &str,
+) -> Vec<StepCtx<'a>> {
+    let chapter_title = |name: &'a str| -> &'a str {
+        docs.iter()
+            .find(|d| d.chapter == name)
+            .map_or(name, |d| d.title.as_str())
+    };
+    let earlier = |v: &'a EarlierVersion| Version {
+        label: v.label(lang),
+        url: Some(&v.url),
+        revision: Some(&v.revision),
+        short: v.revision.get(..8).or(Some(&v.revision)),
+        date: Some(&v.date),
+        title: None,
+    };
+    let upstream = spec.contract.upstream.as_ref();
+    let current = || {
+        let revision = upstream.and_then(|u| u.revision.as_deref());
+        Version {
+            label: t.text("changes_current"),
+            url: upstream.map(|u| u.url.as_str()),
+            revision,
+            short: revision.map(|r| r.get(..8).unwrap_or(r)),
+            date: None,
+            title: upstream.map(|u| u.title.as_str()),
+        }
+    };
+    let state = |s: Option<&'a kcontract_edit::diff::Value>| match s {
+        Some(kcontract_edit::diff::Value::Text(s)) => Some(t.text(match s.as_str() {
+            "current" => "translation_current",
+            "stale" => "stale",
+            "missing" => "missing",
+            other => other,
+        })),
+        _ => None,
+    };
+    history
+        .steps
+        .iter()
+        .map(|step| {
+            let kinds = Kind::VARIANTS
+                .iter()
+                .filter_map(|&kind| {
+                    let entries: Vec<Entry> = step
+                        .diff
+                        .changes
+                        .iter()
+                        .filter(|c| c.kind == kind)
+                        .map(|c| Entry {
+                            anchor: entry_anchor(step, c),
+                            change: c,
+                            href: (kind != Kind::Removed)
+                                .then(|| spec.clause(&c.id))
+                                .flatten()
+                                .map(|now| format!("{}.html#{}", now.chapter, now.id)),
+                            chapter_title: chapter_title(&c.chapter),
+                            level_class: c.level.map(level_class),
+                            direction: c.direction.map(|d| t.text(direction_key(d.as_str()))),
+                            lang_name: c
+                                .lang
+                                .as_deref()
+                                .map(|l| names.get(l).copied().unwrap_or(l)),
+                            old_state: (kind == Kind::Translation)
+                                .then(|| state(c.old.as_ref()))
+                                .flatten(),
+                            new_state: (kind == Kind::Translation)
+                                .then(|| state(c.new.as_ref()))
+                                .flatten(),
+                        })
+                        .collect();
+                    (!entries.is_empty()).then(|| {
+                        let key = format!("change_{}", kind.as_str());
+                        KindCtx {
+                            kind: kind.as_str(),
+                            label: t.text.get(&key).cloned().unwrap_or(key),
+                            anchor: format!("{}-{}", step_anchor(step), kind.as_str()),
+                            entries,
+                        }
+                    })
+                })
+                .collect();
+            StepCtx {
+                anchor: step_anchor(step),
+                old: earlier(&step.old),
+                new: step.new.as_ref().map_or_else(current, earlier),
+                count: step.diff.changes.len(),
+                kinds,
+                prose: step
+                    .diff
+                    .prose
+                    .iter()
+                    .map(|p| ProseCtx {
+                        chapter_title: chapter_title(&p.chapter),
+                        lang_name: names.get(p.lang.as_str()).copied().unwrap_or(&p.lang),
+                        added: p.added,
+                        removed: p.removed,
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The interface key of a level change's direction.
+fn direction_key(direction: &str) -> &'static str {
+    match direction {
+        "strengthens" => "direction_strengthens",
+        "weakens" => "direction_weakens",
+        _ => "direction_reverses",
+    }
+}
+
+/// The clauses of the current version that changed in the latest step (the one ending at the
+/// current version), each with its first entry on the page in `steps` (the page's values).
+pub(super) fn changed_in_latest(history: &History, steps: &[StepCtx]) -> BTreeMap<String, Changed> {
+    let mut out = BTreeMap::new();
+    let (Some(step), Some(ctx)) = (history.steps.last(), steps.last()) else {
+        return out;
+    };
+    for e in ctx.kinds.iter().flat_map(|k| &k.entries) {
+        if e.href.is_some() && !out.contains_key(&e.change.id) {
+            out.insert(
+                e.change.id.clone(),
+                Changed {
+                    anchor: e.anchor.clone(),
+                    since: step.old.date.clone(),
+                    label: ctx.old.label.to_owned(),
+                    added: e.change.kind == Kind::Added,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// The search index's entries of the page: each step's heading, and each removed clause (the only
+/// changes whose clause has no chapter page to find it on).
+pub(super) fn search_entries(steps: &[StepCtx]) -> Vec<SearchItem> {
+    steps
+        .iter()
+        .flat_map(|s| {
+            let heading = SearchItem {
+                kind: "heading",
+                id: None,
+                url: format!("changes.html#{}", s.anchor),
+                level: None,
+                section: None,
+                text: format!("{} → {}", s.old.label, s.new.label),
+            };
+            let removed = s
+                .kinds
+                .iter()
+                .flat_map(|k| &k.entries)
+                .filter(|e| e.change.kind == Kind::Removed)
+                .map(move |e| SearchItem {
+                    kind: "change",
+                    id: Some(e.change.id.clone()),
+                    url: format!("changes.html#{}", e.anchor),
+                    level: e.change.level.map(|l| l.as_str()),
+                    section: Some(s.old.label.to_owned()),
+                    text: match &e.change.old {
+                        Some(kcontract_edit::diff::Value::Text(t)) => {
+                            t.split_whitespace().collect::<Vec<_>>().join(" ")
+                        }
+                        _ => String::new(),
+                    },
+                });
+            std::iter::once(heading).chain(removed)
+        })
+        .collect()
+}
+
+/// An entry of the search index that is on the Changes page (the index adds the page's title).
+pub(super) struct SearchItem {
+    pub(super) kind: &'static str,
+    pub(super) id: Option<String>,
+    pub(super) url: String,
+    pub(super) level: Option<&'static str>,
+    pub(super) section: Option<String>,
+    pub(super) text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interface::Interfaces;
+    use kcontract_edit::diff::Direction;
+
+    /// Every kind of change and every direction has its words in every embedded language (the
+    /// page would otherwise show the key): a new kind does not reach the page without them.
+    #[test]
+    fn every_kind_and_direction_has_interface_text() {
+        let all = Interfaces::load(None).unwrap();
+        for lang in ["en", "zh"] {
+            let t = all.get(lang).unwrap();
+            for kind in Kind::VARIANTS {
+                let key = format!("change_{}", kind.as_str());
+                assert!(t.text.contains_key(&key), "{lang}: {key}");
+            }
+            for d in [
+                Direction::Strengthens,
+                Direction::Weakens,
+                Direction::Reverses,
+            ] {
+                let key = direction_key(d.as_str());
+                assert!(t.text.contains_key(key), "{lang}: {key}");
+            }
+            let keys: std::collections::BTreeSet<&str> = [
+                Direction::Strengthens,
+                Direction::Weakens,
+                Direction::Reverses,
+            ]
+            .iter()
+            .map(|d| direction_key(d.as_str()))
+            .collect();
+            assert_eq!(keys.len(), 3, "each direction its own words");
+        }
+    }
+}

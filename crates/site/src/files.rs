@@ -1,0 +1,75 @@
+//! The site's data files: `clauses.json` (the clause list JSON of `kcontract list --format json`,
+//! plus each clause's translations), through the serde types of [`kcontract_spec::list`].
+
+use serde::Serialize;
+
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_spec::list::{CLAUSES_FORMAT, ClauseView, ContractInfo};
+use kcontract_spec::spec::{Clause, Spec, Translation, TranslationState};
+
+#[derive(Serialize)]
+struct Tr<'a> {
+    text: Option<&'a str>,
+    state: TranslationState,
+}
+
+#[derive(Serialize)]
+struct WithTr<'a> {
+    #[serde(flatten)]
+    clause: ClauseView<'a>,
+    translations: Translations<'a>,
+}
+
+/// A clause's translations, by language (sorted by language).
+struct Translations<'a>(&'a [&'a Translation], usize, &'a Clause);
+
+impl Serialize for Translations<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|t| {
+            let (state, tc) = t.lookup(self.1, self.2);
+            let text = tc.map(|x| x.text.as_str());
+            (t.lang.as_str(), Tr { text, state })
+        }))
+    }
+}
+
+/// The clauses, each made as it is written (no list of them all).
+struct Clauses<'a>(&'a Spec, &'a [&'a Translation]);
+
+impl Serialize for Clauses<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.clauses.iter().enumerate().map(|(i, c)| WithTr {
+            clause: ClauseView::new(c).published(c),
+            translations: Translations(self.1, i, c),
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct ClausesFile<'a> {
+    format: &'a str,
+    contract: ContractInfo<'a>,
+    clauses: Clauses<'a>,
+}
+
+/// `site/clauses.json`: the `list --format json` shape with each clause's `translations:
+/// {lang: {text, state}}`, pretty-printed.
+pub(super) fn clauses_json(spec: &Spec) -> Result<Vec<u8>, Diagnostic> {
+    let mut by_lang: Vec<&Translation> = spec.translations.iter().collect();
+    by_lang.sort_by(|a, b| a.lang.cmp(&b.lang));
+    let file = ClausesFile {
+        format: CLAUSES_FORMAT,
+        contract: ContractInfo::of(spec),
+        clauses: Clauses(spec, &by_lang),
+    };
+    let mut buf = Vec::new();
+    serde_json::to_writer_pretty(&mut buf, &file).map_err(|e| json_error("clauses.json", &e))?;
+    buf.push(b'\n');
+    Ok(buf)
+}
+
+/// Serialising our own types failed (it cannot with these types; reported, never swallowed).
+pub(super) fn json_error(what: &str, e: &serde_json::Error) -> Diagnostic {
+    Diagnostic::error("K0401", format!("{what} could not be written as JSON"))
+        .help(format!("{e}; this is a bug in kcontract, please report it"))
+}

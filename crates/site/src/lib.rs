@@ -1,0 +1,141 @@
+//! `kcontract build`: the multilingual static site.
+//!
+//! A one-way pipeline: the matrix (spec, tests, statuses), the runtimes catalogue and the history
+//! (what changed from each earlier version to the next) → contexts (`context.rs`,
+//! `runtimes_page.rs`, `changes_page.rs`) → the templates ([`templates`](fn@templates), interface text
+//! from `interface.rs`) → files (`render.rs`, data files from `files.rs` and `search.rs`) → the
+//! output folder (`output.rs`), written beside the old one and swapped in at the end, so a failed build
+//! leaves the previous site untouched. Every path written is built from fixed names and validated
+//! chapter and language names, never from clause text.
+
+mod changes_page;
+mod context;
+mod files;
+mod interface;
+mod markdown;
+mod output;
+mod platforms_page;
+mod render;
+mod runtimes_page;
+mod sanitize;
+mod search;
+mod templates;
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use kcontract_oci::runtimes::Catalogue;
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_trace::matrix::Matrix;
+
+use output::OutputDir;
+pub use output::{check_output, manifest_files};
+
+pub use kcontract_edit::diff::history::History;
+
+pub use markdown::{level_class, to_html, to_inline_html};
+pub use templates::{TEMPLATES, Templates, templates, templates_folder};
+
+/// What a build wrote.
+pub struct BuildReport {
+    /// HTML pages written.
+    pub pages: usize,
+    /// All files written (pages, JSON, CSV, scripts, styles).
+    pub files: usize,
+    /// The steps of the build and the parts of rendering, for `--timings`.
+    pub timings: kcontract_spec::timings::Timings,
+}
+
+/// Render every page into memory: (relative path, bytes), sorted. Pure: no I/O (`serve`, tests,
+/// fuzzing). `history` makes the Changes page (none when it is empty: `History::default()`).
+pub fn render(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    history: &History,
+    tpl: &Templates,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let files = Mutex::new(Vec::new());
+    let put = |rel, bytes| {
+        files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((rel, bytes));
+        Ok(())
+    };
+    render::render_site(m, runtimes, history, tpl, &put, &mut Default::default())?;
+    let mut files = files.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort();
+    Ok(files)
+}
+
+/// Render with `tpl` ([`templates`]) and write the site atomically into the folder `out` (a failed
+/// build leaves it as it was): the output folder prepared beside the old one, every file rendered
+/// into it, then swapped in. `out` must be empty, absent or a site kcontract built, and not the
+/// spec folder `spec`, inside it or holding it ([`check_output`]).
+pub fn build(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    history: &History,
+    tpl: &Templates,
+    out: &Path,
+    spec: &Path,
+) -> Result<BuildReport, Diagnostic> {
+    let mut timings = kcontract_spec::timings::Timings::default();
+    let out = timings.time("prepare", || OutputDir::prepare(out, spec))?;
+    let files = AtomicUsize::new(0);
+    let put = |rel: String, bytes: Vec<u8>| {
+        files.fetch_add(1, Ordering::Relaxed);
+        out.write(&rel, &bytes)
+    };
+    let mut steps = kcontract_spec::timings::Timings::default();
+    let rendered = timings.time("render+write", || {
+        render::render_site(m, runtimes, history, tpl, &put, &mut steps)
+    });
+    timings.extend(&steps);
+    let pages = match rendered {
+        Ok(pages) => pages,
+        Err(d) => {
+            out.abandon();
+            return Err(d);
+        }
+    };
+    timings.time("swap", || out.commit())?;
+    Ok(BuildReport {
+        pages,
+        files: files.into_inner(),
+        timings,
+    })
+}
+
+pub use interface::built_in;
+
+/// The interface text file a language without built-in text starts from (for `kcontract init`
+/// and `i18n add`): the English file's keys and values, with a header saying it is `lang`'s, copied
+/// from English and to be translated, and a `name` (what the language switch shows) that is the tag
+/// until the person sets the language's own name. The English header would claim the file is
+/// English, and its pages would then show English words with nothing pointing at the fix.
+pub fn interface_template(lang: &str) -> String {
+    let english = include_str!("../../../templates/i18n/en.yaml");
+    let mut out = format!(
+        "# Interface text of the site in `{lang}`: the page chrome, badges and labels (the `t` of the\n\
+         # templates). kcontract COPIED IT FROM ENGLISH: translate every value below into `{lang}` (the\n\
+         # keys stay as they are), and set `name` to the language's own name (e.g. \"Deutsch\", \"Français\").\n\
+         # Until then the `{lang}` pages show these English words, and the language switch shows \"{lang}\".\n"
+    );
+    // en.yaml's first line says the file is English: left out; the rest is kept.
+    for line in english.lines().skip(1) {
+        let line = if line.starts_with("name:") {
+            format!(
+                "name: \"{lang}\"     # TO TRANSLATE: `{lang}`'s own name, shown in the language switch"
+            )
+        } else if line.starts_with("html_lang:") {
+            format!("html_lang: \"{lang}\"     # the HTML `lang` of its pages")
+        } else {
+            line.to_string()
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}

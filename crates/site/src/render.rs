@@ -1,0 +1,533 @@
+//! The render pass: every file of the site, from the templates and the contexts, handed to a sink.
+//!
+//! One language after the other (so a large site's memory holds one language's values at a time),
+//! each in the same steps: its values ([`Lang::new`]: every clause's context and `clause.html`
+//! piece, every chapter's prose and blocks, made once and shared by the pages that show them, and
+//! the Changes page's steps, whose latest one gives the chapter pages' "changed" badges),
+//! then its pages ([`Lang::pages`], one parallel pass) and, alongside them, its search index. The
+//! data files of the whole site are written alongside the languages; then the assets and the root
+//! redirect. tera renders every page; a page is a template and the values its context adds to the
+//! language's. (Running the independent steps alongside each other took 12 % off the real build's
+//! wall time on two cores: BENCHMARKS.md, "Session 19".)
+
+use rayon::prelude::*;
+use tera::Context;
+use tera::value::Value;
+
+use super::changes_page::{self, SearchItem};
+use super::context::{self, PageLink, Pages, Shared};
+use super::interface::Interface;
+use super::markdown::{SectionHead, prose_html};
+use super::templates::{Templates, template_error};
+use super::{files, platforms_page, runtimes_page, search};
+use kcontract_edit::diff::history::History;
+use kcontract_oci::runtimes::Catalogue;
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_spec::spec::{Block, Document};
+use kcontract_spec::timings::Timings;
+use kcontract_trace::matrix::{self, Matrix};
+
+/// Receives each rendered file as soon as it is ready, from several threads.
+pub(super) type Put<'p> = dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic> + Sync + 'p;
+
+/// Render every file of the site and hand it to `put`; returns how many were HTML pages. The
+/// steps' times go into `timings`.
+pub(super) fn render_site(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    history: &History,
+    tpl: &Templates,
+    put: &Put,
+    timings: &mut Timings,
+) -> Result<usize, Diagnostic> {
+    // The data files need only the matrix: they are written alongside the languages' pages.
+    let (languages, (data, took)) = rayon::join(
+        || languages(m, runtimes, history, tpl, put, timings),
+        || timed(|| data_files(m, put)),
+    );
+    timings.add_detail("data files", took);
+    let mut pages = languages?;
+    data?;
+    timings.detail("assets", || assets(tpl, put))?;
+    pages += redirect(m, tpl, put)?;
+    Ok(pages)
+}
+
+/// Every language's pages and search index, one language after the other; returns how many pages.
+fn languages(
+    m: &Matrix,
+    runtimes: Option<&Catalogue>,
+    history: &History,
+    tpl: &Templates,
+    put: &Put,
+    timings: &mut Timings,
+) -> Result<usize, Diagnostic> {
+    let mut pages = 0;
+    // Each clause's tests, the same in every language (`tests_by_clause` of `matrix.html`).
+    let tests = Value::from_serializable(&m.rows.iter().map(|r| &r.tests).collect::<Vec<_>>());
+    // Each clause's cells in the platforms' columns (`platforms_by_clause`), likewise.
+    let cells = Value::from_serializable(&context::platform_cells(m));
+    for lang in &m.spec.contract.languages {
+        let l = timings.detail("contexts", || Lang::new(m, runtimes, history, tpl, lang))?;
+        // The search index needs none of the pages: it is made while they render.
+        let ((n, took_pages), (index, took_index)) = rayon::join(
+            || timed(|| l.pages(&tests, &cells, put)),
+            || timed(|| l.search_index(put)),
+        );
+        timings.add_detail("pages", took_pages);
+        timings.add_detail("search index", took_index);
+        pages += n?;
+        index?;
+    }
+    Ok(pages)
+}
+
+/// `f`'s result and how long it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, std::time::Duration) {
+    let start = std::time::Instant::now();
+    (f(), start.elapsed())
+}
+
+/// One language's values, shared by its pages.
+struct Lang<'s> {
+    m: &'s Matrix<'s>,
+    runtimes: Option<&'s Catalogue>,
+    tpl: &'s Templates,
+    lang: &'s str,
+    t: &'s Interface,
+    docs: &'s [Document],
+    /// What every page of the language is given (`Shared`, as a tera context).
+    base: Context,
+    /// The pages in reading order, for previous/next.
+    order: Vec<PageLink<'s>>,
+    /// Every clause's context (`c` of the templates), in the order of `spec.clauses`.
+    clauses: Value,
+    /// Each clause's text without markup, for the search index (same order).
+    plain: Vec<String>,
+    /// Each chapter's blocks (`blocks` of `chapter.html`: prose and clause pieces as HTML).
+    blocks: Vec<Value>,
+    /// Each chapter's sections, for its sidebar (`sections` of `toc-sections.html`).
+    sections: Vec<Value>,
+    /// The Changes page's steps (`steps` of `changes.html`); `None` without earlier versions.
+    changes: Option<Value>,
+    /// The Changes page's entries of the search index.
+    change_search: Vec<SearchItem>,
+    /// The language has a platforms page ([`Pages::platforms`]).
+    platforms: bool,
+    /// The sidebar's chapter entries, made once for all pages ([`Toc`]).
+    toc: Toc,
+}
+
+/// The sidebar's chapter entries of one language (`toc-item.html`), each rendered once: every page
+/// lists every chapter, so a large contract's pages would otherwise each render the whole list
+/// again, and the build would grow with the square of its chapters. A page takes the entries
+/// before and after its own chapter as two pieces of one string, and renders only its own entry
+/// (marked current, with its sections) in `toc.html`.
+struct Toc {
+    /// Every entry, in order.
+    html: String,
+    /// Where each entry starts in `html`, and (last) its length.
+    starts: Vec<usize>,
+    /// Each chapter's link (`ch` of `toc-item.html`), for the entry its own page renders.
+    chapters: Vec<Value>,
+}
+
+impl Toc {
+    /// The entries of `chapters` rendered with the language's `base` context.
+    fn new(
+        tpl: &Templates,
+        base: &Context,
+        chapters: &[context::ChapterLink],
+    ) -> Result<Self, Diagnostic> {
+        let chapters: Vec<Value> = chapters.iter().map(Value::from_serializable).collect();
+        let mut ctx = base.clone();
+        ctx.insert("page", "");
+        let mut html = String::new();
+        let mut starts = Vec::with_capacity(chapters.len() + 1);
+        for ch in &chapters {
+            starts.push(html.len());
+            ctx.insert_value("ch", ch.clone());
+            html += &tpl
+                .tera
+                .render("toc-item.html", &ctx)
+                .map_err(|e| template_error(&e))?;
+        }
+        starts.push(html.len());
+        Ok(Toc {
+            html,
+            starts,
+            chapters,
+        })
+    }
+
+    /// `toc_before`, `toc_current` and `toc_after` of a page: around chapter `d` on its page, all
+    /// of the entries before it on another page (`None`).
+    fn parts(&self, d: Option<usize>) -> [(&'static str, Value); 3] {
+        let (before, current, after) = match d {
+            Some(d) => (
+                &self.html[..self.starts[d]],
+                self.chapters[d].clone(),
+                &self.html[self.starts[d + 1]..],
+            ),
+            None => (self.html.as_str(), Value::none(), ""),
+        };
+        [
+            ("toc_before", Value::safe_string(before)),
+            ("toc_current", current),
+            ("toc_after", Value::safe_string(after)),
+        ]
+    }
+}
+
+impl<'s> Lang<'s> {
+    /// The values of `lang`: the clauses' contexts, their `clause.html` pieces and the chapters'
+    /// prose, each made once (a chapter page and the print page show the same blocks).
+    fn new(
+        m: &'s Matrix<'s>,
+        runtimes: Option<&'s Catalogue>,
+        history: &'s History,
+        tpl: &'s Templates,
+        lang: &'s str,
+    ) -> Result<Self, Diagnostic> {
+        let spec = m.spec;
+        let t = tpl.interfaces.get(lang)?;
+        let interfaces: Vec<(&str, &Interface)> = spec
+            .contract
+            .languages
+            .iter()
+            .map(|l| Ok((l.as_str(), tpl.interfaces.get(l)?)))
+            .collect::<Result<_, Diagnostic>>()?;
+        let (docs, tr) = context::documents(spec, lang);
+        let pages = Pages {
+            runtimes: runtimes.is_some(),
+            changes: !history.is_empty(),
+            platforms: !m.platforms.is_empty() || kcontract_platform::routes::knows(&spec.clauses),
+        };
+        let shared: Shared = context::shared(spec, lang, docs, t, &interfaces, pages, tpl.serve);
+        let mut base = Context::from_serialize(&shared).map_err(|e| template_error(&e))?;
+        let toc = Toc::new(tpl, &base, &shared.chapters)?;
+        // A contract nothing tests yet (no test claims a clause, none lists upstream tests; the
+        // untestable ones are waived) shows no status on its clauses: "untested" on every one
+        // says nothing.
+        let tested = m
+            .rows
+            .iter()
+            .any(|r| !matches!(r.status, matrix::Status::Untested | matrix::Status::Waived));
+        base.insert("tested", &tested);
+
+        // The Changes page first: its latest step says which clauses show a "changed" badge.
+        let names = interfaces
+            .iter()
+            .map(|(l, i)| (*l, i.name.as_str()))
+            .collect();
+        let steps = changes_page::context(history, spec, docs, t, &names, lang);
+        let mut changed = changes_page::changed_in_latest(history, &steps);
+        let change_search = changes_page::search_entries(&steps);
+        let changes = pages.changes.then(|| Value::from_serializable(&steps));
+        drop(steps);
+
+        // Each clause's context (`c` of the templates), its text without markup (for the search
+        // index) and its `clause.html` piece (rendered once for its chapter page and the print
+        // page), in one parallel pass.
+        let changed: Vec<_> = spec.clauses.iter().map(|c| changed.remove(&c.id)).collect();
+        let per_clause: Vec<(Value, String, Value)> = changed
+            .into_par_iter()
+            .enumerate()
+            .map_init(
+                || base.clone(),
+                |ctx, (i, changed)| {
+                    let c = &spec.clauses[i];
+                    let status = m.rows[i].status;
+                    let mut clause =
+                        context::clause(i, c, tr, status, &spec.contract.links, &shared, changed);
+                    let plain = std::mem::take(&mut clause.plain);
+                    let value = Value::from_serializable(&clause);
+                    ctx.insert_value("c", value.clone());
+                    let html = tpl
+                        .tera
+                        .render("clause.html", ctx)
+                        .map_err(|e| template_error(&e))?;
+                    Ok((value, plain, Value::safe_string(&html)))
+                },
+            )
+            .collect::<Result<_, Diagnostic>>()?;
+        let mut values = Vec::with_capacity(per_clause.len());
+        let mut plain = Vec::with_capacity(per_clause.len());
+        let mut pieces = Vec::with_capacity(per_clause.len());
+        for (v, p, h) in per_clause {
+            values.push(v);
+            plain.push(p);
+            pieces.push(h);
+        }
+        let ids: Vec<&str> = spec.clauses.iter().map(|c| c.id.as_str()).collect();
+        let (blocks, sections): (Vec<Value>, Vec<Value>) = (0..docs.len())
+            .into_par_iter()
+            .map(|d| {
+                let source_lang = &m.spec.contract.languages[0];
+                chapter_blocks(docs, d, &ids, source_lang, &values, &pieces)
+            })
+            .unzip();
+        Ok(Lang {
+            m,
+            runtimes,
+            tpl,
+            lang,
+            t,
+            docs,
+            base,
+            order: context::page_order(docs, t, pages),
+            clauses: Value::from(values),
+            plain,
+            blocks,
+            sections,
+            changes,
+            change_search,
+            platforms: pages.platforms,
+            toc,
+        })
+    }
+
+    /// Every page of the language, rendered in parallel; returns how many.
+    fn pages(&self, tests: &Value, cells: &Value, put: &Put) -> Result<usize, Diagnostic> {
+        let spec = self.m.spec;
+        let t = self.t;
+        let mut pages = vec![
+            self.page("index.html", "index", spec.contract.title_in(self.lang))
+                .with("clause_count", spec.clauses.len().into()),
+        ];
+        for (d, doc) in self.docs.iter().enumerate() {
+            pages.push(
+                self.page_of_chapter(d, doc)
+                    .with("blocks", self.blocks[d].clone())
+                    .with("sections", self.sections[d].clone()),
+            );
+        }
+        let print_chapters: Vec<Value> = self
+            .docs
+            .iter()
+            .zip(&self.blocks)
+            .map(|(doc, blocks)| {
+                map([
+                    ("name", doc.chapter.as_str().into()),
+                    ("blocks", blocks.clone()),
+                ])
+            })
+            .collect();
+        pages.push(
+            self.page("print.html", "print", t.text("print_short"))
+                .with("print_chapters", print_chapters.into()),
+        );
+        pages.push(
+            self.page("clauses.html", "clauses", t.text("clauses"))
+                .with("clauses", self.clauses.clone()),
+        );
+        let summary = context::matrix_summary(self.m, t, self.lang);
+        pages.push(
+            self.page("matrix.html", "matrix", t.text("matrix"))
+                .with("clauses", self.clauses.clone())
+                .with("tests_by_clause", tests.clone())
+                .with("statuses", Value::from_serializable(&summary.statuses))
+                .with("coverage", Value::from_serializable(&summary.coverage))
+                .with("results", Value::from_serializable(&summary.results))
+                .with("platforms", Value::from_serializable(&summary.platforms))
+                .with("platforms_by_clause", cells.clone()),
+        );
+        if self.platforms {
+            let page = platforms_page::context(self.m);
+            pages.push(
+                self.page("platforms.html", "platforms", t.text("platforms"))
+                    .with("pp", Value::from_serializable(&page)),
+            );
+        }
+        if let Some(steps) = &self.changes {
+            pages.push(
+                self.page("changes.html", "changes", t.text("changes"))
+                    .with("steps", steps.clone())
+                    .with("source_lang", spec.contract.languages[0].as_str().into()),
+            );
+        }
+        if let Some(rt) = self.runtimes {
+            let values = runtimes_page::context(rt, self.lang)?;
+            pages.push(
+                self.page("runtimes.html", "runtimes", t.text("runtimes"))
+                    .with("rt", Value::from_serializable(&values)),
+            );
+        }
+        let count = pages.len();
+        pages.into_par_iter().try_for_each(|mut p| {
+            // The sidebar's pieces are copies of most of it: added as each page is rendered, so
+            // only the pages being rendered hold them.
+            for (key, value) in self.toc.parts(p.chapter) {
+                p.ctx.insert_value(key, value);
+            }
+            let mut out = Vec::new();
+            self.tpl
+                .tera
+                .render_to(p.template, &p.ctx, &mut out)
+                .map_err(|e| template_error(&e))?;
+            put(format!("{}/{}.html", self.lang, p.name), out)
+        })?;
+        Ok(count)
+    }
+
+    /// The page `name` (its file without `.html`), rendered with `template`: the language's values,
+    /// the page's name and title, and the pages before and after it.
+    fn page(&self, template: &'static str, name: &'s str, title: &str) -> Page<'s> {
+        self.page_at(template, name, title, None)
+    }
+
+    /// The page of chapter `d`, `doc`: its sidebar entry is the current one.
+    fn page_of_chapter(&self, d: usize, doc: &'s Document) -> Page<'s> {
+        self.page_at("chapter.html", &doc.chapter, &doc.title, Some(d))
+    }
+
+    /// [`Lang::page`], with chapter `d`'s sidebar entry current.
+    fn page_at(
+        &self,
+        template: &'static str,
+        name: &'s str,
+        title: &str,
+        d: Option<usize>,
+    ) -> Page<'s> {
+        let at = self.order.iter().position(|p| p.name == name);
+        let prev = at.and_then(|i| i.checked_sub(1)).map(|i| &self.order[i]);
+        let next = at.and_then(|i| self.order.get(i + 1));
+        let mut ctx = self.base.clone();
+        ctx.insert("page", name);
+        ctx.insert("page_title", title);
+        ctx.insert("prev", &prev);
+        ctx.insert("next", &next);
+        Page {
+            template,
+            name,
+            ctx,
+            chapter: d,
+        }
+    }
+
+    /// `assets/search-<lang>.js`: the language's offline search index.
+    fn search_index(&self, put: &Put) -> Result<(), Diagnostic> {
+        let rt = self.runtimes.map(|rt| (rt, self.t.text("runtimes")));
+        let changes = (self.change_search.as_slice(), self.t.text("changes"));
+        let index =
+            search::index_script(self.m.spec, self.docs, &self.plain, self.lang, rt, changes)?;
+        put(format!("assets/search-{}.js", self.lang), index)
+    }
+}
+
+/// A page to render: its template, its file name, its context and, on a chapter's page, which
+/// chapter (its sidebar entry is the current one).
+struct Page<'s> {
+    template: &'static str,
+    name: &'s str,
+    ctx: Context,
+    chapter: Option<usize>,
+}
+
+impl Page<'_> {
+    /// The page with `key` set to `value` in its context.
+    fn with(mut self, key: &'static str, value: Value) -> Self {
+        self.ctx.insert_value(key, value);
+        self
+    }
+}
+
+/// A tera map of `entries`.
+fn map<const N: usize>(entries: [(&'static str, Value); N]) -> Value {
+    Value::from(std::collections::BTreeMap::from(entries))
+}
+
+/// Chapter `d` of `docs` for `chapter.html`: its blocks (`{kind: "prose", html}`, `{kind:
+/// "untranslated", lang, html}`: prose of the source language `source_lang`, or `{kind:
+/// "clause", clause, html}`, the clause's context and piece from `clauses` and `pieces`) and its
+/// sections for the sidebar (their headings' ids and numbers).
+fn chapter_blocks(
+    docs: &[Document],
+    d: usize,
+    ids: &[&str],
+    source_lang: &str,
+    clauses: &[Value],
+    pieces: &[Value],
+) -> (Value, Value) {
+    let doc = &docs[d];
+    let numbers = context::shown_numbers(d + 1, &doc.headings);
+    let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
+        id: &h.anchor,
+        number: n,
+    });
+    // The clauses a prose block shows inside its list items, each shown there only.
+    let inside = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    let nested = |id: &str| {
+        let i = doc.blocks.iter().find_map(|b| match b {
+            Block::Clause(i) if ids[*i] == id => Some(*i),
+            _ => None,
+        })?;
+        inside.borrow_mut().insert(i);
+        pieces[i].as_str().map(str::to_string)
+    };
+    let blocks: Vec<Value> = doc
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Prose(p) => Some(map([
+                ("kind", "prose".into()),
+                (
+                    "html",
+                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs, &nested)),
+                ),
+            ])),
+            // The source language's prose where the translation has none yet, under a banner.
+            Block::Untranslated(p) => Some(map([
+                ("kind", "untranslated".into()),
+                ("lang", source_lang.into()),
+                (
+                    "html",
+                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs, &nested)),
+                ),
+            ])),
+            Block::Clause(i) if inside.borrow().contains(i) => None,
+            Block::Clause(i) => Some(map([
+                ("kind", "clause".into()),
+                ("html", pieces[*i].clone()),
+                ("clause", clauses[*i].clone()),
+            ])),
+        })
+        .collect();
+    let sections = Value::from_serializable(&context::sections(&doc.headings, &numbers));
+    (blocks.into(), sections)
+}
+
+/// The files of the whole site, the same in every language: `clauses.json`, `matrix.json` and
+/// `matrix.csv`.
+fn data_files(m: &Matrix, put: &Put) -> Result<(), Diagnostic> {
+    put("clauses.json".into(), files::clauses_json(m.spec)?)?;
+    let json = matrix::json(m)
+        .map_err(|e| Diagnostic::error("K0401", format!("matrix.json cannot be written: {e}")))?;
+    put("matrix.json".into(), json.into_bytes())?;
+    put("matrix.csv".into(), matrix::csv(m).into_bytes())
+}
+
+/// The style, the script and the files a replaced style brings (see [`Templates::assets`]).
+fn assets(tpl: &Templates, put: &Put) -> Result<(), Diagnostic> {
+    for (name, content) in &tpl.assets {
+        put(format!("assets/{name}"), content.clone())?;
+    }
+    Ok(())
+}
+
+/// The root `index.html`, sending the reader to the first language's index; returns the pages
+/// written (none for a contract without languages).
+fn redirect(m: &Matrix, tpl: &Templates, put: &Put) -> Result<usize, Diagnostic> {
+    let Some(first) = m.spec.contract.languages.first() else {
+        return Ok(0);
+    };
+    let mut ctx = Context::new();
+    ctx.insert("lang", first);
+    ctx.insert("title", &m.spec.contract.title);
+    let html = tpl
+        .tera
+        .render("redirect.html", &ctx)
+        .map_err(|e| template_error(&e))?;
+    put("index.html".into(), html.into_bytes())?;
+    Ok(1)
+}
