@@ -63,7 +63,7 @@ enum Command {
 
 /// Run the command line of this process; the exit code is 0 when all went well, 1 for problems
 /// in the input, 2 for usage errors.
-pub fn run() -> ExitCode {
+pub(crate) fn run() -> ExitCode {
     let cli = Cli::parse();
     let ctx = Ctx::new(cli.spec, cli.color).errors_only(cli.errors_only);
     if ctx.spec_given

@@ -4,16 +4,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kcontract_spec::spec_source::{self, LoadOptions, Loaded, Tree};
+use kcontract_spec::{LoadOptions, Loaded, Tree};
 
 /// The folder the built-in contract's files are shown under in diagnostics and a finding's help
 /// (`kcontract:spec/en/configuration.md:120`): `spec/` of kcontract, as `HEAD:spec/…` names a
 /// git revision's file.
-pub const BUILT_IN_DIR: &str = "kcontract:spec";
+pub(crate) const BUILT_IN_DIR: &str = "kcontract:spec";
 
 /// The built-in contract's files, relative to its folder: `contract.yaml` and every chapter of
 /// every language it lists (a test holds this list to `spec/`).
-pub const BUILT_IN: &[(&str, &str)] = &[
+pub(crate) const BUILT_IN: &[(&str, &str)] = &[
     ("contract.yaml", include_str!("../spec/contract.yaml")),
     ("en/abstract.md", include_str!("../spec/en/abstract.md")),
     ("en/background.md", include_str!("../spec/en/background.md")),
@@ -46,13 +46,13 @@ pub const BUILT_IN: &[(&str, &str)] = &[
 ];
 
 /// The built-in contract, loaded (with every diagnostic the load gives).
-pub fn built_in() -> Loaded {
+pub(crate) fn built_in() -> Loaded {
     let dir = Path::new(BUILT_IN_DIR);
     let files: BTreeMap<PathBuf, Vec<u8>> = BUILT_IN
         .iter()
         .map(|(p, text)| (dir.join(p), text.as_bytes().to_vec()))
         .collect();
-    spec_source::load_from(&Tree::Memory(files), dir, LoadOptions::default())
+    kcontract_spec::load_from(&Tree::Memory(files), dir, LoadOptions::default())
 }
 
 #[cfg(test)]
@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(built, listed);
         let loaded = built_in();
         assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
-        let key = |s: &kcontract_spec::spec::Spec| -> Vec<(String, String, String)> {
+        let key = |s: &kcontract_spec::Spec| -> Vec<(String, String, String)> {
             s.clauses
                 .iter()
                 .map(|c| (c.id.clone(), c.level.as_str().to_owned(), c.text.clone()))

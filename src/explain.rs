@@ -2,10 +2,10 @@
 //! binary explains itself without the repository at hand).
 
 /// The catalogue, as shipped.
-pub const CATALOGUE: &str = include_str!("../docs/errors.md");
+pub(crate) const CATALOGUE: &str = include_str!("../docs/errors.md");
 
 /// All documented codes with their entries (heading line included), in catalogue order.
-pub fn entries() -> Vec<(&'static str, &'static str)> {
+pub(crate) fn entries() -> Vec<(&'static str, &'static str)> {
     let mut out = Vec::new();
     let starts: Vec<usize> = CATALOGUE
         .match_indices("\n## K")
@@ -21,7 +21,7 @@ pub fn entries() -> Vec<(&'static str, &'static str)> {
 }
 
 /// The entry for `code` (case-insensitive), or `None`.
-pub fn explain(code: &str) -> Option<&'static str> {
+pub(crate) fn explain(code: &str) -> Option<&'static str> {
     let code = code.trim().to_ascii_uppercase();
     entries()
         .into_iter()

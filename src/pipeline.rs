@@ -29,8 +29,8 @@ use kcontract_edit::diff::history::{self, History};
 use kcontract_oci::runtimes::{self, Catalogue};
 use kcontract_platform::report;
 use kcontract_spec::diagnostic::{Diagnostic, SourceMap, Span};
-use kcontract_spec::spec::{Contract, Spec, TestGlobs};
-use kcontract_spec::spec_source::{self, LoadOptions, Loaded};
+use kcontract_spec::{Contract, Spec, TestGlobs};
+use kcontract_spec::{LoadOptions, Loaded};
 use kcontract_spec::timings::Timings;
 use kcontract_trace::annotations::{self, Scan};
 use kcontract_trace::matrix::{self, Matrix};
@@ -64,7 +64,7 @@ impl<'c> Stages<'c> {
 
     /// Load → `Spec`: read, parse, assemble and validate the spec folder.
     pub(crate) fn spec(&mut self, opts: LoadOptions, show: Show) -> Result<Loaded, Failure> {
-        let mut loaded = spec_source::load_with(&self.ctx.spec, self.named(opts));
+        let mut loaded = kcontract_spec::load_with(&self.ctx.spec, self.named(opts));
         let before = loaded.diagnostics.len();
         if show != Show::All {
             loaded
@@ -199,7 +199,7 @@ impl<'c> Stages<'c> {
         };
         let opts = self.named(opts);
         let ((loaded, side), also) = rayon::join(
-            || spec_source::load_alongside(spec_dir, opts, alongside),
+            || kcontract_spec::load_alongside(spec_dir, opts, alongside),
             also,
         );
         let loaded = self.loaded(loaded)?;

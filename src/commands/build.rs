@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::pipeline::Stages;
 use crate::terminal::{Ctx, Outcome, print};
 use kcontract_site as site;
-use kcontract_spec::spec_source::LoadOptions;
+use kcontract_spec::LoadOptions;
 
 /// Check the spec and render the site.
 #[derive(clap::Args, Debug)]
@@ -87,7 +87,7 @@ impl Build {
         // The tested crate's `tests-link` (kcontract.toml): the matrix page links its tests there,
         // as `links: tests:` of contract.yaml does for the spec's own repository.
         if let Some(base) = setup.config.as_ref().and_then(|c| c.tests_link.clone()) {
-            loaded.spec.contract.links.tests = Some(kcontract_spec::spec::LinkBase {
+            loaded.spec.contract.links.tests = Some(kcontract_spec::LinkBase {
                 base,
                 labels: Default::default(),
                 suffix: None,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::pipeline::Stages;
 use crate::terminal::{Ctx, Outcome, plural, print};
-use kcontract_spec::spec_source::LoadOptions;
+use kcontract_spec::LoadOptions;
 use kcontract_trace::annotations::{Scan, TestKind};
 
 /// Validate the spec; print a summary. Exit 0 when there are no errors, 1 otherwise.

@@ -14,13 +14,13 @@ use super::model_cli::{USAGE, malformed, report, runtime_arg, version_arg};
 use kcontract_oci::conformance::is_root;
 use kcontract_oci::model::{OciVersion, ReplayLine, Runtime, Trace, parse_trace, write_lines};
 
-use kcontract_oci::conformance::compare::{Comparable, from_model, from_observed};
-use kcontract_oci::conformance::harness::{Observed, Session};
-use kcontract_oci::conformance::oci::OciRuntime;
+use kcontract_oci::conformance::{Comparable, from_model, from_observed};
+use kcontract_oci::conformance::{Observed, Session};
+use kcontract_oci::conformance::OciRuntime;
 
 /// What the command prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// The runtime's observations (`conformance run`).
     Run,
     /// Runtime, profiled model and spec model, comparable fields (`conformance compare`).
@@ -46,7 +46,7 @@ struct CompareLine {
 /// unreadable or malformed trace, a missing runtime, not being root, or a step the harness could
 /// not carry out; 2 for an unknown `--runtime` or an unsupported `--oci-version` (usage errors,
 /// named with the accepted values).
-pub fn run_conformance(
+pub(crate) fn run_conformance(
     mode: Mode,
     runtime: &str,
     path: &Path,

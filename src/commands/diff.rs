@@ -7,7 +7,7 @@ use crate::terminal::{Ctx, Failure, Outcome, plural, print};
 use kcontract_edit::diff::render::{self, Side};
 use kcontract_edit::diff::{self, Kind, git};
 use kcontract_spec::diagnostic::{Diagnostic, SourceMap};
-use kcontract_spec::spec_source::{self, LoadOptions, Loaded, Tree};
+use kcontract_spec::{LoadOptions, Loaded, Tree};
 use kcontract_trace::annotations;
 
 /// Compare two versions of the contract clause by clause. Without arguments: the spec folder at
@@ -255,7 +255,7 @@ fn load(ctx: &Ctx, side: &Source, which: &str, named: bool) -> Loaded {
         named,
         ..LoadOptions::default()
     };
-    let loaded = spec_source::load_from(&side.tree, &side.dir, options);
+    let loaded = kcontract_spec::load_from(&side.tree, &side.dir, options);
     let errors: Vec<Diagnostic> = loaded
         .diagnostics
         .iter()

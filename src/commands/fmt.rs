@@ -9,7 +9,7 @@ use crate::terminal::{Ctx, Failure, Outcome, plural, print};
 use kcontract_edit::fmt::{Meaning, format_chapter_with_kept};
 use kcontract_spec::diagnostic::{Diagnostic, SourceFile, SourceMap, Span};
 use kcontract_spec::fsutil::{Encoding, plain_text, write_atomic};
-use kcontract_spec::spec_source::{self, LoadOptions, Loaded, Tree};
+use kcontract_spec::{LoadOptions, Loaded, Tree};
 
 /// Format the clause blocks of the spec's chapter files in place.
 #[derive(clap::Args, Debug)]
@@ -47,7 +47,7 @@ impl Fmt {
                     plain_text(raw)
                 }
                 Err(e) => {
-                    let d = spec_source::io_error(path, &e);
+                    let d = kcontract_spec::io_error(path, &e);
                     return Err(ctx.fail(&d, &SourceMap::default(), "nothing was formatted"));
                 }
             };
@@ -126,11 +126,11 @@ fn same_meaning(
     match std::fs::read(&contract) {
         Ok(bytes) => files.insert(contract, bytes),
         Err(e) => {
-            let d = spec_source::io_error(&contract, &e);
+            let d = kcontract_spec::io_error(&contract, &e);
             return Err(ctx.fail(&d, &SourceMap::default(), "nothing was formatted"));
         }
     };
-    let after = spec_source::load_from(&Tree::Memory(files), &ctx.spec, LoadOptions::default());
+    let after = kcontract_spec::load_from(&Tree::Memory(files), &ctx.spec, LoadOptions::default());
     let codes =
         |l: &Loaded| -> Vec<&'static str> { l.diagnostics.iter().map(|d| d.code).collect() };
     let (was, now) = (

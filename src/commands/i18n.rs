@@ -6,7 +6,7 @@ use crate::pipeline::{Show, Stages};
 use crate::terminal::{Ctx, Outcome, print};
 use kcontract_edit::i18n::StampTarget;
 use kcontract_spec::diagnostic::Diagnostic;
-use kcontract_spec::spec_source::LoadOptions;
+use kcontract_spec::LoadOptions;
 
 /// Translation status and review stamps.
 #[derive(clap::Subcommand, Debug)]
@@ -45,7 +45,7 @@ impl I18n {
             I18n::Add { .. } => ctx.writing("no file was written"),
         };
         if let I18n::Add { lang } = &self
-            && !kcontract_spec::spec_source::is_language_tag(lang)
+            && !kcontract_spec::is_language_tag(lang)
         {
             return Err(ctx.usage(
                 &format!("`{lang}` is not a language tag"),
@@ -77,7 +77,7 @@ impl I18n {
 }
 
 /// `i18n add LANG`: see [`I18n::Add`].
-fn add(ctx: &Ctx, loaded: &kcontract_spec::spec_source::Loaded, lang: &str) -> Outcome {
+fn add(ctx: &Ctx, loaded: &kcontract_spec::Loaded, lang: &str) -> Outcome {
     let spec = &loaded.spec;
     if spec.contract.languages.first().map(String::as_str) == Some(lang) {
         return Err(ctx.usage(

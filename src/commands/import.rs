@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use crate::terminal::{Ctx, Failure, Outcome, print};
 use kcontract_spec::diagnostic::Diagnostic;
-use kcontract_spec::spec::{Actor, Contract, Labelled};
-use kcontract_spec::spec_source::Loaded;
+use kcontract_spec::{Actor, Contract, Labelled};
+use kcontract_spec::Loaded;
 
 /// Turn plain RFC 2119 Markdown into a spec folder: chapters from the top-level sections, a
 /// clause for every sentence holding a keyword, the rest kept as prose.
@@ -56,7 +56,7 @@ impl Import {
         if let Some(bad) = self
             .actors
             .iter()
-            .find(|a| !kcontract_spec::spec_source::is_language_tag(a))
+            .find(|a| !kcontract_spec::is_language_tag(a))
         {
             return Err(ctx.usage(
                 &format!("`{bad}` is not an actor name"),
@@ -252,7 +252,7 @@ impl Import {
 /// The contract in `dir`, loaded without errors: else its errors are shown, and K1004 says what
 /// could not be done (`what`: "import into", "keep ids from").
 fn load_clean(ctx: &Ctx, dir: &Path, what: &str) -> Result<Loaded, Failure> {
-    let loaded = kcontract_spec::spec_source::load(dir);
+    let loaded = kcontract_spec::load(dir);
     if !loaded.has_errors() {
         return Ok(loaded);
     }

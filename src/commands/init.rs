@@ -28,7 +28,7 @@ impl Init {
         if let Some(bad) = self
             .languages
             .iter()
-            .find(|l| !kcontract_spec::spec_source::is_language_tag(l))
+            .find(|l| !kcontract_spec::is_language_tag(l))
         {
             return Err(ctx.usage(
                 &format!("`{bad}` is not a language tag"),

@@ -2,7 +2,7 @@
 
 use crate::pipeline::{Show, Stages};
 use crate::terminal::{Ctx, Failure, Outcome, print};
-use kcontract_spec::spec_source::LoadOptions;
+use kcontract_spec::LoadOptions;
 
 /// List every clause.
 #[derive(clap::Args, Debug)]

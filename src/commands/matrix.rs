@@ -8,7 +8,7 @@ use crate::pipeline::{Show, Stages};
 use crate::terminal::shell_word;
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
 use kcontract_spec::diagnostic::Diagnostic;
-use kcontract_spec::spec_source::LoadOptions;
+use kcontract_spec::LoadOptions;
 use kcontract_trace::matrix::{self, Requirement, Status};
 use kcontract_trace::ratchet;
 use kcontract_trace::selector::Selector;

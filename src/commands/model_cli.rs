@@ -5,13 +5,13 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use kcontract_oci::model::line::{replay_lines, write_lines};
-use kcontract_oci::model::profile::OciRuntime;
-use kcontract_oci::model::trace::{TraceError, replay_profiled};
-use kcontract_oci::model::version::OciVersion;
+use kcontract_oci::model::{replay_lines, write_lines};
+use kcontract_oci::model::OciRuntime;
+use kcontract_oci::model::{TraceError, replay_profiled};
+use kcontract_oci::model::OciVersion;
 
 /// Exit code of a usage error (a flag value the command does not accept), as clap exits.
-pub const USAGE: u8 = 2;
+pub(crate) const USAGE: u8 = 2;
 
 /// Runs the replay command, printing JSON lines to stdout and errors to stderr.
 ///
@@ -23,7 +23,7 @@ pub const USAGE: u8 = 2;
 /// With `profile` (`runc`, `crun`, `youki`) the model reproduces that runtime's documented
 /// deviations (`spec/runtimes/deviations.yaml`) and each line gains a `deviations` field listing
 /// the ids that took effect in the step.
-pub fn replay_command(path: &Path, oci_version: Option<&str>, profile: Option<&str>) -> ExitCode {
+pub(crate) fn replay_command(path: &Path, oci_version: Option<&str>, profile: Option<&str>) -> ExitCode {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let code = run_replay_with(
@@ -36,18 +36,8 @@ pub fn replay_command(path: &Path, oci_version: Option<&str>, profile: Option<&s
     ExitCode::from(code)
 }
 
-/// [`replay_command`] without a profile, with explicit output streams; returns the exit code.
-pub fn run_replay(
-    path: &Path,
-    oci_version: Option<&str>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> u8 {
-    run_replay_with(path, oci_version, None, out, err)
-}
-
 /// [`replay_command`] with explicit output streams; returns the exit code.
-pub fn run_replay_with(
+pub(crate) fn run_replay_with(
     path: &Path,
     oci_version: Option<&str>,
     profile: Option<&str>,
@@ -76,7 +66,7 @@ pub fn run_replay_with(
 }
 
 /// The value of `--oci-version`, or the usage error naming the accepted values.
-pub fn version_arg(value: &str) -> Result<OciVersion, String> {
+pub(crate) fn version_arg(value: &str) -> Result<OciVersion, String> {
     choice(
         "unsupported",
         "--oci-version",
@@ -87,13 +77,13 @@ pub fn version_arg(value: &str) -> Result<OciVersion, String> {
 }
 
 /// The value of `--profile`, or the usage error naming the accepted values.
-pub fn profile_arg(value: &str) -> Result<OciRuntime, String> {
+pub(crate) fn profile_arg(value: &str) -> Result<OciRuntime, String> {
     runtime_arg("--profile", value)
 }
 
 /// A runtime name given to `flag` (`--profile`, `--runtime`), or the usage error naming the
 /// accepted values.
-pub fn runtime_arg(flag: &str, value: &str) -> Result<OciRuntime, String> {
+pub(crate) fn runtime_arg(flag: &str, value: &str) -> Result<OciRuntime, String> {
     choice("unknown", flag, value, &OciRuntime::ALL, OciRuntime::as_str)
 }
 
@@ -120,7 +110,7 @@ fn choice<T: Copy>(
 
 /// The message for a malformed trace file: `FILE:LINE:COL: malformed trace at PATH: what`. The
 /// same for `model replay` and `conformance`.
-pub fn malformed(path: &Path, e: &TraceError) -> String {
+pub(crate) fn malformed(path: &Path, e: &TraceError) -> String {
     let at = if e.path.is_empty() {
         String::new()
     } else {
@@ -137,7 +127,7 @@ pub fn malformed(path: &Path, e: &TraceError) -> String {
 
 /// Writes `error: MESSAGE` to `err` and returns `code`. A failure to write to standard error
 /// cannot be reported anywhere else; the exit code still says that the command failed.
-pub fn report(err: &mut dyn Write, message: &str, code: u8) -> u8 {
+pub(crate) fn report(err: &mut dyn Write, message: &str, code: u8) -> u8 {
     let _ = writeln!(err, "error: {message}");
     code
 }

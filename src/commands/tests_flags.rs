@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::pipeline::TestsAt;
 use crate::terminal::{Ctx, Failure, Outcome, shell_word};
 use kcontract_spec::diagnostic::SourceMap;
-use kcontract_spec::spec::Spec;
+use kcontract_spec::Spec;
 use kcontract_trace::crate_config::CrateConfig;
 
 /// `--tests-root DIR` | `--manifest-path FILE`.

@@ -15,8 +15,8 @@ use kcontract_edit::diff::history;
 use kcontract_oci::runtimes;
 use kcontract_site as site;
 use kcontract_spec::diagnostic::{Diagnostic, SourceMap, render_all};
-use kcontract_spec::spec::TestGlobs;
-use kcontract_spec::spec_source::{self, LoadOptions};
+use kcontract_spec::TestGlobs;
+use kcontract_spec::{LoadOptions};
 use kcontract_trace::annotations::{self, CacheChoice};
 use kcontract_trace::matrix;
 
@@ -31,7 +31,7 @@ pub(super) struct Built {
 /// Build the site into memory. `Err` holds the diagnostics as plain text (already printed).
 pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
     let mut shown = Shown::new(ctx);
-    let loaded = spec_source::load_with(
+    let loaded = kcontract_spec::load_with(
         &ctx.spec,
         LoadOptions {
             strict: opts.strict,

@@ -16,7 +16,7 @@ use super::Options;
 use crate::terminal::Ctx;
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::globs::GlobMatcher;
-use kcontract_spec::spec::TestGlobs;
+use kcontract_spec::TestGlobs;
 
 /// How long the events must be quiet before a rebuild starts.
 const QUIET: Duration = Duration::from_millis(10);

@@ -20,7 +20,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use kcontract_oci::conformance::compare::{Comparable, from_model, from_observed};
+use kcontract_oci::conformance::{Comparable, from_model, from_observed};
 use kcontract_oci::model::invariants::check_step;
 use kcontract_oci::model::{
     Deviation, OciRuntime, OciVersion, Runtime, StepResult, Trace, parse_trace, to_json_lines,

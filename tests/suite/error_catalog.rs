@@ -574,7 +574,7 @@ const STAMP_A: &str = "87b30d4e0373";
 #[test]
 fn stamps_in_fixtures_are_current() {
     assert_eq!(
-        kcontract_spec::spec::stamp("The platform MUST do it."),
+        kcontract_spec::stamp("The platform MUST do it."),
         STAMP_A
     );
 }

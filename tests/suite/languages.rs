@@ -51,12 +51,12 @@ fn i18n_add_mirrors_every_chapter_and_lists_the_language() {
     );
     // Headings as written, a stub of each clause with its source stamp, no prose.
     let de = read(&c.join(format!("spec/de/{SECOND}.md")));
-    let stamp = kcontract_spec::spec::stamp("The user SHOULD do one.");
+    let stamp = kcontract_spec::stamp("The user SHOULD do one.");
     assert!(
         de.ends_with(&format!(
             "# Second\n\n## Part one\n\n```clause\nid: second.one\ntext: The user SHOULD do one.\nsource: {stamp}\n```\n\n\
              ## Part two\n\n```clause\nid: second.two\ntext: The user MAY do two.\nsource: {}\n```\n",
-            kcontract_spec::spec::stamp("The user MAY do two.")
+            kcontract_spec::stamp("The user MAY do two.")
         )),
         "{de}"
     );
@@ -168,7 +168,7 @@ fn untranslated_parts_are_shown_from_the_source_and_counted() {
         c.join(format!("spec/zh/{SECOND}.md")),
         format!(
             "# 第二\n\n开头的说明。\n\n## 第一部分\n\n```clause\nid: second.one\ntext: 用户应当（SHOULD）做一。\nsource: {}\n```\n",
-            kcontract_spec::spec::stamp("The user SHOULD do one.")
+            kcontract_spec::stamp("The user SHOULD do one.")
         ),
     )
     .unwrap();

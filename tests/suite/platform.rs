@@ -39,7 +39,7 @@ fn parse_service(text: &str) -> Result<service::Parsed, String> {
     })
 }
 
-fn spec() -> kcontract_spec::spec::Spec {
+fn spec() -> kcontract_spec::Spec {
     let loaded = kcontract_spec::load(&root().join("spec"));
     assert!(
         loaded.diagnostics.iter().all(|d| !d.is_error()),

@@ -3,7 +3,7 @@
 //! they depart from, and never changes a step without saying which deviation did; and the
 //! command line handles profiles and the `conformance` commands' bad input with clear errors.
 
-use kcontract_oci::conformance::compare::from_model;
+use kcontract_oci::conformance::from_model;
 use kcontract_oci::model::{OciRuntime, OciVersion, Op, Runtime, trace_to_json};
 use proptest::prelude::*;
 

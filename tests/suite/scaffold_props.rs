@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use kcontract_spec::diagnostic::{FileId, Span};
 use kcontract_spec::keywords::Level;
-use kcontract_spec::spec::{Actor, Clause, Contract, Spec, Verify};
+use kcontract_spec::{Actor, Clause, Contract, Spec, Verify};
 use kcontract_trace::annotations::parse_source;
 use kcontract_trace::scaffold::{OrphanWhy, Plan, plan, render_stub};
 use proptest::prelude::*;
@@ -92,7 +92,7 @@ fn spec(gens: &[ClauseGen], b: bool) -> Spec {
             keyword: "MUST".into(),
             actor: Actor::new("platform"),
             text: text(n, if b { g.text_b } else { g.text_a }),
-            stamp: kcontract_spec::spec::stamp(&text(n, if b { g.text_b } else { g.text_a })),
+            stamp: kcontract_spec::stamp(&text(n, if b { g.text_b } else { g.text_a })),
             verify: if untestable {
                 Verify::UNTESTABLE
             } else {

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kcontract_spec::spec::Spec;
+use kcontract_spec::Spec;
 use kcontract_trace::annotations::{CacheChoice, CacheOutcome, CacheStatus, Scan, scan_with};
 
 fn repo() -> PathBuf {

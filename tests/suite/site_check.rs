@@ -99,7 +99,7 @@ fn zh_widgets(sections: &[(&str, Option<(&str, &str)>)]) -> String {
                 let english = format!("The platform MUST {text} it.");
                 out.push_str(&format!(
                     "```clause\nid: one.{id}\ntext: 平台必须（MUST）{text}。\nsource: {}\n```\n",
-                    kcontract_spec::spec::stamp(&english)
+                    kcontract_spec::stamp(&english)
                 ));
             }
             None => out.push_str("正文。\n"),
@@ -229,7 +229,7 @@ fn zh_reason(reason: Option<&str>, stamp: &str) -> String {
 
 #[test]
 fn a_translated_reason_is_stamped_and_goes_stale_with_the_source_reason() {
-    let stamp = kcontract_spec::spec::clause_stamp(
+    let stamp = kcontract_spec::clause_stamp(
         "The platform MAY do it.",
         Some("A permission."),
         None,
@@ -238,7 +238,7 @@ fn a_translated_reason_is_stamped_and_goes_stale_with_the_source_reason() {
     // The stamp covers the reason: the text's stamp alone is not current.
     assert_ne!(
         stamp,
-        kcontract_spec::spec::stamp("The platform MAY do it.")
+        kcontract_spec::stamp("The platform MAY do it.")
     );
     let ok = check(
         EN_REASON,

@@ -111,7 +111,7 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
 
     let loaded = load(&root.join(spec_dir));
     assert!(!loaded.has_errors(), "{spec_dir} has errors");
-    let clauses: Vec<(&kcontract_spec::spec::Clause, String)> = loaded
+    let clauses: Vec<(&kcontract_spec::Clause, String)> = loaded
         .spec
         .clauses
         .iter()
@@ -143,7 +143,7 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
         }
         let phrase = phrase.join(" ");
         let line = upstream[..h.range.start].matches('\n').count() + 1;
-        let holding: Vec<&kcontract_spec::spec::Clause> = clauses
+        let holding: Vec<&kcontract_spec::Clause> = clauses
             .iter()
             .filter(|(c, text)| c.level == h.level && text.contains(&phrase))
             .map(|(c, _)| *c)
@@ -170,7 +170,7 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
             .map_or(0, |i| i + 1)
             .max(before.len().saturating_sub(3));
         let wide = format!("{} {phrase}", before[from..].join(" "));
-        let holding: Vec<&kcontract_spec::spec::Clause> = holding
+        let holding: Vec<&kcontract_spec::Clause> = holding
             .into_iter()
             .filter(|c| normalise(&c.text).contains(wide.trim()))
             .collect();
@@ -182,12 +182,12 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
             ));
             continue;
         }
-        let names_file = |c: &kcontract_spec::spec::Clause| {
+        let names_file = |c: &kcontract_spec::Clause| {
             c.upstream_tests
                 .iter()
                 .any(|t| t.split_once('#').map_or(t.as_str(), |(f, _)| f) == file)
         };
-        let excused = |c: &kcontract_spec::spec::Clause| {
+        let excused = |c: &kcontract_spec::Clause| {
             LINKS_THAT_TEST_NOTHING
                 .iter()
                 .any(|(id, f, _)| *id == c.id && *f == file)

@@ -9,22 +9,22 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap};
-use kcontract_spec::spec::{Spec, TranslationState};
+use kcontract_spec::{Spec, TranslationState};
 
 /// Per-chapter counts for each translation: its clauses (current, stale, missing) and its prose
 /// (the source's paragraphs, and how many of them the translation still shows from the source).
 /// The chapter column is as wide as the longest chapter name, so the counts stay aligned.
 pub fn status(spec: &Spec) -> String {
-    use kcontract_spec::spec::Block;
-    let paragraphs = |doc: &kcontract_spec::spec::Document, untranslated: bool| -> usize {
+    use kcontract_spec::Block;
+    let paragraphs = |doc: &kcontract_spec::Document, untranslated: bool| -> usize {
         doc.blocks
             .iter()
             .map(|b| match b {
                 Block::Prose(p) if !untranslated => {
-                    kcontract_spec::spec_source::paragraphs(&p.text)
+                    kcontract_spec::paragraphs(&p.text)
                 }
                 Block::Untranslated(p) if untranslated => {
-                    kcontract_spec::spec_source::paragraphs(&p.text)
+                    kcontract_spec::paragraphs(&p.text)
                 }
                 _ => 0,
             })
@@ -107,6 +107,7 @@ pub fn status(spec: &Spec) -> String {
 
 /// Which translated clauses to re-stamp.
 pub enum StampTarget {
+    /// These clause ids.
     Ids(Vec<String>),
     /// Every stale or not-yet-stamped translation: the translator has reviewed them all.
     AllReviewed,
@@ -243,7 +244,7 @@ pub(crate) fn stub_chapter(lang: &str, pieces: &[StubPiece]) -> String {
 pub fn stub_of(
     spec: &Spec,
     sources: &SourceMap,
-    doc: &kcontract_spec::spec::Document,
+    doc: &kcontract_spec::Document,
     lang: &str,
 ) -> String {
     let mut at: Vec<(usize, StubPiece)> = doc

@@ -3,7 +3,7 @@
 //! such that `check` and `build` work in the new folder at once.
 
 use crate::i18n::StubPiece;
-use kcontract_spec::spec::stamp;
+use kcontract_spec::stamp;
 
 /// The example clause's text (the source language's; the other languages start from a stub of it,
 /// as `i18n add` writes them).

@@ -254,7 +254,7 @@ pub const CHECKS: &[Check] = &[
 ];
 
 /// The rows that decide `clause`.
-pub fn for_clause(clause: &str) -> impl Iterator<Item = &'static Check> + '_ {
+pub(crate) fn for_clause(clause: &str) -> impl Iterator<Item = &'static Check> + '_ {
     CHECKS.iter().filter(move |c| c.clause == clause)
 }
 

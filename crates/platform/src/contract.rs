@@ -10,11 +10,11 @@
 //! repository's tests catch it before a binary ships). When a `--spec` folder lacks clauses, the
 //! folder is another contract or another version of it: one K1108 for the user, saying so.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 
-use kcontract_spec::diagnostic::{Diagnostic, SourceMap};
-use kcontract_spec::spec::Spec;
+use kcontract_spec::diagnostic::Diagnostic;
+use kcontract_spec::Spec;
 
 /// Where a platform command's contract came from.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -193,7 +193,7 @@ impl Control {
     }
 
     /// The first signal of the shutdown.
-    pub fn first_signal(self) -> &'static str {
+    pub(crate) fn first_signal(self) -> &'static str {
         match self {
             Control::KillWithoutTerm => "SIGKILL",
             _ => "SIGTERM",

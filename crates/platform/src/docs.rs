@@ -10,7 +10,7 @@ use super::profile::{DocLink, DocReview, Profile};
 // The report's record of a documentation clause: its format is the report's.
 pub use super::report::{DocResult, DocStatus, Undocumented};
 use super::routes::{self, Reason};
-use kcontract_spec::spec::{Clause, Spec};
+use kcontract_spec::{Clause, Spec};
 
 /// The stamp of a review of `url` for `clause`: the first 12 hex digits of the SHA-256 of the
 /// clause's id, its stamp (its text) and the link.

@@ -19,17 +19,6 @@ pub enum Origin {
     Image,
 }
 
-impl Origin {
-    /// `service`, `profile`, `image`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Origin::Service => "service",
-            Origin::Profile => "profile",
-            Origin::Image => "image",
-        }
-    }
-}
-
 /// The image a run deploys: what a registry would hold (its root filesystem is built by the
 /// harness).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +63,7 @@ impl Limits {
     }
 
     /// `cpu.max` (cgroup v2): `QUOTA PERIOD` or `max PERIOD`.
-    pub fn cpu_max(&self) -> String {
+    pub(crate) fn cpu_max(&self) -> String {
         match self.cpu_quota_us {
             Some(q) => format!("{q} {}", self.cpu_period_us),
             None => format!("max {}", self.cpu_period_us),

@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 use kcontract_probe::facts::{Event, Facts};
 use serde_json::Value;
 
-use kcontract_oci::conformance::harness::cgroup_dirs_with_prefix;
-use kcontract_oci::conformance::harness::host::pid_alive;
-use kcontract_oci::conformance::oci::{HarnessError, RuntimeCli, find_in_path};
+use kcontract_oci::conformance::cgroup_dirs_with_prefix;
+use kcontract_oci::conformance::pid_alive;
+use kcontract_oci::conformance::{HarnessError, RuntimeCli, find_in_path};
 
 use super::controls::{self, Control, ControlEnv};
 use super::expect::{Image, expected, probe_image};
@@ -38,7 +38,7 @@ use super::service::Service;
 const DEADLINE: Duration = Duration::from_secs(10);
 
 /// What every run of a session shares.
-pub struct Harness<'a> {
+pub(crate) struct Harness<'a> {
     /// The runtime.
     pub cli: &'a RuntimeCli,
     /// The session's work folder.
@@ -56,7 +56,7 @@ pub struct Harness<'a> {
 
 impl<'a> Harness<'a> {
     /// A harness for a session's runtime and folders.
-    pub fn new(
+    pub(crate) fn new(
         cli: &'a RuntimeCli,
         work: &'a Path,
         prefix: &'a str,
@@ -76,7 +76,7 @@ impl<'a> Harness<'a> {
     }
 
     /// One run, with `control`'s change when given.
-    pub fn run(&self, control: Option<Control>) -> Result<Observed, HarnessError> {
+    pub(crate) fn run(&self, control: Option<Control>) -> Result<Observed, HarnessError> {
         let n = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
         let dir = self.work.join(format!("run-{n}"));
         std::fs::create_dir_all(&dir)?;

@@ -13,14 +13,14 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 /// The probe's path inside the image: alone at the root, nothing else in the file system.
-pub const PROBE_PATH: &str = "kcontract-probe";
+pub(crate) const PROBE_PATH: &str = "kcontract-probe";
 
 /// The tag the index names the image by (`org.opencontainers.image.ref.name`).
 pub const REF_NAME: &str = "latest";
 
 /// The entry point: the probe serving `GET /report` on `$PORT` (8080 when a platform sets none,
 /// which the report then says: its facts name where the port came from).
-pub const ENTRYPOINT: [&str; 4] = ["/kcontract-probe", "serve", "--port-fallback", "8080"];
+pub(crate) const ENTRYPOINT: [&str; 4] = ["/kcontract-probe", "serve", "--port-fallback", "8080"];
 
 /// Media types of image-spec v1.1.
 pub mod media {
@@ -29,9 +29,9 @@ pub mod media {
     /// The image manifest.
     pub const MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
     /// The image config.
-    pub const CONFIG: &str = "application/vnd.oci.image.config.v1+json";
+    pub(crate) const CONFIG: &str = "application/vnd.oci.image.config.v1+json";
     /// An uncompressed layer.
-    pub const LAYER: &str = "application/vnd.oci.image.layer.v1.tar";
+    pub(crate) const LAYER: &str = "application/vnd.oci.image.layer.v1.tar";
 }
 
 /// A user and group the image runs as: never root (the contract lets the developer choose a user;
@@ -46,11 +46,6 @@ pub struct User {
 }
 
 impl User {
-    /// The default: 65532, the non-root user of distroless images.
-    pub const DEFAULT: User = User {
-        uid: 65532,
-        gid: 65532,
-    };
 
     /// `UID` or `UID:GID` (numbers; the image has no `/etc/passwd` to look names up in), never 0.
     pub fn parse(s: &str) -> Result<User, String> {

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use kcontract_spec::spec::Spec;
+use kcontract_spec::Spec;
 
 use super::checks::Status;
 use super::report::ClauseResult;
@@ -115,10 +115,10 @@ pub fn parse(log: &str) -> GoTestLog {
 }
 
 /// The name of the check a log's entries are recorded under in a report.
-pub const CHECK: &str = "knative-conformance";
+pub(crate) const CHECK: &str = "knative-conformance";
 
 /// The test name of an `upstream-tests:` entry (`path/file_test.go#TestX/sub` → `TestX/sub`).
-pub fn test_name(entry: &str) -> &str {
+pub(crate) fn test_name(entry: &str) -> &str {
     entry.split_once('#').map_or(entry, |(_, t)| t)
 }
 

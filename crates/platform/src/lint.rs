@@ -16,7 +16,7 @@
 //! K1121 warning: it has no containers to check).
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
-use kcontract_spec::spec::Spec;
+use kcontract_spec::Spec;
 
 use super::manifest::{Container, Object, PodSpec, Port, PortRef, Probe, SecurityContext};
 use super::report::blocks;

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kcontract_oci::conformance::Session;
-use kcontract_oci::conformance::oci::HarnessError;
+use kcontract_oci::conformance::HarnessError;
 
 use super::checks::{CHECKS, Input, Verdict};
 use super::controls::Control;
@@ -29,7 +29,7 @@ pub struct Judged {
 
 impl Judged {
     /// `done: N pass, failing: …` for progress lines.
-    pub fn outcome_line(&self) -> String {
+    pub(crate) fn outcome_line(&self) -> String {
         let count =
             |s: super::checks::Status| self.verdicts.values().filter(|v| v.status == s).count();
         let mut line = format!(

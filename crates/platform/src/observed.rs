@@ -89,7 +89,7 @@ pub struct Container {
 
 impl Container {
     /// The `listening` event's port.
-    pub fn listening_port(&self) -> Option<u16> {
+    pub(crate) fn listening_port(&self) -> Option<u16> {
         self.events.iter().find_map(|e| match e {
             Event::Listening { port, .. } => Some(*port),
             _ => None,
@@ -97,7 +97,7 @@ impl Container {
     }
 
     /// Whether the probe logged receiving `signal`.
-    pub fn saw_signal(&self, signal: &str) -> Option<u64> {
+    pub(crate) fn saw_signal(&self, signal: &str) -> Option<u64> {
         self.events.iter().find_map(|e| match e {
             Event::Signal { signal: s, ms, .. } if s == signal => Some(*ms),
             _ => None,

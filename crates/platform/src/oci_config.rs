@@ -13,7 +13,7 @@ use super::expect::{Expected, Image};
 use super::profile::{Filesystem, Profile};
 
 /// The `ociVersion` of the generated configs (accepted by runc 1.1 and crun 1.8).
-pub const OCI_VERSION: &str = "1.0.2";
+pub(crate) const OCI_VERSION: &str = "1.0.2";
 
 /// Where the host keeps what the config points at.
 #[derive(Debug, Clone)]

@@ -19,19 +19,19 @@ use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use super::yaml::{YamlFile, read};
 
 /// The `profile:` value this version reads.
-pub const PROFILE_FORMAT: &str = "kcontract-profile/1";
+pub(crate) const PROFILE_FORMAT: &str = "kcontract-profile/1";
 
 /// Namespace types a profile may list (the OCI names).
-pub const NAMESPACE_TYPES: &[&str] = &[
+pub(crate) const NAMESPACE_TYPES: &[&str] = &[
     "pid", "network", "ipc", "uts", "mount", "cgroup", "user", "time",
 ];
 
 /// Optional features a profile may declare; recorded in every report, for the checks that need a
 /// real platform.
-pub const FEATURES: &[&str] = &["h2c-upgrade", "https", "metadata-service"];
+pub(crate) const FEATURES: &[&str] = &["h2c-upgrade", "https", "metadata-service"];
 
 /// `rootfsPropagation` values (OCI `config-linux.md`).
-pub const PROPAGATIONS: &[&str] = &[
+pub(crate) const PROPAGATIONS: &[&str] = &[
     "private",
     "rprivate",
     "slave",
@@ -43,7 +43,7 @@ pub const PROPAGATIONS: &[&str] = &[
 ];
 
 /// Linux capabilities by number (`capability.h`): a profile's names must be among them.
-pub const CAPABILITIES: &[&str] = &[
+pub(crate) const CAPABILITIES: &[&str] = &[
     "CAP_CHOWN",
     "CAP_DAC_OVERRIDE",
     "CAP_DAC_READ_SEARCH",
@@ -88,7 +88,7 @@ pub const CAPABILITIES: &[&str] = &[
 ];
 
 /// The bit mask of a list of capability names (unknown names are ignored: a profile's were checked).
-pub fn capability_mask(names: &[String]) -> u64 {
+pub(crate) fn capability_mask(names: &[String]) -> u64 {
     names
         .iter()
         .filter_map(|n| CAPABILITIES.iter().position(|c| c == n))
@@ -724,7 +724,7 @@ impl Validator<'_, '_> {
 }
 
 /// The text of `/etc/resolv.conf` for a profile.
-pub fn resolv_conf_text(r: &ResolvConf) -> String {
+pub(crate) fn resolv_conf_text(r: &ResolvConf) -> String {
     let mut out = String::new();
     for n in &r.nameservers {
         out.push_str(&format!("nameserver {n}\n"));

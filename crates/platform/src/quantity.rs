@@ -49,12 +49,12 @@ fn scaled(text: &str, scale: u128) -> Option<u64> {
 }
 
 /// A CPU quantity in millicores.
-pub fn cpu_millis(text: &str) -> Option<u64> {
+pub(crate) fn cpu_millis(text: &str) -> Option<u64> {
     scaled(text, 1_000)
 }
 
 /// A memory quantity in bytes (a fractional byte rounds up).
-pub fn memory_bytes(text: &str) -> Option<u64> {
+pub(crate) fn memory_bytes(text: &str) -> Option<u64> {
     scaled(text, 1)
 }
 

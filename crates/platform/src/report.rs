@@ -12,8 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use kcontract_spec::diagnostic::Diagnostic;
-use kcontract_spec::keywords::Level;
-use kcontract_spec::spec::Spec;
+use kcontract_spec::Spec;
 
 use super::checks::{self, Status, Verdict};
 use super::profile::DocReview;
@@ -249,10 +248,6 @@ pub fn read(path: &Path) -> Result<Report, Diagnostic> {
     Ok(report)
 }
 
-/// The level of a clause id in `spec`.
-pub fn level_of(spec: &Spec, id: &str) -> Option<Level> {
-    spec.clauses.iter().find(|c| c.id == id).map(|c| c.level)
-}
 
 /// A run report read for the matrix, with where its clause ids are in its file.
 #[derive(Debug, Clone)]
@@ -298,7 +293,7 @@ pub fn load(
     sources: &mut kcontract_spec::diagnostic::SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Located> {
-    let fid = kcontract_spec::spec_source::read_source(path, sources, diags)?;
+    let fid = kcontract_spec::read_source(path, sources, diags)?;
     let file = sources.get(fid);
     parse_located(path, fid, file)
         .map_err(|d| diags.push(d))

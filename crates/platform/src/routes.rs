@@ -19,7 +19,7 @@
 use serde::Serialize;
 
 use super::{checks, lint, verify};
-use kcontract_spec::spec::Clause;
+use kcontract_spec::Clause;
 
 /// A way a clause can be executed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -26,7 +26,7 @@ use super::yaml::{YamlFile, read};
 pub const RESERVED_ENV: &[&str] = &["PORT", "K_SERVICE", "K_CONFIGURATION", "K_REVISION"];
 
 /// Port names the contract allows (`network.ports.no-arbitrary-port-names`).
-pub const PORT_NAMES: &[&str] = &["", "http1", "h2c"];
+pub(crate) const PORT_NAMES: &[&str] = &["", "http1", "h2c"];
 
 /// The Service the command uses without `--service` (`platforms/services/conformance.yaml`): the
 /// values of Knative's own runtime conformance tests (port 8801, user 2020, 1 CPU and 128 MiB,

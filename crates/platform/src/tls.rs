@@ -36,7 +36,7 @@ fn provider() -> Arc<CryptoProvider> {
 
 /// Makes ring the process's provider, which ureq's rustls connector uses (kcontract selects
 /// no provider feature of ureq's). Installing twice is harmless: the first one stays.
-pub fn install_provider() {
+pub(crate) fn install_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
@@ -95,7 +95,7 @@ impl Trust {
     }
 
     /// The same roots for ureq.
-    pub fn ureq_roots(&self) -> ureq::tls::RootCerts {
+    pub(crate) fn ureq_roots(&self) -> ureq::tls::RootCerts {
         self.certs
             .iter()
             .map(|c| ureq::tls::Certificate::from_der(c.as_ref()).to_owned())
@@ -297,7 +297,7 @@ fn failed(
 }
 
 /// A rustls error of the handshake with `host`, as verify's error.
-pub fn from_rustls(e: &rustls::Error, host: &str, trust: &Trust, what: &str) -> FetchError {
+pub(crate) fn from_rustls(e: &rustls::Error, host: &str, trust: &Trust, what: &str) -> FetchError {
     use rustls::Error as E;
     match e {
         E::InvalidCertificate(c) => FetchError::Untrusted(format!(

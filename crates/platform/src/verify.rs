@@ -25,18 +25,18 @@ use super::profile::Profile;
 use super::report::ClauseResult;
 use super::service::Service;
 use super::tls::{self, Handshake, Trust};
-use kcontract_spec::spec::Spec;
+use kcontract_spec::Spec;
 
 /// The user header sent with the request (the name Knative's `TestShouldHaveHeadersSet` uses);
 /// its value has spaces, a colon and mixed case, which a proxy must pass as they are.
-pub const USER_HEADER: (&str, &str) = ("This-Was-User-Set", "kcontract verify: Mixed Case 1");
+pub(crate) const USER_HEADER: (&str, &str) = ("This-Was-User-Set", "kcontract verify: Mixed Case 1");
 
 /// The W3C trace id sent (`kcontract-verify` in hexadecimal: the same in every run, so reports
 /// of the same platform compare).
-pub const TRACE_ID: &str = "6b636f6e74726163742d766572696679";
+pub(crate) const TRACE_ID: &str = "6b636f6e74726163742d766572696679";
 
 /// The `traceparent` sent: version 00, [`TRACE_ID`], a parent id, sampled.
-pub const TRACEPARENT: &str = "00-6b636f6e74726163742d766572696679-6b636f6e74726163-01";
+pub(crate) const TRACEPARENT: &str = "00-6b636f6e74726163742d766572696679-6b636f6e74726163-01";
 
 /// `HTTP2-Settings` of the upgrade request: base64url of a SETTINGS payload
 /// (MAX_CONCURRENT_STREAMS 100, INITIAL_WINDOW_SIZE 65535), RFC 7540 section 3.2.1.
@@ -337,78 +337,79 @@ impl Seen<'_> {
     }
 }
 
-/// One row of verify's table: the clause, the check's name, what it asserts, its judge.
-pub struct VerifyCheck {
+/// One row of verify's table: the clause, the check's name, its judge (what it asserts is the
+/// comment above each row, and docs/platforms.md's table).
+pub(crate) struct VerifyCheck {
     /// The clause it decides.
     pub clause: &'static str,
     /// The check's name.
     pub name: &'static str,
-    /// What it asserts.
-    pub asserts: &'static str,
     /// Its judge.
     pub judge: fn(&Seen<'_>) -> Verdict,
 }
 
 /// The clauses `verify` judges, in the spec's order.
-pub const VERIFY_CHECKS: &[VerifyCheck] = &[
+pub(crate) const VERIFY_CHECKS: &[VerifyCheck] = &[
+    // a GET with `Upgrade: h2c` is answered `101 Switching Protocols` (only when the profile lists
+    // h2c-upgrade; over http only: h2c is cleartext)
     VerifyCheck {
         clause: "network.ports.h2c-upgrade",
         name: "h2c-upgrade",
-        asserts: "a GET with `Upgrade: h2c` is answered `101 Switching Protocols` (only when the profile lists h2c-upgrade; over http only: h2c is cleartext)",
         judge: h2c_upgrade,
     },
+    // the probe, deployed without a containerPort, has PORT = the profile's default port
     VerifyCheck {
         clause: "network.ports.default-port",
         name: "default-port",
-        asserts: "the probe, deployed without a containerPort, has PORT = the profile's default port",
         judge: default_port,
     },
+    // an https URL completes a verified TLS handshake and the probe receives the request as plain
+    // HTTP/1.x (over https only; n/a when the profile does not list https)
     VerifyCheck {
         clause: "network.ports.https-termination",
         name: "https-termination",
-        asserts: "an https URL completes a verified TLS handshake and the probe receives the request as plain HTTP/1.x (over https only; n/a when the profile does not list https)",
         judge: https_termination,
     },
+    // the user header sent reaches the probe with its value unchanged
     VerifyCheck {
         clause: "network.headers.preserve-inbound",
         name: "user-header-preserved",
-        asserts: "the user header sent reaches the probe with its value unchanged",
         judge: preserve_inbound,
     },
+    // every header dropped on the way starts with the profile's stripped-header prefix
     VerifyCheck {
         clause: "network.headers.stripped-common-prefix",
         name: "stripped-prefix",
-        asserts: "every header dropped on the way starts with the profile's stripped-header prefix",
         judge: stripped_prefix,
     },
+    // `Host` reaches the probe as the URL's host
     VerifyCheck {
         clause: "network.headers.host",
         name: "host-forwarded",
-        asserts: "`Host` reaches the probe as the URL's host",
         judge: host,
     },
+    // `Forwarded` is set and follows RFC 7239's grammar
     VerifyCheck {
         clause: "network.headers.forwarded",
         name: "forwarded-rfc7239",
-        asserts: "`Forwarded` is set and follows RFC 7239's grammar",
         judge: forwarded,
     },
+    // `X-Forwarded-For` is a list of IP addresses and `X-Forwarded-Proto` is the URL's scheme
     VerifyCheck {
         clause: "network.headers.x-forwarded",
         name: "x-forwarded",
-        asserts: "`X-Forwarded-For` is a list of IP addresses and `X-Forwarded-Proto` is the URL's scheme",
         judge: x_forwarded,
     },
+    // the `traceparent` sent reaches the probe well-formed, with the same trace id
     VerifyCheck {
         clause: "network.headers.tracing",
         name: "traceparent-propagated",
-        asserts: "the `traceparent` sent reaches the probe well-formed, with the same trace id",
         judge: tracing,
     },
+    // the probe, deployed without runAsUser, runs as the profile's default user
     VerifyCheck {
         clause: "config.user.platform-default",
         name: "default-user",
-        asserts: "the probe, deployed without runAsUser, runs as the profile's default user",
         judge: default_user,
     },
 ];
@@ -557,7 +558,7 @@ fn is_tchar(c: char) -> bool {
 
 /// Whether `v` follows RFC 7239's `Forwarded` grammar: `1#forwarded-element`, each
 /// `[pair] *( ";" [pair] )`, a pair `token "=" ( token / quoted-string )`; with at least one pair.
-pub fn is_rfc7239(v: &str) -> bool {
+pub(crate) fn is_rfc7239(v: &str) -> bool {
     let mut chars = v.chars().peekable();
     let mut pairs = 0;
     loop {

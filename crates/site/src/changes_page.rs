@@ -16,7 +16,7 @@ use super::interface::Interface;
 use super::markdown::level_class;
 use kcontract_edit::diff::history::{History, Step};
 use kcontract_edit::diff::{Change, Kind};
-use kcontract_spec::spec::{Document, EarlierVersion, Spec};
+use kcontract_spec::{Document, EarlierVersion, Spec};
 
 /// A version at either end of a step.
 #[derive(Serialize)]

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::changes_page::Changed;
 use super::interface::Interface;
 use super::markdown::{self, level_class, to_inline_html_in};
-use kcontract_spec::spec::{
+use kcontract_spec::{
     Block, Clause, Document, Heading, LinkDefs, Links, Spec, Translation, TranslationState,
 };
 use kcontract_trace::matrix::{self, Matrix, Status};
@@ -87,7 +87,7 @@ pub(super) struct Shared<'s> {
     /// The language the attribution is written in, when it is not the page's.
     pub(super) attribution_lang: Option<&'s str>,
     pub(super) version: &'s str,
-    pub(super) upstream: Option<&'s kcontract_spec::spec::Upstream>,
+    pub(super) upstream: Option<&'s kcontract_spec::Upstream>,
     pub(super) actors: Vec<&'s str>,
     pub(super) verify_kinds: Vec<&'s str>,
     pub(super) actor_label: BTreeMap<String, String>,
@@ -182,7 +182,7 @@ pub(super) fn shared<'s>(
             .map(|(name, label)| (name.to_string(), label.unwrap_or(name).to_string()))
             .collect::<BTreeMap<String, String>>()
     };
-    let link_label = |l: Option<&kcontract_spec::spec::LinkBase>, key: &str| {
+    let link_label = |l: Option<&kcontract_spec::LinkBase>, key: &str| {
         l.and_then(|l| l.labels.get(lang))
             .or_else(|| own.text.get(key))
             .cloned()
@@ -333,10 +333,10 @@ pub(super) fn numbers_itself(title: &str) -> bool {
     }
 }
 
-/// The section numbers of `headings` as the site shows them ([`kcontract_spec::spec::section_numbers`]):
+/// The section numbers of `headings` as the site shows them ([`kcontract_spec::section_numbers`]):
 /// empty for a heading that [numbers itself](numbers_itself).
 pub(super) fn shown_numbers(chapter: usize, headings: &[Heading]) -> Vec<String> {
-    kcontract_spec::spec::section_numbers(chapter, headings)
+    kcontract_spec::section_numbers(chapter, headings)
         .into_iter()
         .zip(headings)
         .map(|(n, h)| {

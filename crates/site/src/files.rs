@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::list::{CLAUSES_FORMAT, ClauseView, ContractInfo};
-use kcontract_spec::spec::{Clause, Spec, Translation, TranslationState};
+use kcontract_spec::{Clause, Spec, Translation, TranslationState};
 
 #[derive(Serialize)]
 struct Tr<'a> {

@@ -81,10 +81,10 @@ impl Interfaces {
         let mut by_lang = BTreeMap::new();
         if let Some(dir) = dir.map(|d| d.join("i18n")).filter(|d| d.is_dir()) {
             let entries =
-                fs::read_dir(&dir).map_err(|e| kcontract_spec::spec_source::io_error(&dir, &e))?;
+                fs::read_dir(&dir).map_err(|e| kcontract_spec::io_error(&dir, &e))?;
             for entry in entries {
                 let path = entry
-                    .map_err(|e| kcontract_spec::spec_source::io_error(&dir, &e))?
+                    .map_err(|e| kcontract_spec::io_error(&dir, &e))?
                     .path();
                 let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
                     continue;
@@ -94,7 +94,7 @@ impl Interfaces {
                 }
                 let src = kcontract_spec::fsutil::read_text(&path)
                     .map(kcontract_spec::fsutil::plain_text)
-                    .map_err(|e| kcontract_spec::spec_source::io_error(&path, &e))?;
+                    .map_err(|e| kcontract_spec::io_error(&path, &e))?;
                 let interface = parse(&src, &path)?;
                 by_lang.insert(
                     lang_of(file).to_string(),

@@ -23,7 +23,7 @@ use super::{files, platforms_page, runtimes_page, search};
 use kcontract_edit::diff::history::History;
 use kcontract_oci::runtimes::Catalogue;
 use kcontract_spec::diagnostic::Diagnostic;
-use kcontract_spec::spec::{Block, Document};
+use kcontract_spec::{Block, Document};
 use kcontract_spec::timings::Timings;
 use kcontract_trace::matrix::{self, Matrix};
 

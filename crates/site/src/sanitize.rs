@@ -100,7 +100,7 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         ]))
         .filter_style_properties(HashSet::from(["text-align"]))
         .url_schemes(
-            kcontract_spec::spec_source::LINK_SCHEMES
+            kcontract_spec::LINK_SCHEMES
                 .iter()
                 .copied()
                 .collect(),

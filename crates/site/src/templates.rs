@@ -142,7 +142,7 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
             if p.exists() {
                 *src = kcontract_spec::fsutil::read_text(&p)
                     .map(kcontract_spec::fsutil::plain_text)
-                    .map_err(|e| kcontract_spec::spec_source::io_error(&p, &e))?;
+                    .map_err(|e| kcontract_spec::io_error(&p, &e))?;
             }
         }
     }
@@ -172,7 +172,7 @@ fn files_under(dir: &Path) -> Result<Vec<(String, PathBuf)>, Diagnostic> {
     for entry in walk {
         let entry = entry.map_err(|e| {
             let path = e.path().unwrap_or(dir).to_path_buf();
-            kcontract_spec::spec_source::io_error(&path, &e.into())
+            kcontract_spec::io_error(&path, &e.into())
         })?;
         // `is_file` follows a symbolic link, as reading the file does.
         if !entry.path().is_file() {
@@ -214,7 +214,7 @@ fn assets(files: &[(String, PathBuf)]) -> Result<BTreeMap<String, Vec<u8>>, Diag
             .help("rename the file: `assets/search-<lang>.js` is written by the build"));
         }
         let bytes = kcontract_spec::fsutil::read_regular(path, kcontract_spec::fsutil::MAX_INPUT)
-            .map_err(|e| kcontract_spec::spec_source::io_error(path, &e))?;
+            .map_err(|e| kcontract_spec::io_error(path, &e))?;
         out.insert(name.to_string(), bytes);
     }
     Ok(out)

@@ -229,7 +229,7 @@ impl Diagnostic {
     }
 
     /// Add a secondary location with its label ("first defined here").
-    pub fn with_context(mut self, span: Span, label: impl Into<String>) -> Self {
+    pub(crate) fn with_context(mut self, span: Span, label: impl Into<String>) -> Self {
         self.context.push((span, label.into()));
         self
     }
@@ -352,7 +352,7 @@ fn clamp(range: &Range<usize>, start: usize, end: usize) -> Range<usize> {
 }
 
 /// The most diagnostics of one code rendered in one run; the rest are counted (see [`render_all`]).
-pub const MAX_PER_CODE: usize = 20;
+pub(crate) const MAX_PER_CODE: usize = 20;
 
 /// Render the diagnostics, errors and warnings, in a stable order (file, line, column): of each
 /// code the first [`MAX_PER_CODE`], then one line counting the ones left out. Why: a file with ten

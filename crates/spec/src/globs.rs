@@ -26,6 +26,7 @@ pub struct GlobMatcher {
 }
 
 impl GlobMatcher {
+    /// The files matching one of `include` and none of `exclude` (globs relative to a root).
     pub fn new(include: &[String], exclude: &[String]) -> Self {
         let set = |pats: &[String]| {
             let mut b = globset::GlobSetBuilder::new();

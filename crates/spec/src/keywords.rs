@@ -233,7 +233,7 @@ fn is_quoted_mention(text: &str, range: &Range<usize>) -> bool {
 }
 
 /// The distinct levels used in a text, in order of first appearance.
-pub fn levels_in(text: &str) -> Vec<Level> {
+pub(crate) fn levels_in(text: &str) -> Vec<Level> {
     let mut out = Vec::new();
     for h in find_keywords(text) {
         if !out.contains(&h.level) {
@@ -246,7 +246,7 @@ pub fn levels_in(text: &str) -> Vec<Level> {
 /// The Chinese terms of the RFC 2119 keywords (the table in `spec/README.md`): a Chinese clause
 /// writes the term followed by the English keyword in full-width brackets, 必须（MUST）. Longer
 /// terms first, so 不应该 is read before 应该.
-pub const CHINESE_TERMS: [(&str, Level); 11] = [
+pub(crate) const CHINESE_TERMS: [(&str, Level); 11] = [
     ("不推荐", Level::ShouldNot),
     ("不应该", Level::ShouldNot),
     ("必须", Level::Must),
@@ -263,7 +263,7 @@ pub const CHINESE_TERMS: [(&str, Level); 11] = [
 /// A keyword of a Chinese text whose Chinese term does not say its level: 应当（SHALL）, which a
 /// reader takes for SHOULD.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChineseMismatch {
+pub(crate) struct ChineseMismatch {
     /// The term and the keyword as written (`应当（SHALL）`), byte range in the text.
     pub range: Range<usize>,
     /// The keyword as written (`SHALL`).
@@ -276,7 +276,7 @@ pub struct ChineseMismatch {
 
 /// Every keyword of a Chinese text written in brackets (`（MUST）`, `(MUST)`) whose Chinese term
 /// right before the bracket is missing or means another level.
-pub fn chinese_mismatches(text: &str) -> Vec<ChineseMismatch> {
+pub(crate) fn chinese_mismatches(text: &str) -> Vec<ChineseMismatch> {
     let mut out = Vec::new();
     for hit in find_keywords(text) {
         let before = &text[..hit.range.start];
@@ -313,7 +313,7 @@ pub fn chinese_mismatches(text: &str) -> Vec<ChineseMismatch> {
 }
 
 /// The accepted Chinese terms of `level`, for a hint: `必须`, `不得`, …
-pub fn chinese_terms(level: Level) -> Vec<&'static str> {
+pub(crate) fn chinese_terms(level: Level) -> Vec<&'static str> {
     CHINESE_TERMS
         .iter()
         .filter(|(_, l)| *l == level)

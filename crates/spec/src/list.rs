@@ -17,38 +17,58 @@ pub const CLAUSES_FORMAT: &str = "kcontract-clauses/1";
 #[derive(Serialize)]
 pub(crate) struct ClauseList<'a> {
     pub format: &'static str,
+    /// What the list is of.
     pub contract: ContractInfo<'a>,
+    /// Every clause, in the spec's order.
     pub clauses: Vec<ClauseView<'a>>,
 }
 
+/// The contract a clause list is of (`contract` of the JSON).
 #[derive(Serialize)]
 pub struct ContractInfo<'a> {
+    /// `title` of contract.yaml.
     pub title: &'a str,
+    /// `version` of contract.yaml.
     pub version: &'a str,
+    /// Its languages, the source first.
     pub languages: &'a [String],
 }
 
+/// One clause of the list (an element of `clauses` in the JSON): its fields as the spec has them.
 #[derive(Serialize)]
 pub struct ClauseView<'a> {
+    /// The clause id.
     pub id: &'a str,
+    /// Its level.
     pub level: Level,
+    /// The keyword as its text writes it (`SHALL`, `MUST`).
     pub keyword: &'a str,
+    /// Whom it binds.
     pub actor: Actor,
+    /// How conformance is shown.
     pub verify: Verify,
+    /// Why it is untestable, or null.
     pub reason: Option<&'a str>,
+    /// Why a keyword-less statement binds, or null.
     pub implicit: Option<&'a str>,
+    /// The OCI runtime spec reference, or null.
     pub oci: Option<&'a str>,
+    /// The upstream conformance tests listed for it.
     pub upstream_tests: &'a [String],
     /// What a person still has to decide about the clause (`review:`), or null.
     pub review: Option<&'a str>,
     /// The stamp of its text (the one translations and reviewed tests record).
     pub stamp: &'a str,
+    /// The chapter it is in.
     pub chapter: &'a str,
+    /// The section heading it is under, or null.
     pub section: Option<&'a SectionRef>,
     /// Path with `/` separators: in `list`, as given on the command line (relative to the working
     /// directory); in the site's `clauses.json`, relative to the spec folder ([`Self::published`]).
     pub file: String,
+    /// The line of its clause block in `file`.
     pub line: usize,
+    /// Its text.
     pub text: &'a str,
 }
 
@@ -122,6 +142,7 @@ pub(crate) fn clause_list(spec: &Spec) -> ClauseList<'_> {
 }
 
 impl<'a> ContractInfo<'a> {
+    /// The contract `spec` is.
     pub fn of(spec: &'a Spec) -> Self {
         ContractInfo {
             title: &spec.contract.title,

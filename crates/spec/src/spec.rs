@@ -265,9 +265,9 @@ impl Default for Contract {
 }
 
 /// The actors of a contract that does not list its own: the Knative contract's.
-pub const DEFAULT_ACTORS: [&str; 3] = ["platform", "developer", "container"];
+pub(crate) const DEFAULT_ACTORS: [&str; 3] = ["platform", "developer", "container"];
 /// The verify kinds of a contract that does not list its own: the Knative contract's.
-pub const DEFAULT_VERIFY: [&str; 4] = ["model", "conformance", "manual", "untestable"];
+pub(crate) const DEFAULT_VERIFY: [&str; 4] = ["model", "conformance", "manual", "untestable"];
 
 impl Contract {
     /// The actor named `name`, if the contract has it.

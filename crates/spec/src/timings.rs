@@ -14,6 +14,7 @@ pub struct Timings {
 }
 
 impl Timings {
+    /// Add `d` to `step` (a new step goes last).
     pub fn add(&mut self, step: &'static str, d: Duration) {
         match self.steps.iter_mut().find(|(s, _)| *s == step) {
             Some((_, total)) => *total += d,
@@ -29,6 +30,7 @@ impl Timings {
         out
     }
 
+    /// Add `d` to the part `part` of the step under way.
     pub fn add_detail(&mut self, part: &'static str, d: Duration) {
         match self.details.iter_mut().find(|(s, _)| *s == part) {
             Some((_, total)) => *total += d,
@@ -44,14 +46,17 @@ impl Timings {
         out
     }
 
+    /// A line to print after the table.
     pub fn note(&mut self, line: String) {
         self.notes.push(line);
     }
 
+    /// Lines to print after the table.
     pub fn extend_notes(&mut self, lines: impl IntoIterator<Item = String>) {
         self.notes.extend(lines);
     }
 
+    /// `other`'s steps added to these, its parts and notes kept.
     pub fn extend(&mut self, other: &Timings) {
         for (s, d) in &other.steps {
             self.add(s, *d);
@@ -60,6 +65,7 @@ impl Timings {
         self.notes.extend(other.notes.iter().cloned());
     }
 
+    /// The steps and their times, in order.
     pub fn steps(&self) -> &[(&'static str, Duration)] {
         &self.steps
     }

@@ -27,7 +27,7 @@ use serde::Deserialize;
 use crate::matrix::Scope;
 use crate::selector::Selector;
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
-use kcontract_spec::spec::Spec;
+use kcontract_spec::Spec;
 
 /// The file's name.
 pub const FILE: &str = "kcontract.toml";
@@ -215,7 +215,7 @@ pub fn template(spec: &str, select: Option<&str>) -> String {
 }
 
 /// `s` as a TOML basic string.
-pub fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

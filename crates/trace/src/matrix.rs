@@ -29,10 +29,10 @@ use crate::annotations::{TestFn, TestKind};
 use crate::results::{Outcome, Results};
 use crate::selector::Selector;
 use kcontract_spec::list::ContractInfo;
-use kcontract_spec::spec::{Actor, Clause, Level, Spec, Verify};
+use kcontract_spec::{Actor, Clause, Level, Spec, Verify};
 
 /// Identifies the JSON shape; bumped only on an incompatible change.
-pub const MATRIX_FORMAT: &str = "kcontract-matrix/1";
+pub(crate) const MATRIX_FORMAT: &str = "kcontract-matrix/1";
 
 /// A clause's status. The derived order is the order of `--require`: each status satisfies a
 /// requirement for itself and every status before it (`failing` satisfies none; `waived` and
@@ -1271,7 +1271,7 @@ impl Requirement {
     }
     /// Does a clause with status `s` meet the requirement (`waived` and `exempt` always,
     /// `failing` never)?
-    pub fn met_by(&self, s: Status) -> bool {
+    pub(crate) fn met_by(&self, s: Status) -> bool {
         matches!(s, Status::Waived | Status::Exempt) || (s != Status::Failing && s >= self.status)
     }
 }

@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::annotations::{Target, target_of};
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
-use kcontract_spec::spec_source::read_source;
+use kcontract_spec::read_source;
 
 /// What a test run said about one test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -63,7 +63,7 @@ pub struct TestResult {
 }
 
 /// The most of a failure message kept (the start, cut at a character boundary, with a note).
-pub const MESSAGE_MAX: usize = 4000;
+pub(crate) const MESSAGE_MAX: usize = 4000;
 
 /// `text` cut to [`MESSAGE_MAX`] bytes, trimmed; `None` when empty.
 fn capped(text: &str) -> Option<String> {
@@ -92,7 +92,7 @@ fn capped(text: &str) -> Option<String> {
 /// panicked at` is shortened to `panicked at` (the test's name is shown beside it); then a part
 /// whose text another part already holds (JUnit's message is the first line of the failure's
 /// text, which system-err repeats) is left out. Capped at [`MESSAGE_MAX`] bytes.
-pub fn clean_message(parts: &[(&str, bool)]) -> Option<String> {
+pub(crate) fn clean_message(parts: &[(&str, bool)]) -> Option<String> {
     let mut kept: Vec<String> = Vec::new();
     for (part, harness) in parts {
         let c = clean_part(part, *harness);
@@ -239,7 +239,7 @@ impl Results {
 /// The crates a libtest output names, with where: the library's unit tests are run from an
 /// executable named after the crate (`Running unittests src/lib.rs (target/debug/deps/NAME-hash)`)
 /// and its doc-tests under its name (`Doc-tests NAME`). Names as rustc spells them (`-` as `_`).
-pub fn libtest_crates(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
+pub(crate) fn libtest_crates(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
     let mut out: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let mut at = 0;
     for line in text.split_inclusive('\n') {

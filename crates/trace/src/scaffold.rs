@@ -53,7 +53,7 @@ use crate::annotations::{
     AttrKind, FileSyntax, FnItem, LexFailure, STUB_IGNORE_PREFIX, parse_source,
 };
 use crate::matrix::Scope;
-use kcontract_spec::spec::{Clause, Spec};
+use kcontract_spec::{Clause, Spec};
 
 /// Line width of generated doc comments (rustfmt's default `max_width`).
 const WIDTH: usize = 100;
@@ -155,7 +155,7 @@ pub struct Unreadable {
 }
 
 /// The module (and file stem) for a chapter name.
-pub fn module_name(chapter: &str) -> String {
+pub(crate) fn module_name(chapter: &str) -> String {
     let mut m = chapter.replace('-', "_");
     if m.starts_with(|c: char| c.is_ascii_digit()) {
         m.insert_str(0, "ch_");
@@ -167,7 +167,7 @@ pub fn module_name(chapter: &str) -> String {
 }
 
 /// The default function name for a clause id: `.` and `-` become `_`.
-pub fn fn_name(id: &str) -> String {
+pub(crate) fn fn_name(id: &str) -> String {
     let mut n = id.replace(['.', '-'], "_");
     if n.starts_with(|c: char| c.is_ascii_digit()) {
         n.insert_str(0, "c_");
@@ -303,7 +303,7 @@ fn main_header(spec: &Spec) -> String {
 /// Lossless by construction: the stub's text must be, byte for byte, what [`render_stub`] writes
 /// for *some* version of its clause — its doc comment the wrapped clause text, a blank line, the
 /// meta line (level · actor · verify · upstream), a blank line and `Clause: ID @ STAMP`, where the
-/// clause text's [`kcontract_spec::spec::stamp`] is STAMP (so an added or edited doc line is detected: the
+/// clause text's [`kcontract_spec::stamp`] is STAMP (so an added or edited doc line is detected: the
 /// stamp is over the words), and the rest `#[test]`, the ignore, `fn NAME() {` and `todo!()` laid
 /// out as generated. A stub without a stamp (written before stamps) counts only when its doc is the
 /// current clause's. Anything else is the author's, kept as it is.
@@ -365,19 +365,19 @@ pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem, spec: &Spec) -
     // and `implicit`, which a stub does not show: the clause's current ones are taken).
     let clause = spec.clause(id);
     let words_stamp = match clause {
-        Some(c) => kcontract_spec::spec::clause_stamp(
+        Some(c) => kcontract_spec::clause_stamp(
             &words,
             c.reason.as_deref(),
             c.implicit.as_deref(),
             c.level,
         ),
-        None => kcontract_spec::spec::stamp(&words),
+        None => kcontract_spec::stamp(&words),
     };
     // A stub is written for a testable clause, which has no `reason`: when the clause has become
     // untestable since, its reason is not in the stamp the stub recorded.
     let without_reason = clause.and_then(|c| {
         c.reason.as_ref().map(|_| {
-            kcontract_spec::spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level)
+            kcontract_spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level)
         })
     });
     let ok = match stamp {
@@ -430,13 +430,13 @@ pub fn stale_doc(
     }
     let end = end?;
     let words = stub_words(&lines, &spec.contract)?;
-    let then = kcontract_spec::spec::clause_stamp(
+    let then = kcontract_spec::clause_stamp(
         &words,
         c.reason.as_deref(),
         c.implicit.as_deref(),
         c.level,
     );
-    let plain = kcontract_spec::spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level);
+    let plain = kcontract_spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level);
     if then != recorded && plain != recorded {
         return None;
     }
@@ -448,7 +448,7 @@ pub fn stale_doc(
 /// The clause text of a doc comment [`render_stub`] wrote, from its lines before the `Clause:`
 /// line (text, a blank line, the meta block, a blank line); `None` when they are not in that shape
 /// or the meta block is not one it writes.
-fn stub_words(lines: &[&str], contract: &kcontract_spec::spec::Contract) -> Option<String> {
+fn stub_words(lines: &[&str], contract: &kcontract_spec::Contract) -> Option<String> {
     let (blank, rest) = lines.split_last()?;
     if !blank.is_empty() {
         return None;
@@ -464,11 +464,11 @@ fn stub_words(lines: &[&str], contract: &kcontract_spec::spec::Contract) -> Opti
 
 /// Are these doc lines the meta block [`render_stub`] writes: `LEVEL · ACTOR · verify: V` and
 /// optionally ` · upstream: `a`, `b``, wrapped as it wraps them?
-fn is_generated_meta(lines: &[&str], contract: &kcontract_spec::spec::Contract) -> bool {
+fn is_generated_meta(lines: &[&str], contract: &kcontract_spec::Contract) -> bool {
     let joined = lines.join(" ");
     let parts: Vec<&str> = joined.split(" · ").collect();
     let level_ok = parts.first().is_some_and(|l| {
-        kcontract_spec::spec::Level::ALL
+        kcontract_spec::Level::ALL
             .iter()
             .any(|lv| lv.to_string() == *l)
     });
@@ -551,7 +551,7 @@ fn removal_range(src: &str, range: &Range<usize>) -> Range<usize> {
 }
 
 /// [`merge_file`] for a crate's scope: untouched stubs of clauses outside it are removed.
-pub fn merge_file_in(
+pub(crate) fn merge_file_in(
     file: &str,
     existing: &str,
     add: &[usize],
@@ -763,7 +763,7 @@ fn section_label(spec: &Spec, c: &Clause) -> Option<String> {
     if doc.headings[i].level <= 1 {
         return None;
     }
-    let numbers = kcontract_spec::spec::section_numbers(d + 1, &doc.headings);
+    let numbers = kcontract_spec::section_numbers(d + 1, &doc.headings);
     Some(format!("{} {}", numbers.get(i)?, doc.headings[i].title))
 }
 
@@ -786,7 +786,7 @@ fn heading_above(src: &str, start: usize, label: Option<String>) -> usize {
 /// is seen as the compiler sees it and never declared twice (E0428). A new line goes before the
 /// first declaration (its attributes included) whose name sorts after it, else after the line of
 /// the last declaration, else at the end; every other byte is kept.
-pub fn merge_main(existing: &str, modules: &BTreeSet<String>) -> Result<String, LexFailure> {
+pub(crate) fn merge_main(existing: &str, modules: &BTreeSet<String>) -> Result<String, LexFailure> {
     let mut text = existing.to_string();
     for m in modules {
         let decls = crate::annotations::mod_decls(&text)?;
@@ -1102,7 +1102,7 @@ mod tests {
 
     /// A spec in memory: one chapter with clauses under its title and in two sections.
     fn sectioned_spec(extra: &str) -> Spec {
-        use kcontract_spec::spec_source::{LoadOptions, Tree, load_from};
+        use kcontract_spec::{LoadOptions, Tree, load_from};
         use std::path::{Path, PathBuf};
         let block = |id: &str, text: &str| {
             format!(

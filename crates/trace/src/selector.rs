@@ -17,7 +17,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use kcontract_spec::spec::{Actor, Clause, Level, Spec, Verify};
+use kcontract_spec::{Actor, Clause, Level, Spec, Verify};
 
 /// One term of a selector.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,7 +106,7 @@ impl Selector {
     /// (such a term would select nothing, and a gate pass by default).
     pub fn unknown_name(
         &self,
-        contract: &kcontract_spec::spec::Contract,
+        contract: &kcontract_spec::Contract,
     ) -> Option<(String, String)> {
         let list = |names: Vec<&str>| names.join(", ");
         self.terms().find_map(|t| match t {

@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 
 use crate::pipeline::{Show, Stages};
 use crate::terminal::{Ctx, Failure, Outcome, print};
-use kcontract_oci::conformance::bundle::is_static_elf;
+use kcontract_oci::conformance::is_static_elf;
 use kcontract_oci::conformance::is_root;
 use kcontract_oci::conformance::{OciRuntime, Session};
 use kcontract_spec::diagnostic::{Diagnostic, SourceMap};
-use kcontract_spec::spec::Spec;
-use kcontract_spec::spec_source::{LoadOptions, Loaded};
+use kcontract_spec::Spec;
+use kcontract_spec::{LoadOptions, Loaded};
 
-use kcontract_platform::checks::{CHECKS, Status};
+use kcontract_platform::checks::Status;
 use kcontract_platform::contract::Source;
 use kcontract_platform::controls::Control;
 use kcontract_platform::local::run_all;
@@ -25,15 +25,15 @@ use kcontract_platform::service::{self, CONFORMANCE_SERVICE, CONFORMANCE_SERVICE
 
 /// Where the static probe is looked for when `--probe` is not given (after `$KCONTRACT_PROBE` and
 /// beside the kcontract binary): the path the build command in the README writes it to.
-pub const PROBE_BUILD_PATH: &str = "target/probe/x86_64-unknown-linux-gnu/release/kcontract-probe";
+pub(super) const PROBE_BUILD_PATH: &str = "target/probe/x86_64-unknown-linux-gnu/release/kcontract-probe";
 
 /// The command that builds it.
-pub const PROBE_BUILD_COMMAND: &str = "RUSTFLAGS=-Ctarget-feature=+crt-static CARGO_TARGET_DIR=target/probe \
+pub(super) const PROBE_BUILD_COMMAND: &str = "RUSTFLAGS=-Ctarget-feature=+crt-static CARGO_TARGET_DIR=target/probe \
      cargo build -p kcontract-probe --release --target x86_64-unknown-linux-gnu";
 
 /// What `platform run` was asked for.
 #[derive(Debug)]
-pub struct RunRequest {
+pub(super) struct RunRequest {
     /// The runtime.
     pub runtime: OciRuntime,
     /// `--profile`.
@@ -137,7 +137,7 @@ fn inputs(
 /// `--probe`, else the first static executable of `$KCONTRACT_PROBE`, `kcontract-probe` beside
 /// this binary (a plain `cargo build` puts a dynamically linked one there, which is passed over) and
 /// the build path under the working folder. It must be static: the container holds nothing else.
-pub fn find_probe(given: Option<&Path>) -> Result<PathBuf, String> {
+pub(super) fn find_probe(given: Option<&Path>) -> Result<PathBuf, String> {
     let is_static = |p: &Path| std::fs::read(p).is_ok_and(|b| is_static_elf(&b));
     if let Some(p) = given {
         if !p.is_file() {
@@ -190,7 +190,7 @@ fn host_line() -> String {
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let cgroups = if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
         "cgroup v2"
-    } else if kcontract_oci::conformance::oci::is_cgroup_hybrid() {
+    } else if kcontract_oci::conformance::is_cgroup_hybrid() {
         "cgroup v1 hybrid layout"
     } else {
         "cgroup v1"
@@ -423,7 +423,7 @@ fn results_text(r: &Report) -> String {
 
 /// What `platform import-log` was asked for.
 #[derive(Debug)]
-pub struct ImportRequest {
+pub(super) struct ImportRequest {
     /// `--platform`: the column's name.
     pub platform: String,
     /// The `go test -v` log.
@@ -436,7 +436,7 @@ pub struct ImportRequest {
 }
 
 /// The `platform.runtime` of such a report.
-pub const LOG_RUNTIME: &str = "knative conformance log";
+pub(super) const LOG_RUNTIME: &str = "knative conformance log";
 
 /// `YYYY-MM-DD` at the start of the log's file name (the vendors' logs are named by the day of
 /// their run), else today.
@@ -658,7 +658,7 @@ pub(crate) fn lint(ctx: &Ctx, files: &[PathBuf], json: bool) -> Outcome {
 
 /// What `platform verify` was asked for.
 #[derive(Debug)]
-pub struct VerifyRequest {
+pub(super) struct VerifyRequest {
     /// `--url`, read.
     pub target: kcontract_platform::verify::Target,
     /// `--profile`.
@@ -672,7 +672,7 @@ pub struct VerifyRequest {
 }
 
 /// The `platform.kind` of a report of `platform verify`.
-pub const VERIFY_KIND: &str = "verify";
+pub(super) const VERIFY_KIND: &str = "verify";
 
 /// Runs `platform verify`: read the deployed probe, judge the request-side clauses and the
 /// platform's defaults, write the report, print the results. Exit 0 when no MUST or MUST NOT clause
@@ -810,7 +810,7 @@ pub(crate) fn verify(ctx: &Ctx, req: VerifyRequest) -> Outcome {
 
 /// What `platform review-docs` was asked for.
 #[derive(Debug)]
-pub struct ReviewDocsRequest {
+pub(super) struct ReviewDocsRequest {
     /// The documentation clause.
     pub clause: String,
     /// `--profile`: the file holding the link, rewritten with the review.

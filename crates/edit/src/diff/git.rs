@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use kcontract_spec::spec_source::Tree;
+use kcontract_spec::Tree;
 
 /// Why a revision could not be read.
 #[derive(Debug)]

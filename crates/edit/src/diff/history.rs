@@ -12,8 +12,8 @@ use rayon::prelude::*;
 use super::{Diff, unreadable_ids};
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::diagnostic::plural;
-use kcontract_spec::spec::{Contract, EarlierVersion, Spec};
-use kcontract_spec::spec_source::{self, LoadOptions, Loaded};
+use kcontract_spec::{Contract, EarlierVersion, Spec};
+use kcontract_spec::{LoadOptions, Loaded};
 
 /// What changed from each earlier version of the contract to the next, oldest first; empty for a
 /// contract without `history:`, whose site then has no Changes page.
@@ -76,7 +76,7 @@ pub fn load(spec_dir: &Path, contract: &Contract) -> Vec<Version> {
             let dir = entry.dir(spec_dir);
             Version {
                 entry: entry.clone(),
-                loaded: spec_source::load_with(&dir, LoadOptions::default()),
+                loaded: kcontract_spec::load_with(&dir, LoadOptions::default()),
                 dir,
             }
         })

@@ -18,8 +18,8 @@ use similar::{ChangeTag, TextDiff};
 
 use kcontract_spec::diagnostic::FileId;
 use kcontract_spec::keywords::Level;
-use kcontract_spec::spec::{Block, Clause, Spec, Translation, TranslationState};
-use kcontract_spec::spec_source::{self, Loaded};
+use kcontract_spec::{Block, Clause, Spec, Translation, TranslationState};
+use kcontract_spec::{Loaded};
 
 /// The `format` of the JSON output; changes only with an incompatible change of its shape.
 pub(crate) const FORMAT: &str = "kcontract-diff/1";
@@ -278,7 +278,7 @@ pub fn unreadable_ids(loaded: &Loaded, dir: &Path) -> BTreeSet<String> {
     let files: BTreeSet<PathBuf> = contract
         .chapters
         .iter()
-        .map(|c| spec_source::chapter_file(dir, source, c))
+        .map(|c| kcontract_spec::chapter_file(dir, source, c))
         .collect();
     for i in 0..loaded.sources.len() {
         let file = loaded.sources.get(FileId(i as u32));
@@ -475,7 +475,7 @@ fn clause_changes(
         ));
     }
     if o.verify != *verify || o.reason != *reason {
-        let shown = |verify: &kcontract_spec::spec::Verify, reason: &Option<String>| match reason {
+        let shown = |verify: &kcontract_spec::Verify, reason: &Option<String>| match reason {
             Some(r) => format!("{verify} ({r})"),
             None => verify.as_str().to_owned(),
         };
@@ -523,12 +523,12 @@ fn clause_changes(
     if note(&o.review) != note(review) {
         changes.push(change(Kind::Review, note(&o.review), note(review)));
     }
-    let place = |chapter: &str, section: &Option<kcontract_spec::spec::SectionRef>| match section {
+    let place = |chapter: &str, section: &Option<kcontract_spec::SectionRef>| match section {
         Some(s) => format!("{chapter} § {}", s.title),
         None => chapter.to_owned(),
     };
     let anchor =
-        |s: &Option<kcontract_spec::spec::SectionRef>| s.as_ref().map(|s| s.anchor.clone());
+        |s: &Option<kcontract_spec::SectionRef>| s.as_ref().map(|s| s.anchor.clone());
     if o.chapter != *chapter || anchor(&o.section) != anchor(section) {
         changes.push(change(
             Kind::Moved,
@@ -675,7 +675,7 @@ mod tests {
     use proptest::prelude::*;
     use std::path::{Path, PathBuf};
 
-    use kcontract_spec::spec_source::{LoadOptions, Tree, load_from};
+    use kcontract_spec::{LoadOptions, Tree, load_from};
 
     const CONTRACT: &str = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n";
 

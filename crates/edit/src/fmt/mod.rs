@@ -19,8 +19,8 @@ use std::fmt::Write as _;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 
-use kcontract_spec::spec::{Block, Spec};
-use kcontract_spec::spec_source::{ClauseYaml, FieldValue, markdown_options};
+use kcontract_spec::{Block, Spec};
+use kcontract_spec::{ClauseYaml, FieldValue, markdown_options};
 
 /// The widest a line of a clause block may be, in characters, before a text is folded.
 pub const WIDTH: usize = 100;
@@ -566,7 +566,7 @@ impl Meaning {
         for cl in &spec.clauses {
             // Every field is named, so a new one does not compile until it is part of the meaning
             // (or said not to be: the stamp follows from the text, the rest is where it is written).
-            let kcontract_spec::spec::Clause {
+            let kcontract_spec::Clause {
                 id,
                 level,
                 keyword,

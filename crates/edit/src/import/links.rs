@@ -13,8 +13,8 @@ use std::ops::Range;
 
 use pulldown_cmark::{BrokenLink, CodeBlockKind, Event, LinkType, Parser, Tag, TagEnd};
 
-use kcontract_spec::spec::link_label;
-use kcontract_spec::spec_source::markdown_options;
+use kcontract_spec::link_label;
+use kcontract_spec::markdown_options;
 
 /// A link reference definition of the source, its destination made to land in the spec.
 #[derive(Clone, Debug, PartialEq, Eq)]

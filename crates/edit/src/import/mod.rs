@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 
 use kcontract_spec::keywords::find_keywords;
-use kcontract_spec::spec::{Contract, Spec};
-use kcontract_spec::spec_source::{
+use kcontract_spec::{Contract, Spec};
+use kcontract_spec::{
     BOILERPLATE_MARKER, LoadOptions, Tree, load_from, markdown_options,
 };
 
@@ -1012,7 +1012,7 @@ mod tests {
             for (name, text) in &imported.chapters {
                 std::fs::write(spec.join("en").join(format!("{name}.md")), text).unwrap();
             }
-            let loaded = kcontract_spec::spec_source::load(&spec);
+            let loaded = kcontract_spec::load(&spec);
             let errors: Vec<String> = loaded
                 .diagnostics
                 .iter()

@@ -1,7 +1,7 @@
 //! The small text tools of `import`: sentences of a paragraph, slugs for ids and chapter names,
 //! the key words of a sentence, and the actor a sentence is about.
 
-use kcontract_spec::spec::Contract;
+use kcontract_spec::Contract;
 
 /// Byte ranges of the sentences of a paragraph's Markdown source. A sentence ends after `.`, `?`
 /// or `!` followed by whitespace, outside code spans, links and parentheses, and not after a
@@ -445,7 +445,7 @@ mod tests {
         // A contract's own actors, singular or plural, the last part of the subject deciding.
         let own = Contract {
             actors: ["event-producer", "consumer", "intermediary", "registry"]
-                .map(|a| kcontract_spec::spec::Labelled::plain(kcontract_spec::spec::Actor::new(a)))
+                .map(|a| kcontract_spec::Labelled::plain(kcontract_spec::Actor::new(a)))
                 .into(),
             ..Contract::default()
         };

@@ -35,11 +35,11 @@ use super::oci::{HarnessError, find_in_path};
 
 /// The `ociVersion` written into every `config.json`: the first release that defines the
 /// `createRuntime`, `createContainer` and `startContainer` hooks, accepted by all three runtimes.
-pub const CONFIG_OCI_VERSION: &str = "1.0.2";
+pub(crate) const CONFIG_OCI_VERSION: &str = "1.0.2";
 
 /// Signals the program traps, logs and otherwise ignores (besides SIGTERM, whose handling follows
 /// `on_sigterm`). Names as busybox `trap` spells them.
-pub const LOGGED_SIGNALS: [&str; 6] = ["HUP", "INT", "QUIT", "USR1", "USR2", "ALRM"];
+pub(crate) const LOGGED_SIGNALS: [&str; 6] = ["HUP", "INT", "QUIT", "USR1", "USR2", "ALRM"];
 
 /// The shared root filesystem: `bin/busybox` (a copy of the host's static busybox) and empty mount
 /// points. Read-only for the containers.
@@ -139,7 +139,7 @@ pub fn is_static_elf(bytes: &[u8]) -> bool {
 }
 
 /// The program's shell script for a given SIGTERM behaviour.
-pub fn program_script(on_sigterm: OnSigterm) -> String {
+pub(crate) fn program_script(on_sigterm: OnSigterm) -> String {
     let term = match on_sigterm {
         OnSigterm::Exit => "echo 'TERM exit' >> /ctl/signals; exit 0",
         OnSigterm::Ignore => "echo TERM >> /ctl/signals",
@@ -171,7 +171,7 @@ const HOOK_SCRIPT: &str = concat!(
 
 /// The `config.json` for a container created with `config`, whose control folder is `ctl` on the
 /// host; `disarm` is the clean-up marker (see the hook script).
-pub fn config_json(rootfs: &Rootfs, ctl: &Path, disarm: &Path, config: &Config) -> Value {
+pub(crate) fn config_json(rootfs: &Rootfs, ctl: &Path, disarm: &Path, config: &Config) -> Value {
     let mut doc = json!({
         "ociVersion": CONFIG_OCI_VERSION,
         "root": {"path": rootfs.path(), "readonly": true},

@@ -11,13 +11,18 @@
 //! `docs/runtimes.md` describes the harness, the differential tests (`tests/differential.rs`) and
 //! the deviations the runtimes were found to have (`spec/runtimes/deviations.yaml`).
 
-pub mod bundle;
-pub mod compare;
-pub mod harness;
-pub mod oci;
+mod bundle;
+mod compare;
+mod harness;
+mod oci;
 
-pub use harness::{Observed, ObservedHook, Sequence, Session, Timing, normalise_stderr, real_id};
-pub use oci::{CmdOutput, HarnessError, OciRuntime, RuntimeCli};
+pub use bundle::{Rootfs, is_static_elf, write_bundle};
+pub use compare::{Comparable, first_difference, from_model, from_observed};
+pub use harness::{
+    Observed, ObservedHook, Sequence, Session, Timing, cgroup_dirs_with_prefix, normalise_stderr,
+    pid_alive, real_id,
+};
+pub use oci::{CmdOutput, HarnessError, OciRuntime, RuntimeCli, find_in_path, is_cgroup_hybrid};
 
 /// Whether this process runs as root (effective uid 0, from `/proc/self/status`).
 pub fn is_root() -> bool {

@@ -56,7 +56,7 @@ pub struct CmdOutput {
 
 /// How long a single runtime command may take before the harness kills it and reports a failure.
 /// Every command here normally takes well under a second; a hung runtime must not hang the tests.
-pub const COMMAND_DEADLINE: Duration = Duration::from_secs(20);
+pub(crate) const COMMAND_DEADLINE: Duration = Duration::from_secs(20);
 
 /// A runtime binary with a private state directory.
 #[derive(Debug, Clone)]

@@ -198,7 +198,7 @@ rule!(
 );
 
 /// The error-class hook failure rule of a version.
-pub fn hook_error_rule(v: OciVersion) -> &'static Rule {
+pub(crate) fn hook_error_rule(v: OciVersion) -> &'static Rule {
     match v {
         OciVersion::V1_0_1 => &HOOK_ERROR_V1_0_1,
         OciVersion::V1_3_0 => &HOOK_ERROR_V1_3_0,
@@ -206,7 +206,7 @@ pub fn hook_error_rule(v: OciVersion) -> &'static Rule {
 }
 
 /// The warning-class hook failure rule of a version.
-pub fn hook_warning_rule(v: OciVersion) -> &'static Rule {
+pub(crate) fn hook_warning_rule(v: OciVersion) -> &'static Rule {
     match v {
         OciVersion::V1_0_1 => &HOOK_WARNING_V1_0_1,
         OciVersion::V1_3_0 => &HOOK_WARNING_V1_3_0,

@@ -100,7 +100,7 @@ impl From<&StateDoc> for LineState {
 
 impl ReplayLine {
     /// The line for step `step` of a model replay.
-    pub fn from_step(step: usize, r: &StepResult) -> ReplayLine {
+    pub(crate) fn from_step(step: usize, r: &StepResult) -> ReplayLine {
         ReplayLine {
             step,
             op: r.op.as_str(),

@@ -26,17 +26,17 @@
 //! cell, the version differences, and the choices made where the texts are silent.
 
 pub mod explore;
-pub mod fault;
-pub mod hooks;
+mod fault;
+mod hooks;
 pub mod invariants;
-pub mod line;
-pub mod op;
-pub mod profile;
-pub mod runtime;
-pub mod status;
-pub mod step;
-pub mod trace;
-pub mod version;
+mod line;
+mod op;
+mod profile;
+mod runtime;
+mod status;
+mod step;
+mod trace;
+mod version;
 
 pub use fault::Fault;
 pub use hooks::{FailureRule, HookName, HookOutcome, HookRun, Hooks, Namespace, Phase};

@@ -86,7 +86,7 @@ impl Signal {
 
     /// Whether the signal is one Linux has: a POSIX or Linux name, a real-time signal, or a
     /// number. The OCI runtime spec leaves what `kill` does with any other name to the runtime.
-    pub fn is_known(&self) -> bool {
+    pub(crate) fn is_known(&self) -> bool {
         const NAMES: [&str; 33] = [
             "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "IOT", "BUS", "FPE", "KILL", "USR1",
             "SEGV", "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP",
@@ -258,7 +258,7 @@ impl Op {
     }
 
     /// A step invoked without a container ID.
-    pub fn without_id(action: Action) -> Op {
+    pub(crate) fn without_id(action: Action) -> Op {
         Op { id: None, action }
     }
 

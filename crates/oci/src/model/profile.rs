@@ -305,7 +305,7 @@ impl FromStr for Deviation {
 /// make it exit with a stack dump; synchronous faults sent with kill(2) behave the same), besides
 /// SIGKILL. runc's init process is a Go program with no handler of its own for them while it waits
 /// for `start` ([`Deviation::SignalEndsCreated`]).
-pub fn ends_go_program(signal: &str) -> bool {
+pub(crate) fn ends_go_program(signal: &str) -> bool {
     matches!(
         signal,
         "SIGKILL"

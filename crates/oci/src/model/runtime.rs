@@ -22,7 +22,7 @@ use phases::PhaseEnd;
 
 /// The first PID the model hands out. PIDs only need to be present and distinct (runtime.md §State:
 /// "`pid` … is the ID of the container process"); their values are the model's choice.
-pub const PID_BASE: u32 = 1000;
+pub(crate) const PID_BASE: u32 = 1000;
 /// One container of the runtime.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Container {
@@ -104,7 +104,7 @@ impl Runtime {
     }
 
     /// What `state <id>` returns, if the container exists.
-    pub fn state_doc(&self, id: &str) -> Option<StateDoc> {
+    pub(crate) fn state_doc(&self, id: &str) -> Option<StateDoc> {
         let c = self.container(id)?;
         Some(StateDoc {
             oci_version: self.version.as_str().to_owned(),

@@ -195,7 +195,7 @@ impl StepResult {
     }
 
     /// The error as a message that cites its rule.
-    pub fn error_message(&self) -> Option<String> {
+    pub(crate) fn error_message(&self) -> Option<String> {
         let error = self.error.as_ref()?;
         let op = self.op;
         let id = self.id_str();
@@ -265,7 +265,7 @@ impl StepResult {
     }
 
     /// The warnings as messages that cite their rule.
-    pub fn warning_messages(&self) -> Vec<String> {
+    pub(crate) fn warning_messages(&self) -> Vec<String> {
         let v = self.version;
         self.warnings
             .iter()

@@ -45,7 +45,7 @@ impl OciVersion {
     /// "Runtimes that are reading or processing this configuration file MUST NOT generate an error if
     /// they encounter an unknown property. Instead they MUST ignore unknown properties." So the model
     /// never runs it (see [`OciVersion::hooks_in_phase`]).
-    pub fn defines_hook(self, hook: HookName) -> bool {
+    pub(crate) fn defines_hook(self, hook: HookName) -> bool {
         match self {
             OciVersion::V1_0_1 => matches!(
                 hook,
@@ -55,13 +55,6 @@ impl OciVersion {
         }
     }
 
-    /// Whether `prestart` is deprecated at this version (informative: deprecated hooks still run).
-    ///
-    /// v1.3.0 config.md: "**`prestart`** (array of objects, OPTIONAL, **DEPRECATED**)"; v1.0.1 has no
-    /// such mark.
-    pub fn is_deprecated(self, hook: HookName) -> bool {
-        self == OciVersion::V1_3_0 && hook == HookName::Prestart
-    }
 
     /// In which operation, and where in it, the hook runs; `None` when this version does not define
     /// the hook.
@@ -86,7 +79,7 @@ impl OciVersion {
     ///   user-specified process is executed as part of the `start` operation." (step 7)
     /// - `poststart` → [`Phase::StartAfterProgram`] (step 9), `poststop` → [`Phase::Destroy`] (step 13),
     ///   same sentences as v1.0.1.
-    pub fn hook_phase(self, hook: HookName) -> Option<Phase> {
+    pub(crate) fn hook_phase(self, hook: HookName) -> Option<Phase> {
         if !self.defines_hook(hook) {
             return None;
         }
@@ -107,7 +100,7 @@ impl OciVersion {
     /// `createContainer` hooks MUST be called after the `createRuntime` hooks." Within one kind,
     /// config.md (both versions): "Hooks MUST be called in the listed order." Hooks this version does
     /// not define are absent (ignored as unknown properties, see [`OciVersion::defines_hook`]).
-    pub fn hooks_in_phase(self, phase: Phase) -> Vec<HookName> {
+    pub(crate) fn hooks_in_phase(self, phase: Phase) -> Vec<HookName> {
         HookName::ALL
             .into_iter()
             .filter(|&h| self.hook_phase(h) == Some(phase))
@@ -148,7 +141,7 @@ impl OciVersion {
     /// `poststart` (runtime), `poststop` (runtime). v1.0.1 config.md does not say where hooks execute
     /// (the Knative contract's informative remark that prestart, poststart and poststop "are defined in
     /// the context of the runtime namespace" is not an OCI v1.0.1 rule), so the model records `None`.
-    pub fn hook_namespace(self, hook: HookName) -> Option<Namespace> {
+    pub(crate) fn hook_namespace(self, hook: HookName) -> Option<Namespace> {
         match self {
             OciVersion::V1_0_1 => None,
             OciVersion::V1_3_0 => Some(match hook {
@@ -161,7 +154,7 @@ impl OciVersion {
     /// The lifecycle step number at which the runtime destroys the container ("The container MUST be
     /// destroyed by undoing the steps performed during create phase (step 2)."): step 9 in v1.0.1,
     /// step 12 in v1.3.0. Used in error messages, which cite the step the lifecycle continues at.
-    pub fn destroy_step(self) -> u8 {
+    pub(crate) fn destroy_step(self) -> u8 {
         match self {
             OciVersion::V1_0_1 => 9,
             OciVersion::V1_3_0 => 12,
@@ -169,7 +162,7 @@ impl OciVersion {
     }
 
     /// The lifecycle step number of a hook kind at this version (for citations in messages).
-    pub fn hook_step(self, hook: HookName) -> Option<u8> {
+    pub(crate) fn hook_step(self, hook: HookName) -> Option<u8> {
         if !self.defines_hook(hook) {
             return None;
         }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use kcontract_spec::diagnostic::{Diagnostic, SourceMap, Span};
-use kcontract_spec::spec_source::{Tree, read_spec_source};
+use kcontract_spec::{Tree, read_spec_source};
 
 mod cache;
 

@@ -21,6 +21,8 @@ use crate::spec::{
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
 pub const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
 
+/// The Markdown extensions every reader of a chapter enables (tables, strikethrough, footnotes),
+/// so `fmt`, `import` and the site see the same document the loader does.
 pub fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_FOOTNOTES
 }

@@ -88,6 +88,7 @@ pub struct ClauseYaml<V = Val> {
     pub(crate) id: Option<V>,
     pub(crate) level: Option<V>,
     pub(crate) actor: Option<V>,
+    /// `text:`.
     pub text: Option<V>,
     pub(crate) verify: Option<V>,
     pub(crate) reason: Option<V>,
@@ -104,7 +105,9 @@ pub struct ClauseYaml<V = Val> {
 /// A field's value as [`ClauseYaml::fields`] lists it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldValue<'a> {
+    /// A field with one value.
     Text(&'a Val),
+    /// A list field (`upstream-tests`).
     List(&'a [Val]),
 }
 

@@ -675,6 +675,8 @@ fn words(
     out
 }
 
+/// Whether `s` may name a chapter or a language (a file or folder name of the spec): lowercase
+/// ASCII letters, digits and hyphens, not starting with a hyphen.
 pub fn is_chapter_name(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('-')

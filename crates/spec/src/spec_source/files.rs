@@ -199,6 +199,8 @@ fn add_prepared(
     }
 }
 
+/// The diagnostic of a file that could not be read, with a hint fitting why (the careful
+/// reader's refusals: not a regular file, outside the folder, too large).
 pub fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
     if let Some(why) = crate::fsutil::refusal(e) {
         let help = match why {

@@ -59,10 +59,6 @@ impl Loaded {
     pub fn error_count(&self) -> usize {
         self.diagnostics.iter().filter(|d| d.is_error()).count()
     }
-    /// How many of the diagnostics are warnings.
-    pub fn warning_count(&self) -> usize {
-        self.diagnostics.len() - self.error_count()
-    }
 }
 
 /// How strict validation is, and how the spec folder was named (for hints).

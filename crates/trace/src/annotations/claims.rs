@@ -2,7 +2,7 @@
 //! (K0501, with the nearest id as a "did you mean").
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, Span};
-use kcontract_spec::spec::{Spec, check_id};
+use kcontract_spec::{Spec, check_id};
 
 use super::sites::Site;
 

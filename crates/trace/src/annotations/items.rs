@@ -40,7 +40,7 @@ impl FnItem {
         self.attrs.iter().any(|a| a.kind == AttrKind::Test)
     }
     /// `None` when it is not `#[ignore]`d; else the reason, if one is given.
-    pub fn ignore_reason(&self) -> Option<Option<&str>> {
+    pub(crate) fn ignore_reason(&self) -> Option<Option<&str>> {
         self.attrs.iter().find_map(|a| match &a.kind {
             AttrKind::Ignore(r) => Some(r.as_deref()),
             _ => None,

@@ -1,6 +1,6 @@
 //! Suspect tests: a test's `Clause:` line records the stamp of the clause text it was reviewed
 //! against (`/// Clause: config.env.port @ 3ffbcbe9a1b2`), the same stamp translations record
-//! ([`kcontract_spec::spec::clause_stamp`], one definition). When the clause's text — or its level, which
+//! ([`kcontract_spec::clause_stamp`], one definition). When the clause's text — or its level, which
 //! is in the text, or in the stamp where the text states none — changes, the stamps differ and the test is *suspect* until a person has looked at it
 //! and re-stamped it (`kcontract review`). This is the Doorstop fingerprint idea, applied to tests.
 //!
@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap};
-use kcontract_spec::spec::Spec;
+use kcontract_spec::Spec;
 
 use super::{TestFn, TestKind};
 

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceFile, SourceMap, Span};
 use kcontract_spec::globs::GlobMatcher;
-use kcontract_spec::spec::{Spec, TestGlobs};
+use kcontract_spec::{Spec, TestGlobs};
 
 use super::cache::{Cache, CacheChoice, CacheStatus, Entry, Stamp, Used};
 use super::claims::{Validity, validate_claim};

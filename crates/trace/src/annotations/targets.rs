@@ -35,7 +35,7 @@ impl Target {
     }
 
     /// Parse a nextest binary id into (package, target).
-    pub fn parse_binary_id(id: &str) -> (String, Target) {
+    pub(crate) fn parse_binary_id(id: &str) -> (String, Target) {
         match id.split_once("::") {
             None => (id.to_string(), Target::Lib),
             Some((pkg, rest)) => {

@@ -9,7 +9,7 @@ use crate::conformance::oci::{OciRuntime, RuntimeCli};
 /// The clean-up marker's name in a sequence's folder: once it exists, every hook of the sequence's
 /// containers succeeds without logging, so that a configured failing poststop hook cannot stop the
 /// clean-up (youki refuses even `delete --force` while a poststop hook fails).
-pub const DISARM: &str = "cleanup";
+pub(crate) const DISARM: &str = "cleanup";
 
 /// Creates the clean-up marker in every sequence folder under `work`.
 pub(super) fn disarm_all(work: &Path) {
@@ -27,7 +27,7 @@ pub(super) fn disarm_all(work: &Path) {
 /// folder whose process is gone, the containers in its state folder are force-deleted, empty
 /// cgroups named after it removed, and the folder deleted. Sessions of live processes (another
 /// test run) are left alone.
-pub fn sweep_stale_sessions(cli_for: impl Fn(&Path) -> Option<RuntimeCli>, kind: OciRuntime) {
+pub(crate) fn sweep_stale_sessions(cli_for: impl Fn(&Path) -> Option<RuntimeCli>, kind: OciRuntime) {
     let marker = format!("kcontract-kc{}-", kind.as_str());
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
@@ -65,7 +65,7 @@ pub fn sweep_stale_sessions(cli_for: impl Fn(&Path) -> Option<RuntimeCli>, kind:
 
 /// The container IDs in `list -q` output: runc and crun print one per line, youki 0.7 prints its
 /// whole table (header `ID PID STATUS …`) regardless of `-q`; the ID is the first column.
-pub fn parse_list(stdout: &str) -> Vec<String> {
+pub(crate) fn parse_list(stdout: &str) -> Vec<String> {
     stdout
         .lines()
         .filter_map(|l| l.split_whitespace().next())

@@ -19,7 +19,7 @@ pub fn pid_alive(pid: i64) -> bool {
 
 /// The lines of a file the container's program or hooks append to. A file that does not exist yet
 /// has no lines (nothing was written); any other read error is the harness's.
-pub fn read_lines(path: &Path) -> Result<Vec<String>, HarnessError> {
+pub(crate) fn read_lines(path: &Path) -> Result<Vec<String>, HarnessError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(text.lines().map(str::to_owned).collect()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
@@ -29,7 +29,7 @@ pub fn read_lines(path: &Path) -> Result<Vec<String>, HarnessError> {
 
 /// SIGKILL to a host process (the container process of a `created` container), with busybox's
 /// `kill` so that no extra dependency is needed.
-pub fn kill_host_process(pid: i64) -> Result<(), HarnessError> {
+pub(crate) fn kill_host_process(pid: i64) -> Result<(), HarnessError> {
     let status = std::process::Command::new("busybox")
         .args(["kill", "-KILL", &pid.to_string()])
         .stdin(std::process::Stdio::null())

@@ -34,13 +34,14 @@
 //! what the harness does per operation and how long it waits), [`cleanup`] (what is left behind
 //! after a crash), [`host`] (host processes and files).
 
-pub mod cleanup;
-pub mod host;
-pub mod observed;
-pub mod sequence;
-pub mod session;
+mod cleanup;
+mod host;
+mod observed;
+mod sequence;
+mod session;
 
-pub use cleanup::{DISARM, cgroup_dirs_with_prefix, parse_list, sweep_stale_sessions};
+pub use cleanup::cgroup_dirs_with_prefix;
 pub use observed::{Observed, ObservedHook, normalise_stderr};
 pub use sequence::{Sequence, Timing, real_id};
+pub use host::pid_alive;
 pub use session::Session;

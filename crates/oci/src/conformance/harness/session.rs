@@ -97,10 +97,6 @@ impl Session {
         &self.work
     }
 
-    /// Replaces the waiting parameters.
-    pub fn set_timing(&mut self, timing: Timing) {
-        self.timing = timing;
-    }
 
     /// Runs `steps` on fresh container IDs and returns one observation per step. Every container
     /// the sequence created is force-deleted and its bundles removed before this returns, whether
