@@ -203,7 +203,7 @@ impl Control {
 
 /// What a control's config change needs from the harness.
 #[derive(Debug, Clone)]
-pub struct ControlEnv<'a> {
+pub(crate) struct ControlEnv<'a> {
     /// The profile's default port.
     pub default_port: u16,
     /// A host shell (the hook's `path`).
@@ -252,7 +252,7 @@ fn set_read_only(config: &mut Value, destination: &str, read_only: bool) {
 
 /// Changes the config of the control's container (`role`); the other container's and the other
 /// controls' configs are left as generated.
-pub fn apply(control: Control, config: &mut Value, env: &ControlEnv<'_>) {
+pub(crate) fn apply(control: Control, config: &mut Value, env: &ControlEnv<'_>) {
     match control {
         Control::NoPort => env_without(config, &["PORT"]),
         Control::NoKnativeNames => {

@@ -25,9 +25,9 @@ pub(crate) const ENTRYPOINT: [&str; 4] = ["/kcontract-probe", "serve", "--port-f
 /// Media types of image-spec v1.1.
 pub mod media {
     /// The index (`index.json`).
-    pub const INDEX: &str = "application/vnd.oci.image.index.v1+json";
+    pub(crate) const INDEX: &str = "application/vnd.oci.image.index.v1+json";
     /// The image manifest.
-    pub const MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
+    pub(crate) const MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
     /// The image config.
     pub(crate) const CONFIG: &str = "application/vnd.oci.image.config.v1+json";
     /// An uncompressed layer.
@@ -69,7 +69,7 @@ impl User {
 
 /// The probe's machine, from its ELF header, as OCI names architectures; `None` for one this
 /// does not know.
-pub fn architecture(elf: &[u8]) -> Option<&'static str> {
+pub(crate) fn architecture(elf: &[u8]) -> Option<&'static str> {
     let machine = elf
         .get(0x12..0x14)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))?;

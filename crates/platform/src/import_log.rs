@@ -38,7 +38,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// `pass`, `skip`, `unfinished`, `fail`: the words of a report's evidence.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Pass => "pass",
             Outcome::Skip => "skip",
@@ -64,7 +64,7 @@ impl GoTestLog {
     /// The outcome of `test` with its subtests (`test/…`): the worst of them, except that a test
     /// whose every subtest was skipped is skipped even when the function itself passed. `None`
     /// when the log does not name it.
-    pub fn outcome(&self, test: &str) -> Option<Outcome> {
+    pub(crate) fn outcome(&self, test: &str) -> Option<Outcome> {
         let own = *self.results.get(test)?;
         let prefix = format!("{test}/");
         let subs: Vec<Outcome> = self

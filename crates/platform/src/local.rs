@@ -60,7 +60,7 @@ impl Judged {
 }
 
 /// Every check's verdict on `observed`.
-pub fn judge(profile: &Profile, observed: &Observed) -> BTreeMap<(String, String), Verdict> {
+pub(crate) fn judge(profile: &Profile, observed: &Observed) -> BTreeMap<(String, String), Verdict> {
     let input = Input { profile, observed };
     CHECKS
         .iter()

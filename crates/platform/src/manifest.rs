@@ -124,7 +124,7 @@ pub(super) struct Volume {
 /// A container.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct Container {
+pub(crate) struct Container {
     /// Both: at most one port; a run takes its number and name.
     pub(super) ports: Option<Spanned<Vec<Spanned<Port>>>>,
     /// Run: the environment (the platform's own variables refused).

@@ -22,7 +22,7 @@ pub enum Role {
 
 impl Role {
     /// `main`, `defaults`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::Main => "main",
             Role::Defaults => "defaults",
@@ -118,7 +118,7 @@ pub struct Observed {
 
 impl Observed {
     /// The container with `role`.
-    pub fn container(&self, role: Role) -> &Container {
+    pub(crate) fn container(&self, role: Role) -> &Container {
         match role {
             Role::Main => &self.main,
             Role::Defaults => &self.defaults,

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
@@ -736,15 +736,6 @@ pub(crate) fn resolv_conf_text(r: &ResolvConf) -> String {
         out.push_str(&format!("options {}\n", r.options.join(" ")));
     }
     out
-}
-
-/// Where a profile came from, for reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Source {
-    /// The file as given.
-    pub path: PathBuf,
-    /// The SHA-256 of its bytes, hexadecimal.
-    pub sha256: String,
 }
 
 /// Whether `d` is a day written `YYYY-MM-DD` (digits and dashes; the calendar is not checked).

@@ -11,7 +11,6 @@
 //! platform refuses (a port out of range, two ports, an arbitrary port name, a reserved
 //! environment variable, a user id the profile does not allow, a malformed quantity).
 
-use std::path::Path;
 
 use serde_saphyr::Spanned;
 
@@ -20,7 +19,7 @@ use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use super::manifest::{Container, Object, PodSpec, Presence, Quantity, Template};
 use super::profile::Profile;
 use super::quantity::{cpu_millis, memory_bytes};
-use super::yaml::{YamlFile, read};
+use super::yaml::YamlFile;
 
 /// Environment variables the platform sets; a Service may not (Knative rejects them too).
 pub const RESERVED_ENV: &[&str] = &["PORT", "K_SERVICE", "K_CONFIGURATION", "K_REVISION"];
@@ -99,12 +98,6 @@ pub struct Parsed {
     pub service: Service,
     /// K1105 warnings.
     pub warnings: Vec<Diagnostic>,
-}
-
-/// The Service at `path`, read into `sources`.
-pub fn load(path: &Path, sources: &mut SourceMap) -> Result<Parsed, Vec<Diagnostic>> {
-    let id = read(path, sources, "K1103").map_err(|d| vec![d])?;
-    parse(id, sources)
 }
 
 /// What a K1103 for the Service's shape says.

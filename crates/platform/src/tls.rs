@@ -118,7 +118,7 @@ pub struct Handshake {
 
 impl Handshake {
     /// The handshake as evidence in a report.
-    pub fn evidence(&self) -> Value {
+    pub(crate) fn evidence(&self) -> Value {
         json!({
             "version": self.version,
             "cipher_suite": self.cipher_suite,
@@ -176,7 +176,7 @@ impl Write for Recorded {
 
 /// Connects to `host:port` and completes a TLS handshake for `host` against `trust`. `what` begins
 /// every message (`GET https://…/report`).
-pub fn handshake(
+pub(crate) fn handshake(
     host: &str,
     port: u16,
     trust: &Trust,

@@ -101,7 +101,7 @@ impl Target {
     }
 
     /// The `Host` the client sends: the host, with the port when the URL names one.
-    pub fn authority(&self) -> String {
+    pub(crate) fn authority(&self) -> String {
         let host = if self.host.contains(':') {
             format!("[{}]", self.host)
         } else {
@@ -115,7 +115,7 @@ impl Target {
     }
 
     /// `http` or `https`.
-    pub fn scheme(&self) -> &'static str {
+    pub(crate) fn scheme(&self) -> &'static str {
         if self.https { "https" } else { "http" }
     }
 
@@ -673,7 +673,7 @@ fn x_forwarded(s: &Seen<'_>) -> Verdict {
 
 /// Whether `v` is a W3C `traceparent` (version, trace id, parent id, flags; lowercase hex, neither
 /// id all zeros, version not `ff`). Its trace id when it is.
-pub fn trace_id(v: &str) -> Option<&str> {
+pub(crate) fn trace_id(v: &str) -> Option<&str> {
     let parts: Vec<&str> = v.trim().split('-').collect();
     let hex = |p: &str, n: usize| {
         p.len() == n

@@ -60,7 +60,7 @@ struct KindCtx<'a> {
 
 /// One change on the page.
 #[derive(Serialize)]
-pub(super) struct Entry<'a> {
+pub(crate) struct Entry<'a> {
     /// The `id` of its list item, the target of the chapter pages' badges.
     pub(super) anchor: String,
     /// The change, as the JSON of `kcontract diff` has it.

@@ -77,7 +77,7 @@ impl SourceFile {
     }
 
     /// Byte offset of the start of a 1-based line (clamped to the file).
-    pub fn line_start(&self, line: usize) -> usize {
+    pub(crate) fn line_start(&self, line: usize) -> usize {
         let idx = line.saturating_sub(1).min(self.line_starts.len() - 1);
         self.line_starts[idx]
     }
@@ -136,7 +136,7 @@ impl SourceMap {
         self.files.len()
     }
 
-    /// No file registered yet.
+    /// Whether no file is registered.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
@@ -539,7 +539,7 @@ fn unclosed_in_line(line: &str) -> Option<usize> {
 }
 
 /// Diagnostics sorted by position; the ones without a position first, in the order found.
-pub fn sorted<'a>(diags: &'a [Diagnostic], sources: &SourceMap) -> Vec<&'a Diagnostic> {
+pub(crate) fn sorted<'a>(diags: &'a [Diagnostic], sources: &SourceMap) -> Vec<&'a Diagnostic> {
     let mut v: Vec<&Diagnostic> = diags.iter().collect();
     v.sort_by_cached_key(|d| {
         d.position(sources)

@@ -28,7 +28,11 @@ mod spec_source;
 pub mod suggest;
 pub mod timings;
 
-pub use spec::*;
+pub use spec::{
+    Actor, Block, Clause, Contract, Document, EarlierVersion, Heading, Labelled, Level, LinkBase,
+    LinkDefs, Links, Prose, SectionRef, Spec, TestGlobs, Translation, TranslationState, Upstream,
+    Verify, check_id, clause_stamp, link_label, section_numbers, stamp,
+};
 pub use spec_source::{
     BOILERPLATE_MARKER, ClauseYaml, FieldValue, LINK_SCHEMES, LoadOptions, Loaded, Tree,
     chapter_file, io_error, is_language_tag, load, load_alongside, load_from, load_with, markdown_options,

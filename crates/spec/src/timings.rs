@@ -65,11 +65,6 @@ impl Timings {
         self.notes.extend(other.notes.iter().cloned());
     }
 
-    /// The steps and their times, in order.
-    pub fn steps(&self) -> &[(&'static str, Duration)] {
-        &self.steps
-    }
-
     /// A small table: step, milliseconds, share of the total.
     pub fn report(&self) -> String {
         let total: Duration = self.steps.iter().map(|(_, d)| *d).sum();

@@ -142,7 +142,7 @@ pub struct TestView {
 
 impl TestView {
     /// `binary name`, as cargo-nextest prints a test (or `file name` when the binary is unknown).
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         format!(
             "{} {}",
             self.binary.as_deref().unwrap_or(&self.file),
@@ -343,7 +343,7 @@ pub use kcontract_platform::checks::Status as ReportStatus;
 impl PlatformStatus {
     /// The name in the table, the JSON, the CSV and the site: the report's (`pass`, `fail`,
     /// `n/a`, `not-run`, `error`), or `stale`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PlatformStatus::Reported(s) => s.as_str(),
             PlatformStatus::Stale => "stale",
@@ -352,7 +352,7 @@ impl PlatformStatus {
 
     /// A check of the platform ran and decided the clause: what makes a clause covered
     /// ("executed", [`Coverage::executed`]).
-    pub fn executed(self) -> bool {
+    pub(crate) fn executed(self) -> bool {
         matches!(
             self,
             PlatformStatus::Reported(ReportStatus::Pass | ReportStatus::Fail)
@@ -422,7 +422,7 @@ pub struct PlatformCell {
 impl PlatformCell {
     /// What the cell shows: the documentation status of a documentation clause, else the status
     /// (empty when the report lacks the clause).
-    pub fn shown(&self) -> &'static str {
+    pub(crate) fn shown(&self) -> &'static str {
         match &self.documentation {
             Some(d) => d.status.as_str(),
             None => self.status.map_or("", PlatformStatus::as_str),
@@ -556,7 +556,7 @@ fn documentation(
 impl Row<'_> {
     /// A platform check ran and decided the clause (`pass` or `fail`) in a report judged against
     /// its current text: it counts as covered ([`Coverage::executed`]).
-    pub fn executed(&self) -> bool {
+    pub(crate) fn executed(&self) -> bool {
         self.platforms
             .iter()
             .any(|p| p.status.is_some_and(PlatformStatus::executed))

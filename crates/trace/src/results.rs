@@ -36,7 +36,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The lowercase name used in JSON and on the site (`passed`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Passed => "passed",
             Outcome::Skipped => "skipped",
@@ -183,16 +183,11 @@ pub struct Results {
 
 impl Results {
     /// Record one report (kept beside any earlier report of the same test).
-    pub fn add(&mut self, r: TestResult) {
+    pub(crate) fn add(&mut self, r: TestResult) {
         self.by_test
             .entry((r.target, r.name))
             .or_default()
             .push((r.package, r.outcome, r.message));
-    }
-
-    /// The number of reports (a test reported twice counts twice).
-    pub fn len(&self) -> usize {
-        self.by_test.values().map(Vec::len).sum()
     }
 
     /// Every test reported, as `binary name` (just the name when the package is not known),
@@ -215,7 +210,7 @@ impl Results {
     }
 
     /// The outcome of a test: results naming another package do not count.
-    pub fn outcome(&self, package: Option<&str>, target: &Target, name: &str) -> Option<Outcome> {
+    pub(crate) fn outcome(&self, package: Option<&str>, target: &Target, name: &str) -> Option<Outcome> {
         self.by_test
             .get(&(target.clone(), name.to_string()))?
             .iter()
@@ -226,7 +221,7 @@ impl Results {
 
     /// Why a test failed: the message of its first failed report (see [`Self::outcome`] for
     /// which reports count), or `None`.
-    pub fn message(&self, package: Option<&str>, target: &Target, name: &str) -> Option<String> {
+    pub(crate) fn message(&self, package: Option<&str>, target: &Target, name: &str) -> Option<String> {
         self.by_test
             .get(&(target.clone(), name.to_string()))?
             .iter()
@@ -798,7 +793,7 @@ mod tests {
             ),
             "{diags:?}"
         );
-        assert_eq!(results.len(), 1);
+        assert_eq!(results.by_test.len(), 1);
     }
 
     #[test]

@@ -79,17 +79,6 @@ pub struct Selector {
 }
 
 impl Selector {
-    /// Every clause (`*`).
-    pub fn all() -> Self {
-        Selector {
-            text: "*".into(),
-            any: vec![vec![Lit {
-                negated: false,
-                term: Term::All,
-            }]],
-        }
-    }
-
     /// Does the selector pick clause `c`?
     pub fn selects(&self, c: &Clause) -> bool {
         self.any
@@ -98,7 +87,7 @@ impl Selector {
     }
 
     /// Every term, in order.
-    pub fn terms(&self) -> impl Iterator<Item = &Term> {
+    pub(crate) fn terms(&self) -> impl Iterator<Item = &Term> {
         self.any.iter().flatten().map(|l| &l.term)
     }
 

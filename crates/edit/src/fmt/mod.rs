@@ -23,7 +23,7 @@ use kcontract_spec::{Block, Spec};
 use kcontract_spec::{ClauseYaml, FieldValue, markdown_options};
 
 /// The widest a line of a clause block may be, in characters, before a text is folded.
-pub const WIDTH: usize = 100;
+pub(crate) const WIDTH: usize = 100;
 
 /// A chapter file's text with its clause blocks in canonical form.
 pub fn format_chapter(src: &str) -> String {

@@ -92,12 +92,12 @@ impl Rootfs {
     }
 
     /// The rootfs folder.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The host's busybox.
-    pub fn busybox(&self) -> &Path {
+    pub(crate) fn busybox(&self) -> &Path {
         &self.busybox
     }
 }

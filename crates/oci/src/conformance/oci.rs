@@ -118,11 +118,6 @@ impl RuntimeCli {
         &self.program
     }
 
-    /// The private state directory.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     /// Runs `<runtime> --root ROOT ARGS…` and waits for it (at most [`COMMAND_DEADLINE`]).
     pub fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<CmdOutput, HarnessError> {
         let args: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();

@@ -39,7 +39,7 @@ impl HookName {
     ];
 
     /// The property name in `config.json` (and in traces).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             HookName::Prestart => "prestart",
             HookName::CreateRuntime => "createRuntime",
@@ -85,7 +85,7 @@ pub enum HookOutcome {
 
 impl HookOutcome {
     /// `ok` / `fail`, as in traces.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             HookOutcome::Ok => "ok",
             HookOutcome::Fail => "fail",
@@ -151,7 +151,7 @@ impl Hooks {
     }
 
     /// Set one kind's entries.
-    pub fn set(&mut self, hook: HookName, outcomes: Vec<HookOutcome>) {
+    pub(crate) fn set(&mut self, hook: HookName, outcomes: Vec<HookOutcome>) {
         self.lists[hook.index()] = outcomes;
     }
 
@@ -160,10 +160,6 @@ impl Hooks {
         &self.lists[hook.index()]
     }
 
-    /// Whether any entry of any kind is configured.
-    pub fn is_empty(&self) -> bool {
-        self.lists.iter().all(Vec::is_empty)
-    }
 }
 
 /// One hook program run during a step.

@@ -53,7 +53,7 @@ impl Signal {
     /// Parses a signal as `kill` takes it: a name, `SIG` followed by upper-case letters or digits
     /// (`SIGTERM`, `SIGUSR1`), `SIGRTMIN+n` / `SIGRTMAX-n`, or a number from 1 to 64 (9 is SIGKILL,
     /// 15 SIGTERM; any other number is kept as written).
-    pub fn parse(name: &str) -> Option<Signal> {
+    pub(crate) fn parse(name: &str) -> Option<Signal> {
         if !name.is_empty() && name.len() <= 2 && name.bytes().all(|b| b.is_ascii_digit()) {
             return match name.parse::<u8>().ok()? {
                 9 => Some(Signal::Kill),
@@ -107,7 +107,7 @@ impl Signal {
     }
 
     /// The name.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             Signal::Term => "SIGTERM",
             Signal::Kill => "SIGKILL",
@@ -186,7 +186,7 @@ impl OpKind {
     ];
 
     /// The trace name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             OpKind::State => "state",
             OpKind::Create => "create",

@@ -84,13 +84,8 @@ impl Runtime {
     }
 
     /// The profile.
-    pub fn version(&self) -> OciVersion {
+    pub(crate) fn version(&self) -> OciVersion {
         self.version
-    }
-
-    /// The real runtime whose deviations apply, if any.
-    pub fn profile(&self) -> Option<OciRuntime> {
-        self.profile
     }
 
     /// All containers, sorted by ID.

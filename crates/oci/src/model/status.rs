@@ -21,7 +21,7 @@ pub enum Status {
 
 impl Status {
     /// The JSON spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Creating => "creating",
             Status::Created => "created",

@@ -14,7 +14,7 @@ use kcontract_spec::{Tree, read_spec_source};
 mod cache;
 
 /// The `format:` this version reads.
-pub const FORMAT: &str = "kcontract-runtimes/1";
+pub(crate) const FORMAT: &str = "kcontract-runtimes/1";
 
 /// The whole of `deviations.yaml` (unknown fields are errors).
 #[derive(Debug, Clone, Deserialize, Serialize)]

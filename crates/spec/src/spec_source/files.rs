@@ -30,7 +30,7 @@ impl Tree {
     /// The bytes of the file at `path`: on disk a regular file of at most
     /// [`MAX_INPUT`](crate::fsutil::MAX_INPUT) bytes (a FIFO, a device, a socket is refused
     /// without waiting on it).
-    pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+    pub(crate) fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         match self {
             Tree::Disk => crate::fsutil::read_regular(path, crate::fsutil::MAX_INPUT),
             Tree::Memory(files) => files.get(path).cloned().ok_or_else(|| {
@@ -53,7 +53,7 @@ impl Tree {
     }
 
     /// Is there a folder at `path`?
-    pub fn is_dir(&self, path: &Path) -> bool {
+    pub(crate) fn is_dir(&self, path: &Path) -> bool {
         match self {
             Tree::Disk => path.is_dir(),
             Tree::Memory(files) => files
@@ -64,7 +64,7 @@ impl Tree {
     }
 
     /// Is there anything (file or folder) at `path`?
-    pub fn exists(&self, path: &Path) -> bool {
+    pub(crate) fn exists(&self, path: &Path) -> bool {
         match self {
             Tree::Disk => path.exists(),
             Tree::Memory(files) => files.contains_key(path) || self.is_dir(path),

@@ -90,7 +90,7 @@ impl Claim {
     /// A claim whose recorded stamp is not the clause's current one: the clause's text (or
     /// level, which is in the text) changed since a person last reviewed the test against it.
     /// A claim without a stamp is not suspect (it was never reviewed; see [`Claim::unreviewed`]).
-    pub fn suspect(&self, spec: &kcontract_spec::Spec) -> bool {
+    pub(crate) fn suspect(&self, spec: &kcontract_spec::Spec) -> bool {
         match (&self.stamp, spec.clause(&self.id)) {
             (Some(s), Some(c)) => *s != c.stamp,
             _ => false,
@@ -98,7 +98,7 @@ impl Claim {
     }
 
     /// A claim without a stamp: valid (older test suites), reported only with `--strict`.
-    pub fn unreviewed(&self) -> bool {
+    pub(crate) fn unreviewed(&self) -> bool {
         self.stamp.is_none()
     }
 }

@@ -117,7 +117,7 @@ pub fn find(root: &Path, globs: &TestGlobs, cache: &CacheChoice) -> Found {
 
 impl Found {
     /// The second half: the tests and their claims, each claimed id looked up in `spec`.
-    pub fn scan(self, spec: &Spec) -> Scan {
+    pub(crate) fn scan(self, spec: &Spec) -> Scan {
         self.scan_for(spec, "kcontract review")
     }
 

@@ -24,7 +24,7 @@ pub enum Target {
 
 impl Target {
     /// nextest's binary id: `pkg` (library), `pkg::name` (integration test), `pkg::bin/name`, ….
-    pub fn binary_id(&self, package: &str) -> String {
+    pub(crate) fn binary_id(&self, package: &str) -> String {
         match self {
             Target::Lib => package.to_string(),
             Target::Test(n) => format!("{package}::{n}"),
