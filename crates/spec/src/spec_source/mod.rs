@@ -30,7 +30,7 @@ pub use links::LINK_SCHEMES;
 pub(crate) use translation::translation_diagnostics;
 pub use untranslated::paragraphs;
 
-use chapter::ParsedChapter;
+use chapter::{ChapterInput, ParsedChapter};
 use clause_block::Schema;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap};
@@ -280,7 +280,15 @@ fn read_and_parse(
         .filter_map(|(chapter, path, id): (String, PathBuf, Option<FileId>)| {
             let file = sources.get(id?);
             let mut diags = Vec::new();
-            let p = chapter::parse_chapter(id?, file, &chapter, lang, schema, contract, &mut diags);
+            let input = ChapterInput {
+                file_id: id?,
+                file,
+                chapter: &chapter,
+                lang,
+                schema,
+                contract,
+            };
+            let p = chapter::parse_chapter(&input, &mut diags);
             Some((chapter, path, p, diags))
         })
         .collect();
