@@ -7,47 +7,47 @@
 use std::fmt;
 use std::ops::Range;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
-/// A requirement level after normalisation (RFC 2119 §1–5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// A requirement level after normalisation (RFC 2119 §1–5). Its word (`MUST NOT`) is declared once,
+/// on its variant: [`Level::as_str`], [`fmt::Display`] and the serialised form all read it.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 pub enum Level {
     /// `MUST`, also written `REQUIRED` or `SHALL`.
-    #[serde(rename = "MUST")]
+    #[strum(serialize = "MUST")]
     Must,
     /// `MUST NOT`, also written `SHALL NOT`.
-    #[serde(rename = "MUST NOT")]
+    #[strum(serialize = "MUST NOT")]
     MustNot,
     /// `SHOULD`, also written `RECOMMENDED`.
-    #[serde(rename = "SHOULD")]
+    #[strum(serialize = "SHOULD")]
     Should,
     /// `SHOULD NOT`, also written `NOT RECOMMENDED`.
-    #[serde(rename = "SHOULD NOT")]
+    #[strum(serialize = "SHOULD NOT")]
     ShouldNot,
     /// `MAY`, also written `OPTIONAL`.
-    #[serde(rename = "MAY")]
+    #[strum(serialize = "MAY")]
     May,
 }
 
 impl Level {
-    /// Every level, strongest first (the order of summaries).
-    pub const ALL: [Level; 5] = [
-        Level::Must,
-        Level::MustNot,
-        Level::Should,
-        Level::ShouldNot,
-        Level::May,
-    ];
+    /// Every level, strongest first (the order of summaries): the order of the declaration.
+    pub const ALL: &'static [Level] = <Level as strum::VariantArray>::VARIANTS;
 
     /// The normalised keyword (`MUST NOT`), as written in `level:` and serialised.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Must => "MUST",
-            Level::MustNot => "MUST NOT",
-            Level::Should => "SHOULD",
-            Level::ShouldNot => "SHOULD NOT",
-            Level::May => "MAY",
-        }
+        self.into()
     }
 
     /// Normalise one of the eleven RFC 2119 keywords. Internal whitespace may be any run of spaces,
@@ -73,6 +73,13 @@ impl Level {
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// Serialised as its keyword (`"MUST NOT"`), the word of its variant.
+impl Serialize for Level {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 
@@ -395,6 +402,18 @@ mod tests {
             .into_iter()
             .map(|h| (&text[h.range], h.level))
             .collect()
+    }
+
+    /// The words, their order in `ALL` (strongest first: the summaries' order) and the serialised
+    /// form all come from the one declaration.
+    #[test]
+    fn levels_in_order_with_their_words() {
+        let words: Vec<&str> = Level::ALL.iter().map(|l| l.as_str()).collect();
+        assert_eq!(words, ["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"]);
+        for l in Level::ALL {
+            assert_eq!(serde_json::to_string(l).unwrap(), format!("\"{l}\""));
+            assert_eq!(Level::from_keyword(l.as_str()), Some(*l));
+        }
     }
 
     #[test]

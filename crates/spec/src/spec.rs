@@ -598,8 +598,9 @@ pub struct TranslatedClause {
 }
 
 /// Is a translated clause up to date with its source?
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum TranslationState {
     /// Made from the current source text (the stamps agree).
     Current,
@@ -612,11 +613,7 @@ pub enum TranslationState {
 impl TranslationState {
     /// The serialised name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            TranslationState::Current => "current",
-            TranslationState::Stale => "stale",
-            TranslationState::Missing => "missing",
-        }
+        self.into()
     }
 }
 

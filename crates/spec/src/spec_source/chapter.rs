@@ -14,8 +14,8 @@ use super::clause_block::{BlockPos, ClauseFields, Schema, parse_block};
 use crate::diagnostic::{Diagnostic, FileId, SourceFile, Span};
 use crate::keywords::{Level, find_keywords};
 use crate::spec::{
-    Clause, Heading, Link, LinkDef, LinkDefs, NestedClause, Prose, SectionRef, TranslatedClause,
-    link_label,
+    Clause, Contract, Heading, Link, LinkDef, LinkDefs, NestedClause, Prose, SectionRef,
+    TranslatedClause, link_label,
 };
 
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
@@ -129,43 +129,32 @@ fn in_list_items(stack: &[bool]) -> bool {
     !stack.is_empty() && stack.iter().all(|&list| list)
 }
 
+/// One chapter file to parse, and what its clause blocks are read against.
+pub(super) struct ChapterInput<'a> {
+    /// The file's id in the source map (every span points into it).
+    pub file_id: FileId,
+    /// The file itself.
+    pub file: &'a SourceFile,
+    /// The chapter's name (its file stem), recorded in each clause.
+    pub chapter: &'a str,
+    /// The file's language: a Chinese one also has its keyword terms checked (K0308).
+    pub lang: &'a str,
+    /// A source-language chapter or a translation's.
+    pub schema: Schema,
+    /// Its actors and verify kinds are the names a clause may use.
+    pub contract: &'a Contract,
+}
+
+/// Parse one chapter file: its top-level blocks in one pass over pulldown-cmark's events
+/// ([`ChapterReader`]), then its pieces in order, with the clause blocks parsed
+/// ([`ChapterReader::assemble`]). Problems go to `diags`.
 pub(super) fn parse_chapter(
-    file_id: FileId,
-    file: &SourceFile,
-    chapter: &str,
-    lang: &str,
-    schema: Schema,
-    contract: &crate::spec::Contract,
+    input: &ChapterInput<'_>,
     diags: &mut Vec<Diagnostic>,
 ) -> ParsedChapter {
-    let src = file.text.as_str();
-    let mut headings = Vec::new();
-    let mut slugs: HashMap<String, usize> = HashMap::new();
-    let mut title = None;
-
-    let mut depth = 0usize;
-    let mut block_start = 0usize;
-    let mut masked: Vec<Range<usize>> = Vec::new();
-    let mut fence: Option<(Range<usize>, Vec<Range<usize>>, String)> = None; // top-level clause fence
-    // Any other fenced code block being read: its range, info string and text, to tell whether
-    // it is a mistyped clause block (K0121).
-    let mut code: Option<(Range<usize>, String, String)> = None;
-    let mut heading: Option<(u8, String)> = None;
-    let mut exempt_next = false;
-    let mut prose_from = 0usize;
-
-    let mut tops: Vec<(Range<usize>, Top)> = Vec::new();
-    // The open containers of the block being read, the top-level one first: `true` for a list or
-    // a list item.
-    let mut stack: Vec<bool> = Vec::new();
-    let mut nested: Vec<Nested> = Vec::new();
-    let mut misplaced: Vec<Range<usize>> = Vec::new();
-    let mut links = Vec::new();
-    let mut unbuilt = Vec::new();
-
     let mut undefined = Vec::new();
     let parser = Parser::new_with_broken_link_callback(
-        src,
+        input.file.text.as_str(),
         markdown_options(),
         Some(|b: BrokenLink<'_>| {
             if is_reference(b.link_type) {
@@ -185,171 +174,344 @@ pub(super) fn parse_chapter(
             (link_label(label), def)
         })
         .collect();
+    let mut reader = ChapterReader::new(input, diags);
     for (ev, range) in parser.into_offset_iter() {
         match ev {
-            Event::Start(tag) => {
-                if depth == 0 {
-                    block_start = range.start;
-                    masked.clear();
-                    nested.clear();
-                    misplaced.clear();
-                    stack.clear();
-                }
-                if let Tag::CodeBlock(kind) = &tag {
-                    let is_clause = matches!(kind, CodeBlockKind::Fenced(info) if info.split_whitespace().next() == Some("clause"));
-                    if is_clause && (depth == 0 || in_list_items(&stack)) {
-                        check_closed(file_id, file, &range, diags);
-                    }
-                    if depth == 0 && is_clause {
-                        let fence_end = file.line_end(range.start);
-                        fence = Some((range.start..fence_end, Vec::new(), String::new()));
-                    } else {
-                        if let CodeBlockKind::Fenced(info) = kind {
-                            check_swallowed_clause(file_id, file, &range, diags);
-                            if !is_clause {
-                                code = Some((range.clone(), info.to_string(), String::new()));
-                            }
-                        }
-                        if is_clause && in_list_items(&stack) {
-                            nested.push(Nested::at(file, &range));
-                        } else if is_clause {
-                            misplaced.push(range.clone());
-                            diags.push(
-                                    Diagnostic::error("K0114", "a clause block must not be nested")
-                                        .at(Span::new(file_id, range.start..file.line_end(range.start)), "this clause is inside a quote, a footnote or another block")
-                                        .help("start the ```clause fence at column 1, or in a list item at the item's indent; a clause cannot sit in a block quote, a footnote or a table"),
-                                );
-                        }
-                        masked.push(range.clone());
-                    }
-                }
-                stack.push(matches!(tag, Tag::List(_) | Tag::Item));
-                match &tag {
-                    Tag::HtmlBlock => masked.push(range.clone()),
-                    Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
-                        links.push(Link {
-                            dest: dest_url.to_string(),
-                            span: Span::new(file_id, dest_range(src, &range, dest_url)),
-                        });
-                    }
-                    Tag::Heading { level, .. } if depth == 0 => {
-                        heading = Some((*level as u8, String::new()));
-                    }
-                    _ => {}
-                }
-                depth += 1;
-            }
-            Event::End(tag) => {
-                depth = depth.saturating_sub(1);
-                if let (TagEnd::CodeBlock, Some((range, info, text))) = (tag, code.take()) {
-                    check_lookalike(file_id, file, &range, &info, &text, diags);
-                }
-                stack.pop();
-                if depth == 0 {
-                    let block = block_start..range.end;
-                    match tag {
-                        TagEnd::CodeBlock if fence.is_some() => {
-                            let (fence_range, texts, joined) = fence.take().unwrap_or_default();
-                            let content_start = texts
-                                .first()
-                                .map_or(file.line_end(fence_range.end) + 1, |r| r.start)
-                                .min(src.len());
-                            let content_end = texts.last().map_or(content_start, |r| r.end);
-                            let contiguous =
-                                src.get(content_start..content_end) == Some(joined.as_str());
-                            tops.push((
-                                block,
-                                Top::Clause {
-                                    fence: fence_range,
-                                    content: content_start..content_end,
-                                    contiguous,
-                                },
-                            ));
-                        }
-                        // HTML blocks are never scanned for keywords; the marker exempts the
-                        // block after it.
-                        TagEnd::HtmlBlock => {
-                            if src[block].trim() == BOILERPLATE_MARKER {
-                                exempt_next = true;
-                            }
-                        }
-                        other => {
-                            let is_heading = matches!(other, TagEnd::Heading(_));
-                            if let (TagEnd::Heading(_), Some((level, text))) =
-                                (other, heading.take())
-                            {
-                                let base = slugify(&text);
-                                let n = slugs.entry(base.clone()).or_insert(0);
-                                let anchor = if *n == 0 { base } else { format!("{base}-{n}") };
-                                *n += 1;
-                                if level == 1 && title.is_none() {
-                                    title = Some(text.clone());
-                                }
-                                let line = file.line_col(block.start).0;
-                                headings.push(Heading {
-                                    level,
-                                    title: text,
-                                    anchor,
-                                    line,
-                                    span: Span::new(file_id, block.clone()),
-                                });
-                            }
-                            tops.push((
-                                block,
-                                Top::Other {
-                                    masked: std::mem::take(&mut masked),
-                                    boilerplate: std::mem::take(&mut exempt_next),
-                                    title: is_heading,
-                                    nested: std::mem::take(&mut nested),
-                                    misplaced: std::mem::take(&mut misplaced),
-                                },
-                            ));
-                        }
-                    }
-                }
-            }
-            Event::Text(t) | Event::Code(t) => {
-                if let Some((_, texts, joined)) = fence.as_mut() {
-                    texts.push(range.clone());
-                    joined.push_str(&t);
-                }
-                if let Some((_, _, text)) = code.as_mut() {
-                    text.push_str(&t);
-                }
-                if let Some((_, h)) = heading.as_mut() {
-                    h.push_str(&t);
-                }
-            }
+            Event::Start(tag) => reader.on_start(tag, range),
+            Event::End(tag) => reader.on_end(tag, range),
+            Event::Text(t) | Event::Code(t) => reader.on_text(&t, range),
             _ => {}
         }
     }
-
-    let mut undefined: Vec<(Span, String)> = undefined
+    let undefined = undefined
         .into_iter()
-        .map(|(span, label)| (Span::new(file_id, span), label))
+        .map(|(span, label)| (Span::new(input.file_id, span), label))
         .collect();
-    let mut pieces = Vec::new();
-    // Second pass over the top-level blocks: keyword scan of prose, clause parsing, prose pieces.
-    // A clause belongs to the last heading that starts before it.
-    let section_at: Vec<(usize, SectionRef)> = headings
-        .iter()
-        .map(|h| {
-            let sec = SectionRef {
-                title: h.title.clone(),
-                anchor: h.anchor.clone(),
-            };
-            (file.line_start(h.line), sec)
-        })
-        .collect();
+    reader.assemble(link_defs, undefined)
+}
 
-    // The clause blocks of the prose read since `prose_from`, for its piece (their ranges the
-    // file's, whole lines).
-    let mut held: Vec<NestedClause> = Vec::new();
-    for (block, top) in tops {
+/// A top-level clause block being read: its opening fence line, and its text events (their
+/// ranges, and their text joined), to tell whether its YAML lies in the file as one piece.
+struct OpenClause {
+    fence: Range<usize>,
+    texts: Vec<Range<usize>>,
+    joined: String,
+}
+
+/// Any other fenced code block being read: its range, info string and text, to tell whether it is
+/// a mistyped clause block (K0121).
+struct OpenCode {
+    range: Range<usize>,
+    info: String,
+    text: String,
+}
+
+/// The first pass over a chapter: pulldown-cmark's events gathered into top-level blocks
+/// ([`Top`]), with the headings (and their anchors), the title and the links of the prose on the
+/// way. What the events of one top-level block tell is held in the fields until its end.
+struct ChapterReader<'a> {
+    input: &'a ChapterInput<'a>,
+    diags: &'a mut Vec<Diagnostic>,
+    /// How many tags are open: 0 between top-level blocks.
+    depth: usize,
+    /// Where the top-level block being read starts.
+    block_start: usize,
+    /// The open containers of the block being read, the top-level one first: `true` for a list or
+    /// a list item.
+    stack: Vec<bool>,
+    /// The code and HTML blocks inside the block being read, blanked out before its keyword scan.
+    masked: Vec<Range<usize>>,
+    /// The clause blocks inside the block's list items, in order.
+    nested: Vec<Nested>,
+    /// The clause blocks inside a quote, a footnote or a table (K0114).
+    misplaced: Vec<Range<usize>>,
+    /// The top-level clause block being read.
+    clause: Option<OpenClause>,
+    /// Any other fenced code block being read.
+    code: Option<OpenCode>,
+    /// The top-level heading being read: its level and text.
+    heading: Option<(u8, String)>,
+    /// The boilerplate marker came last: the next block is not scanned for keywords.
+    exempt_next: bool,
+    /// The top-level blocks read, in order.
+    tops: Vec<(Range<usize>, Top)>,
+    headings: Vec<Heading>,
+    /// How many headings had each anchor so far (GitHub numbers the repeats: `x`, `x-1`, …).
+    slugs: HashMap<String, usize>,
+    /// The first level-1 heading.
+    title: Option<String>,
+    /// The links written in the prose (a clause's are found when it is parsed).
+    links: Vec<Link>,
+}
+
+impl<'a> ChapterReader<'a> {
+    fn new(input: &'a ChapterInput<'a>, diags: &'a mut Vec<Diagnostic>) -> Self {
+        ChapterReader {
+            input,
+            diags,
+            depth: 0,
+            block_start: 0,
+            stack: Vec::new(),
+            masked: Vec::new(),
+            nested: Vec::new(),
+            misplaced: Vec::new(),
+            clause: None,
+            code: None,
+            heading: None,
+            exempt_next: false,
+            tops: Vec::new(),
+            headings: Vec::new(),
+            slugs: HashMap::new(),
+            title: None,
+            links: Vec::new(),
+        }
+    }
+
+    fn on_start(&mut self, tag: Tag<'_>, range: Range<usize>) {
+        if self.depth == 0 {
+            self.block_start = range.start;
+            self.masked.clear();
+            self.nested.clear();
+            self.misplaced.clear();
+            self.stack.clear();
+        }
+        if let Tag::CodeBlock(kind) = &tag {
+            self.on_code_block(kind, &range);
+        }
+        self.stack.push(matches!(tag, Tag::List(_) | Tag::Item));
+        match &tag {
+            Tag::HtmlBlock => self.masked.push(range.clone()),
+            Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
+                let src = self.input.file.text.as_str();
+                self.links.push(Link {
+                    dest: dest_url.to_string(),
+                    span: Span::new(self.input.file_id, dest_range(src, &range, dest_url)),
+                });
+            }
+            Tag::Heading { level, .. } if self.depth == 0 => {
+                self.heading = Some((*level as u8, String::new()));
+            }
+            _ => {}
+        }
+        self.depth += 1;
+    }
+
+    /// The start of a code block: a top-level clause block opens; one in a list item is nested;
+    /// one anywhere else is misplaced (K0114); any other fenced block is checked for a clause block
+    /// it swallows (K0120) and read for its likeness to one (K0121).
+    fn on_code_block(&mut self, kind: &CodeBlockKind<'_>, range: &Range<usize>) {
+        let ChapterInput { file_id, file, .. } = *self.input;
+        let is_clause = matches!(kind, CodeBlockKind::Fenced(info) if info.split_whitespace().next() == Some("clause"));
+        if is_clause && (self.depth == 0 || in_list_items(&self.stack)) {
+            check_closed(file_id, file, range, self.diags);
+        }
+        if self.depth == 0 && is_clause {
+            self.clause = Some(OpenClause {
+                fence: range.start..file.line_end(range.start),
+                texts: Vec::new(),
+                joined: String::new(),
+            });
+            return;
+        }
+        if let CodeBlockKind::Fenced(info) = kind {
+            check_swallowed_clause(file_id, file, range, self.diags);
+            if !is_clause {
+                self.code = Some(OpenCode {
+                    range: range.clone(),
+                    info: info.to_string(),
+                    text: String::new(),
+                });
+            }
+        }
+        if is_clause && in_list_items(&self.stack) {
+            self.nested.push(Nested::at(file, range));
+        } else if is_clause {
+            self.misplaced.push(range.clone());
+            self.diags.push(
+                Diagnostic::error("K0114", "a clause block must not be nested")
+                    .at(Span::new(file_id, range.start..file.line_end(range.start)), "this clause is inside a quote, a footnote or another block")
+                    .help("start the ```clause fence at column 1, or in a list item at the item's indent; a clause cannot sit in a block quote, a footnote or a table"),
+            );
+        }
+        self.masked.push(range.clone());
+    }
+
+    fn on_end(&mut self, tag: TagEnd, range: Range<usize>) {
+        self.depth = self.depth.saturating_sub(1);
+        if let (TagEnd::CodeBlock, Some(code)) = (tag, self.code.take()) {
+            let ChapterInput { file_id, file, .. } = *self.input;
+            check_lookalike(
+                file_id,
+                file,
+                &code.range,
+                &code.info,
+                &code.text,
+                self.diags,
+            );
+        }
+        self.stack.pop();
+        if self.depth == 0 {
+            self.end_block(tag, self.block_start..range.end);
+        }
+    }
+
+    /// The end of top-level block `block`: a clause block, an HTML block (the boilerplate marker
+    /// exempts the block after it; HTML is never scanned for keywords), or prose (a heading among
+    /// it).
+    fn end_block(&mut self, tag: TagEnd, block: Range<usize>) {
+        match tag {
+            TagEnd::CodeBlock if self.clause.is_some() => {
+                let top = self.clause.take().map(|c| self.clause_top(c));
+                self.tops.extend(top.map(|top| (block, top)));
+            }
+            TagEnd::HtmlBlock => {
+                if self.input.file.text[block].trim() == BOILERPLATE_MARKER {
+                    self.exempt_next = true;
+                }
+            }
+            other => {
+                let is_heading = matches!(other, TagEnd::Heading(_));
+                if let (TagEnd::Heading(_), Some((level, text))) = (other, self.heading.take()) {
+                    self.add_heading(level, text, &block);
+                }
+                let top = Top::Other {
+                    masked: std::mem::take(&mut self.masked),
+                    boilerplate: std::mem::take(&mut self.exempt_next),
+                    title: is_heading,
+                    nested: std::mem::take(&mut self.nested),
+                    misplaced: std::mem::take(&mut self.misplaced),
+                };
+                self.tops.push((block, top));
+            }
+        }
+    }
+
+    /// A top-level clause block read: where its YAML is, and whether it is one piece of the file
+    /// (not when the fence is indented and its lines lose their indent).
+    fn clause_top(&self, clause: OpenClause) -> Top {
+        let OpenClause {
+            fence,
+            texts,
+            joined,
+        } = clause;
+        let ChapterInput { file, .. } = *self.input;
+        let src = file.text.as_str();
+        let content_start = texts
+            .first()
+            .map_or(file.line_end(fence.end) + 1, |r| r.start)
+            .min(src.len());
+        let content_end = texts.last().map_or(content_start, |r| r.end);
+        let contiguous = src.get(content_start..content_end) == Some(joined.as_str());
+        Top::Clause {
+            fence,
+            content: content_start..content_end,
+            contiguous,
+        }
+    }
+
+    /// A heading read: its anchor (numbered when the text repeats), and the title when it is the
+    /// first of level 1.
+    fn add_heading(&mut self, level: u8, text: String, block: &Range<usize>) {
+        let ChapterInput { file_id, file, .. } = *self.input;
+        let base = slugify(&text);
+        let n = self.slugs.entry(base.clone()).or_insert(0);
+        let anchor = if *n == 0 { base } else { format!("{base}-{n}") };
+        *n += 1;
+        if level == 1 && self.title.is_none() {
+            self.title = Some(text.clone());
+        }
+        self.headings.push(Heading {
+            level,
+            title: text,
+            anchor,
+            line: file.line_col(block.start).0,
+            span: Span::new(file_id, block.clone()),
+        });
+    }
+
+    fn on_text(&mut self, t: &str, range: Range<usize>) {
+        if let Some(clause) = self.clause.as_mut() {
+            clause.texts.push(range);
+            clause.joined.push_str(t);
+        }
+        if let Some(code) = self.code.as_mut() {
+            code.text.push_str(t);
+        }
+        if let Some((_, h)) = self.heading.as_mut() {
+            h.push_str(t);
+        }
+    }
+
+    /// The second pass, over the top-level blocks read: the keyword scan of the prose, the clause
+    /// blocks parsed, and the chapter's pieces in order. `link_defs` are the chapter's link
+    /// reference definitions; `undefined`, the references of its prose none resolves.
+    fn assemble(self, link_defs: LinkDefs, undefined: Vec<(Span, String)>) -> ParsedChapter {
+        let ChapterReader {
+            input,
+            diags,
+            tops,
+            headings,
+            title,
+            links,
+            ..
+        } = self;
+        // A clause belongs to the last heading that starts before it.
+        let section_at = headings
+            .iter()
+            .map(|h| {
+                let sec = SectionRef {
+                    title: h.title.clone(),
+                    anchor: h.anchor.clone(),
+                };
+                (input.file.line_start(h.line), sec)
+            })
+            .collect();
+        let mut pieces = Pieces {
+            input,
+            diags,
+            section_at,
+            link_defs,
+            links,
+            undefined,
+            unbuilt: Vec::new(),
+            pieces: Vec::new(),
+            held: Vec::new(),
+            prose_from: 0,
+        };
+        for (block, top) in tops {
+            pieces.add(block, top);
+        }
+        pieces.finish(title, headings)
+    }
+}
+
+/// The second pass's state: the pieces made so far, and what the clause blocks parsed add to the
+/// chapter (their links, their undefined references, the ids of those left out).
+struct Pieces<'a> {
+    input: &'a ChapterInput<'a>,
+    diags: &'a mut Vec<Diagnostic>,
+    /// Where each heading's section starts, in order.
+    section_at: Vec<(usize, SectionRef)>,
+    link_defs: LinkDefs,
+    links: Vec<Link>,
+    undefined: Vec<(Span, String)>,
+    unbuilt: Vec<String>,
+    pieces: Vec<Piece>,
+    /// The clause blocks of the prose read since `prose_from`, for its piece (their ranges the
+    /// file's, whole lines).
+    held: Vec<NestedClause>,
+    /// Where the prose not yet made a piece starts.
+    prose_from: usize,
+}
+
+impl Pieces<'_> {
+    /// Top-level block `block`: prose (a heading, a paragraph, a list that may hold clause
+    /// blocks) or a clause block.
+    fn add(&mut self, block: Range<usize>, top: Top) {
         let prose_end = block.end;
         // The clause blocks this top-level block holds: itself, or those in its list items (then
         // the block is prose that holds them).
-        let (clauses, in_prose): (Vec<Nested>, bool) = match top {
+        let (clauses, in_prose) = match top {
             Top::Other {
                 masked,
                 boilerplate,
@@ -357,18 +519,20 @@ pub(super) fn parse_chapter(
                 nested,
                 misplaced,
             } => {
-                held.extend(misplaced.iter().map(|r| NestedClause {
+                let src = self.input.file.text.as_str();
+                self.held.extend(misplaced.iter().map(|r| NestedClause {
                     range: whole_lines(src, r),
                     id: None,
                 }));
                 if title {
-                    continue;
+                    return;
                 }
                 if !boilerplate {
-                    scan_prose(file_id, file, &block, &masked, diags);
+                    let ChapterInput { file_id, file, .. } = *self.input;
+                    scan_prose(file_id, file, &block, &masked, self.diags);
                 }
                 if nested.is_empty() {
-                    continue;
+                    return;
                 }
                 (nested, true)
             }
@@ -376,114 +540,162 @@ pub(super) fn parse_chapter(
                 fence,
                 content,
                 contiguous,
-            } => {
-                let prose = prose_piece(src, prose_from..block.start, &mut held);
-                if !prose.text.trim().is_empty() {
-                    pieces.push(Piece::Prose(prose));
-                }
-                prose_from = block.end;
-                if !contiguous {
-                    diags.push(
-                        Diagnostic::error("K0114", "a clause fence must start at column 1")
-                            .at(Span::new(file_id, fence.clone()), "indented clause fence")
-                            .help("remove the indentation before ```clause; clauses are top-level blocks, or sit in a list item at the item's indent"),
-                    );
-                    continue;
-                }
-                let top = Nested {
-                    block: block.clone(),
-                    fence,
-                    content,
-                };
-                (vec![top], false)
-            }
+            } => match self.top_clause(block, fence, content, contiguous) {
+                Some(top) => (vec![top], false),
+                None => return,
+            },
         };
-        let mut built = Vec::with_capacity(clauses.len());
-        for Nested {
+        let built: Vec<Piece> = clauses
+            .into_iter()
+            .filter_map(|clause| self.clause(clause, in_prose))
+            .collect();
+        if in_prose {
+            // The list is prose that holds clauses: it is one piece, its clauses after it.
+            let src = self.input.file.text.as_str();
+            let prose = prose_piece(src, self.prose_from..prose_end, &mut self.held);
+            self.pieces.push(Piece::Prose(prose));
+            self.prose_from = prose_end;
+        }
+        self.pieces.extend(built);
+    }
+
+    /// A top-level clause block: the prose before it becomes a piece; the block is parsed unless
+    /// its fence is indented (K0114).
+    fn top_clause(
+        &mut self,
+        block: Range<usize>,
+        fence: Range<usize>,
+        content: Range<usize>,
+        contiguous: bool,
+    ) -> Option<Nested> {
+        let src = self.input.file.text.as_str();
+        let prose = prose_piece(src, self.prose_from..block.start, &mut self.held);
+        if !prose.text.trim().is_empty() {
+            self.pieces.push(Piece::Prose(prose));
+        }
+        self.prose_from = block.end;
+        if !contiguous {
+            self.diags.push(
+                Diagnostic::error("K0114", "a clause fence must start at column 1")
+                    .at(Span::new(self.input.file_id, fence), "indented clause fence")
+                    .help("remove the indentation before ```clause; clauses are top-level blocks, or sit in a list item at the item's indent"),
+            );
+            return None;
+        }
+        Some(Nested {
             block,
             fence,
             content,
-        } in clauses
+        })
+    }
+
+    /// One clause block parsed and built (`None` when it has errors), its links and undefined
+    /// references recorded; held by the prose piece it sits in when `in_prose`.
+    fn clause(&mut self, clause: Nested, in_prose: bool) -> Option<Piece> {
+        let Nested {
+            block,
+            fence,
+            content,
+        } = clause;
+        let ChapterInput {
+            file_id,
+            file,
+            chapter,
+            lang,
+            schema,
+            contract,
+        } = *self.input;
+        let src = file.text.as_str();
+        let pos = BlockPos {
+            file_id,
+            file,
+            content,
+            fence,
+            contract,
+        };
+        let fields = parse_block(&pos, schema, self.diags);
+        let within = fields.text_span.as_ref().map_or(&block, |s| &s.range);
+        if is_chinese(lang)
+            && let Some(text) = &fields.text
         {
-            let pos = BlockPos {
-                file_id,
-                file,
-                content,
-                fence,
-                contract,
-            };
-            let fields = parse_block(&pos, schema, diags);
-            let within = fields.text_span.as_ref().map_or(&block, |s| &s.range);
-            if is_chinese(lang)
-                && let Some(text) = &fields.text
-            {
-                check_chinese_terms(text, src, within, file_id, diags);
+            check_chinese_terms(text, src, within, file_id, self.diags);
+        }
+        self.clause_links(&fields, within);
+        let section = self
+            .section_at
+            .iter()
+            .rev()
+            .find(|(off, _)| *off <= block.start)
+            .map(|(_, s)| s.clone());
+        let written_id = fields
+            .id
+            .as_ref()
+            .map(|(id, _)| id.clone())
+            .or_else(|| id_line(&src[pos_content(&block, src)]));
+        let piece = match schema {
+            Schema::Source => {
+                let built = build_clause(fields, chapter, section, file, file_id, &block);
+                if built.is_none() {
+                    self.unbuilt.extend(written_id);
+                }
+                built.map(|c| Piece::Clause(Box::new(c)))
             }
-            for text in [&fields.text, &fields.reason, &fields.implicit]
-                .into_iter()
-                .flatten()
-            {
-                let (found, missing) = links_in(text, &link_defs);
-                links.extend(found.into_iter().map(|dest| Link {
-                    span: Span::new(file_id, dest_range(src, within, &dest)),
-                    dest,
-                }));
-                undefined.extend(missing.into_iter().map(|(written, label)| {
+            Schema::Translation => build_translated(fields, file, file_id, &block)
+                .map(|c| Piece::Translated(Box::new(c))),
+        };
+        if in_prose {
+            let id = match &piece {
+                Some(Piece::Clause(c)) => Some(c.id.clone()),
+                Some(Piece::Translated(t)) => Some(t.id.clone()),
+                _ => None,
+            };
+            let range = whole_lines(src, &block);
+            self.held.push(NestedClause { range, id });
+        }
+        piece
+    }
+
+    /// The links of a clause's text, `reason` and `implicit` (written `within` the block), and the
+    /// references among them that no definition of the chapter resolves.
+    fn clause_links(&mut self, fields: &ClauseFields, within: &Range<usize>) {
+        let ChapterInput { file_id, file, .. } = *self.input;
+        let src = file.text.as_str();
+        for text in [&fields.text, &fields.reason, &fields.implicit]
+            .into_iter()
+            .flatten()
+        {
+            let (found, missing) = links_in(text, &self.link_defs);
+            self.links.extend(found.into_iter().map(|dest| Link {
+                span: Span::new(file_id, dest_range(src, within, &dest)),
+                dest,
+            }));
+            self.undefined
+                .extend(missing.into_iter().map(|(written, label)| {
                     (Span::new(file_id, dest_range(src, within, &written)), label)
                 }));
-            }
-            let section = section_at
-                .iter()
-                .rev()
-                .find(|(off, _)| *off <= block.start)
-                .map(|(_, s)| s.clone());
-            let written_id = fields
-                .id
-                .as_ref()
-                .map(|(id, _)| id.clone())
-                .or_else(|| id_line(&src[pos_content(&block, src)]));
-            let piece = match schema {
-                Schema::Source => {
-                    let built = build_clause(fields, chapter, section, file, file_id, &block);
-                    if built.is_none() {
-                        unbuilt.extend(written_id);
-                    }
-                    built.map(|c| Piece::Clause(Box::new(c)))
-                }
-                Schema::Translation => build_translated(fields, file, file_id, &block)
-                    .map(|c| Piece::Translated(Box::new(c))),
-            };
-            if in_prose {
-                let id = match &piece {
-                    Some(Piece::Clause(c)) => Some(c.id.clone()),
-                    Some(Piece::Translated(t)) => Some(t.id.clone()),
-                    _ => None,
-                };
-                let range = whole_lines(src, &block);
-                held.push(NestedClause { range, id });
-            }
-            built.extend(piece);
         }
-        if in_prose {
-            // The list is prose that holds clauses: it is one piece, its clauses after it.
-            let prose = prose_piece(src, prose_from..prose_end, &mut held);
-            pieces.push(Piece::Prose(prose));
-            prose_from = prose_end;
+    }
+
+    /// The prose after the last clause block as the last piece, and the chapter parsed.
+    fn finish(mut self, title: Option<String>, headings: Vec<Heading>) -> ParsedChapter {
+        let src = self.input.file.text.as_str();
+        let tail = prose_piece(
+            src,
+            self.prose_from.min(src.len())..src.len(),
+            &mut self.held,
+        );
+        if !tail.text.trim().is_empty() {
+            self.pieces.push(Piece::Prose(tail));
         }
-        pieces.extend(built);
-    }
-    let tail = prose_piece(src, prose_from.min(src.len())..src.len(), &mut held);
-    if !tail.text.trim().is_empty() {
-        pieces.push(Piece::Prose(tail));
-    }
-    ParsedChapter {
-        title,
-        headings,
-        links,
-        link_defs,
-        undefined,
-        unbuilt,
-        pieces,
+        ParsedChapter {
+            title,
+            headings,
+            links: self.links,
+            link_defs: self.link_defs,
+            undefined: self.undefined,
+            unbuilt: self.unbuilt,
+            pieces: self.pieces,
+        }
     }
 }
 
@@ -956,15 +1168,15 @@ mod tests {
         let file = SourceFile::new("t.md".into(), src.to_string());
         let mut diags = Vec::new();
         let contract = crate::spec::Contract::default();
-        let parsed = parse_chapter(
-            FileId(0),
-            &file,
-            "t",
-            "en",
-            Schema::Source,
-            &contract,
-            &mut diags,
-        );
+        let input = ChapterInput {
+            file_id: FileId(0),
+            file: &file,
+            chapter: "t",
+            lang: "en",
+            schema: Schema::Source,
+            contract: &contract,
+        };
+        let parsed = parse_chapter(&input, &mut diags);
         let prose = parsed
             .pieces
             .into_iter()

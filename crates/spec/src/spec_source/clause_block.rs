@@ -468,51 +468,95 @@ fn check(
     raw: ClauseYaml,
     diags: &mut Vec<Diagnostic>,
 ) -> ClauseFields {
-    let mut out = ClauseFields::default();
-    let allowed = schema.fields();
-    let span_of = |v: &Val| pos.span_of(v);
-    // The fields offered in a hint: `oci` and `upstream-tests` only to a contract that links them
-    // (`links:` of contract.yaml), as a contract of another domain has no OCI spec or upstream
-    // tests; they are still read where written.
-    let links = &pos.contract.links;
-    let offered: Vec<&str> = allowed
-        .iter()
-        .copied()
-        .filter(|f| match *f {
-            "oci" => links.oci.is_some(),
-            "upstream-tests" => links.upstream_tests.is_some(),
-            _ => true,
-        })
-        .collect();
-    // Keys that are no field, and fields a translation inherits instead of stating.
-    for key in raw
-        .keys
-        .iter()
-        .filter(|k| !allowed.contains(&k.value.as_str()))
-    {
-        let k = &key.value;
-        let help = match (schema, suggest(k, &offered)) {
-            (Schema::Translation, _) if FIELDS.contains(&k.as_str()) => format!(
-                "a translated clause has only {}; `{k}` is inherited from the source-language clause",
-                offered.join(", ")
-            ),
-            (_, Some(s)) => format!("did you mean `{s}`? The fields are: {}", offered.join(", ")),
-            (_, None) => format!("the fields are: {}", offered.join(", ")),
-        };
-        diags.push(
-            Diagnostic::error("K0102", format!("unknown field `{k}`"))
-                .at(span_of(key), "not a clause field")
-                .help(help),
-        );
-    }
-    let has = |k: &str| allowed.contains(&k);
-    let trimmed = |s: &Option<Val>| -> Option<(String, Span)> {
-        s.as_ref().map(|s| (s.value.trim().to_string(), span_of(s)))
+    let mut c = FieldCheck {
+        pos,
+        schema,
+        diags,
+        out: ClauseFields::default(),
+        level_span: None,
+        verify_span: None,
     };
+    c.unknown_keys(&raw.keys);
+    c.upstream_tests(raw.upstream_tests.as_deref());
+    c.id(raw.id.as_ref());
+    c.level(raw.level.as_ref());
+    c.actor(raw.actor.as_ref());
+    c.verify(raw.verify.as_ref());
+    c.plain_fields(&raw);
+    c.oci(raw.oci.as_ref());
+    c.required(&raw);
+    c.untestable_reason();
+    c.text_keywords();
+    c.out
+}
 
-    if let (true, Some(items)) = (has("upstream-tests"), &raw.upstream_tests) {
-        out.upstream_tests = items.iter().map(|i| i.value.clone()).collect();
-        let suffix = pos
+/// One block's fields being checked: the values that passed so far, and where the level and the
+/// verify kind are (for the checks that need more than one field).
+struct FieldCheck<'a, 'd> {
+    pos: &'a BlockPos<'a>,
+    schema: Schema,
+    diags: &'d mut Vec<Diagnostic>,
+    out: ClauseFields,
+    level_span: Option<Span>,
+    verify_span: Option<Span>,
+}
+
+impl FieldCheck<'_, '_> {
+    /// Whether the schema has field `k` (a translation's block does not read the others).
+    fn has(&self, k: &str) -> bool {
+        self.schema.fields().contains(&k)
+    }
+
+    /// Field `k`'s value trimmed, with where it is, when the block has it and the schema reads it.
+    fn trimmed(&self, k: &str, v: Option<&Val>) -> Option<(String, Span)> {
+        v.filter(|_| self.has(k))
+            .map(|v| (v.value.trim().to_string(), self.pos.span_of(v)))
+    }
+
+    /// K0102: keys that are no field, and fields a translation inherits instead of stating.
+    fn unknown_keys(&mut self, keys: &[Val]) {
+        let allowed = self.schema.fields();
+        // The fields offered in a hint: `oci` and `upstream-tests` only to a contract that links
+        // them (`links:` of contract.yaml), as a contract of another domain has no OCI spec or
+        // upstream tests; they are still read where written.
+        let links = &self.pos.contract.links;
+        let offered: Vec<&str> = allowed
+            .iter()
+            .copied()
+            .filter(|f| match *f {
+                "oci" => links.oci.is_some(),
+                "upstream-tests" => links.upstream_tests.is_some(),
+                _ => true,
+            })
+            .collect();
+        for key in keys.iter().filter(|k| !allowed.contains(&k.value.as_str())) {
+            let k = &key.value;
+            let help = match (self.schema, suggest(k, &offered)) {
+                (Schema::Translation, _) if FIELDS.contains(&k.as_str()) => format!(
+                    "a translated clause has only {}; `{k}` is inherited from the source-language clause",
+                    offered.join(", ")
+                ),
+                (_, Some(s)) => {
+                    format!("did you mean `{s}`? The fields are: {}", offered.join(", "))
+                }
+                (_, None) => format!("the fields are: {}", offered.join(", ")),
+            };
+            self.diags.push(
+                Diagnostic::error("K0102", format!("unknown field `{k}`"))
+                    .at(self.pos.span_of(key), "not a clause field")
+                    .help(help),
+            );
+        }
+    }
+
+    /// `upstream-tests`: each a path, ending in the contract's suffix when it sets one (K0117).
+    fn upstream_tests(&mut self, items: Option<&[Val]>) {
+        let Some(items) = items.filter(|_| self.has("upstream-tests")) else {
+            return;
+        };
+        self.out.upstream_tests = items.iter().map(|i| i.value.clone()).collect();
+        let suffix = self
+            .pos
             .contract
             .links
             .upstream_tests
@@ -525,125 +569,155 @@ fn check(
                 ),
                 None => "relative paths".to_string(),
             };
-            diags.push(
+            self.diags.push(
                 Diagnostic::error("K0117", format!("`{}` is not an upstream test path", item.value))
-                    .at(span_of(item), "expected a path like this")
+                    .at(self.pos.span_of(item), "expected a path like this")
                     .help(format!("`upstream-tests` lists the upstream's tests as {rule}: a-z, 0-9, `/`, `_`, `-`, `.`, no `..`, then optionally `#` and the test function (and `/subtest`), e.g. `test/conformance/runtime/envvars_test.go#TestMustEnvVars`")),
             );
         }
     }
-    if let Some((v, span)) = trimmed(&raw.id).filter(|_| has("id")) {
-        let v = v.as_str();
-        match check_id(v) {
-            Ok(()) => out.id = Some((v.to_string(), span)),
-            Err(why) => diags.push(
-                Diagnostic::error("K0107", format!("malformed clause id `{}`", crate::diagnostic::shown(v)))
+
+    /// `id`: well formed (K0107).
+    fn id(&mut self, raw: Option<&Val>) {
+        let Some((v, span)) = self.trimmed("id", raw) else {
+            return;
+        };
+        match check_id(&v) {
+            Ok(()) => self.out.id = Some((v, span)),
+            Err(why) => self.diags.push(
+                Diagnostic::error("K0107", format!("malformed clause id `{}`", crate::diagnostic::shown(&v)))
                     .at(span, why.to_string())
                     .help("ids are lowercase, dot-separated segments of a-z, 0-9 and single `-`, at least two segments (e.g. `lifecycle.sigterm-on-kill`)"),
             ),
         }
     }
-    let mut level_span = None;
-    if let Some((v, span)) = trimmed(&raw.level).filter(|_| has("level")) {
-        let v = v.as_str();
-        match Level::from_keyword(v) {
+
+    /// `level`: an RFC 2119 keyword (K0109).
+    fn level(&mut self, raw: Option<&Val>) {
+        let Some((v, span)) = self.trimmed("level", raw) else {
+            return;
+        };
+        match Level::from_keyword(&v) {
             Some(l) => {
                 // The keyword as written, its words joined by single spaces.
                 let keyword = v.split_whitespace().collect::<Vec<_>>().join(" ");
-                out.level = Some((l, keyword));
-                level_span = Some(span);
+                self.out.level = Some((l, keyword));
+                self.level_span = Some(span);
             }
-            None => diags.push(
+            None => self.diags.push(
                 Diagnostic::error(
                     "K0109",
-                    format!("unknown level `{}`", crate::diagnostic::shown(v)),
+                    format!("unknown level `{}`", crate::diagnostic::shown(&v)),
                 )
                 .at(span, "not an RFC 2119 keyword")
-                .help(level_hint(v)),
+                .help(level_hint(&v)),
             ),
         }
     }
-    if let Some((v, span)) = trimmed(&raw.actor).filter(|_| has("actor")) {
-        let v = v.as_str();
-        match pos.contract.actor(v) {
-            Some(a) => out.actor = Some(a),
-            None => diags.push(
+
+    /// `actor`: one of the contract's (K0110).
+    fn actor(&mut self, raw: Option<&Val>) {
+        let Some((v, span)) = self.trimmed("actor", raw) else {
+            return;
+        };
+        let contract = self.pos.contract;
+        match contract.actor(&v) {
+            Some(a) => self.out.actor = Some(a),
+            None => self.diags.push(
                 Diagnostic::error(
                     "K0110",
-                    format!("unknown actor `{}`", crate::diagnostic::shown(v)),
+                    format!("unknown actor `{}`", crate::diagnostic::shown(&v)),
                 )
                 .at(span, "not one of the actors")
                 .help(format!(
                     "actor is one of: {} (the `actors` of contract.yaml); see spec/README.md",
-                    names(pos.contract.actor_list().map(Actor::as_str))
+                    names(contract.actor_list().map(Actor::as_str))
                 )),
             ),
         }
     }
-    let mut verify_span = None;
-    if let Some((v, span)) = trimmed(&raw.verify).filter(|_| has("verify")) {
-        let v = v.as_str();
-        match pos.contract.verify_kind(v) {
+
+    /// `verify`: one of the contract's kinds (K0111).
+    fn verify(&mut self, raw: Option<&Val>) {
+        let Some((v, span)) = self.trimmed("verify", raw) else {
+            return;
+        };
+        let contract = self.pos.contract;
+        match contract.verify_kind(&v) {
             Some(x) => {
-                out.verify = Some(x);
-                verify_span = Some(span);
+                self.out.verify = Some(x);
+                self.verify_span = Some(span);
             }
-            None => diags.push(
-                Diagnostic::error("K0111", format!("unknown verify value `{}`", crate::diagnostic::shown(v)))
+            None => self.diags.push(
+                Diagnostic::error("K0111", format!("unknown verify value `{}`", crate::diagnostic::shown(&v)))
                     .at(span, "not a verification method")
                     .help(format!(
                         "verify is one of: {} (the `verify` of contract.yaml; untestable needs `reason:`)",
-                        names(pos.contract.verify_list().map(Verify::as_str))
+                        names(contract.verify_list().map(Verify::as_str))
                     )),
             ),
         }
     }
-    if let Some((v, span)) = trimmed(&raw.review).filter(|(v, _)| has("review") && !v.is_empty()) {
-        out.review = Some(v);
-        out.review_span = Some(span);
+
+    /// The fields taken as written: `review`, `text`, `source`, `reason` and `implicit` (an empty
+    /// `review`, `reason` or `implicit` is none).
+    fn plain_fields(&mut self, raw: &ClauseYaml) {
+        if let Some((v, span)) = self
+            .trimmed("review", raw.review.as_ref())
+            .filter(|(v, _)| !v.is_empty())
+        {
+            self.out.review = Some(v);
+            self.out.review_span = Some(span);
+        }
+        if let Some(t) = raw.text.as_ref().filter(|_| self.has("text")) {
+            self.out.text = Some(t.value.trim_end().to_string());
+            self.out.text_span = Some(self.pos.span_of(t));
+        }
+        if let Some((v, span)) = self.trimmed("source", raw.source.as_ref()) {
+            self.out.source = Some(v);
+            self.out.source_span = Some(span);
+        }
+        let nonempty = |k: &str, v: Option<&Val>| {
+            self.trimmed(k, v)
+                .filter(|(v, _)| !v.is_empty())
+                .map(|(v, _)| v)
+        };
+        let reason = nonempty("reason", raw.reason.as_ref());
+        let implicit = nonempty("implicit", raw.implicit.as_ref());
+        self.out.reason = reason;
+        self.out.implicit = implicit;
     }
-    let mut text_span = None;
-    if let Some(t) = raw.text.as_ref().filter(|_| has("text")) {
-        let span = span_of(t);
-        out.text = Some(t.value.trim_end().to_string());
-        text_span = Some(span.clone());
-        out.text_span = Some(span);
-    }
-    if let Some((v, span)) = trimmed(&raw.source).filter(|_| has("source")) {
-        let v = v.as_str();
-        out.source = Some(v.to_string());
-        out.source_span = Some(span);
-    }
-    let nonempty = |s: &Option<Val>, k: &str| {
-        trimmed(s)
-            .filter(|(v, _)| has(k) && !v.is_empty())
-            .map(|(v, _)| v)
-    };
-    out.reason = nonempty(&raw.reason, "reason");
-    out.implicit = nonempty(&raw.implicit, "implicit");
-    if let Some((v, span)) = trimmed(&raw.oci).filter(|_| has("oci")) {
-        let v = v.as_str();
-        if is_oci_ref(v) {
-            out.oci = Some(v.to_string());
+
+    /// `oci`: a reference into the OCI runtime spec (K0116).
+    fn oci(&mut self, raw: Option<&Val>) {
+        let Some((v, span)) = self.trimmed("oci", raw) else {
+            return;
+        };
+        if is_oci_ref(&v) {
+            self.out.oci = Some(v);
         } else {
-            diags.push(
-                Diagnostic::error("K0116", format!("`{}` is not an OCI spec reference", crate::diagnostic::shown(v)))
+            self.diags.push(
+                Diagnostic::error("K0116", format!("`{}` is not an OCI spec reference", crate::diagnostic::shown(&v)))
                     .at(span, "expected `<file>.md#<anchor>`")
                     .help("point into the OCI runtime spec, e.g. `runtime.md#kill` or `config.md#posix-platform-hooks`"),
             );
         }
     }
-    let seen: Vec<&str> = raw.fields().into_iter().map(|(k, _)| k).collect();
 
-    for &req in schema.required() {
-        if !seen.contains(&req) {
-            diags.push(
+    /// K0103: each field the schema requires is written (whatever its value).
+    fn required(&mut self, raw: &ClauseYaml) {
+        let seen: Vec<&str> = raw.fields().into_iter().map(|(k, _)| k).collect();
+        for &req in self.schema.required() {
+            if seen.contains(&req) {
+                continue;
+            }
+            self.diags.push(
                 Diagnostic::error(
                     "K0103",
                     format!("clause is missing the required field `{req}`"),
                 )
-                .at(pos.fence_span(), format!("this clause has no `{req}`"))
-                .help(match schema {
+                .at(self.pos.fence_span(), format!("this clause has no `{req}`"))
+                .help(match self.schema {
                     Schema::Source => format!(
                         "every clause needs {}; see spec/README.md",
                         fields_list(&REQUIRED)
@@ -657,21 +731,29 @@ fn check(
         }
     }
 
-    if out.verify.is_some_and(Verify::is_untestable)
-        && out.reason.is_none()
-        && let Some(span) = verify_span
-    {
-        diags.push(
-            Diagnostic::error("K0112", "an untestable clause needs a `reason`")
-                .at(span, "untestable, but no reason given")
-                .help("add `reason: …` saying why no observation can decide this clause (reviewers read it)"),
-        );
+    /// K0112: an untestable clause says why.
+    fn untestable_reason(&mut self) {
+        if self.out.verify.is_some_and(Verify::is_untestable)
+            && self.out.reason.is_none()
+            && let Some(span) = self.verify_span.clone()
+        {
+            self.diags.push(
+                Diagnostic::error("K0112", "an untestable clause needs a `reason`")
+                    .at(span, "untestable, but no reason given")
+                    .help("add `reason: …` saying why no observation can decide this clause (reviewers read it)"),
+            );
+        }
     }
 
-    if let (Schema::Source, Some(text), Some(tspan)) = (schema, &out.text, &text_span) {
-        check_text_keywords(pos, text, tspan, &out, level_span.as_ref(), diags);
+    /// A source clause's text: its keywords against its level ([`check_text_keywords`]).
+    fn text_keywords(&mut self) {
+        let out = &self.out;
+        if let (Schema::Source, Some(text), Some(tspan)) = (self.schema, &out.text, &out.text_span)
+        {
+            let level_span = self.level_span.as_ref();
+            check_text_keywords(self.pos, text, tspan, out, level_span, self.diags);
+        }
     }
-    out
 }
 
 /// The level must agree with the keywords in the text; a text with no keyword needs `implicit`.

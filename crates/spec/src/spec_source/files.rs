@@ -247,23 +247,41 @@ pub fn chapter_file(dir: &Path, lang: &str, chapter: &str) -> PathBuf {
     dir.join(lang).join(format!("{chapter}.md"))
 }
 
+/// Which chapter files of a language [`read_language`] reads.
+pub(super) struct LanguageFiles<'a> {
+    /// Where the spec folder is (on disk, or in memory).
+    pub tree: &'a Tree,
+    /// The spec folder (of `contract.yaml`).
+    pub dir: &'a Path,
+    /// The language, a folder of `dir`.
+    pub lang: &'a str,
+    /// The source language (its missing chapter file is an error), or a translation.
+    pub source: bool,
+    /// The chapters `contract.yaml` lists, in order.
+    pub chapters: &'a [String],
+    /// Where `contract.yaml` lists each chapter.
+    pub chapter_spans: &'a [Span],
+}
+
 /// One language's chapter files, in contract order: each listed chapter with its path and, when it
 /// was read as UTF-8, its id in `sources`. Problems are reported in that order: a listed chapter
 /// whose file is missing (pointing at the contract line that lists it), unreadable or not UTF-8,
 /// then the Markdown files of the folder that the contract does not list. A translation's missing
 /// chapter file (`source` false) is no error here: it is a chapter not yet translated, shown from
 /// the source language and reported with the other missing translations (K0310).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn read_language(
-    tree: &Tree,
-    dir: &Path,
-    lang: &str,
-    source: bool,
-    chapters: &[String],
-    chapter_spans: &[Span],
+    files: &LanguageFiles<'_>,
     sources: &mut SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(String, PathBuf, Option<FileId>)> {
+    let LanguageFiles {
+        tree,
+        dir,
+        lang,
+        source,
+        chapters,
+        chapter_spans,
+    } = *files;
     let lang_dir = dir.join(lang);
     let read: Vec<(PathBuf, io::Result<Vec<u8>>)> = chapters
         .par_iter()

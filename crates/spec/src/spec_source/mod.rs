@@ -30,7 +30,7 @@ pub use links::LINK_SCHEMES;
 pub(crate) use translation::translation_diagnostics;
 pub use untranslated::paragraphs;
 
-use chapter::ParsedChapter;
+use chapter::{ChapterInput, ParsedChapter};
 use clause_block::Schema;
 
 use crate::diagnostic::{Diagnostic, FileId, SourceMap};
@@ -198,16 +198,13 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead, out: &mut Loaded
         contract,
         chapter_spans,
     } = start;
-    let source_lang = contract.languages.first().cloned().unwrap_or_default();
-    let mut parsed = read_and_parse(
+    let folder = Folder {
         tree,
         dir,
-        &source_lang,
-        &chapter_spans,
-        Schema::Source,
-        &contract,
-        out,
-    );
+        chapter_spans: &chapter_spans,
+    };
+    let source_lang = contract.languages.first().cloned().unwrap_or_default();
+    let mut parsed = read_and_parse(&folder, &source_lang, Schema::Source, &contract, out);
     for (_, _, p) in &mut parsed {
         chapter::settle_references(p, None, &mut out.diagnostics);
     }
@@ -225,15 +222,7 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead, out: &mut Loaded
     out.timings.add("assemble", start.elapsed());
     let translations = spec.contract.languages[1..].to_owned();
     for lang in translations {
-        let mut parsed = read_and_parse(
-            tree,
-            dir,
-            &lang,
-            &chapter_spans,
-            Schema::Translation,
-            &spec.contract,
-            out,
-        );
+        let mut parsed = read_and_parse(&folder, &lang, Schema::Translation, &spec.contract, out);
         for (chapter, _, p) in &mut parsed {
             let source = spec.documents.iter().find(|d| d.chapter == *chapter);
             chapter::settle_references(p, source.map(|d| &d.link_defs), &mut out.diagnostics);
@@ -250,28 +239,33 @@ fn load_languages(tree: &Tree, dir: &Path, start: ContractRead, out: &mut Loaded
 /// A chapter file parsed: its chapter name, its path, what it holds.
 type Chapter = (String, PathBuf, ParsedChapter);
 
+/// Where every language's chapter files are read: the spec folder in its tree, and where
+/// `contract.yaml` lists each chapter.
+struct Folder<'a> {
+    tree: &'a Tree,
+    dir: &'a Path,
+    chapter_spans: &'a [crate::diagnostic::Span],
+}
+
 /// One language's chapter files (the contract's `chapters`), read and registered in contract
 /// order, then parsed (files in parallel; their diagnostics joined in contract order).
 fn read_and_parse(
-    tree: &Tree,
-    dir: &Path,
+    folder: &Folder<'_>,
     lang: &str,
-    chapter_spans: &[crate::diagnostic::Span],
     schema: Schema,
     contract: &crate::spec::Contract,
     out: &mut Loaded,
 ) -> Vec<Chapter> {
     let start = Instant::now();
-    let files = files::read_language(
-        tree,
-        dir,
+    let language = files::LanguageFiles {
+        tree: folder.tree,
+        dir: folder.dir,
         lang,
-        schema == Schema::Source,
-        &contract.chapters,
-        chapter_spans,
-        &mut out.sources,
-        &mut out.diagnostics,
-    );
+        source: schema == Schema::Source,
+        chapters: &contract.chapters,
+        chapter_spans: folder.chapter_spans,
+    };
+    let files = files::read_language(&language, &mut out.sources, &mut out.diagnostics);
     out.timings.add("read", start.elapsed());
     let start = Instant::now();
     let sources = &out.sources;
@@ -280,7 +274,15 @@ fn read_and_parse(
         .filter_map(|(chapter, path, id): (String, PathBuf, Option<FileId>)| {
             let file = sources.get(id?);
             let mut diags = Vec::new();
-            let p = chapter::parse_chapter(id?, file, &chapter, lang, schema, contract, &mut diags);
+            let input = ChapterInput {
+                file_id: id?,
+                file,
+                chapter: &chapter,
+                lang,
+                schema,
+                contract,
+            };
+            let p = chapter::parse_chapter(&input, &mut diags);
             Some((chapter, path, p, diags))
         })
         .collect();

@@ -5,11 +5,14 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use super::Chapter;
 use super::assemble::translated_twice;
 use super::chapter::{ParsedChapter, Piece};
 use crate::diagnostic::Diagnostic;
 use crate::keywords::levels_in;
-use crate::spec::{Block, Document, Heading, Spec, Translation, TranslationState};
+use crate::spec::{
+    Block, Clause, Document, Heading, Spec, TranslatedClause, Translation, TranslationState,
+};
 
 /// Load one translation: its chapters mirror the source's; each clause must translate an existing
 /// source clause, keep its level, and carry the stamp of the source text it was made from.
@@ -26,19 +29,15 @@ pub(super) fn load_translation(
     };
     // Per source clause, the translation registered for it.
     tr.clauses = vec![None; spec.clauses.len()];
+    let translating = Translating {
+        lang,
+        spec,
+        unbuilt,
+    };
     let mut parsed = parsed.into_iter().peekable();
     for source in &spec.documents {
         let doc = match parsed.next_if(|(chapter, _, _)| *chapter == source.chapter) {
-            Some((chapter, file, parsed)) => translate_chapter(
-                lang,
-                chapter,
-                file,
-                parsed,
-                spec,
-                unbuilt,
-                &mut tr.clauses,
-                diags,
-            ),
+            Some(chapter) => translating.chapter(chapter, &mut tr.clauses, diags),
             // No file in this language: the chapter is not translated yet, and shows the source.
             None => {
                 let file = translation_file(&source.file, lang, &source.chapter);
@@ -62,22 +61,28 @@ pub(super) fn load_translation(
     tr
 }
 
-/// One chapter file of a translation: its translated clauses registered in `translated` (by source
-/// clause; a clause translated twice is an error), checked against their source clauses, and the
-/// chapter's document (its headings aligned with the source's; the untranslated clauses are placed
-/// afterwards, by [`place_untranslated_in`]).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn translate_chapter(
-    lang: &str,
-    chapter: String,
-    file: PathBuf,
-    parsed: ParsedChapter,
-    spec: &Spec,
-    unbuilt: &std::collections::BTreeSet<String>,
-    translated: &mut [Option<Box<crate::spec::TranslatedClause>>],
-    diags: &mut Vec<Diagnostic>,
-) -> Document {
-    {
+/// What every chapter of one translation is checked against: its language, the source spec, and
+/// the ids of source clause blocks left out for their errors.
+struct Translating<'a> {
+    lang: &'a str,
+    spec: &'a Spec,
+    unbuilt: &'a std::collections::BTreeSet<String>,
+}
+
+/// Per source clause (by index), the translation registered for it.
+type Registered = [Option<Box<TranslatedClause>>];
+
+impl Translating<'_> {
+    /// One chapter file of a translation: its translated clauses registered in `translated` (by
+    /// source clause; a clause translated twice is an error), checked against their source
+    /// clauses, and the chapter's document (its headings aligned with the source's; the
+    /// untranslated clauses are placed afterwards, by [`place_untranslated_in`]).
+    fn chapter(
+        &self,
+        (chapter, file, parsed): Chapter,
+        translated: &mut Registered,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Document {
         let mut blocks = Vec::with_capacity(parsed.pieces.len());
         // Where each clause shown stands: (its line here, its source clause's line), to tell which
         // source heading the section of each translated heading holds clauses of.
@@ -87,82 +92,104 @@ pub(super) fn translate_chapter(
                 Piece::Prose(p) => blocks.push(Block::Prose(p)),
                 Piece::Clause(_) => {}
                 Piece::Translated(t) => {
-                    let Some(&idx) = spec.by_id.get(&t.id) else {
-                        // The source clause is there but has errors (reported where it is): the
-                        // translation is not the problem.
-                        if unbuilt.contains(&t.id) {
-                            continue;
-                        }
-                        diags.push(
-                            Diagnostic::error("K0302", format!("`{}` translates a clause that does not exist", t.id))
-                                .at(t.span.clone(), format!("no clause `{}` in the source language", t.id))
-                                .help("use the id of the source clause this translates; if the source clause was removed, remove its translation too"),
-                        );
-                        continue;
-                    };
-                    if let Some(first) = &translated[idx] {
-                        diags.push(translated_twice(&t.id, &t.span, &first.span));
-                        continue;
-                    }
-                    let source = &spec.clauses[idx];
-                    // A stub (`i18n add` writes them) still holds the source text: shown where it
-                    // stands, untranslated, and reported as missing until it is translated.
-                    placed.push((t.line, source.line));
-                    if is_stub(&t, source) {
+                    let line = t.line;
+                    if let Some(idx) = self.register(t, translated, diags) {
+                        placed.push((line, self.spec.clauses[idx].line));
                         blocks.push(Block::Clause(idx));
-                        continue;
                     }
-                    let (levels, expected) = (levels_in(&t.text), levels_in(&source.text));
-                    // The translation uses the same keywords as the source text (none for an
-                    // `implicit` clause), so the level stays visible in every language.
-                    if levels != expected {
-                        let says = |ls: &[crate::keywords::Level]| {
-                            if ls.is_empty() {
-                                "no keyword".to_string()
-                            } else {
-                                ls.iter()
-                                    .map(|l| l.to_string())
-                                    .collect::<Vec<_>>()
-                                    .join(" and ")
-                            }
-                        };
-                        diags.push(
-                            Diagnostic::error("K0304", format!("the translation of `{}` says {}, the source text says {}", t.id, says(&levels), says(&expected)))
-                                .at(t.span.clone(), "in this translated clause")
-                                .help(format!("keep the English keyword next to the translation, e.g. {}; a translation never changes the level", keyword_example(lang, source.level))),
-                        );
-                    }
-                    for (field, translated, source) in [
-                        ("reason", &t.reason, &source.reason),
-                        ("implicit", &t.implicit, &source.implicit),
-                    ] {
-                        if translated.is_some() && source.is_none() {
-                            diags.push(
-                                Diagnostic::error("K0309", format!("the translation of `{}` has a `{field}` the source clause lacks", t.id))
-                                    .at(t.span.clone(), format!("the source clause has no `{field}`"))
-                                    .help(format!("remove `{field}` from the translation: it translates the source clause's `{field}`, and is shown only where the source has one")),
-                            );
-                        }
-                    }
-                    blocks.push(Block::Clause(idx));
-                    translated[idx] = Some(t);
                 }
             }
         }
         let mut headings = parsed.headings;
-        if let Some(source) = spec.documents.iter().find(|d| d.chapter == chapter) {
+        if let Some(source) = self.spec.documents.iter().find(|d| d.chapter == chapter) {
             let held = held_sections(&source.headings, &headings, &placed);
             align_headings(&source.headings, &mut headings, &held, diags);
         }
         Document {
             title: parsed.title.unwrap_or_else(|| chapter.clone()),
             chapter,
-            lang: lang.to_string(),
+            lang: self.lang.to_string(),
             file,
             headings,
             links: parsed.links,
             link_defs: parsed.link_defs,
             blocks,
+        }
+    }
+
+    /// Translated clause `t` registered for its source clause, whose index it returns; `None`
+    /// when it translates no clause (K0302) or one already translated. A stub (`i18n add` writes
+    /// them) still holds the source text: shown where it stands, untranslated, and reported as
+    /// missing until it is translated.
+    fn register(
+        &self,
+        t: Box<TranslatedClause>,
+        translated: &mut Registered,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<usize> {
+        let Some(&idx) = self.spec.by_id.get(&t.id) else {
+            // The source clause is there but has errors (reported where it is): the translation
+            // is not the problem.
+            if !self.unbuilt.contains(&t.id) {
+                diags.push(
+                    Diagnostic::error("K0302", format!("`{}` translates a clause that does not exist", t.id))
+                        .at(t.span.clone(), format!("no clause `{}` in the source language", t.id))
+                        .help("use the id of the source clause this translates; if the source clause was removed, remove its translation too"),
+                );
+            }
+            return None;
+        };
+        if let Some(first) = &translated[idx] {
+            diags.push(translated_twice(&t.id, &t.span, &first.span));
+            return None;
+        }
+        let source = &self.spec.clauses[idx];
+        if !is_stub(&t, source) {
+            self.check_keywords(&t, source, diags);
+            check_fields(&t, source, diags);
+            translated[idx] = Some(t);
+        }
+        Some(idx)
+    }
+
+    /// K0304: the translation uses the same keywords as the source text (none for an `implicit`
+    /// clause), so the level stays visible in every language.
+    fn check_keywords(&self, t: &TranslatedClause, source: &Clause, diags: &mut Vec<Diagnostic>) {
+        let (levels, expected) = (levels_in(&t.text), levels_in(&source.text));
+        if levels == expected {
+            return;
+        }
+        let says = |ls: &[crate::keywords::Level]| {
+            if ls.is_empty() {
+                "no keyword".to_string()
+            } else {
+                ls.iter()
+                    .map(|l| l.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            }
+        };
+        diags.push(
+            Diagnostic::error("K0304", format!("the translation of `{}` says {}, the source text says {}", t.id, says(&levels), says(&expected)))
+                .at(t.span.clone(), "in this translated clause")
+                .help(format!("keep the English keyword next to the translation, e.g. {}; a translation never changes the level", keyword_example(self.lang, source.level))),
+        );
+    }
+}
+
+/// K0309: a translation's `reason` and `implicit` translate the source clause's, so it has them only
+/// where the source has.
+fn check_fields(t: &TranslatedClause, source: &Clause, diags: &mut Vec<Diagnostic>) {
+    for (field, translated, source) in [
+        ("reason", &t.reason, &source.reason),
+        ("implicit", &t.implicit, &source.implicit),
+    ] {
+        if translated.is_some() && source.is_none() {
+            diags.push(
+                Diagnostic::error("K0309", format!("the translation of `{}` has a `{field}` the source clause lacks", t.id))
+                    .at(t.span.clone(), format!("the source clause has no `{field}`"))
+                    .help(format!("remove `{field}` from the translation: it translates the source clause's `{field}`, and is shown only where the source has one")),
+            );
         }
     }
 }
@@ -200,163 +227,197 @@ fn align_headings(
     held: &[Option<usize>],
     diags: &mut Vec<Diagnostic>,
 ) {
-    // Can translated heading `t` be source heading `s`: the same level, and its clauses (if any)
-    // from that section?
-    let fits = |translated: &[Heading], t: usize, s: usize| {
-        source
-            .get(s)
-            .is_some_and(|sh| sh.level == translated[t].level && held[t].is_none_or(|h| h == s))
+    let a = Alignment { source, held };
+    let Some(k) = (0..translated.len()).find(|&i| !a.fits(translated, i, i)) else {
+        take_anchors(translated, source);
+        diags.extend(a.missing_at_end(translated));
+        return;
     };
-    let Some(k) = (0..translated.len()).find(|&i| !fits(translated, i, i)) else {
-        for (h, s) in translated.iter_mut().zip(source) {
-            h.anchor.clone_from(&s.anchor);
-        }
-        if let Some(missing) = source.get(translated.len()) {
-            let d = Diagnostic::warning(
-                "K0307",
-                format!(
-                    "the translation lacks the heading `{}` of the source",
-                    missing.title
-                ),
-            )
-            .help(TRANSLATE_EVERY_HEADING);
-            diags.push(match translated.last() {
-                Some(last) => d
-                    .at(last.span.clone(), "the last translated heading")
-                    .with_context(
-                        missing.span.clone(),
-                        "this source heading has no translation",
-                    ),
-                None => d.at(
+    let (cut, d) = match a.shift(translated, k) {
+        Some((p, j, s)) if j > s => (p, a.added(translated, p, j, s)),
+        Some((p, j, s)) => (p, a.dropped(translated, p, j, s)),
+        None => (k, a.mismatch(translated, k)),
+    };
+    take_anchors(&mut translated[..cut], source);
+    diags.push(d);
+}
+
+/// Each of `translated` takes the anchor of the source heading at its position.
+fn take_anchors(translated: &mut [Heading], source: &[Heading]) {
+    for (h, s) in translated.iter_mut().zip(source) {
+        h.anchor.clone_from(&s.anchor);
+    }
+}
+
+/// The source chapter's headings, and per translated heading the source heading its clauses sit
+/// under ([`held_sections`]): what [`align_headings`] compares.
+struct Alignment<'a> {
+    source: &'a [Heading],
+    held: &'a [Option<usize>],
+}
+
+impl Alignment<'_> {
+    /// Can translated heading `t` be source heading `s`: the same level, and its clauses (if any)
+    /// from that section?
+    fn fits(&self, translated: &[Heading], t: usize, s: usize) -> bool {
+        self.source.get(s).is_some_and(|sh| {
+            sh.level == translated[t].level && self.held[t].is_none_or(|h| h == s)
+        })
+    }
+
+    /// Every translated heading fits: K0307 when the source has more.
+    fn missing_at_end(&self, translated: &[Heading]) -> Option<Diagnostic> {
+        let missing = self.source.get(translated.len())?;
+        let d = Diagnostic::warning(
+            "K0307",
+            format!(
+                "the translation lacks the heading `{}` of the source",
+                missing.title
+            ),
+        )
+        .help(TRANSLATE_EVERY_HEADING);
+        Some(match translated.last() {
+            Some(last) => d
+                .at(last.span.clone(), "the last translated heading")
+                .with_context(
                     missing.span.clone(),
                     "this source heading has no translation",
                 ),
-            });
-        }
-        return;
-    };
-    // The first heading from `k` on that holds clauses, if they are another section's: translated
-    // heading `j` is source heading `s`, so headings were added (j > s) or dropped (j < s) from
-    // some heading `p` at or before `k` on, the first from which the shifted alignment fits.
-    let shift = (k..translated.len())
-        .find_map(|j| held[j].map(|s| (j, s)))
-        .filter(|&(j, s)| j != s)
-        // The next heading with clauses is shifted as much: clauses moved to another section
-        // (one heading holding another's) are not a heading added or dropped.
-        .filter(|&(j, s)| {
-            (j + 1..translated.len())
-                .find_map(|t| held[t].map(|h| (t, h)))
-                .is_none_or(|(t, h)| h + j == t + s)
-        })
-        .and_then(|(j, s)| {
-            let p = if j > s {
-                let d = j - s;
-                (0..=k.min(s)).find(|&p| (p + d..=j).all(|t| fits(translated, t, t - d)))
-            } else {
-                let d = s - j;
-                (0..=k).find(|&p| (p..=j).all(|t| fits(translated, t, t + d)))
-            };
-            p.map(|p| (p, j, s))
-        });
-    let (cut, d) = match shift {
-        Some((p, j, s)) if j > s => {
-            let h = &translated[p];
-            let d = Diagnostic::warning(
-                "K0307",
-                format!("the translation has a heading the source lacks: `{}`", h.title),
-            )
-            .at(h.span.clone(), if j - s == 1 { "not in the source".to_string() } else { format!("the first of {} headings not in the source", j - s) })
-            .help("remove it, or add it to the source chapter too: a translated heading takes the id of the source heading at the same position, so from this one on the translated headings keep ids of their own text")
-            .with_context(
-                source[s].span.clone(),
-                format!(
-                    "heading {} of the translation, `{}`, holds the clauses of this heading",
-                    j + 1,
-                    translated[j].title
-                ),
-            );
-            (p, d)
-        }
-        Some((p, j, s)) => {
-            let missing = &source[p];
-            let dropped = s - j;
-            let d = Diagnostic::warning(
-                "K0307",
-                if dropped == 1 {
-                    format!(
-                        "the translation lacks the heading `{}` of the source",
-                        missing.title
-                    )
-                } else {
-                    format!(
-                        "the translation lacks {} headings of the source, from `{}` on",
-                        s - p,
-                        missing.title
-                    )
-                },
-            )
-            .at(
-                translated[p].span.clone(),
-                format!("the source has `{}` before this heading", missing.title),
-            )
-            .help(TRANSLATE_EVERY_HEADING)
-            .with_context(
+            None => d.at(
                 missing.span.clone(),
                 "this source heading has no translation",
-            );
-            (p, d)
-        }
-        None => {
-            let h = &translated[k];
-            let found = source.get(k);
-            let (label, help) = match found {
-                // The level is right: its clauses are another section's.
-                Some(s) if s.level == h.level => (
-                    format!(
-                        "holds clauses of `{}` in the source, not of `{}`",
-                        held[k].map_or("", |i| source[i].title.as_str()),
-                        s.title
-                    ),
-                    "move each translated clause to the section of its source clause, under the headings of the source, in the same order".to_string(),
-                ),
-                Some(s) => (
-                    format!(
-                        "a level-{} heading where the source has `{}` at level {}",
-                        h.level, s.title, s.level
-                    ),
-                    format!(
-                        "give this heading level {} (`{}`), as in the source, or add the missing heading",
-                        s.level,
-                        "#".repeat(usize::from(s.level))
-                    ),
-                ),
-                None => (
-                    "the source chapter has no heading here".to_string(),
-                    format!(
-                        "the source chapter has {} headings: translate each, and add none",
-                        source.len()
-                    ),
-                ),
-            };
-            let mut d = Diagnostic::warning(
-                "K0307",
-                format!(
-                    "heading {} of the translation does not match the source",
-                    k + 1
-                ),
-            )
-            .at(h.span.clone(), label)
-            .help(help);
-            if let Some(s) = found {
-                d = d.with_context(s.span.clone(), "the source heading at this position");
-            }
-            (k, d)
-        }
-    };
-    for (h, s) in translated[..cut].iter_mut().zip(source) {
-        h.anchor.clone_from(&s.anchor);
+            ),
+        })
     }
-    diags.push(d);
+
+    /// The first heading from `k` (the first that does not fit) on that holds clauses, if they are
+    /// another section's: translated heading `j` is source heading `s`, so headings were added
+    /// (j > s) or dropped (j < s) from some heading `p` at or before `k` on, the first from which
+    /// the shifted alignment fits. `(p, j, s)`, or `None` when no shift explains the difference.
+    fn shift(&self, translated: &[Heading], k: usize) -> Option<(usize, usize, usize)> {
+        let held = self.held;
+        (k..translated.len())
+            .find_map(|j| held[j].map(|s| (j, s)))
+            .filter(|&(j, s)| j != s)
+            // The next heading with clauses is shifted as much: clauses moved to another section
+            // (one heading holding another's) are not a heading added or dropped.
+            .filter(|&(j, s)| {
+                (j + 1..translated.len())
+                    .find_map(|t| held[t].map(|h| (t, h)))
+                    .is_none_or(|(t, h)| h + j == t + s)
+            })
+            .and_then(|(j, s)| {
+                let p = if j > s {
+                    let d = j - s;
+                    (0..=k.min(s)).find(|&p| (p + d..=j).all(|t| self.fits(translated, t, t - d)))
+                } else {
+                    let d = s - j;
+                    (0..=k).find(|&p| (p..=j).all(|t| self.fits(translated, t, t + d)))
+                };
+                p.map(|p| (p, j, s))
+            })
+    }
+
+    /// K0307 for headings the source lacks, from translated heading `p` on (`j` holds the clauses
+    /// of source heading `s`).
+    fn added(&self, translated: &[Heading], p: usize, j: usize, s: usize) -> Diagnostic {
+        let h = &translated[p];
+        Diagnostic::warning(
+            "K0307",
+            format!("the translation has a heading the source lacks: `{}`", h.title),
+        )
+        .at(h.span.clone(), if j - s == 1 { "not in the source".to_string() } else { format!("the first of {} headings not in the source", j - s) })
+        .help("remove it, or add it to the source chapter too: a translated heading takes the id of the source heading at the same position, so from this one on the translated headings keep ids of their own text")
+        .with_context(
+            self.source[s].span.clone(),
+            format!(
+                "heading {} of the translation, `{}`, holds the clauses of this heading",
+                j + 1,
+                translated[j].title
+            ),
+        )
+    }
+
+    /// K0307 for source headings the translation lacks, from source heading `p` on (translated
+    /// heading `j` holds the clauses of source heading `s`).
+    fn dropped(&self, translated: &[Heading], p: usize, j: usize, s: usize) -> Diagnostic {
+        let missing = &self.source[p];
+        let dropped = s - j;
+        Diagnostic::warning(
+            "K0307",
+            if dropped == 1 {
+                format!(
+                    "the translation lacks the heading `{}` of the source",
+                    missing.title
+                )
+            } else {
+                format!(
+                    "the translation lacks {} headings of the source, from `{}` on",
+                    s - p,
+                    missing.title
+                )
+            },
+        )
+        .at(
+            translated[p].span.clone(),
+            format!("the source has `{}` before this heading", missing.title),
+        )
+        .help(TRANSLATE_EVERY_HEADING)
+        .with_context(
+            missing.span.clone(),
+            "this source heading has no translation",
+        )
+    }
+
+    /// K0307 for translated heading `k`, which no shift explains: another level, clauses of
+    /// another section, or a heading past the source's last.
+    fn mismatch(&self, translated: &[Heading], k: usize) -> Diagnostic {
+        let (source, held) = (self.source, self.held);
+        let h = &translated[k];
+        let found = source.get(k);
+        let (label, help) = match found {
+            // The level is right: its clauses are another section's.
+            Some(s) if s.level == h.level => (
+                format!(
+                    "holds clauses of `{}` in the source, not of `{}`",
+                    held[k].map_or("", |i| source[i].title.as_str()),
+                    s.title
+                ),
+                "move each translated clause to the section of its source clause, under the headings of the source, in the same order".to_string(),
+            ),
+            Some(s) => (
+                format!(
+                    "a level-{} heading where the source has `{}` at level {}",
+                    h.level, s.title, s.level
+                ),
+                format!(
+                    "give this heading level {} (`{}`), as in the source, or add the missing heading",
+                    s.level,
+                    "#".repeat(usize::from(s.level))
+                ),
+            ),
+            None => (
+                "the source chapter has no heading here".to_string(),
+                format!(
+                    "the source chapter has {} headings: translate each, and add none",
+                    source.len()
+                ),
+            ),
+        };
+        let mut d = Diagnostic::warning(
+            "K0307",
+            format!(
+                "heading {} of the translation does not match the source",
+                k + 1
+            ),
+        )
+        .at(h.span.clone(), label)
+        .help(help);
+        if let Some(s) = found {
+            d = d.with_context(s.span.clone(), "the source heading at this position");
+        }
+        d
+    }
 }
 
 /// How to fix a translation that lacks headings of the source (K0307).
