@@ -573,10 +573,7 @@ const STAMP_A: &str = "87b30d4e0373";
 
 #[test]
 fn stamps_in_fixtures_are_current() {
-    assert_eq!(
-        kcontract_spec::stamp("The platform MUST do it."),
-        STAMP_A
-    );
+    assert_eq!(kcontract_spec::stamp("The platform MUST do it."), STAMP_A);
 }
 
 #[test]
