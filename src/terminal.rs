@@ -200,6 +200,12 @@ impl Ctx {
         d.render_with(sources, &self.renderer)
     }
 
+    /// An output that cannot be written ([`output_error`]), reported; the command fails.
+    pub(crate) fn output_failed(&self, what: &str, e: &dyn std::fmt::Display) -> Failure {
+        self.print_diagnostics(&[output_error(what, e)], &SourceMap::default());
+        Failure::Input
+    }
+
     /// A usage error that clap cannot see (a value checked against data, e.g. a diagnostic code):
     /// printed like clap's, exit 2.
     pub(crate) fn usage(&self, message: &str, help: &str) -> Failure {
@@ -215,10 +221,20 @@ pub(crate) fn print(s: &str) -> Outcome {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => {
-            eprintln!("error: cannot write to standard output: {e}");
+            let d = output_error("standard output", &e);
+            eprint!("{}", d.render(&SourceMap::default()));
             Err(Failure::Input)
         }
     }
+}
+
+/// K0006: `what` (standard output, a report, a findings file) cannot be written, and why. Every
+/// output a command writes besides the site, the scaffold and formatted chapters (which have codes
+/// of their own) fails through this, so the failure has a code `explain` knows.
+pub(crate) fn output_error(what: &str, e: &dyn std::fmt::Display) -> Diagnostic {
+    Diagnostic::error("K0006", format!("cannot write {what}: {e}")).help(
+        "check that the place can be written (the folder exists, the disk is not full, the file is not read-only); nothing else was changed",
+    )
 }
 
 pub(crate) use kcontract_spec::diagnostic::plural;

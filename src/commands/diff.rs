@@ -28,7 +28,7 @@ pub(crate) struct Diff {
     #[arg(long, default_value = "terminal")]
     format: DiffFormat,
     /// Exit 1 when there is a change of one of these kinds (repeatable, or comma-separated).
-    #[arg(long, value_name = "KIND", value_delimiter = ',', num_args = 1.., value_parser = crate::cli::words::<Kind>())]
+    #[arg(long, value_name = "KIND", value_delimiter = ',', num_args = 1.., value_parser = super::words::<Kind>())]
     fail_on: Vec<Kind>,
 }
 

@@ -4,9 +4,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::terminal::{Ctx, Failure, Outcome, print};
+use kcontract_edit::import::Imported;
+use kcontract_spec::Loaded;
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::{Actor, Contract, Labelled};
-use kcontract_spec::Loaded;
 
 /// Turn plain RFC 2119 Markdown into a spec folder: chapters from the top-level sections, a
 /// clause for every sentence holding a keyword, the rest kept as prose.
@@ -49,46 +50,8 @@ pub(crate) struct Import {
 
 impl Import {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
-        let fail = |d: Diagnostic| {
-            ctx.print_diagnostics(&[d], &Default::default());
-            Err(Failure::Input)
-        };
-        if let Some(bad) = self
-            .actors
-            .iter()
-            .find(|a| !kcontract_spec::is_language_tag(a))
-        {
-            return Err(ctx.usage(
-                &format!("`{bad}` is not an actor name"),
-                "actors are written in clauses: lowercase a-z, 0-9 and `-`, e.g. --actors producer,consumer",
-            ));
-        }
-        // A FIFO, a device or an endless file is refused, not read until memory runs out.
-        let src = match kcontract_spec::fsutil::read_regular(
-            &self.file,
-            kcontract_spec::fsutil::MAX_INPUT,
-        ) {
-            Ok(b) => match String::from_utf8(b) {
-                Ok(s) => kcontract_spec::fsutil::plain_text(s),
-                Err(_) => {
-                    return fail(
-                        Diagnostic::error("K1001", format!("`{}` is not UTF-8 text", self.file.display()))
-                            .in_file(&self.file)
-                            .help("import reads Markdown in UTF-8; convert the file first (e.g. with iconv)"),
-                    );
-                }
-            },
-            Err(e) => {
-                return fail(
-                    Diagnostic::error(
-                        "K1001",
-                        format!("`{}` cannot be read: {e}", self.file.display()),
-                    )
-                    .in_file(&self.file)
-                    .help("check the path of the Markdown file to import"),
-                );
-            }
-        };
+        self.check_actors(ctx)?;
+        let src = self.read_source(ctx)?;
         let earlier = (self.keep_ids_from.as_deref())
             .map(|dir| load_clean(ctx, dir, "keep ids from"))
             .transpose()?;
@@ -99,19 +62,82 @@ impl Import {
         if into.is_none()
             && let Some(why) = not_empty(&out)
         {
-            return fail(
-                Diagnostic::error("K1002", format!("the output folder `{}` {why}", out.display()))
+            return fail(ctx, Diagnostic::error("K1002", format!("the output folder `{}` {why}", out.display()))
                     .in_file(&out)
-                    .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one, or --into a spec folder to add the chapters to"),
-            );
+                    .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one, or --into a spec folder to add the chapters to"));
         }
-        let origin = self.file.file_name().map_or_else(
+        let contract = self.contract(into.as_ref());
+        let options = kcontract_edit::import::Options {
+            link_base: self.link_base.as_deref(),
+            earlier: earlier.as_ref().map(|l| &l.spec),
+            into: into.as_ref().map(|l| &l.spec),
+        };
+        let imported = kcontract_edit::import::import(&src, &self.origin(), &contract, &options);
+        match &into {
+            Some(loaded) => self.write_into(ctx, &out, &contract, loaded, &imported)?,
+            None => self.write_new(ctx, &out, &imported)?,
+        }
+        self.notes(&imported, into.is_some());
+        Ok(())
+    }
+
+    /// Every `--actors` name is one a clause can write.
+    fn check_actors(&self, ctx: &Ctx) -> Outcome {
+        match self
+            .actors
+            .iter()
+            .find(|a| !kcontract_spec::is_language_tag(a))
+        {
+            Some(bad) => Err(ctx.usage(
+                &format!("`{bad}` is not an actor name"),
+                "actors are written in clauses: lowercase a-z, 0-9 and `-`, e.g. --actors producer,consumer",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// The file to import, as plain text. A FIFO, a device or an endless file is refused, not
+    /// read until memory runs out.
+    fn read_source(&self, ctx: &Ctx) -> Result<String, Failure> {
+        let bytes =
+            kcontract_spec::fsutil::read_regular(&self.file, kcontract_spec::fsutil::MAX_INPUT)
+                .map_err(|e| {
+                    fail_with(
+                        ctx,
+                        Diagnostic::error(
+                            "K1001",
+                            format!("`{}` cannot be read: {e}", self.file.display()),
+                        )
+                        .in_file(&self.file)
+                        .help("check the path of the Markdown file to import"),
+                    )
+                })?;
+        match String::from_utf8(bytes) {
+            Ok(s) => Ok(kcontract_spec::fsutil::plain_text(s)),
+            Err(_) => Err(fail_with(
+                ctx,
+                Diagnostic::error(
+                    "K1001",
+                    format!("`{}` is not UTF-8 text", self.file.display()),
+                )
+                .in_file(&self.file)
+                .help("import reads Markdown in UTF-8; convert the file first (e.g. with iconv)"),
+            )),
+        }
+    }
+
+    /// The name the import records as the text's origin: the file's name.
+    fn origin(&self) -> String {
+        self.file.file_name().map_or_else(
             || self.file.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
-        );
-        let mut contract = into
-            .as_ref()
-            .map_or_else(Contract::default, |l| l.spec.contract.clone());
+        )
+    }
+
+    /// The vocabulary the new chapters are written in: the `--into` contract's (else the default
+    /// one), with `--actors` when given.
+    fn contract(&self, into: Option<&Loaded>) -> Contract {
+        let mut contract = into.map_or_else(Contract::default, |l| l.spec.contract.clone());
         if !self.actors.is_empty() {
             contract.actors = self
                 .actors
@@ -119,80 +145,75 @@ impl Import {
                 .map(|a| Labelled::plain(Actor::new(a)))
                 .collect();
         }
-        let options = kcontract_edit::import::Options {
-            link_base: self.link_base.as_deref(),
-            earlier: earlier.as_ref().map(|l| &l.spec),
-            into: into.as_ref().map(|l| &l.spec),
-        };
-        let imported = kcontract_edit::import::import(&src, &origin, &contract, &options);
-        let kept = imported.kept;
-        let summary = format!(
-            "{} chapter(s), {} clause(s), {} with a `review:` note, {} boilerplate paragraph(s)",
-            imported.chapters.len(),
-            imported.clauses,
-            imported.reviews,
-            imported.boilerplate,
-        );
-        match &into {
-            Some(loaded) => {
-                let lang = contract.languages.first().map_or("en", String::as_str);
-                let existing = &loaded.spec.contract.chapters;
-                if let Some((name, _)) =
-                    imported.chapters.iter().find(|(n, _)| existing.contains(n))
-                {
-                    return fail(
-                        Diagnostic::error(
-                            "K1005",
-                            format!("the contract in `{}` has a chapter `{name}` already: import never overwrites a chapter", out.display()),
-                        )
-                        .in_file(out.join("contract.yaml"))
-                        .help("to follow a newer version of a text imported before, import it with --out into a new folder and --keep-ids-from the old one, then compare them with `kcontract diff`; nothing was written"),
-                    );
-                }
-                let added = match merge_into(&out, lang, &imported.chapters) {
-                    Ok(added) => added,
-                    Err(d) => return fail(d),
-                };
-                let others: Vec<&str> = contract
-                    .languages
-                    .iter()
-                    .skip(1)
-                    .map(String::as_str)
-                    .collect();
-                let files: Vec<String> = added.iter().map(|n| format!("{lang}/{n}.md")).collect();
-                print(&format!(
-                    "imported {} into {}: {summary}\nmerged: new files {}; chapters {} added to `chapters:` of contract.yaml after its {}; no other file changed\nnext: kcontract --spec {} check\n",
-                    self.file.display(),
-                    out.display(),
-                    files.join(", "),
-                    added.join(", "),
-                    existing.len(),
-                    out.display(),
-                ))?;
-                if !others.is_empty() {
-                    eprintln!(
-                        "note: the new chapters are in `{lang}/` only; the translations ({}) do not have them yet",
-                        others.join(", ")
-                    );
-                }
-            }
-            None => {
-                let mut files = vec![(out.join("contract.yaml"), imported.contract_yaml.clone())];
-                for (name, text) in &imported.chapters {
-                    files.push((out.join("en").join(format!("{name}.md")), text.clone()));
-                }
-                if let Err(d) = write_all(&out, &files) {
-                    return fail(d);
-                }
-                print(&format!(
-                    "imported {}: {summary} → {}\nnext: kcontract --spec {} check\n",
-                    self.file.display(),
-                    out.display(),
-                    out.display(),
-                ))?;
-            }
+        contract
+    }
+
+    /// `--into`: the new chapters added to the contract in `out`, never overwriting one.
+    fn write_into(
+        &self,
+        ctx: &Ctx,
+        out: &Path,
+        contract: &Contract,
+        loaded: &Loaded,
+        imported: &Imported,
+    ) -> Outcome {
+        let lang = contract.languages.first().map_or("en", String::as_str);
+        let existing = &loaded.spec.contract.chapters;
+        if let Some((name, _)) = imported.chapters.iter().find(|(n, _)| existing.contains(n)) {
+            return fail(ctx, Diagnostic::error(
+                    "K1005",
+                    format!("the contract in `{}` has a chapter `{name}` already: import never overwrites a chapter", out.display()),
+                )
+                .in_file(out.join("contract.yaml"))
+                .help("to follow a newer version of a text imported before, import it with --out into a new folder and --keep-ids-from the old one, then compare them with `kcontract diff`; nothing was written"));
         }
-        if self.actors.is_empty() && into.is_none() && !imported.subjects.is_empty() {
+        let added = merge_into(out, lang, &imported.chapters).map_err(|d| fail_with(ctx, d))?;
+        let files: Vec<String> = added.iter().map(|n| format!("{lang}/{n}.md")).collect();
+        print(&format!(
+            "imported {} into {}: {}\nmerged: new files {}; chapters {} added to `chapters:` of contract.yaml after its {}; no other file changed\nnext: kcontract --spec {} check\n",
+            self.file.display(),
+            out.display(),
+            summary(imported),
+            files.join(", "),
+            added.join(", "),
+            existing.len(),
+            out.display(),
+        ))?;
+        let others: Vec<&str> = contract
+            .languages
+            .iter()
+            .skip(1)
+            .map(String::as_str)
+            .collect();
+        if !others.is_empty() {
+            eprintln!(
+                "note: the new chapters are in `{lang}/` only; the translations ({}) do not have them yet",
+                others.join(", ")
+            );
+        }
+        Ok(())
+    }
+
+    /// `--out`: a new spec folder, written whole or not at all.
+    fn write_new(&self, ctx: &Ctx, out: &Path, imported: &Imported) -> Outcome {
+        let mut files = vec![(out.join("contract.yaml"), imported.contract_yaml.clone())];
+        for (name, text) in &imported.chapters {
+            files.push((out.join("en").join(format!("{name}.md")), text.clone()));
+        }
+        write_all(out, &files).map_err(|d| fail_with(ctx, d))?;
+        print(&format!(
+            "imported {}: {} → {}\nnext: kcontract --spec {} check\n",
+            self.file.display(),
+            summary(imported),
+            out.display(),
+            out.display(),
+        ))
+    }
+
+    /// What a person should know after the import: the actors the subjects suggest, the ids kept,
+    /// the links rewritten or dropped.
+    fn notes(&self, imported: &Imported, into: bool) {
+        if self.actors.is_empty() && !into && !imported.subjects.is_empty() {
             // The vocabulary the text suggests: a person decides which of these are actors.
             let shown: Vec<&(String, usize)> = imported.subjects.iter().take(8).collect();
             eprintln!(
@@ -212,7 +233,8 @@ impl Import {
         }
         if let Some(dir) = &self.keep_ids_from {
             eprintln!(
-                "note: {kept} of {} clause(s) kept their id from `{}`",
+                "note: {} of {} clause(s) kept their id from `{}`",
+                imported.kept,
                 imported.clauses,
                 dir.display()
             );
@@ -224,29 +246,54 @@ impl Import {
             );
         }
         if !imported.links_dropped.is_empty() {
-            // Each target once, in the order of the text.
-            let mut targets: Vec<&str> = Vec::new();
-            for t in &imported.links_dropped {
-                if !targets.contains(&t.as_str()) {
-                    targets.push(t);
-                }
-            }
-            let shown = &targets[..targets.len().min(5)];
-            let more = targets.len() - shown.len();
-            eprintln!(
-                "note: {} link(s) kept only their words, their targets being outside the new spec: {}{}\n  \
-                 = help: pass --link-base URL (the folder the source lives in upstream) to keep links to other files as links",
-                imported.links_dropped.len(),
-                shown.join(", "),
-                if more > 0 {
-                    format!(" and {more} other target(s)")
-                } else {
-                    String::new()
-                },
-            );
+            eprintln!("{}", dropped_links_note(&imported.links_dropped));
         }
-        Ok(())
     }
+}
+
+/// The one-line account of an import.
+fn summary(imported: &Imported) -> String {
+    format!(
+        "{} chapter(s), {} clause(s), {} with a `review:` note, {} boilerplate paragraph(s)",
+        imported.chapters.len(),
+        imported.clauses,
+        imported.reviews,
+        imported.boilerplate,
+    )
+}
+
+/// The note for links that kept only their words: each target once, in the order of the text.
+fn dropped_links_note(dropped: &[String]) -> String {
+    let mut targets: Vec<&str> = Vec::new();
+    for t in dropped {
+        if !targets.contains(&t.as_str()) {
+            targets.push(t);
+        }
+    }
+    let shown = &targets[..targets.len().min(5)];
+    let more = targets.len() - shown.len();
+    format!(
+        "note: {} link(s) kept only their words, their targets being outside the new spec: {}{}\n  \
+         = help: pass --link-base URL (the folder the source lives in upstream) to keep links to other files as links",
+        dropped.len(),
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} other target(s)")
+        } else {
+            String::new()
+        },
+    )
+}
+
+/// `d` reported; the command fails.
+fn fail_with(ctx: &Ctx, d: Diagnostic) -> Failure {
+    ctx.print_diagnostics(&[d], &Default::default());
+    Failure::Input
+}
+
+/// `d` reported, as the command's outcome.
+fn fail(ctx: &Ctx, d: Diagnostic) -> Outcome {
+    Err(fail_with(ctx, d))
 }
 
 /// The contract in `dir`, loaded without errors: else its errors are shown, and K1004 says what

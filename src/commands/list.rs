@@ -1,7 +1,7 @@
 //! `kcontract list`: every clause, as a table or as the stable JSON interface.
 
 use crate::pipeline::{Show, Stages};
-use crate::terminal::{Ctx, Failure, Outcome, print};
+use crate::terminal::{Ctx, Outcome, print};
 use kcontract_spec::LoadOptions;
 
 /// List every clause.
@@ -22,10 +22,8 @@ impl List {
         let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::All)?;
         let text = match self.format {
             ListFormat::Table => kcontract_spec::list::table(&loaded.spec),
-            ListFormat::Json => kcontract_spec::list::json(&loaded.spec).map_err(|e| {
-                eprintln!("error: the clause list could not be serialised: {e}");
-                Failure::Input
-            })?,
+            ListFormat::Json => kcontract_spec::list::json(&loaded.spec)
+                .map_err(|e| ctx.output_failed("the clause list as JSON", &e))?,
         };
         print(&text)
     }

@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use kcontract_oci::model::{replay_lines, write_lines};
 use kcontract_oci::model::OciRuntime;
-use kcontract_oci::model::{TraceError, replay_profiled};
 use kcontract_oci::model::OciVersion;
+use kcontract_oci::model::{TraceError, replay_profiled};
+use kcontract_oci::model::{replay_lines, write_lines};
 
 /// Exit code of a usage error (a flag value the command does not accept), as clap exits.
 pub(crate) const USAGE: u8 = 2;
@@ -23,7 +23,11 @@ pub(crate) const USAGE: u8 = 2;
 /// With `profile` (`runc`, `crun`, `youki`) the model reproduces that runtime's documented
 /// deviations (`spec/runtimes/deviations.yaml`) and each line gains a `deviations` field listing
 /// the ids that took effect in the step.
-pub(crate) fn replay_command(path: &Path, oci_version: Option<&str>, profile: Option<&str>) -> ExitCode {
+pub(crate) fn replay_command(
+    path: &Path,
+    oci_version: Option<&str>,
+    profile: Option<&str>,
+) -> ExitCode {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let code = run_replay_with(

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::pipeline::TestsAt;
 use crate::terminal::{Ctx, Failure, Outcome, shell_word};
-use kcontract_spec::diagnostic::SourceMap;
 use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::SourceMap;
 use kcontract_trace::crate_config::CrateConfig;
 
 /// `--tests-root DIR` | `--manifest-path FILE`.

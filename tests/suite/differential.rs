@@ -34,11 +34,9 @@ use std::time::Instant;
 
 use kcontract_oci::conformance::RuntimeCli;
 use kcontract_oci::conformance::Session;
-use kcontract_oci::conformance::{Rootfs, write_bundle};
-use kcontract_oci::conformance::{
-    Comparable, first_difference, from_model, from_observed,
-};
 use kcontract_oci::conformance::cgroup_dirs_with_prefix;
+use kcontract_oci::conformance::{Comparable, first_difference, from_model, from_observed};
+use kcontract_oci::conformance::{Rootfs, write_bundle};
 use kcontract_oci::model::{
     Action, Config, Deviation, HookName, HookOutcome, Hooks, OciRuntime, OciVersion, Op, Runtime,
     Signal, parse_trace, trace_to_json,

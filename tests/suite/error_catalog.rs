@@ -573,10 +573,7 @@ const STAMP_A: &str = "87b30d4e0373";
 
 #[test]
 fn stamps_in_fixtures_are_current() {
-    assert_eq!(
-        kcontract_spec::stamp("The platform MUST do it."),
-        STAMP_A
-    );
+    assert_eq!(kcontract_spec::stamp("The platform MUST do it."), STAMP_A);
 }
 
 #[test]
@@ -1020,5 +1017,30 @@ fn k0701_runtimes_catalogue_malformed() {
     insta::assert_snapshot!(project(
         &[("spec/runtimes/deviations.yaml", b"format: kcontract-runtimes/1\nmeasured: {host: h, runtimes: [], differential: []}\ndeviations: []\nhooks: {summary: s, summary_zh: s, traces: []}\ncolour: red\n")],
         &["check"],
+    ));
+}
+
+/// K0006: standard output that cannot be written (a full device) is a coded diagnostic, exit 1,
+/// not a raw message or a panic.
+#[test]
+fn k0006_standard_output_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("spec/en")).unwrap();
+    std::fs::write(dir.path().join("spec/contract.yaml"), CONTRACT).unwrap();
+    std::fs::write(
+        dir.path().join("spec/en/one.md"),
+        format!("# One\n\n{GOOD_CLAUSE}"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir.path())
+        .args(["--color", "never", "--spec", "spec", "list"])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    insta::assert_snapshot!(format!(
+        "exit: {}\n--- stderr\n{}",
+        out.status.code().map_or("signal".into(), |c| c.to_string()),
+        String::from_utf8_lossy(&out.stderr)
     ));
 }

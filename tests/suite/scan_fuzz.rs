@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kcontract_spec::diagnostic::FileId;
 use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::FileId;
 use kcontract_trace::annotations::{may_hold_annotation, parse_source};
 use kcontract_trace::results::{parse_junit, parse_libtest};
 use kcontract_trace::scaffold::merge_file;

@@ -236,10 +236,7 @@ fn a_translated_reason_is_stamped_and_goes_stale_with_the_source_reason() {
         kcontract_spec::keywords::Level::May,
     );
     // The stamp covers the reason: the text's stamp alone is not current.
-    assert_ne!(
-        stamp,
-        kcontract_spec::stamp("The platform MAY do it.")
-    );
+    assert_ne!(stamp, kcontract_spec::stamp("The platform MAY do it."));
     let ok = check(
         EN_REASON,
         &zh_reason(Some("这是一项许可。"), &stamp),

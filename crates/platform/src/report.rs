@@ -11,8 +11,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::Diagnostic;
 
 use super::checks::{self, Status, Verdict};
 use super::profile::DocReview;
@@ -247,7 +247,6 @@ pub fn read(path: &Path) -> Result<Report, Diagnostic> {
     let report: Report = serde_json::from_value(value).map_err(|e| not_a_report(e.to_string()))?;
     Ok(report)
 }
-
 
 /// A run report read for the matrix, with where its clause ids are in its file.
 #[derive(Debug, Clone)]

@@ -23,8 +23,8 @@ use super::{files, platforms_page, runtimes_page, search};
 use kcontract_edit::diff::history::History;
 use kcontract_oci::runtimes::Catalogue;
 use kcontract_spec::diagnostic::Diagnostic;
-use kcontract_spec::{Block, Document};
 use kcontract_spec::timings::Timings;
+use kcontract_spec::{Block, Document};
 use kcontract_trace::matrix::{self, Matrix};
 
 /// Receives each rendered file as soon as it is ready, from several threads.

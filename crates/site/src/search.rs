@@ -9,8 +9,8 @@ use serde::Serialize;
 use super::changes_page::SearchItem;
 use kcontract_oci::runtimes::Catalogue;
 use kcontract_spec::diagnostic::Diagnostic;
-use kcontract_spec::{Block, Document, Prose, Spec};
 use kcontract_spec::markdown_options;
+use kcontract_spec::{Block, Document, Prose, Spec};
 
 /// One entry of the index: a clause, a heading, a paragraph of prose, a runtime deviation or a
 /// removed clause on the Changes page, in the page's language. `kind` orders the results (site.js ranks clause ids and exact terms first,

@@ -159,7 +159,6 @@ impl Hooks {
     pub fn get(&self, hook: HookName) -> &[HookOutcome] {
         &self.lists[hook.index()]
     }
-
 }
 
 /// One hook program run during a step.

@@ -55,7 +55,6 @@ impl OciVersion {
         }
     }
 
-
     /// In which operation, and where in it, the hook runs; `None` when this version does not define
     /// the hook.
     ///
