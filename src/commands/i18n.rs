@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use crate::pipeline::{Show, Stages};
 use crate::terminal::{Ctx, Outcome, print};
 use kcontract_edit::i18n::StampTarget;
-use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::LoadOptions;
+use kcontract_spec::diagnostic::Diagnostic;
 
 /// Translation status and review stamps.
 #[derive(clap::Subcommand, Debug)]

@@ -14,9 +14,9 @@ use crate::terminal::Ctx;
 use kcontract_edit::diff::history;
 use kcontract_oci::runtimes;
 use kcontract_site as site;
-use kcontract_spec::diagnostic::{Diagnostic, SourceMap, render_all};
+use kcontract_spec::LoadOptions;
 use kcontract_spec::TestGlobs;
-use kcontract_spec::{LoadOptions};
+use kcontract_spec::diagnostic::{Diagnostic, SourceMap, render_all};
 use kcontract_trace::annotations::{self, CacheChoice};
 use kcontract_trace::matrix;
 

@@ -14,9 +14,9 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use super::Options;
 use crate::terminal::Ctx;
+use kcontract_spec::TestGlobs;
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::globs::GlobMatcher;
-use kcontract_spec::TestGlobs;
 
 /// How long the events must be quiet before a rebuild starts.
 const QUIET: Duration = Duration::from_millis(10);

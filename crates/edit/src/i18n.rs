@@ -20,12 +20,8 @@ pub fn status(spec: &Spec) -> String {
         doc.blocks
             .iter()
             .map(|b| match b {
-                Block::Prose(p) if !untranslated => {
-                    kcontract_spec::paragraphs(&p.text)
-                }
-                Block::Untranslated(p) if untranslated => {
-                    kcontract_spec::paragraphs(&p.text)
-                }
+                Block::Prose(p) if !untranslated => kcontract_spec::paragraphs(&p.text),
+                Block::Untranslated(p) if untranslated => kcontract_spec::paragraphs(&p.text),
                 _ => 0,
             })
             .sum()

@@ -80,8 +80,7 @@ impl Interfaces {
     pub(super) fn load(dir: Option<&Path>) -> Result<Interfaces, Diagnostic> {
         let mut by_lang = BTreeMap::new();
         if let Some(dir) = dir.map(|d| d.join("i18n")).filter(|d| d.is_dir()) {
-            let entries =
-                fs::read_dir(&dir).map_err(|e| kcontract_spec::io_error(&dir, &e))?;
+            let entries = fs::read_dir(&dir).map_err(|e| kcontract_spec::io_error(&dir, &e))?;
             for entry in entries {
                 let path = entry
                     .map_err(|e| kcontract_spec::io_error(&dir, &e))?

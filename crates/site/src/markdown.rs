@@ -11,8 +11,8 @@ use std::ops::Range;
 use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 
 use kcontract_spec::keywords::{Level, find_keywords};
-use kcontract_spec::{LinkDefs, Prose};
 use kcontract_spec::{BOILERPLATE_MARKER, markdown_options, resolver};
+use kcontract_spec::{LinkDefs, Prose};
 
 /// Spec Markdown as safe HTML: raw HTML sanitized, only http(s), mailto, fragment and relative links,
 /// RFC 2119 keywords marked.
@@ -366,8 +366,7 @@ fn safe_url<'a>(url: &CowStr<'a>) -> CowStr<'a> {
             && s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
     });
-    if has_scheme && !scheme.is_some_and(|s| kcontract_spec::LINK_SCHEMES.contains(&s))
-    {
+    if has_scheme && !scheme.is_some_and(|s| kcontract_spec::LINK_SCHEMES.contains(&s)) {
         return CowStr::from("#");
     }
     if !has_scheme && !u.starts_with("//") {

@@ -99,12 +99,7 @@ static SANITIZER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
             ("div", HashSet::from(["footnote-definition"])),
         ]))
         .filter_style_properties(HashSet::from(["text-align"]))
-        .url_schemes(
-            kcontract_spec::LINK_SCHEMES
-                .iter()
-                .copied()
-                .collect(),
-        )
+        .url_schemes(kcontract_spec::LINK_SCHEMES.iter().copied().collect())
         .url_relative(ammonia::UrlRelative::PassThrough)
         .link_rel(None)
         .strip_comments(true);

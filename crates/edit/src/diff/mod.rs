@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
+use kcontract_spec::Loaded;
 use kcontract_spec::diagnostic::FileId;
 use kcontract_spec::keywords::Level;
 use kcontract_spec::{Block, Clause, Spec, Translation, TranslationState};
-use kcontract_spec::{Loaded};
 
 /// The `format` of the JSON output; changes only with an incompatible change of its shape.
 pub(crate) const FORMAT: &str = "kcontract-diff/1";
@@ -527,8 +527,7 @@ fn clause_changes(
         Some(s) => format!("{chapter} § {}", s.title),
         None => chapter.to_owned(),
     };
-    let anchor =
-        |s: &Option<kcontract_spec::SectionRef>| s.as_ref().map(|s| s.anchor.clone());
+    let anchor = |s: &Option<kcontract_spec::SectionRef>| s.as_ref().map(|s| s.anchor.clone());
     if o.chapter != *chapter || anchor(&o.section) != anchor(section) {
         changes.push(change(
             Kind::Moved,

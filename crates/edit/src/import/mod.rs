@@ -19,10 +19,8 @@ use std::path::{Path, PathBuf};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 
 use kcontract_spec::keywords::find_keywords;
+use kcontract_spec::{BOILERPLATE_MARKER, LoadOptions, Tree, load_from, markdown_options};
 use kcontract_spec::{Contract, Spec};
-use kcontract_spec::{
-    BOILERPLATE_MARKER, LoadOptions, Tree, load_from, markdown_options,
-};
 
 /// A spec folder made from one Markdown text.
 #[derive(Debug, Clone)]
