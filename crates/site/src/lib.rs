@@ -34,7 +34,7 @@ use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_trace::matrix::Matrix;
 
 use output::OutputDir;
-pub use output::{check_output, manifest_files};
+pub use output::{Restored, check_output, manifest_files, restore_output};
 
 pub use kcontract_edit::diff::history::History;
 
@@ -49,6 +49,9 @@ pub struct BuildReport {
     pub files: usize,
     /// The steps of the build and the parts of rendering, for `--timings`.
     pub timings: kcontract_spec::timings::Timings,
+    /// The output folder's site was put back from where a stopped build had moved it, before
+    /// this build replaced it (the binary shows a note).
+    pub restored: Option<Restored>,
 }
 
 /// Render every page into memory: (relative path, bytes), sorted. Pure: no I/O (`serve`, tests,
@@ -86,7 +89,8 @@ pub fn build(
     spec: &Path,
 ) -> Result<BuildReport, Diagnostic> {
     let mut timings = kcontract_spec::timings::Timings::default();
-    let out = timings.time("prepare", || OutputDir::prepare(out, spec))?;
+    let mut out = timings.time("prepare", || OutputDir::prepare(out, spec))?;
+    let restored = out.restored.take();
     let files = AtomicUsize::new(0);
     let put = |rel: String, bytes: Vec<u8>| {
         files.fetch_add(1, Ordering::Relaxed);
@@ -109,6 +113,7 @@ pub fn build(
         pages,
         files: files.into_inner(),
         timings,
+        restored,
     })
 }
 
