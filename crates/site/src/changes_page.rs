@@ -14,6 +14,7 @@ use strum::VariantArray;
 
 use super::interface::Interface;
 use super::markdown::level_class;
+use super::pages::OwnPage;
 use kcontract_edit::diff::history::{History, Step};
 use kcontract_edit::diff::{Change, Kind};
 use kcontract_spec::{Document, EarlierVersion, Spec};
@@ -274,7 +275,7 @@ pub(super) fn search_entries(steps: &[StepCtx]) -> Vec<SearchItem> {
             let heading = SearchItem {
                 kind: "heading",
                 id: None,
-                url: format!("changes.html#{}", s.anchor),
+                url: format!("{}.html#{}", OwnPage::Changes.name(), s.anchor),
                 level: None,
                 section: None,
                 text: format!("{} → {}", s.old.label, s.new.label),
@@ -287,7 +288,7 @@ pub(super) fn search_entries(steps: &[StepCtx]) -> Vec<SearchItem> {
                 .map(move |e| SearchItem {
                     kind: "change",
                     id: Some(e.change.id.clone()),
-                    url: format!("changes.html#{}", e.anchor),
+                    url: format!("{}.html#{}", OwnPage::Changes.name(), e.anchor),
                     level: e.change.level.map(|l| l.as_str()),
                     section: Some(s.old.label.to_owned()),
                     text: match &e.change.old {

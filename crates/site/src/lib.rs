@@ -18,6 +18,7 @@ mod files;
 mod interface;
 mod markdown;
 mod output;
+mod pages;
 mod platforms_page;
 mod render;
 mod runtimes_page;
@@ -39,7 +40,7 @@ pub use output::{Restored, check_output, manifest_files, restore_output};
 pub use kcontract_edit::diff::history::History;
 
 pub use markdown::{level_class, to_html, to_inline_html};
-pub use templates::{TEMPLATES, Templates, templates, templates_folder};
+pub use templates::{Templates, templates, templates_folder};
 
 /// What a build wrote.
 pub struct BuildReport {
