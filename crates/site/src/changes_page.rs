@@ -17,7 +17,7 @@ use super::markdown::level_class;
 use super::pages::OwnPage;
 use kcontract_edit::diff::history::{History, Step};
 use kcontract_edit::diff::{Change, Direction, Kind};
-use kcontract_spec::{Document, EarlierVersion, Spec};
+use kcontract_spec::{Document, EarlierVersion, Spec, TranslationState};
 
 /// A version at either end of a step.
 #[derive(Serialize)]
@@ -159,12 +159,14 @@ pub(super) fn context<'a>(
         }
     };
     let state = |s: Option<&'a kcontract_edit::diff::Value>| match s {
-        Some(kcontract_edit::diff::Value::Text(s)) => Some(t.text(match s.as_str() {
-            "current" => "translation_current",
-            "stale" => "stale",
-            "missing" => "missing",
-            other => other,
-        })),
+        // A state's words are its interface key, but for `current` (which names another label).
+        Some(kcontract_edit::diff::Value::Text(s)) => {
+            Some(t.text(if s == TranslationState::Current.as_str() {
+                "translation_current"
+            } else {
+                s
+            }))
+        }
         _ => None,
     };
     history

@@ -326,8 +326,9 @@ fn recover(out: &Path, parent: &Path, name: &str) -> Option<Restored> {
     })
 }
 
-/// Put back a site that a build stopped by a kill left moved aside from `out` (see [`recover`]),
-/// and say so: the binary calls it first, to tell the person why an older site is at `out`.
+/// Put back a site that a build stopped by a kill left moved aside from `out` (only where the
+/// folders cannot be exchanged atomically: the old site is moved aside, then the new one in), and
+/// say so: the binary calls it first, to tell the person why an older site is at `out`.
 /// [`check_output`] and [`build`](crate::build) do it too, for any other caller.
 pub fn restore_output(out: &Path) -> Result<Option<Restored>, Diagnostic> {
     let (parent, name) = parent_and_name(out)?;
