@@ -47,8 +47,15 @@ impl Build {
         ));
         let setup = self.tests.setup(ctx, self.strict)?;
         let ctx = &setup.ctx;
-        // Refused at once (nothing read, nothing written) when the folder is a person's.
-        if let Err(d) = site::check_output(&self.out, &ctx.spec) {
+        // Refused at once (nothing read, nothing written) when the folder is a person's; a site
+        // a stopped build moved aside is put back first.
+        let checked = site::restore_output(&self.out).and_then(|restored| {
+            if let Some(r) = restored {
+                eprintln!("note: {r}");
+            }
+            site::check_output(&self.out, &ctx.spec)
+        });
+        if let Err(d) = checked {
             return Err(ctx.fail(
                 &d,
                 &Default::default(),
@@ -120,6 +127,9 @@ impl Build {
             &ctx.spec,
         )
         .map_err(failed)?;
+        if let Some(r) = &built.restored {
+            eprintln!("note: {r}");
+        }
         if self.timings {
             let mut t = stages.timings;
             t.extend(&built.timings);

@@ -207,18 +207,17 @@ fn claims(ctx: &Ctx, side: &Source, loaded: &Loaded) -> Result<Option<diff::Clai
             let _ = std::fs::remove_dir_all(&root);
             match scan {
                 Ok(scan) => Ok(Some(diff::claims(&scan))),
-                Err(e) => Err(git_failure(
-                    ctx,
-                    git::GitError {
-                        unknown_revision: false,
-                        message: format!(
+                Err(e) => {
+                    let d = Diagnostic::error(
+                        "K0801",
+                        format!(
                             "cannot put the Rust files of `{rev}` in `{}` for the test scan: {e}",
                             root.display()
                         ),
-                        help: "check the temporary folder (TMPDIR) is writable and has space"
-                            .into(),
-                    },
-                )),
+                    )
+                    .help("check the temporary folder (TMPDIR) is writable and has space");
+                    Err(not_compared(ctx, &d))
+                }
             }
         }
     }
@@ -240,12 +239,16 @@ fn revision(ctx: &Ctx, rev: &str, spec: &Path) -> Result<Source, Failure> {
 
 /// Report a git failure: an unknown revision is a usage error (exit 2), anything else K0801.
 fn git_failure(ctx: &Ctx, e: git::GitError) -> Failure {
-    if e.unknown_revision {
-        ctx.usage(&e.message, &e.help)
+    if e.is_usage() {
+        ctx.usage(&e.to_string(), e.help())
     } else {
-        let d = Diagnostic::error("K0801", e.message).help(e.help);
-        ctx.fail(&d, &SourceMap::default(), "nothing was compared")
+        not_compared(ctx, &e.diagnostic())
     }
+}
+
+/// Report `d`, which stopped the comparison.
+fn not_compared(ctx: &Ctx, d: &Diagnostic) -> Failure {
+    ctx.fail(d, &SourceMap::default(), "nothing was compared")
 }
 
 /// Load one side; print its errors (not its warnings: a stale translation is a change the diff

@@ -1,18 +1,16 @@
 //! `kcontract serve`: the site on 127.0.0.1, rebuilt when the spec, the templates or the scanned
 //! test files change, and reloaded in the open pages.
 //!
-//! Three parts, each on its own thread: the server (`server.rs`, one readiness loop for every
-//! connection, answering with `http.rs` from the last good site held in memory, and pushing events
-//! to the pages), the watcher (`watch.rs`, which turns file-system events into "rebuild now"), and
+//! Three parts, each on its own thread: the server ([`kcontract_site::serve`], one readiness loop
+//! for every connection, answering from the last good site held in memory, and pushing events to
+//! the pages), the watcher (`watch.rs`, which turns file-system events into "rebuild now"), and
 //! the loop here, which rebuilds (`rebuild.rs`) and tells the server what changed, never waiting
 //! for a page. The site is held in memory, never written: serving cannot overwrite the committed
 //! `site/`, and there is no output to leave half-written. Ctrl-C (or SIGTERM, SIGHUP) is a message
 //! the loop reads between rebuilds, so a rebuild under way finishes first (the only file one writes
 //! is the test scan's cache, written atomically); serve then says so and exits 0.
 
-mod http;
 mod rebuild;
-mod server;
 mod watch;
 
 use std::net::TcpListener;
@@ -22,7 +20,7 @@ use std::time::Instant;
 use crate::terminal::{Ctx, Failure, Outcome};
 use kcontract_spec::diagnostic::Diagnostic;
 
-pub(crate) use http::Site;
+use kcontract_site::serve::{self as server, Site};
 
 /// What `kcontract serve` was asked for.
 pub(crate) struct Options {
@@ -62,7 +60,8 @@ pub(crate) fn run(ctx: &Ctx, opts: &Options) -> Outcome {
             ctx.print_diagnostics(&[d], &Default::default());
             Failure::Input
         })?;
-    let shared = server::start(listener, first.site).map_err(|e| {
+    let on_error = |e: &std::io::Error| eprintln!("warning: serve: waiting for connections: {e}");
+    let shared = server::start(listener, first.site, on_error).map_err(|e| {
         let d = Diagnostic::error("K0901", format!("cannot serve on {url}: {e}")).help(
             "the system refused a thread or a poll; free some resources and start serve again",
         );

@@ -14,9 +14,10 @@ use strum::VariantArray;
 
 use super::interface::Interface;
 use super::markdown::level_class;
+use super::pages::OwnPage;
 use kcontract_edit::diff::history::{History, Step};
-use kcontract_edit::diff::{Change, Kind};
-use kcontract_spec::{Document, EarlierVersion, Spec};
+use kcontract_edit::diff::{Change, Direction, Kind};
+use kcontract_spec::{Document, EarlierVersion, Spec, TranslationState};
 
 /// A version at either end of a step.
 #[derive(Serialize)]
@@ -74,7 +75,7 @@ pub(crate) struct Entry<'a> {
     /// `added`, `removed`: the CSS class of the clause's level.
     level_class: Option<&'static str>,
     /// `level`: stronger, weaker, reversed, in the page's language.
-    direction: Option<&'a str>,
+    direction: Option<String>,
     /// `translation`: the language's name and the states before and after, in the page's language.
     lang_name: Option<&'a str>,
     old_state: Option<&'a str>,
@@ -158,12 +159,14 @@ pub(super) fn context<'a>(
         }
     };
     let state = |s: Option<&'a kcontract_edit::diff::Value>| match s {
-        Some(kcontract_edit::diff::Value::Text(s)) => Some(t.text(match s.as_str() {
-            "current" => "translation_current",
-            "stale" => "stale",
-            "missing" => "missing",
-            other => other,
-        })),
+        // A state's words are its interface key, but for `current` (which names another label).
+        Some(kcontract_edit::diff::Value::Text(s)) => {
+            Some(t.text(if s == TranslationState::Current.as_str() {
+                "translation_current"
+            } else {
+                s
+            }))
+        }
         _ => None,
     };
     history
@@ -187,7 +190,10 @@ pub(super) fn context<'a>(
                                 .map(|now| format!("{}.html#{}", now.chapter, now.id)),
                             chapter_title: chapter_title(&c.chapter),
                             level_class: c.level.map(level_class),
-                            direction: c.direction.map(|d| t.text(direction_key(d.as_str()))),
+                            direction: c.direction.map(|d| {
+                                let key = direction_key(d);
+                                t.text.get(&key).cloned().unwrap_or(key)
+                            }),
                             lang_name: c
                                 .lang
                                 .as_deref()
@@ -233,13 +239,9 @@ pub(super) fn context<'a>(
         .collect()
 }
 
-/// The interface key of a level change's direction.
-fn direction_key(direction: &str) -> &'static str {
-    match direction {
-        "strengthens" => "direction_strengthens",
-        "weakens" => "direction_weakens",
-        _ => "direction_reverses",
-    }
+/// The interface key of a level change's direction: `direction_<name>`.
+fn direction_key(direction: Direction) -> String {
+    format!("direction_{}", direction.as_str())
 }
 
 /// The clauses of the current version that changed in the latest step (the one ending at the
@@ -274,7 +276,7 @@ pub(super) fn search_entries(steps: &[StepCtx]) -> Vec<SearchItem> {
             let heading = SearchItem {
                 kind: "heading",
                 id: None,
-                url: format!("changes.html#{}", s.anchor),
+                url: format!("{}.html#{}", OwnPage::Changes.name(), s.anchor),
                 level: None,
                 section: None,
                 text: format!("{} → {}", s.old.label, s.new.label),
@@ -287,7 +289,7 @@ pub(super) fn search_entries(steps: &[StepCtx]) -> Vec<SearchItem> {
                 .map(move |e| SearchItem {
                     kind: "change",
                     id: Some(e.change.id.clone()),
-                    url: format!("changes.html#{}", e.anchor),
+                    url: format!("{}.html#{}", OwnPage::Changes.name(), e.anchor),
                     level: e.change.level.map(|l| l.as_str()),
                     section: Some(s.old.label.to_owned()),
                     text: match &e.change.old {
@@ -316,7 +318,6 @@ pub(super) struct SearchItem {
 mod tests {
     use super::*;
     use crate::interface::Interfaces;
-    use kcontract_edit::diff::Direction;
 
     /// Every kind of change and every direction has its words in every embedded language (the
     /// page would otherwise show the key): a new kind does not reach the page without them.
@@ -329,23 +330,10 @@ mod tests {
                 let key = format!("change_{}", kind.as_str());
                 assert!(t.text.contains_key(&key), "{lang}: {key}");
             }
-            for d in [
-                Direction::Strengthens,
-                Direction::Weakens,
-                Direction::Reverses,
-            ] {
-                let key = direction_key(d.as_str());
-                assert!(t.text.contains_key(key), "{lang}: {key}");
+            for d in Direction::VARIANTS {
+                let key = direction_key(*d);
+                assert!(t.text.contains_key(&key), "{lang}: {key}");
             }
-            let keys: std::collections::BTreeSet<&str> = [
-                Direction::Strengthens,
-                Direction::Weakens,
-                Direction::Reverses,
-            ]
-            .iter()
-            .map(|d| direction_key(d.as_str()))
-            .collect();
-            assert_eq!(keys.len(), 3, "each direction its own words");
         }
     }
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::changes_page::Changed;
 use super::interface::Interface;
 use super::markdown::{self, level_class, to_inline_html_in};
+use super::pages::{OwnPage, Pages, Place};
 use kcontract_spec::{
     Block, Clause, Document, Heading, LinkDefs, Links, Spec, Translation, TranslationState,
 };
@@ -44,7 +45,7 @@ pub(crate) struct ClauseCtx<'s> {
     pub upstream_tests: Vec<(&'s str, Option<String>)>,
     pub chapter: &'s str,
     /// `current`, `stale` or `missing` (always `current` in the source language).
-    pub state: &'static str,
+    pub state: TranslationState,
     pub original_html: Option<String>,
     /// The clause's status in the traceability matrix.
     pub status: Status,
@@ -100,7 +101,7 @@ pub(super) struct Shared<'s> {
     pub(super) has_runtimes: bool,
     /// The contract has earlier versions: the site has a Changes page.
     pub(super) has_changes: bool,
-    /// The site has a platforms page ([`Pages::platforms`]).
+    /// The site has a platforms page ([`Pages::platforms`](super::pages::Pages::platforms)).
     pub(super) has_platforms: bool,
     /// Rendering for `kcontract serve` (`base.html` includes `serve/reload.html`).
     pub(super) serve: bool,
@@ -110,6 +111,12 @@ pub(super) struct Shared<'s> {
     /// clause's text resolves its references against those of the file it was written in.
     #[serde(skip)]
     pub(super) link_defs: [BTreeMap<&'s str, &'s LinkDefs>; 2],
+    /// The language's translation (`None`: the source language), for its clauses' texts.
+    #[serde(skip)]
+    pub(super) translation: Option<&'s Translation>,
+    /// `links:` of contract.yaml, for each clause's OCI and upstream-test links.
+    #[serde(skip)]
+    pub(super) links: &'s Links,
 }
 
 impl<'s> Shared<'s> {
@@ -133,16 +140,35 @@ pub(super) fn documents<'s>(
     }
 }
 
-/// What every page of `lang` shares.
-pub(super) fn shared<'s>(
-    spec: &'s Spec,
-    lang: &'s str,
-    docs: &'s [Document],
-    own: &'s Interface,
-    interfaces: &[(&'s str, &'s Interface)],
-    pages: Pages,
-    serve: bool,
-) -> Shared<'s> {
+/// What a language's [`Shared`] values are made of.
+pub(super) struct Language<'a, 's> {
+    pub(super) spec: &'s Spec,
+    pub(super) lang: &'s str,
+    /// Its chapters and its translation ([`documents`]).
+    pub(super) docs: &'s [Document],
+    pub(super) translation: Option<&'s Translation>,
+    /// Its interface text.
+    pub(super) own: &'s Interface,
+    /// Every configured language's interface text, in the contract's order (the language switch).
+    pub(super) interfaces: &'a [(&'s str, &'s Interface)],
+    /// The pages the site has.
+    pub(super) pages: Pages,
+    /// Rendering for `kcontract serve`.
+    pub(super) serve: bool,
+}
+
+/// What every page of `of.lang` shares.
+pub(super) fn shared<'s>(of: &Language<'_, 's>) -> Shared<'s> {
+    let Language {
+        spec,
+        lang,
+        docs,
+        translation,
+        own,
+        interfaces,
+        pages,
+        serve,
+    } = *of;
     let other_langs: Vec<LangLink> = interfaces
         .iter()
         .filter(|(l, _)| *l != lang)
@@ -216,10 +242,12 @@ pub(super) fn shared<'s>(
         upstream_tests_label: link_label(c.links.upstream_tests.as_ref(), "upstream_tests"),
         tests_base: c.links.tests.as_ref().map(|l| l.base.as_str()),
         chapters,
-        has_runtimes: pages.runtimes,
-        has_changes: pages.changes,
-        has_platforms: pages.platforms,
+        has_runtimes: pages.has(OwnPage::Runtimes),
+        has_changes: pages.has(OwnPage::Changes),
+        has_platforms: pages.has(OwnPage::Platforms),
         serve,
+        translation,
+        links: &c.links,
         search_hint: c.search_hint.get(lang).map(String::as_str),
         link_defs: [&spec.documents[..], docs].map(|docs| {
             docs.iter()
@@ -229,18 +257,6 @@ pub(super) fn shared<'s>(
     }
 }
 
-/// Which of the pages that not every contract has this site has.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Pages {
-    /// The runtimes page (a runtimes catalogue was read).
-    pub(super) runtimes: bool,
-    /// The Changes page (the contract has earlier versions).
-    pub(super) changes: bool,
-    /// The platforms page: run reports were given, or the platform tables execute clauses of the
-    /// contract (the Knative contract; another project's has nothing to show there).
-    pub(super) platforms: bool,
-}
-
 /// A page of the site, for previous/next links: its file name (without `.html`) and title.
 #[derive(Serialize)]
 pub(super) struct PageLink<'s> {
@@ -248,47 +264,26 @@ pub(super) struct PageLink<'s> {
     pub title: &'s str,
 }
 
-/// The pages of a language in reading order: the index, the chapters, the clause index, the matrix,
-/// the platforms page, the Changes page and the runtimes page.
+/// The pages of a language in reading order: the pages of the site's own placed first (the
+/// index), the chapters, then the others the site has ([`OwnPage`]'s order; the print page is not
+/// in it).
 pub(super) fn page_order<'s>(
     docs: &'s [Document],
     t: &'s Interface,
     pages: Pages,
 ) -> Vec<PageLink<'s>> {
-    let mut order = vec![PageLink {
-        name: "index",
-        title: t.text("home"),
-    }];
+    let own = |place| {
+        pages.at(place).map(|p: OwnPage| PageLink {
+            name: p.name(),
+            title: t.text(p.title_key()),
+        })
+    };
+    let mut order: Vec<PageLink> = own(Place::First).collect();
     order.extend(docs.iter().map(|d| PageLink {
         name: &d.chapter,
         title: &d.title,
     }));
-    order.push(PageLink {
-        name: "clauses",
-        title: t.text("clauses"),
-    });
-    order.push(PageLink {
-        name: "matrix",
-        title: t.text("matrix"),
-    });
-    if pages.platforms {
-        order.push(PageLink {
-            name: "platforms",
-            title: t.text("platforms"),
-        });
-    }
-    if pages.changes {
-        order.push(PageLink {
-            name: "changes",
-            title: t.text("changes"),
-        });
-    }
-    if pages.runtimes {
-        order.push(PageLink {
-            name: "runtimes",
-            title: t.text("runtimes"),
-        });
-    }
+    order.extend(own(Place::AfterChapters));
     order
 }
 
@@ -376,36 +371,71 @@ pub(super) struct MatrixSummary<'a> {
 pub(super) struct PlatformCellCtx<'a> {
     /// The column's name (`runc`).
     pub(super) platform: &'a str,
-    /// The status as a CSS class and the end of its interface key (`platform_<key>`): `pass`,
-    /// `fail`, `na`, `not_run`, `error`, `stale`, or `absent` (the report has no entry).
-    pub(super) key: &'static str,
+    /// The status as a CSS class and the end of its interface key.
+    pub(super) key: CellKey,
     /// The checks that failed or could not be made, `check: message` (shown under the badge).
     pub(super) problems: Vec<String>,
     /// The stamp a stale report judged.
     pub(super) stale_stamp: Option<&'a str>,
 }
 
-/// A platform cell's key, the same on the matrix and platforms pages and in the interface text
-/// (`platform_<key>`): a documentation clause's `documented`, `undocumented` or `na`; else the
-/// report's status, `stale`, or `absent` when the report lacks the clause.
-pub(super) fn cell_key(p: &matrix::PlatformCell) -> &'static str {
-    use kcontract_platform::docs::DocStatus as D;
-    use kcontract_trace::matrix::{PlatformStatus as P, ReportStatus as R};
-    if let Some(d) = &p.documentation {
-        return match d.status {
-            D::Documented => "documented",
-            D::Undocumented => "undocumented",
-            D::NotApplicable => "na",
-        };
+/// A platform cell's status as the matrix and platforms pages show it: its CSS class
+/// (`platform-<key>`), the end of its interface key (`platform_<key>`) and a value of the
+/// platforms page's filter, in the filter's order ([`CellKey::VARIANTS`](strum::VariantArray)).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub(super) enum CellKey {
+    /// The platform passed the clause's checks.
+    Pass,
+    /// A check failed.
+    Fail,
+    /// The clause does not apply to the platform (a check's or the profile's documentation).
+    Na,
+    /// No check of the clause ran.
+    NotRun,
+    /// A check could not be made.
+    Error,
+    /// The report judged an older text of the clause.
+    Stale,
+    /// The report has no entry for the clause.
+    Absent,
+    /// A documentation clause: a reviewed link in the platform profile.
+    Documented,
+    /// A documentation clause without a link, or with a link no one has reviewed.
+    Undocumented,
+}
+
+impl CellKey {
+    /// The key as a word.
+    pub(super) fn as_str(self) -> &'static str {
+        self.into()
     }
-    match p.status {
-        None => "absent",
-        Some(P::Reported(R::Pass)) => "pass",
-        Some(P::Reported(R::Fail)) => "fail",
-        Some(P::Reported(R::NotApplicable)) => "na",
-        Some(P::Reported(R::NotRun)) => "not_run",
-        Some(P::Reported(R::Error)) => "error",
-        Some(P::Stale) => "stale",
+
+    /// The key of a cell, the same on the matrix and platforms pages: a documentation clause's
+    /// `documented`, `undocumented` or `na`; else the report's status, `stale`, or `absent` when
+    /// the report lacks the clause.
+    pub(super) fn of(p: &matrix::PlatformCell) -> CellKey {
+        use kcontract_platform::docs::DocStatus as D;
+        use kcontract_trace::matrix::{PlatformStatus as P, ReportStatus as R};
+        if let Some(d) = &p.documentation {
+            return match d.status {
+                D::Documented => CellKey::Documented,
+                D::Undocumented => CellKey::Undocumented,
+                D::NotApplicable => CellKey::Na,
+            };
+        }
+        match p.status {
+            None => CellKey::Absent,
+            Some(P::Reported(R::Pass)) => CellKey::Pass,
+            Some(P::Reported(R::Fail)) => CellKey::Fail,
+            Some(P::Reported(R::NotApplicable)) => CellKey::Na,
+            Some(P::Reported(R::NotRun)) => CellKey::NotRun,
+            Some(P::Reported(R::Error)) => CellKey::Error,
+            Some(P::Stale) => CellKey::Stale,
+        }
     }
 }
 
@@ -420,7 +450,7 @@ pub(super) fn platform_cells<'a>(m: &'a Matrix) -> Vec<Vec<PlatformCellCtx<'a>>>
                 .iter()
                 .map(|p| PlatformCellCtx {
                     platform: &p.platform,
-                    key: cell_key(p),
+                    key: CellKey::of(p),
                     problems: if let Some(d) = &p.documentation {
                         // A link waiting for a person's review says so under the badge.
                         d.url
@@ -486,18 +516,26 @@ pub(super) fn matrix_summary<'a>(m: &'a Matrix, t: &Interface, lang: &str) -> Ma
     }
 }
 
-/// The context of `c`, the clause at `index` of `spec.clauses`, in the language of `tr` (`None`:
-/// the source language); `changed`, its entry on the Changes page when it changed in the latest
-/// version step.
-pub(super) fn clause<'s>(
-    index: usize,
-    c: &'s Clause,
-    tr: Option<&Translation>,
-    status: Status,
-    links: &Links,
-    shared: &'s Shared<'s>,
-    changed: Option<Changed>,
-) -> ClauseCtx<'s> {
+/// A clause to make the context of, and what the matrix and the history say of it.
+pub(super) struct ClauseAt<'s> {
+    /// Its place in `spec.clauses`.
+    pub(super) index: usize,
+    pub(super) clause: &'s Clause,
+    /// Its status in the traceability matrix.
+    pub(super) status: Status,
+    /// Its entry on the Changes page, when it changed in the latest version step.
+    pub(super) changed: Option<Changed>,
+}
+
+/// The context of a clause in the language of `shared` (its translation, or the source text).
+pub(super) fn clause<'s>(at: ClauseAt<'s>, shared: &'s Shared<'s>) -> ClauseCtx<'s> {
+    let ClauseAt {
+        index,
+        clause: c,
+        status,
+        changed,
+    } = at;
+    let (tr, links) = (shared.translation, shared.links);
     let label = |labels: &'s BTreeMap<String, String>, name: &'s str| {
         labels.get(name).map_or(name, String::as_str)
     };
@@ -506,16 +544,18 @@ pub(super) fn clause<'s>(
     let source_defs = shared.link_defs(&c.chapter, false);
     let own_defs = shared.link_defs(&c.chapter, true);
     let (text, state, original, translated) = match tr {
-        None => (c.text.as_str(), "current", None, None),
+        None => (c.text.as_str(), TranslationState::Current, None, None),
         Some(t) => match t.lookup(index, c) {
-            (TranslationState::Current, Some(x)) => (x.text.as_str(), "current", None, Some(x)),
+            (TranslationState::Current, Some(x)) => {
+                (x.text.as_str(), TranslationState::Current, None, Some(x))
+            }
             (TranslationState::Stale, Some(x)) => (
                 x.text.as_str(),
-                "stale",
+                TranslationState::Stale,
                 Some(markdown::to_html_in(&c.text, Some(&c.chapter), source_defs)),
                 Some(x),
             ),
-            _ => (c.text.as_str(), "missing", None, None),
+            _ => (c.text.as_str(), TranslationState::Missing, None, None),
         },
     };
     // `reason` and `implicit` in the page's language where the translation gives them; else the
@@ -559,7 +599,7 @@ pub(super) fn clause<'s>(
         reason_source,
         implicit_html,
         implicit_source,
-        text_source: tr.is_some() && state == "missing",
+        text_source: tr.is_some() && state == TranslationState::Missing,
         oci_url: c
             .oci
             .as_ref()
@@ -587,7 +627,22 @@ pub(super) fn clause<'s>(
 
 #[cfg(test)]
 mod tests {
-    use super::numbers_itself;
+    use super::{CellKey, numbers_itself};
+    use crate::interface::Interfaces;
+    use strum::VariantArray;
+
+    /// Every platform cell's key has its words in every embedded language.
+    #[test]
+    fn every_cell_key_has_interface_text() {
+        let all = Interfaces::load(None).unwrap();
+        for lang in ["en", "zh"] {
+            let t = all.get(lang).unwrap();
+            for key in CellKey::VARIANTS {
+                let key = format!("platform_{}", key.as_str());
+                assert!(t.text.contains_key(&key), "{lang}: {key}");
+            }
+        }
+    }
 
     #[test]
     fn headings_that_number_themselves() {

@@ -1,12 +1,30 @@
-//! `kcontract build`: the multilingual static site.
+//! kcontract-site: the multilingual static site of a contract (`kcontract build`, `kcontract
+//! serve`), rendered from the traceability matrix, the runtimes catalogue and the history.
 //!
-//! A one-way pipeline: the matrix (spec, tests, statuses), the runtimes catalogue and the history
-//! (what changed from each earlier version to the next) → contexts (`context.rs`,
-//! `runtimes_page.rs`, `changes_page.rs`) → the templates ([`templates`](fn@templates), interface text
-//! from `interface.rs`) → files (`render.rs`, data files from `files.rs` and `search.rs`) → the
-//! output folder (`output.rs`), written beside the old one and swapped in at the end, so a failed build
-//! leaves the previous site untouched. Every path written is built from fixed names and validated
-//! chapter and language names, never from clause text.
+//! What the crate offers:
+//! - **Templates**: [`templates`] parses the embedded templates, interface text and assets, each
+//!   replaceable from a `--templates` folder ([`templates_folder`] finds the default one), into
+//!   [`Templates`]; [`built_in`] and [`interface_template`] tell which languages have interface
+//!   text and give a new one its file to translate (`kcontract init`, `i18n add`).
+//! - **Rendering**: [`render`] makes every file of the site in memory (pure: `serve`, tests,
+//!   fuzzing); [`build`] writes it into an output folder atomically and returns a [`BuildReport`].
+//! - **The output folder**: [`check_output`] says whether `build` may replace a folder (only an
+//!   empty one or a site kcontract built, never the spec folder), [`restore_output`] puts back a
+//!   site a stopped build left moved aside ([`Restored`]), [`manifest_files`] reads a site's
+//!   manifest.
+//! - [`serve`]: the HTTP side of `kcontract serve`, a site held in memory and the open pages told
+//!   when it changes.
+//!
+//! How a build goes, one way: the matrix (spec, tests, statuses), the runtimes catalogue and the
+//! history ([`History`]: what changed from each earlier version to the next) → contexts
+//! (`context.rs`, `runtimes_page.rs`, `changes_page.rs`, `platforms_page.rs`) → the templates
+//! (interface text from `interface.rs`; the site's own pages declared once in `pages.rs`) → files
+//! (`render.rs`, data files from `files.rs` and `search.rs`) → the output folder (`output.rs`),
+//! written beside the old one and swapped in at the end, so a failed build leaves the previous
+//! site untouched. Every path written is built from fixed names and validated chapter and
+//! language names, never from clause text.
+//!
+//! Nothing here prints or exits: diagnostics and notes are returned, and the binary renders them.
 
 // A `Diagnostic` (~180 bytes) is the error type of a few cold paths (a file that cannot be read, a
 // template that does not parse); boxing it would only add noise at every call site.
@@ -18,11 +36,13 @@ mod files;
 mod interface;
 mod markdown;
 mod output;
+mod pages;
 mod platforms_page;
 mod render;
 mod runtimes_page;
 mod sanitize;
 mod search;
+pub mod serve;
 mod templates;
 
 use std::path::Path;
@@ -34,12 +54,11 @@ use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_trace::matrix::Matrix;
 
 use output::OutputDir;
-pub use output::{check_output, manifest_files};
+pub use output::{Restored, check_output, manifest_files, restore_output};
 
 pub use kcontract_edit::diff::history::History;
 
-pub use markdown::{level_class, to_html, to_inline_html};
-pub use templates::{TEMPLATES, Templates, templates, templates_folder};
+pub use templates::{Templates, templates, templates_folder};
 
 /// What a build wrote.
 pub struct BuildReport {
@@ -49,6 +68,9 @@ pub struct BuildReport {
     pub files: usize,
     /// The steps of the build and the parts of rendering, for `--timings`.
     pub timings: kcontract_spec::timings::Timings,
+    /// The output folder's site was put back from where a stopped build had moved it, before
+    /// this build replaced it (the binary shows a note).
+    pub restored: Option<Restored>,
 }
 
 /// Render every page into memory: (relative path, bytes), sorted. Pure: no I/O (`serve`, tests,
@@ -86,7 +108,8 @@ pub fn build(
     spec: &Path,
 ) -> Result<BuildReport, Diagnostic> {
     let mut timings = kcontract_spec::timings::Timings::default();
-    let out = timings.time("prepare", || OutputDir::prepare(out, spec))?;
+    let mut out = timings.time("prepare", || OutputDir::prepare(out, spec))?;
+    let restored = out.restored.take();
     let files = AtomicUsize::new(0);
     let put = |rel: String, bytes: Vec<u8>| {
         files.fetch_add(1, Ordering::Relaxed);
@@ -109,6 +132,7 @@ pub fn build(
         pages,
         files: files.into_inner(),
         timings,
+        restored,
     })
 }
 

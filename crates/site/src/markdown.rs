@@ -16,7 +16,7 @@ use kcontract_spec::{LinkDefs, Prose};
 
 /// Spec Markdown as safe HTML: raw HTML sanitized, only http(s), mailto, fragment and relative links,
 /// RFC 2119 keywords marked.
-pub fn to_html(markdown: &str) -> String {
+pub(super) fn to_html(markdown: &str) -> String {
     to_html_in(markdown, None, None)
 }
 
@@ -285,7 +285,7 @@ fn is_cjk(c: char) -> bool {
 }
 
 /// Inline Markdown for a one-paragraph text: the same, without the surrounding `<p>`.
-pub fn to_inline_html(markdown: &str) -> String {
+pub(super) fn to_inline_html(markdown: &str) -> String {
     to_inline_html_in(markdown, None, None)
 }
 
@@ -342,7 +342,7 @@ fn slice<'a>(text: &CowStr<'a>, range: std::ops::Range<usize>) -> CowStr<'a> {
 }
 
 /// CSS class suffix of a level: `must`, `must-not`, …
-pub fn level_class(level: Level) -> &'static str {
+pub(super) fn level_class(level: Level) -> &'static str {
     match level {
         Level::Must => "must",
         Level::MustNot => "must-not",

@@ -285,40 +285,62 @@ fn unlisted(out: &Path, files: &BTreeMap<String, Digest>) -> Vec<PathBuf> {
     found
 }
 
+/// The output folder's site, put back from where a build stopped by a kill had moved it aside
+/// ([`check_output`], [`BuildReport::restored`](crate::BuildReport::restored)): worth a note to
+/// the person, who may wonder why an older site is there. Its text is the note's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Restored {
+    /// The output folder.
+    pub out: PathBuf,
+}
+
+impl std::fmt::Display for Restored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` was put back from where a stopped build had moved it",
+            self.out.display()
+        )
+    }
+}
+
 /// A build that left the site moved aside and was stopped before it moved the new one in (only
 /// where the atomic exchange is not available): put the newest such site back at `out`, so that
-/// `out` holds a whole site again before anything else is decided.
-fn recover(out: &Path, parent: &Path, name: &str) {
+/// `out` holds a whole site again before anything else is decided. Says so when it did.
+fn recover(out: &Path, parent: &Path, name: &str) -> Option<Restored> {
     if fs::symlink_metadata(out).is_ok() {
-        return;
+        return None;
     }
     let prefix = format!(".{name}.kcontract-old-");
-    let Ok(entries) = fs::read_dir(parent) else {
-        return;
-    };
+    let entries = fs::read_dir(parent).ok()?;
     let newest = entries
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
         .filter(|e| e.path().join(MANIFEST).is_file())
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .max();
-    if let Some((_, aside)) = newest
-        && fs::rename(&aside, out).is_ok()
-    {
-        eprintln!(
-            "note: `{}` was put back from where a stopped build had moved it",
-            out.display()
-        );
-    }
+    let (_, aside) = newest?;
+    fs::rename(&aside, out).ok()?;
+    Some(Restored {
+        out: out.to_path_buf(),
+    })
+}
+
+/// Put back a site that a build stopped by a kill left moved aside from `out` (only where the
+/// folders cannot be exchanged atomically: the old site is moved aside, then the new one in), and
+/// say so: the binary calls it first, to tell the person why an older site is at `out`.
+/// [`check_output`] and [`build`](crate::build) do it too, for any other caller.
+pub fn restore_output(out: &Path) -> Result<Option<Restored>, Diagnostic> {
+    let (parent, name) = parent_and_name(out)?;
+    Ok(recover(out, &parent, &name))
 }
 
 /// Whether `build --out OUT` may write its site there (the checks of the build itself, made
 /// before the spec is read so that a refusal comes at once; the build makes them again before it
 /// replaces anything). `spec` is the spec folder. A site a stopped build left moved aside is put
-/// back first.
+/// back first ([`restore_output`]).
 pub fn check_output(out: &Path, spec: &Path) -> Result<(), Diagnostic> {
-    let (parent, name) = parent_and_name(out)?;
-    recover(out, &parent, &name);
+    restore_output(out)?;
     inspect(out, spec).map(|_| ())
 }
 
@@ -399,6 +421,8 @@ pub(super) struct OutputDir {
     reuse: bool,
     /// The manifest of that site.
     previous: Option<Previous>,
+    /// The site at `out` was put back from where a stopped build had moved it.
+    pub(super) restored: Option<Restored>,
     /// Every file written or linked in this build, for the new manifest.
     written: Mutex<BTreeMap<String, Digest>>,
     /// Folders already created inside `tmp`.
@@ -419,7 +443,7 @@ impl OutputDir {
     /// build uses, even one of another container with the same process id.
     pub(super) fn prepare(out: &Path, spec: &Path) -> Result<OutputDir, Diagnostic> {
         let (parent, name) = parent_and_name(out)?;
-        recover(out, &parent, &name);
+        let restored = recover(out, &parent, &name);
         let found = inspect(out, spec)?;
         // `--out a/new/site` makes `a/new` first. Messages name the user's paths only: the
         // temporary folder is an implementation detail that no longer exists after a failure.
@@ -459,6 +483,7 @@ impl OutputDir {
             tmp,
             reuse,
             previous,
+            restored,
             written: Mutex::default(),
             dirs: Mutex::default(),
         })

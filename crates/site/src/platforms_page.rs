@@ -7,10 +7,11 @@
 
 use serde::Serialize;
 
-use super::context::cell_key;
+use super::context::CellKey;
 use kcontract_platform::routes::{self, Reason, Route};
 use kcontract_spec::keywords::Level;
 use kcontract_trace::matrix::{Matrix, PlatformStatus, ReportStatus};
+use strum::VariantArray;
 
 /// The page's values.
 #[derive(Serialize)]
@@ -25,6 +26,8 @@ pub(super) struct PlatformsPage<'a> {
     rows: Vec<Row<'a>>,
     /// How many of `rows` are MUST or MUST NOT.
     must_total: usize,
+    /// Every cell key, in the order of the status filter.
+    cell_keys: &'static [CellKey],
 }
 
 /// A column: a run report.
@@ -69,9 +72,8 @@ struct Row<'a> {
 #[derive(Serialize)]
 struct Cell<'a> {
     platform: &'a str,
-    /// As on the matrix page ([`cell_key`]): `pass`, `fail`, `na`, `not_run`, `error`, `stale`,
-    /// `absent`; `documented`, `undocumented` for a documentation clause.
-    key: &'static str,
+    /// As on the matrix page ([`CellKey::of`]).
+    key: CellKey,
     /// The stamp a stale report judged.
     stale_stamp: Option<&'a str>,
     /// The report's entries: what each check found, or why it did not run.
@@ -135,7 +137,7 @@ pub(super) fn context<'a>(m: &'a Matrix) -> PlatformsPage<'a> {
             .iter()
             .map(|p| Cell {
                 platform: &p.platform,
-                key: cell_key(p),
+                key: CellKey::of(p),
                 stale_stamp: p.stale_stamp.as_deref(),
                 checks: p
                     .checks
@@ -170,7 +172,11 @@ pub(super) fn context<'a>(m: &'a Matrix) -> PlatformsPage<'a> {
             keyword: &c.keyword,
             routes: of.routes.iter().map(|r| r.as_str()).collect(),
             reason: of.reason.map(Reason::as_str),
-            keys: cells.iter().map(|c| c.key).collect::<Vec<_>>().join(" "),
+            keys: cells
+                .iter()
+                .map(|c| c.key.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
             cells,
         });
     }
@@ -201,6 +207,7 @@ pub(super) fn context<'a>(m: &'a Matrix) -> PlatformsPage<'a> {
         reasons,
         rows,
         must_total,
+        cell_keys: CellKey::VARIANTS,
     }
 }
 

@@ -11,13 +11,15 @@
 //! wall time on two cores: BENCHMARKS.md, "Session 19".)
 
 use rayon::prelude::*;
+use strum::VariantArray;
 use tera::Context;
 use tera::value::Value;
 
 use super::changes_page::{self, SearchItem};
-use super::context::{self, PageLink, Pages, Shared};
+use super::context::{self, ClauseAt, PageLink, Shared};
 use super::interface::Interface;
 use super::markdown::{SectionHead, prose_html};
+use super::pages::{OwnPage, Pages};
 use super::templates::{Templates, template_error};
 use super::{files, platforms_page, runtimes_page, search};
 use kcontract_edit::diff::history::History;
@@ -112,8 +114,8 @@ struct Lang<'s> {
     changes: Option<Value>,
     /// The Changes page's entries of the search index.
     change_search: Vec<SearchItem>,
-    /// The language has a platforms page ([`Pages::platforms`]).
-    platforms: bool,
+    /// The pages of the site's own it has.
+    pages: Pages,
     /// The sidebar's chapter entries, made once for all pages ([`Toc`]).
     toc: Toc,
 }
@@ -197,13 +199,22 @@ impl<'s> Lang<'s> {
             .iter()
             .map(|l| Ok((l.as_str(), tpl.interfaces.get(l)?)))
             .collect::<Result<_, Diagnostic>>()?;
-        let (docs, tr) = context::documents(spec, lang);
+        let (docs, translation) = context::documents(spec, lang);
         let pages = Pages {
             runtimes: runtimes.is_some(),
             changes: !history.is_empty(),
             platforms: !m.platforms.is_empty() || kcontract_platform::routes::knows(&spec.clauses),
         };
-        let shared: Shared = context::shared(spec, lang, docs, t, &interfaces, pages, tpl.serve);
+        let shared: Shared = context::shared(&context::Language {
+            spec,
+            lang,
+            docs,
+            translation,
+            own: t,
+            interfaces: &interfaces,
+            pages,
+            serve: tpl.serve,
+        });
         let mut base = Context::from_serialize(&shared).map_err(|e| template_error(&e))?;
         let toc = Toc::new(tpl, &base, &shared.chapters)?;
         // A contract nothing tests yet (no test claims a clause, none lists upstream tests; the
@@ -236,10 +247,13 @@ impl<'s> Lang<'s> {
             .map_init(
                 || base.clone(),
                 |ctx, (i, changed)| {
-                    let c = &spec.clauses[i];
-                    let status = m.rows[i].status;
-                    let mut clause =
-                        context::clause(i, c, tr, status, &spec.contract.links, &shared, changed);
+                    let at = ClauseAt {
+                        index: i,
+                        clause: &spec.clauses[i],
+                        status: m.rows[i].status,
+                        changed,
+                    };
+                    let mut clause = context::clause(at, &shared);
                     let plain = std::mem::take(&mut clause.plain);
                     let value = Value::from_serializable(&clause);
                     ctx.insert_value("c", value.clone());
@@ -282,19 +296,14 @@ impl<'s> Lang<'s> {
             sections,
             changes,
             change_search,
-            platforms: pages.platforms,
+            pages,
             toc,
         })
     }
 
     /// Every page of the language, rendered in parallel; returns how many.
     fn pages(&self, tests: &Value, cells: &Value, put: &Put) -> Result<usize, Diagnostic> {
-        let spec = self.m.spec;
-        let t = self.t;
-        let mut pages = vec![
-            self.page("index.html", "index", spec.contract.title_in(self.lang))
-                .with("clause_count", spec.clauses.len().into()),
-        ];
+        let mut pages = Vec::with_capacity(self.docs.len() + OwnPage::VARIANTS.len());
         for (d, doc) in self.docs.iter().enumerate() {
             pages.push(
                 self.page_of_chapter(d, doc)
@@ -302,56 +311,8 @@ impl<'s> Lang<'s> {
                     .with("sections", self.sections[d].clone()),
             );
         }
-        let print_chapters: Vec<Value> = self
-            .docs
-            .iter()
-            .zip(&self.blocks)
-            .map(|(doc, blocks)| {
-                map([
-                    ("name", doc.chapter.as_str().into()),
-                    ("blocks", blocks.clone()),
-                ])
-            })
-            .collect();
-        pages.push(
-            self.page("print.html", "print", t.text("print_short"))
-                .with("print_chapters", print_chapters.into()),
-        );
-        pages.push(
-            self.page("clauses.html", "clauses", t.text("clauses"))
-                .with("clauses", self.clauses.clone()),
-        );
-        let summary = context::matrix_summary(self.m, t, self.lang);
-        pages.push(
-            self.page("matrix.html", "matrix", t.text("matrix"))
-                .with("clauses", self.clauses.clone())
-                .with("tests_by_clause", tests.clone())
-                .with("statuses", Value::from_serializable(&summary.statuses))
-                .with("coverage", Value::from_serializable(&summary.coverage))
-                .with("results", Value::from_serializable(&summary.results))
-                .with("platforms", Value::from_serializable(&summary.platforms))
-                .with("platforms_by_clause", cells.clone()),
-        );
-        if self.platforms {
-            let page = platforms_page::context(self.m);
-            pages.push(
-                self.page("platforms.html", "platforms", t.text("platforms"))
-                    .with("pp", Value::from_serializable(&page)),
-            );
-        }
-        if let Some(steps) = &self.changes {
-            pages.push(
-                self.page("changes.html", "changes", t.text("changes"))
-                    .with("steps", steps.clone())
-                    .with("source_lang", spec.contract.languages[0].as_str().into()),
-            );
-        }
-        if let Some(rt) = self.runtimes {
-            let values = runtimes_page::context(rt, self.lang)?;
-            pages.push(
-                self.page("runtimes.html", "runtimes", t.text("runtimes"))
-                    .with("rt", Value::from_serializable(&values)),
-            );
+        for own in self.pages.all() {
+            pages.push(self.own_page(own, tests, cells)?);
         }
         let count = pages.len();
         pages.into_par_iter().try_for_each(|mut p| {
@@ -370,10 +331,58 @@ impl<'s> Lang<'s> {
         Ok(count)
     }
 
-    /// The page `name` (its file without `.html`), rendered with `template`: the language's values,
-    /// the page's name and title, and the pages before and after it.
-    fn page(&self, template: &'static str, name: &'s str, title: &str) -> Page<'s> {
-        self.page_at(template, name, title, None)
+    /// The page `own` of the site's own, with the values its template shows beside the
+    /// language's. `tests` and `cells` are the matrix page's rows' tests and platform cells.
+    fn own_page(&self, own: OwnPage, tests: &Value, cells: &Value) -> Result<Page<'s>, Diagnostic> {
+        let spec = self.m.spec;
+        let title = match own {
+            // The landing page's heading is the contract's title ("home" in links to it).
+            OwnPage::Index => spec.contract.title_in(self.lang),
+            _ => self.t.text(own.title_key()),
+        };
+        let page = self.page_at(own.template().0, own.name(), title, None);
+        Ok(match own {
+            OwnPage::Index => page.with("clause_count", spec.clauses.len().into()),
+            OwnPage::Clauses => page.with("clauses", self.clauses.clone()),
+            OwnPage::Matrix => {
+                let summary = context::matrix_summary(self.m, self.t, self.lang);
+                page.with("clauses", self.clauses.clone())
+                    .with("tests_by_clause", tests.clone())
+                    .with("statuses", Value::from_serializable(&summary.statuses))
+                    .with("coverage", Value::from_serializable(&summary.coverage))
+                    .with("results", Value::from_serializable(&summary.results))
+                    .with("platforms", Value::from_serializable(&summary.platforms))
+                    .with("platforms_by_clause", cells.clone())
+            }
+            OwnPage::Platforms => {
+                let values = platforms_page::context(self.m);
+                page.with("pp", Value::from_serializable(&values))
+            }
+            OwnPage::Changes => page
+                .with("steps", self.changes.clone().unwrap_or_else(Value::none))
+                .with("source_lang", spec.contract.languages[0].as_str().into()),
+            OwnPage::Runtimes => match self.runtimes {
+                Some(rt) => {
+                    let values = runtimes_page::context(rt, self.lang)?;
+                    page.with("rt", Value::from_serializable(&values))
+                }
+                None => page,
+            },
+            OwnPage::Print => {
+                let chapters: Vec<Value> = self
+                    .docs
+                    .iter()
+                    .zip(&self.blocks)
+                    .map(|(doc, blocks)| {
+                        map([
+                            ("name", doc.chapter.as_str().into()),
+                            ("blocks", blocks.clone()),
+                        ])
+                    })
+                    .collect();
+                page.with("print_chapters", chapters.into())
+            }
+        })
     }
 
     /// The page of chapter `d`, `doc`: its sidebar entry is the current one.
@@ -381,7 +390,9 @@ impl<'s> Lang<'s> {
         self.page_at("chapter.html", &doc.chapter, &doc.title, Some(d))
     }
 
-    /// [`Lang::page`], with chapter `d`'s sidebar entry current.
+    /// The page `name` (its file without `.html`), rendered with `template`: the language's values,
+    /// the page's name and title, and the pages before and after it; on chapter `d`'s page, its
+    /// sidebar entry is the current one.
     fn page_at(
         &self,
         template: &'static str,

@@ -7,6 +7,7 @@ use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::Serialize;
 
 use super::changes_page::SearchItem;
+use super::pages::OwnPage;
 use kcontract_oci::runtimes::Catalogue;
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::markdown_options;
@@ -110,7 +111,7 @@ pub(super) fn index_script(
             entries.push(Entry {
                 kind: "deviation",
                 id: Some(&d.id),
-                url: format!("runtimes.html#{}", d.id),
+                url: format!("{}.html#{}", OwnPage::Runtimes.name(), d.id),
                 level: None,
                 page: title,
                 section: None,

@@ -12,67 +12,70 @@ use tera::Tera;
 use walkdir::WalkDir;
 
 use super::interface::Interfaces;
+use super::pages::OwnPage;
+use Embedded::{Page, Piece};
 use kcontract_spec::diagnostic::Diagnostic;
 
-/// The embedded templates: (name, source).
-pub const TEMPLATES: [(&str, &str); 17] = [
-    ("base.html", include_str!("../../../templates/base.html")),
-    ("toc.html", include_str!("../../../templates/toc.html")),
-    (
+/// A template kcontract embeds: a page of the site's own (its name and source are the page's,
+/// [`OwnPage::template`]) or a piece the pages share or include.
+enum Embedded {
+    Page(OwnPage),
+    Piece(&'static str, &'static str),
+}
+
+/// The embedded templates, in the order messages list them (K0402, K0406). Each page of
+/// [`OwnPage`] is here once (a test holds it so).
+const EMBEDDED: [Embedded; 17] = [
+    Piece("base.html", include_str!("../../../templates/base.html")),
+    Piece("toc.html", include_str!("../../../templates/toc.html")),
+    Piece(
         "toc-item.html",
         include_str!("../../../templates/toc-item.html"),
     ),
-    (
+    Piece(
         "toc-sections.html",
         include_str!("../../../templates/toc-sections.html"),
     ),
-    (
+    Piece(
         "chapter.html",
         include_str!("../../../templates/chapter.html"),
     ),
-    ("print.html", include_str!("../../../templates/print.html")),
-    (
+    Page(OwnPage::Print),
+    Piece(
         "clause.html",
         include_str!("../../../templates/clause.html"),
     ),
-    ("index.html", include_str!("../../../templates/index.html")),
-    (
-        "clauses.html",
-        include_str!("../../../templates/clauses.html"),
-    ),
-    (
+    Page(OwnPage::Index),
+    Page(OwnPage::Clauses),
+    Piece(
         "clause-row.html",
         include_str!("../../../templates/clause-row.html"),
     ),
-    (
-        "matrix.html",
-        include_str!("../../../templates/matrix.html"),
-    ),
-    (
+    Page(OwnPage::Matrix),
+    Piece(
         "matrix-row.html",
         include_str!("../../../templates/matrix-row.html"),
     ),
-    (
-        "runtimes.html",
-        include_str!("../../../templates/runtimes.html"),
-    ),
-    (
-        "changes.html",
-        include_str!("../../../templates/changes.html"),
-    ),
-    (
-        "platforms.html",
-        include_str!("../../../templates/platforms.html"),
-    ),
-    (
+    Page(OwnPage::Runtimes),
+    Page(OwnPage::Changes),
+    Page(OwnPage::Platforms),
+    Piece(
         "redirect.html",
         include_str!("../../../templates/redirect.html"),
     ),
-    (
+    Piece(
         "serve/reload.html",
         include_str!("../../../templates/serve/reload.html"),
     ),
 ];
+
+/// The embedded templates: (name, source), in the order messages list them.
+pub(crate) fn embedded() -> impl Iterator<Item = (&'static str, &'static str)> {
+    EMBEDDED.iter().map(|e| match e {
+        Page(page) => page.template(),
+        Piece(name, source) => (*name, *source),
+    })
+}
 
 /// Files copied into `assets/` as they are, each replaceable by `DIR/assets/<name>`.
 const ASSETS: [(&str, &str); 2] = [
@@ -123,11 +126,10 @@ pub fn templates_folder(given: Option<&Path>, spec: &Path) -> Option<std::path::
 
 /// Parse the templates once: embedded, then the overrides in `dir`.
 pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
-    let mut sources: Vec<(&str, String)> =
-        TEMPLATES.iter().map(|(n, s)| (*n, s.to_string())).collect();
+    let mut sources: Vec<(&str, String)> = embedded().map(|(n, s)| (n, s.to_string())).collect();
     if let Some(dir) = dir {
         if !dir.is_dir() {
-            let names: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
+            let names: Vec<&str> = embedded().map(|(n, _)| n).collect();
             return Err(Diagnostic::error(
                 "K0402",
                 format!("the templates folder `{}` does not exist", dir.display()),
@@ -223,7 +225,7 @@ fn assets(files: &[(String, PathBuf)]) -> Result<BTreeMap<String, Vec<u8>>, Diag
 /// A warning (K0406) for each of the folder's `files` that no build reads: not a template name,
 /// not `i18n/<lang>.yaml`, not under `assets/`.
 fn unused_files(files: &[(String, PathBuf)]) -> Vec<Diagnostic> {
-    let names: Vec<&str> = TEMPLATES.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = embedded().map(|(n, _)| n).collect();
     let used = |rel: &str| {
         names.contains(&rel)
             || rel.starts_with("assets/")

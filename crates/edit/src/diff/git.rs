@@ -5,21 +5,124 @@
 //! library (gix, git2) would add a large dependency for two read-only commands.
 
 use std::collections::BTreeMap;
+use std::io;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 
 use kcontract_spec::Tree;
+use kcontract_spec::diagnostic::Diagnostic;
 
-/// Why a revision could not be read.
-#[derive(Debug)]
-pub struct GitError {
-    /// The revision does not exist (a usage error), rather than git failing.
-    pub unknown_revision: bool,
-    /// What failed.
-    pub message: String,
+/// Why a revision could not be read. [`GitError::diagnostic`] is K0801 for all but
+/// [`GitError::UnknownRevision`], which is the person's mistake: the binary shows it as a usage
+/// error ([`GitError::is_usage`]).
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// The revision does not exist (git failed without a word: `rev-parse --quiet`).
+    #[error("`{rev}` is not a revision of this repository")]
+    UnknownRevision {
+        /// The revision as given.
+        rev: String,
+    },
+    /// `rev-parse` failed: not a repository, or git could not run.
+    #[error("cannot read revision `{rev}`: {source}")]
+    Resolve {
+        /// The revision as given.
+        rev: String,
+        /// What git did.
+        source: GitRun,
+    },
+    /// `ls-tree` failed.
+    #[error("cannot list `{rel}` in `{rev}`: {source}")]
+    List {
+        /// The revision as given.
+        rev: String,
+        /// The folder listed.
+        rel: String,
+        /// What git did.
+        source: GitRun,
+    },
+    /// `cat-file --batch` failed.
+    #[error("cannot read the files of `{rev}`: {source}")]
+    Read {
+        /// The revision as given.
+        rev: String,
+        /// What git did.
+        source: GitRun,
+    },
+    /// `cat-file` answered a file with a header that is not `<object> blob <size>`.
+    #[error("git did not return `{}`: {header}", path.display())]
+    Missing {
+        /// The file asked for.
+        path: PathBuf,
+        /// The header git wrote instead.
+        header: String,
+    },
+    /// `cat-file`'s output ended before the file did.
+    #[error("git's output ended inside `{}`", path.display())]
+    Truncated {
+        /// The file being read.
+        path: PathBuf,
+    },
+}
+
+impl GitError {
+    /// A revision that does not exist: a usage error (exit 2), not a failure of git.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, GitError::UnknownRevision { .. })
+    }
+
     /// What to do about it.
-    pub help: String,
+    pub fn help(&self) -> &'static str {
+        match self {
+            GitError::UnknownRevision { .. } => {
+                "name a commit git knows (HEAD, HEAD~1, a branch, a tag, a hash); `git log --oneline` lists them"
+            }
+            GitError::Resolve { .. } => {
+                "run kcontract diff inside the git repository that holds the spec, or compare two folders: kcontract diff OLD NEW"
+            }
+            GitError::List { .. } => "check that the folder is inside a git repository",
+            GitError::Read { .. } | GitError::Missing { .. } | GitError::Truncated { .. } => {
+                "check the repository with `git fsck`"
+            }
+        }
+    }
+
+    /// The diagnostic the binary shows: K0801 (a git revision cannot be read), with the help.
+    pub fn diagnostic(&self) -> Diagnostic {
+        Diagnostic::error("K0801", self.to_string()).help(self.help())
+    }
+}
+
+/// A `git` subprocess that did not give its output: the arguments it was run with, and why.
+#[derive(Debug, thiserror::Error)]
+pub enum GitRun {
+    /// It could not be started (git is not installed, or not on `PATH`).
+    #[error("git cannot be run ({source})")]
+    Start {
+        /// `git`'s arguments.
+        args: Vec<String>,
+        /// The error of starting it.
+        source: io::Error,
+    },
+    /// Its output could not be read.
+    #[error("git failed ({source})")]
+    Wait {
+        /// `git`'s arguments.
+        args: Vec<String>,
+        /// The error of reading its output.
+        source: io::Error,
+    },
+    /// It exited with a failure; `stderr` is the first line it wrote (empty when it wrote none).
+    #[error("{stderr}")]
+    Exit {
+        /// `git`'s arguments.
+        args: Vec<String>,
+        /// How it exited.
+        status: ExitStatus,
+        /// The first line of its error output, trimmed.
+        stderr: String,
+    },
 }
 
 /// The files below `spec_dir` in revision `rev`, keyed `REV:<spec_dir>/…` (the name git gives an
@@ -54,21 +157,22 @@ pub fn project_files(
 fn resolve(cwd: &Path, rev: &str) -> Result<String, GitError> {
     let commit = git(
         cwd,
-        &["rev-parse", "--verify", "--quiet", &format!("{rev}^{{commit}}")],
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{commit}}"),
+        ],
         None,
     )
-    .map_err(|e| GitError {
+    .map_err(|e| match e {
         // With --quiet, git says nothing about a revision that does not exist.
-        unknown_revision: e.is_empty(),
-        message: if e.is_empty() {
-            format!("`{rev}` is not a revision of this repository")
-        } else {
-            format!("cannot read revision `{rev}`: {e}")
+        GitRun::Exit { stderr, .. } if stderr.is_empty() => GitError::UnknownRevision {
+            rev: rev.to_owned(),
         },
-        help: if e.is_empty() {
-            "name a commit git knows (HEAD, HEAD~1, a branch, a tag, a hash); `git log --oneline` lists them".into()
-        } else {
-            "run kcontract diff inside the git repository that holds the spec, or compare two folders: kcontract diff OLD NEW".into()
+        source => GitError::Resolve {
+            rev: rev.to_owned(),
+            source,
         },
     })?;
     Ok(String::from_utf8_lossy(&commit).trim().to_owned())
@@ -84,10 +188,12 @@ fn read_files(
     keep: impl Fn(&Path) -> bool,
 ) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
     let listing =
-        git(cwd, &["ls-tree", "-r", "-z", commit, "--", rel], None).map_err(|e| GitError {
-            unknown_revision: false,
-            message: format!("cannot list `{rel}` in `{rev}`: {e}"),
-            help: "check that the folder is inside a git repository".into(),
+        git(cwd, &["ls-tree", "-r", "-z", commit, "--", rel], None).map_err(|source| {
+            GitError::List {
+                rev: rev.to_owned(),
+                rel: rel.to_owned(),
+                source,
+            }
         })?;
     // `<mode> <type> <object>\t<path>`; blobs only (a symbolic link or submodule is not a file).
     let mut entries: Vec<(String, PathBuf)> = Vec::new();
@@ -116,12 +222,12 @@ fn read_files(
         }
     }
     let input: String = entries.iter().map(|(oid, _)| format!("{oid}\n")).collect();
-    let blobs =
-        git(cwd, &["cat-file", "--batch"], Some(input.into_bytes())).map_err(|e| GitError {
-            unknown_revision: false,
-            message: format!("cannot read the files of `{rev}`: {e}"),
-            help: "check the repository with `git fsck`".into(),
-        })?;
+    let blobs = git(cwd, &["cat-file", "--batch"], Some(input.into_bytes())).map_err(|source| {
+        GitError::Read {
+            rev: rev.to_owned(),
+            source,
+        }
+    })?;
     let mut reader = BufReader::new(blobs.as_slice());
     let mut files = BTreeMap::new();
     for (_, path) in entries {
@@ -133,20 +239,15 @@ fn read_files(
             .next()
             .and_then(|s| s.parse().ok());
         let Some(size) = size else {
-            return Err(GitError {
-                unknown_revision: false,
-                message: format!("git did not return `{}`: {}", path.display(), header.trim()),
-                help: "check the repository with `git fsck`".into(),
+            return Err(GitError::Missing {
+                path,
+                header: header.trim().to_owned(),
             });
         };
         let mut content = vec![0; size];
         let mut newline = [0u8; 1];
         if reader.read_exact(&mut content).is_err() || reader.read_exact(&mut newline).is_err() {
-            return Err(GitError {
-                unknown_revision: false,
-                message: format!("git's output ended inside `{}`", path.display()),
-                help: "check the repository with `git fsck`".into(),
-            });
+            return Err(GitError::Truncated { path });
         }
         files.insert(path, content);
     }
@@ -185,9 +286,9 @@ fn existing_ancestor(dir: &Path) -> (PathBuf, String) {
     (base, rel)
 }
 
-/// Run `git ARGS` in `cwd`, with `input` on stdin; its stdout, or its stderr's first line (empty
-/// when git failed without a word).
-fn git(cwd: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
+/// Run `git ARGS` in `cwd`, with `input` on stdin; its stdout, or why there is none.
+fn git(cwd: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<Vec<u8>, GitRun> {
+    let args_owned = || args.iter().map(|a| a.to_string()).collect();
     let mut child = Command::new("git")
         .arg("-C")
         .arg(cwd)
@@ -200,7 +301,10 @@ fn git(cwd: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<Vec<u8>, Str
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("git cannot be run ({e})"))?;
+        .map_err(|source| GitRun::Start {
+            args: args_owned(),
+            source,
+        })?;
     // Written from a thread: git answers while it reads, and a full pipe would stop both.
     let writer = match (input, child.stdin.take()) {
         (Some(bytes), Some(mut stdin)) => Some(std::thread::spawn(move || {
@@ -208,9 +312,10 @@ fn git(cwd: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<Vec<u8>, Str
         })),
         _ => None,
     };
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("git failed ({e})"))?;
+    let out = child.wait_with_output().map_err(|source| GitRun::Wait {
+        args: args_owned(),
+        source,
+    })?;
     if let Some(w) = writer {
         let _ = w.join();
     }
@@ -218,7 +323,10 @@ fn git(cwd: &Path, args: &[&str], input: Option<Vec<u8>>) -> Result<Vec<u8>, Str
         Ok(out.stdout)
     } else {
         let err = String::from_utf8_lossy(&out.stderr);
-        let first = err.lines().next().unwrap_or("").trim();
-        Err(first.to_owned())
+        Err(GitRun::Exit {
+            args: args_owned(),
+            status: out.status,
+            stderr: err.lines().next().unwrap_or("").trim().to_owned(),
+        })
     }
 }

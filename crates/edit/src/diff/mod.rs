@@ -79,9 +79,12 @@ impl Kind {
     }
 }
 
-/// What a level change does to the obligation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// What a level change does to the obligation. The names are the JSON `direction`s.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, strum::VariantArray, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Direction {
     /// Toward MUST or MUST NOT (MAY < SHOULD < MUST, MAY < SHOULD NOT < MUST NOT).
     Strengthens,
@@ -94,11 +97,7 @@ pub enum Direction {
 impl Direction {
     /// The name, as in the JSON output.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Direction::Strengthens => "strengthens",
-            Direction::Weakens => "weakens",
-            Direction::Reverses => "reverses",
-        }
+        self.into()
     }
 }
 
@@ -138,11 +137,34 @@ pub enum Value {
     List(Vec<String>),
 }
 
+/// What a piece of a word or line diff is. The names are the JSON `op`s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub(crate) enum Op {
+    /// In both texts.
+    Equal,
+    /// Only in the old text.
+    Delete,
+    /// Only in the new text.
+    Insert,
+}
+
+impl From<ChangeTag> for Op {
+    fn from(tag: ChangeTag) -> Op {
+        match tag {
+            ChangeTag::Equal => Op::Equal,
+            ChangeTag::Delete => Op::Delete,
+            ChangeTag::Insert => Op::Insert,
+        }
+    }
+}
+
 /// A piece of a word diff.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct Words {
-    /// `equal`, `delete` (only in the old text) or `insert` (only in the new).
-    pub(crate) op: &'static str,
+    /// In both texts, or only in one.
+    pub(crate) op: Op,
     /// The words, with the whitespace between them.
     pub(crate) text: String,
 }
@@ -206,7 +228,8 @@ pub struct Prose {
     pub added: usize,
     /// Lines only in the old version.
     pub removed: usize,
-    /// The changed lines themselves, in order (`op` `delete` or `insert`, `text` the line).
+    /// The changed lines themselves, in order (`op` [`Op::Delete`] or [`Op::Insert`], `text` the
+    /// line).
     pub(crate) lines: Vec<Words>,
 }
 
@@ -566,11 +589,7 @@ pub(crate) fn word_diff(old: &str, new: &str) -> Vec<Words> {
     let diff = TextDiff::from_words(old.as_str(), new.as_str());
     let mut out: Vec<Words> = Vec::new();
     for change in diff.iter_all_changes() {
-        let op = match change.tag() {
-            ChangeTag::Equal => "equal",
-            ChangeTag::Delete => "delete",
-            ChangeTag::Insert => "insert",
-        };
+        let op = Op::from(change.tag());
         match out.last_mut() {
             Some(last) if last.op == op => last.text.push_str(change.value()),
             _ => out.push(Words {
@@ -609,16 +628,16 @@ fn prose(old: &Spec, new: &Spec, parts: &Parts) -> Vec<Prose> {
             let diff = TextDiff::from_lines(a.as_str(), b.as_str());
             let (mut added, mut removed, mut lines) = (0, 0, Vec::new());
             for ch in diff.iter_all_changes() {
-                let op = match ch.tag() {
-                    ChangeTag::Insert => {
+                let op = match Op::from(ch.tag()) {
+                    Op::Insert => {
                         added += 1;
-                        "insert"
+                        Op::Insert
                     }
-                    ChangeTag::Delete => {
+                    Op::Delete => {
                         removed += 1;
-                        "delete"
+                        Op::Delete
                     }
-                    ChangeTag::Equal => continue,
+                    Op::Equal => continue,
                 };
                 lines.push(Words {
                     op,
@@ -1148,7 +1167,7 @@ mod tests {
     #[test]
     fn word_diff_ignores_rewrapping() {
         let w = word_diff("a  b\nc d", "a b c e");
-        let ops: Vec<(&str, &str)> = w.iter().map(|w| (w.op, w.text.as_str())).collect();
+        let ops: Vec<(&str, &str)> = w.iter().map(|w| (w.op.into(), w.text.as_str())).collect();
         assert_eq!(ops, [("equal", "a b c "), ("delete", "d"), ("insert", "e")]);
     }
 }

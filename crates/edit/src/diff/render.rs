@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use anstyle::{AnsiColor, Effects, Style};
 use serde::Serialize;
 
-use super::{Change, Diff, FORMAT, Kind, Parts, Prose, Value, Words};
+use super::{Change, Diff, FORMAT, Kind, Op, Parts, Prose, Value, Words};
 use kcontract_spec::diagnostic::plural;
 
 /// One side of the comparison, as the outputs name it.
@@ -132,9 +132,9 @@ fn detail(c: &Change, del: impl Fn(&str) -> String, ins: impl Fn(&str) -> String
 fn words(w: &[Words], del: impl Fn(&str) -> String, ins: impl Fn(&str) -> String) -> String {
     w.iter()
         .map(|w| match w.op {
-            "delete" => del(&w.text),
-            "insert" => ins(&w.text),
-            _ => w.text.clone(),
+            Op::Delete => del(&w.text),
+            Op::Insert => ins(&w.text),
+            Op::Equal => w.text.clone(),
         })
         .collect()
 }
@@ -170,7 +170,7 @@ fn prose_lines(p: &Prose) -> (Vec<(char, String)>, usize) {
         .iter()
         .take(PROSE_LINES)
         .map(|w| {
-            let sign = if w.op == "delete" { '-' } else { '+' };
+            let sign = if w.op == Op::Delete { '-' } else { '+' };
             let mut text: String = w.text.chars().take(PROSE_WIDTH).collect();
             if w.text.chars().count() > PROSE_WIDTH {
                 text.push('…');

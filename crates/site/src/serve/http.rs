@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The site as served: relative path → bytes.
-pub(crate) type Site = BTreeMap<String, Arc<[u8]>>;
+pub type Site = BTreeMap<String, Arc<[u8]>>;
 
 /// Where the pages' script listens for events (`templates/serve/reload.html`).
 pub(super) const EVENTS: &str = "/__kcontract/events";

@@ -44,8 +44,9 @@ const HEARTBEAT: Duration = Duration::from_secs(15);
 const LISTENER: Token = Token(usize::MAX - 1);
 const WAKE: Token = Token(usize::MAX - 2);
 
-/// What the server thread and the rebuild loop share.
-pub(super) struct Shared {
+/// A running server, as the rebuild loop holds it (what the server thread and the loop share):
+/// give it a new site or a failure to show. Made by [`start`].
+pub struct Serving {
     site: RwLock<Arc<Site>>,
     /// The diagnostics of the failed rebuild the pages show, until a rebuild succeeds.
     failure: Mutex<Option<String>>,
@@ -55,7 +56,7 @@ pub(super) struct Shared {
 }
 
 /// The `reload` event's data: the files whose bytes changed (or appeared, or went), and of those
-/// the pages an open copy of which may update in place (see [`Shared::replace`]); any other
+/// the pages an open copy of which may update in place (see [`Serving::replace`]); any other
 /// changed page reloads.
 #[derive(Serialize)]
 struct Reload<'a> {
@@ -63,14 +64,14 @@ struct Reload<'a> {
     swap: Vec<&'a str>,
 }
 
-impl Shared {
+impl Serving {
     /// Serve `site` from now on and tell the pages which files changed; returns how many did.
     /// `swap`: the change was of chapter files only, so a changed page differs only in what a
     /// chapter file makes of it (its title, the sidebar and the content; the header, the footer
     /// and the head come from contract.yaml, the templates and the interface text), and an open
     /// copy replaces those three in place (`templates/serve/reload.html`) instead of reloading:
     /// the reader keeps their place.
-    pub(super) fn replace(&self, site: Site, swap: bool) -> usize {
+    pub fn replace(&self, site: Site, swap: bool) -> usize {
         let site = Arc::new(site);
         let old = std::mem::replace(
             &mut *self.site.write().unwrap_or_else(PoisonError::into_inner),
@@ -114,7 +115,7 @@ impl Shared {
     }
 
     /// Keep serving the last good site; show `text` over the open pages (and any opened later).
-    pub(super) fn fail(&self, text: String) {
+    pub fn fail(&self, text: String) {
         let event = http::failed_event(&text);
         let mut failure = self.failure.lock().unwrap_or_else(PoisonError::into_inner);
         *failure = Some(text);
@@ -148,14 +149,19 @@ impl Shared {
 }
 
 /// Serve `site` on `listener` from a thread of its own; the returned state is how the rebuild
-/// loop gives it new sites and failures.
-pub(super) fn start(listener: std::net::TcpListener, site: Site) -> io::Result<Arc<Shared>> {
+/// loop gives it new sites and failures. `on_error` is told when waiting for connections fails
+/// (the loop goes on after a pause): the caller says so, the library does not print.
+pub fn start(
+    listener: std::net::TcpListener,
+    site: Site,
+    on_error: impl Fn(&io::Error) + Send + 'static,
+) -> io::Result<Arc<Serving>> {
     listener.set_nonblocking(true)?;
     let mut listener = TcpListener::from_std(listener);
     let poll = Poll::new()?;
     poll.registry()
         .register(&mut listener, LISTENER, Interest::READABLE)?;
-    let shared = Arc::new(Shared {
+    let shared = Arc::new(Serving {
         site: RwLock::new(Arc::new(site)),
         failure: Mutex::new(None),
         outbox: Mutex::new(Vec::new()),
@@ -169,6 +175,7 @@ pub(super) fn start(listener: std::net::TcpListener, site: Site) -> io::Result<A
         next: 0,
         accept_again: false,
         heartbeat: Instant::now() + HEARTBEAT,
+        on_error: Box::new(on_error),
     };
     std::thread::Builder::new()
         .name("kcontract-serve-http".into())
@@ -210,12 +217,14 @@ enum Next {
 struct Server {
     poll: Poll,
     listener: TcpListener,
-    shared: Arc<Shared>,
+    shared: Arc<Serving>,
     conns: BTreeMap<usize, Conn>,
     next: usize,
     /// Accepting stopped (no descriptor left, or full): try again on the next turn.
     accept_again: bool,
     heartbeat: Instant,
+    /// Told when waiting for connections fails ([`start`]).
+    on_error: Box<dyn Fn(&io::Error) + Send>,
 }
 
 impl Server {
@@ -226,7 +235,7 @@ impl Server {
             if let Err(e) = self.poll.poll(&mut events, Some(timeout))
                 && e.kind() != io::ErrorKind::Interrupted
             {
-                eprintln!("warning: serve: waiting for connections: {e}");
+                (self.on_error)(&e);
                 std::thread::sleep(Duration::from_millis(50));
                 continue;
             }
@@ -513,12 +522,12 @@ mod tests {
     use std::io::{BufRead, BufReader};
     use std::net::TcpStream as StdStream;
 
-    fn serve() -> (Arc<Shared>, std::net::SocketAddr) {
+    fn serve() -> (Arc<Serving>, std::net::SocketAddr) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let mut site = Site::new();
         site.insert("index.html".into(), Arc::from(&b"hello"[..]));
-        (start(listener, site).unwrap(), addr)
+        (start(listener, site, |_| {}).unwrap(), addr)
     }
 
     fn events(addr: std::net::SocketAddr) -> StdStream {
