@@ -5,8 +5,8 @@
 
 use crate::pipeline::{Show, Stages};
 use crate::terminal::{Ctx, Failure, Outcome, plural, print};
-use kcontract_spec::Spec;
 use kcontract_spec::LoadOptions;
+use kcontract_spec::Spec;
 use kcontract_trace::annotations::{self, ReviewTarget};
 
 /// Record that the tests claiming these clauses were reviewed against the current clause text.

@@ -26,8 +26,8 @@ use serde::Deserialize;
 
 use crate::matrix::Scope;
 use crate::selector::Selector;
-use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 
 /// The file's name.
 pub const FILE: &str = "kcontract.toml";

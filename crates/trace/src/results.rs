@@ -210,7 +210,12 @@ impl Results {
     }
 
     /// The outcome of a test: results naming another package do not count.
-    pub(crate) fn outcome(&self, package: Option<&str>, target: &Target, name: &str) -> Option<Outcome> {
+    pub(crate) fn outcome(
+        &self,
+        package: Option<&str>,
+        target: &Target,
+        name: &str,
+    ) -> Option<Outcome> {
         self.by_test
             .get(&(target.clone(), name.to_string()))?
             .iter()
@@ -221,7 +226,12 @@ impl Results {
 
     /// Why a test failed: the message of its first failed report (see [`Self::outcome`] for
     /// which reports count), or `None`.
-    pub(crate) fn message(&self, package: Option<&str>, target: &Target, name: &str) -> Option<String> {
+    pub(crate) fn message(
+        &self,
+        package: Option<&str>,
+        target: &Target,
+        name: &str,
+    ) -> Option<String> {
         self.by_test
             .get(&(target.clone(), name.to_string()))?
             .iter()

@@ -376,9 +376,9 @@ pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem, spec: &Spec) -
     // A stub is written for a testable clause, which has no `reason`: when the clause has become
     // untestable since, its reason is not in the stamp the stub recorded.
     let without_reason = clause.and_then(|c| {
-        c.reason.as_ref().map(|_| {
-            kcontract_spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level)
-        })
+        c.reason
+            .as_ref()
+            .map(|_| kcontract_spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level))
     });
     let ok = match stamp {
         Some(st) => words_stamp == st || without_reason.as_deref() == Some(st),
@@ -430,12 +430,8 @@ pub fn stale_doc(
     }
     let end = end?;
     let words = stub_words(&lines, &spec.contract)?;
-    let then = kcontract_spec::clause_stamp(
-        &words,
-        c.reason.as_deref(),
-        c.implicit.as_deref(),
-        c.level,
-    );
+    let then =
+        kcontract_spec::clause_stamp(&words, c.reason.as_deref(), c.implicit.as_deref(), c.level);
     let plain = kcontract_spec::clause_stamp(&words, None, c.implicit.as_deref(), c.level);
     if then != recorded && plain != recorded {
         return None;

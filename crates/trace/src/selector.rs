@@ -93,10 +93,7 @@ impl Selector {
 
     /// An actor or verify kind of the selector that `contract` does not have, and what it has
     /// (such a term would select nothing, and a gate pass by default).
-    pub fn unknown_name(
-        &self,
-        contract: &kcontract_spec::Contract,
-    ) -> Option<(String, String)> {
+    pub fn unknown_name(&self, contract: &kcontract_spec::Contract) -> Option<(String, String)> {
         let list = |names: Vec<&str>| names.join(", ");
         self.terms().find_map(|t| match t {
             Term::Actor(a) if contract.actor(a.as_str()).is_none() => Some((

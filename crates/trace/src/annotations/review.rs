@@ -11,8 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap};
 use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap};
 
 use super::{TestFn, TestKind};
 
