@@ -40,7 +40,7 @@ pub use json::json;
 pub use platforms::{
     CheckView, PlatformCell, PlatformColumn, PlatformRun, PlatformStatus, ReportStatus,
 };
-pub use require::{Requirement, offenders};
+pub use require::{Requirement, RequirementError, offenders};
 pub use status::Status;
 pub use summary::{Coverage, StatusCounts, Summary};
 pub use table::table;

@@ -3,7 +3,7 @@
 use std::str::FromStr;
 
 use super::{Matrix, Row, Status};
-use crate::selector::Selector;
+use crate::selector::{Selector, SelectorError};
 use kcontract_spec::Clause;
 
 /// `SELECTOR=STATUS`: every clause the selector picks must have at least STATUS (in the order
@@ -19,24 +19,33 @@ pub struct Requirement {
     pub status: Status,
 }
 
+/// Why a `--require` value is not a requirement; its text is clap's message for the option.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RequirementError {
+    /// No `=` between a selector and a status.
+    #[error(
+        "`{0}` has no `=`: write SELECTOR=STATUS, e.g. `MUST=implemented` or `verify:model=passing`"
+    )]
+    NoEquals(String),
+    /// A status that is not a minimum (`failing`, `waived`, `exempt`), or no status at all.
+    #[error(
+        "`{0}` cannot be required: use untested, stub, external, suspect, implemented or passing (a minimum, in that order)"
+    )]
+    NotAMinimum(String),
+    /// The selector before the `=` does not parse.
+    #[error(transparent)]
+    Selector(#[from] SelectorError),
+}
+
 impl FromStr for Requirement {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let (sel, status) = s.rsplit_once('=').ok_or_else(|| {
-            format!("`{s}` has no `=`: write SELECTOR=STATUS, e.g. `MUST=implemented` or `verify:model=passing`")
-        })?;
-        let status = match status.trim() {
-            "untested" => Status::Untested,
-            "stub" => Status::Stub,
-            "external" => Status::External,
-            "suspect" => Status::Suspect,
-            "implemented" => Status::Implemented,
-            "passing" => Status::Passing,
-            other => {
-                return Err(format!(
-                    "`{other}` cannot be required: use untested, stub, external, suspect, implemented or passing (a minimum, in that order)"
-                ));
-            }
+    type Err = RequirementError;
+    fn from_str(s: &str) -> Result<Self, RequirementError> {
+        let (sel, status) = s
+            .rsplit_once('=')
+            .ok_or_else(|| RequirementError::NoEquals(s.to_string()))?;
+        let status = match status.trim().parse::<Status>() {
+            Ok(st) if !matches!(st, Status::Failing | Status::Waived | Status::Exempt) => st,
+            _ => return Err(RequirementError::NotAMinimum(status.trim().to_string())),
         };
         Ok(Requirement {
             text: s.to_string(),
