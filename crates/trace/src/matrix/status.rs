@@ -7,7 +7,7 @@ use serde::Serialize;
 /// A clause's status. Declared in display order (the list, `exempt` last): the columns of
 /// the terminal's coverage table and the site, the names `--require` and the ratchet accept.
 ///
-/// The order of `--require` is [`Ord`] (from [`Status::worth`]): each status satisfies a
+/// The order of `--require` is [`Ord`] (from `Status::worth`): each status satisfies a
 /// requirement for itself and every status above it (`failing` satisfies none; `waived` and
 /// `exempt` are handled apart: they always satisfy). It is what the clause's tests are worth here:
 /// a local stub or a list of upstream tests (`external`) is worth less than a real test of this

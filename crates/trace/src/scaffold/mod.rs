@@ -126,8 +126,8 @@ pub struct Plan {
     pub orphans: Vec<Orphan>,
     /// Testable clauses with no stub because a real test elsewhere claims them.
     pub elsewhere: Vec<String>,
-    /// Clauses in scope whose stub was written before (the folder's [`RECORD`]) and is gone,
-    /// with no other test: deleted by hand, so not written again (the matrix shows them
+    /// Clauses in scope whose stub was written before (the folder's `.scaffolded` record) and is
+    /// gone, with no other test: deleted by hand, so not written again (the matrix shows them
     /// `untested` until they are exempted with a reason or their line leaves the record).
     pub deleted: Vec<String>,
     /// The folder's new record: the clauses in scope that have had a test in it.
