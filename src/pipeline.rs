@@ -110,13 +110,20 @@ impl<'c> Stages<'c> {
     /// tests (their clause changed since they were reviewed) are warnings, errors with `strict`.
     /// Files unchanged since the last scan are not lexed again (`annotations::CacheChoice::for_root`).
     pub(crate) fn tests(&mut self, spec: &Spec, at: &TestsAt) -> Result<Scan, Failure> {
+        let scan = self.tests_unreported(spec, at);
+        self.ctx.report(&scan.diagnostics, &scan.sources)?;
+        Ok(scan)
+    }
+
+    /// [`Self::tests`] with its diagnostics left in the scan, not reported: for `scaffold`, which
+    /// needs only the clauses real tests claim (problems in those files are `check`'s business).
+    pub(crate) fn tests_unreported(&mut self, spec: &Spec, at: &TestsAt) -> Scan {
         let start = Instant::now();
         let (root, globs) = where_tests_are(&self.ctx.spec, &spec.contract, at);
         let found = annotations::find(&root, &globs, &annotations::CacheChoice::for_root(&root));
         let scan = self.claims(spec, found, at, &globs, &root);
         self.timings.add("tests", start.elapsed());
-        self.ctx.report(&scan.diagnostics, &scan.sources)?;
-        Ok(scan)
+        scan
     }
 
     /// [`Self::tests`], but claims of ids the contract lacks (K0501: a removed or renamed clause)

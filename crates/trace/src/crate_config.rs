@@ -108,7 +108,7 @@ impl CrateConfig {
             None => None,
             Some(s) => Some(s.parse::<Selector>().map_err(|e| {
                 Diagnostic::error("K0520", "`select` is not a selector")
-                    .at(Span::new(file, line_of(&text, "select")), e)
+                    .at(Span::new(file, line_of(&text, "select")), e.to_string())
                     .help("the grammar of `matrix --require`, e.g. `actor:platform,verify:conformance`")
             })?),
         };

@@ -23,8 +23,9 @@ use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use kcontract_spec::read_source;
 
 /// What a test run said about one test.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Outcome {
     /// Ran and passed (in JUnit, also a test that passed on retry).
     Passed,
@@ -37,11 +38,7 @@ pub enum Outcome {
 impl Outcome {
     /// The lowercase name used in JSON and on the site (`passed`).
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::Skipped => "skipped",
-            Outcome::Failed => "failed",
-        }
+        self.into()
     }
 }
 

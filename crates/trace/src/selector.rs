@@ -177,9 +177,29 @@ const TERMS: &str = "a level (MUST, MUST NOT, SHOULD, SHOULD NOT, MAY), actor:NA
                      each optionally preceded by `!`; join terms with `,` (all must hold) and \
                      alternatives with `|` (any may hold)";
 
+/// A term of a selector that is none of the grammar's; its text is clap's message for the option
+/// and the label of K0520 for a `kcontract.toml`'s `select`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    /// A clause id written without `id:`.
+    #[error("`{term}` is not a selector term (a clause id is written `id:{body}`): use {TERMS}", TERMS = TERMS)]
+    BareId {
+        /// The term as written.
+        term: String,
+        /// The term without its `!`: the id.
+        body: String,
+    },
+    /// Anything else.
+    #[error("`{term}` is not a selector term: use {TERMS}", TERMS = TERMS)]
+    NotATerm {
+        /// The term as written.
+        term: String,
+    },
+}
+
 impl FromStr for Selector {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SelectorError;
+    fn from_str(s: &str) -> Result<Self, SelectorError> {
         let mut any = Vec::new();
         for alt in s.split('|') {
             let mut all = Vec::new();
@@ -210,12 +230,16 @@ impl FromStr for Selector {
                     _ => None,
                 };
                 let term = term.ok_or_else(|| {
-                    let near = if key.is_none() && body.contains('.') {
-                        format!(" (a clause id is written `id:{body}`)")
+                    if key.is_none() && body.contains('.') {
+                        SelectorError::BareId {
+                            term: t.to_string(),
+                            body: body.to_string(),
+                        }
                     } else {
-                        String::new()
-                    };
-                    format!("`{t}` is not a selector term{near}: use {TERMS}")
+                        SelectorError::NotATerm {
+                            term: t.to_string(),
+                        }
+                    }
                 })?;
                 all.push(Lit { negated, term });
             }
@@ -260,13 +284,14 @@ mod tests {
             "config.env.port",
             "a|",
         ] {
-            let e = bad.parse::<Selector>().unwrap_err();
+            let e = bad.parse::<Selector>().unwrap_err().to_string();
             assert!(e.contains("is not a selector term"), "{bad}: {e}");
         }
         assert!(
             "config.env.port"
                 .parse::<Selector>()
                 .unwrap_err()
+                .to_string()
                 .contains("`id:config.env.port`")
         );
     }

@@ -31,6 +31,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -197,7 +198,7 @@ impl Cache {
                 s.unmarked.into_iter().collect(),
                 None,
             ),
-            Err(why) => (HashMap::new(), HashMap::new(), why),
+            Err(why) => (HashMap::new(), HashMap::new(), why.map(|e| e.to_string())),
         };
         Cache {
             path: Some(path),
@@ -279,7 +280,7 @@ impl Cache {
         } else {
             match store(&path, files, unmarked) {
                 Ok(()) => CacheOutcome::Written,
-                Err(e) => CacheOutcome::NotWritten(e),
+                Err(e) => CacheOutcome::NotWritten(e.to_string()),
             }
         };
         CacheStatus::Used {
@@ -293,23 +294,53 @@ impl Cache {
     }
 }
 
+/// Why a stored cache was not used, or could not be written. Never a diagnostic: the scan is only
+/// slower, so its text goes into [`CacheStatus`] (`ignored`, [`CacheOutcome::NotWritten`]), which
+/// `build --timings` prints.
+#[derive(Debug, thiserror::Error)]
+enum CacheError {
+    /// The stored cache exists but cannot be read.
+    #[error("cannot be read ({source})")]
+    Read { path: PathBuf, source: io::Error },
+    /// It is not JSON of the stored shape.
+    #[error("is not a scan cache ({0})")]
+    NotACache(serde_json::Error),
+    /// Another version, format or scanner wrote it.
+    #[error("was written by another kcontract ({kcontract}, format {format})")]
+    Foreign { kcontract: String, format: u32 },
+    /// This scan's entries could not be encoded.
+    #[error("{0}")]
+    Encode(serde_json::Error),
+    /// The cache's folder could not be made.
+    #[error("{source}")]
+    CreateDir { path: PathBuf, source: io::Error },
+    /// The file could not be written.
+    #[error("{source}")]
+    Write { path: PathBuf, source: io::Error },
+}
+
 /// Read a stored cache; `Err(None)` when there is none, `Err(Some(why))` when it is unusable.
-fn load(path: &Path) -> Result<Stored, Option<String>> {
+fn load(path: &Path) -> Result<Stored, Option<CacheError>> {
     let bytes = match fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(None),
-        Err(e) => return Err(Some(format!("cannot be read ({e})"))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(None),
+        Err(source) => {
+            return Err(Some(CacheError::Read {
+                path: path.to_path_buf(),
+                source,
+            }));
+        }
     };
     let stored: Stored =
-        serde_json::from_slice(&bytes).map_err(|e| Some(format!("is not a scan cache ({e})")))?;
+        serde_json::from_slice(&bytes).map_err(|e| Some(CacheError::NotACache(e)))?;
     if stored.kcontract != env!("CARGO_PKG_VERSION")
         || stored.format != FORMAT
         || stored.scanner != scanner_key()
     {
-        return Err(Some(format!(
-            "was written by another kcontract ({}, format {})",
-            stored.kcontract, stored.format
-        )));
+        return Err(Some(CacheError::Foreign {
+            kcontract: stored.kcontract,
+            format: stored.format,
+        }));
     }
     Ok(stored)
 }
@@ -318,7 +349,7 @@ fn store(
     path: &Path,
     files: BTreeMap<String, Entry>,
     unmarked: BTreeMap<String, Stamp>,
-) -> Result<(), String> {
+) -> Result<(), CacheError> {
     let stored = Stored {
         kcontract: env!("CARGO_PKG_VERSION").to_string(),
         format: FORMAT,
@@ -326,11 +357,17 @@ fn store(
         files,
         unmarked,
     };
-    let bytes = serde_json::to_vec(&stored).map_err(|e| e.to_string())?;
+    let bytes = serde_json::to_vec(&stored).map_err(CacheError::Encode)?;
     if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        fs::create_dir_all(dir).map_err(|source| CacheError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
-    write_atomic(path, &bytes).map_err(|e| e.to_string())
+    write_atomic(path, &bytes).map_err(|source| CacheError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// What the cache did in one scan.

@@ -120,7 +120,8 @@ pub(super) fn scan_items(
                     }
                     "fn" => {
                         let begin = *item_start.get_or_insert(start);
-                        let next = fn_item(trees, i, begin, &mut attrs, module, in_macro, out);
+                        let at = Enclosing { module, in_macro };
+                        let next = fn_item(trees, i, begin, &mut attrs, at, out);
                         attrs.clear();
                         item_start = None;
                         i = next;
@@ -177,15 +178,23 @@ pub(super) fn scan_items(
     }
 }
 
-/// `fn name … { body }` starting at `trees[i]` (the `fn`). Returns the index after the item.
-#[allow(clippy::too_many_arguments)]
+/// Where an item is: what an [`FnItem`] records of its surroundings.
+#[derive(Clone, Copy)]
+struct Enclosing<'a> {
+    /// The inline module path inside the file.
+    module: &'a [String],
+    /// Inside an item-level macro call.
+    in_macro: bool,
+}
+
+/// `fn name … { body }` starting at `trees[i]` (the `fn`; the item's first byte at `begin`).
+/// Returns the index after the item.
 fn fn_item(
     trees: &[TokenTree],
     i: usize,
     begin: usize,
     attrs: &mut Vec<Attr>,
-    module: &[String],
-    in_macro: bool,
+    at: Enclosing,
     out: &mut Vec<FnItem>,
 ) -> usize {
     let Some(TokenTree::Ident(name)) = trees.get(i + 1) else {
@@ -227,8 +236,8 @@ fn fn_item(
         range: begin..body_range.end,
         body: body_range,
         todo_body,
-        module: module.to_vec(),
-        in_macro,
+        module: at.module.to_vec(),
+        in_macro: at.in_macro,
     });
     j + 1
 }
