@@ -118,15 +118,13 @@ impl Build {
         let mut tpl = tpl.map_err(failed)?;
         tpl.for_languages(&spec.contract.languages);
         ctx.report(&tpl.warnings, &loaded.sources)?;
-        let built = site::build(
-            &matrix,
-            runtimes.as_ref(),
-            &history,
-            &tpl,
-            &self.out,
-            &ctx.spec,
-        )
-        .map_err(failed)?;
+        let output = site::Output {
+            out: &self.out,
+            spec: &ctx.spec,
+            at: &kill_at,
+        };
+        let built =
+            site::build(&matrix, runtimes.as_ref(), &history, &tpl, &output).map_err(failed)?;
         if let Some(r) = &built.restored {
             eprintln!("note: {r}");
         }
@@ -142,5 +140,14 @@ impl Build {
             built.files,
             self.out.display()
         ))
+    }
+}
+
+/// The test hook of `tests/suite/boundaries.rs`: with `KCONTRACT_TEST_KILL_AT=<step>` the process
+/// stops at that step of the site's swap as a kill would (no clean-up, no message), so the test can
+/// check that the next build finds the old site or the new one, whole.
+fn kill_at(step: site::SwapStep) {
+    if std::env::var_os("KCONTRACT_TEST_KILL_AT").is_some_and(|v| v == step.as_str()) {
+        std::process::abort();
     }
 }

@@ -54,7 +54,7 @@ use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_trace::matrix::Matrix;
 
 use output::OutputDir;
-pub use output::{Restored, check_output, manifest_files, restore_output};
+pub use output::{Restored, SwapStep, check_output, manifest_files, restore_output};
 
 pub use kcontract_edit::diff::history::History;
 
@@ -95,20 +95,29 @@ pub fn render(
     Ok(files)
 }
 
-/// Render with `tpl` ([`templates`]) and write the site atomically into the folder `out` (a failed
+/// Where a build writes: the output folder, and what it must stay clear of.
+pub struct Output<'a> {
+    /// The folder the site goes into: empty, absent or a site kcontract built.
+    pub out: &'a Path,
+    /// The spec folder: `out` must not be it, inside it or hold it ([`check_output`]).
+    pub spec: &'a Path,
+    /// Told each step of the final swap as it is reached ([`SwapStep`]); the binary uses it to
+    /// stop the process there under test, the library never stops anything.
+    pub at: &'a dyn Fn(SwapStep),
+}
+
+/// Render with `tpl` ([`templates`]) and write the site atomically into `output.out` (a failed
 /// build leaves it as it was): the output folder prepared beside the old one, every file rendered
-/// into it, then swapped in. `out` must be empty, absent or a site kcontract built, and not the
-/// spec folder `spec`, inside it or holding it ([`check_output`]).
+/// into it, then swapped in.
 pub fn build(
     m: &Matrix,
     runtimes: Option<&Catalogue>,
     history: &History,
     tpl: &Templates,
-    out: &Path,
-    spec: &Path,
+    output: &Output<'_>,
 ) -> Result<BuildReport, Diagnostic> {
     let mut timings = kcontract_spec::timings::Timings::default();
-    let mut out = timings.time("prepare", || OutputDir::prepare(out, spec))?;
+    let mut out = timings.time("prepare", || OutputDir::prepare(output.out, output.spec))?;
     let restored = out.restored.take();
     let files = AtomicUsize::new(0);
     let put = |rel: String, bytes: Vec<u8>| {
@@ -127,7 +136,7 @@ pub fn build(
             return Err(d);
         }
     };
-    timings.time("swap", || out.commit())?;
+    timings.time("swap", || out.commit(output.at))?;
     Ok(BuildReport {
         pages,
         files: files.into_inner(),

@@ -364,12 +364,30 @@ fn parent_and_name(out: &Path) -> Result<(PathBuf, String), Diagnostic> {
     Ok((parent.to_path_buf(), name))
 }
 
-/// The places in [`OutputDir::commit`] where a test may stop the process as a kill would
-/// (`KCONTRACT_TEST_KILL_AT=<step>`; `tests/suite/boundaries.rs`): before and after each rename.
-/// `KCONTRACT_TEST_NO_EXCHANGE` makes the build use the two renames the exchange replaces.
-fn kill_point(step: &str) {
-    if std::env::var_os("KCONTRACT_TEST_KILL_AT").is_some_and(|v| v == step) {
-        std::process::abort();
+/// The places in [`OutputDir::commit`] where the swap of the new site for the old one can be
+/// cut short, before and after each rename: what the caller's `at` hook is told, so a test can stop
+/// the process there as a kill would (the binary does, under `KCONTRACT_TEST_KILL_AT=<step>`;
+/// `tests/suite/boundaries.rs`). `KCONTRACT_TEST_NO_EXCHANGE` makes the build use the two renames
+/// the exchange replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
+pub enum SwapStep {
+    /// The new site is about to be exchanged with the old one.
+    BeforeExchange,
+    /// The two were exchanged; the old site (now at the temporary path) is not yet removed.
+    AfterExchange,
+    /// No exchange: the old site is about to be moved aside.
+    BeforeAside,
+    /// The old site is aside; the new one not yet in its place.
+    BetweenRenames,
+    /// The new site is in place; the old one, aside, not yet removed.
+    AfterRenames,
+}
+
+impl SwapStep {
+    /// The step's name (`before-exchange`, …).
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 
@@ -557,7 +575,7 @@ impl OutputDir {
     /// exchanged with the old one in one step where the system can, else the old moved aside and
     /// the new moved in (a kill between the two is undone by the next build, [`recover`]); the
     /// old site is removed last. Under any kill, `out` holds the old site or the new one, whole.
-    pub(super) fn commit(self) -> Result<(), Diagnostic> {
+    pub(super) fn commit(self, at: &dyn Fn(SwapStep)) -> Result<(), Diagnostic> {
         let files = std::mem::take(&mut *self.written.lock().unwrap_or_else(|e| e.into_inner()));
         let manifest = self.tmp.join(MANIFEST);
         if let Err(e) = fs::File::create(&manifest)
@@ -583,11 +601,11 @@ impl OutputDir {
         }
         let swapped = match found {
             Found::Absent => self.place(),
-            Found::Empty | Found::Site(_) => self.swap(),
+            Found::Empty | Found::Site(_) => self.swap(at),
         };
         match swapped {
             Ok(Swapped::Exchanged) => {
-                kill_point("after-exchange");
+                at(SwapStep::AfterExchange);
                 remove_tree(&self.tmp);
             }
             Ok(Swapped::MovedAside(old)) => remove_tree(&old),
@@ -613,8 +631,8 @@ impl OutputDir {
     }
 
     /// Put the new site in the old one's place.
-    fn swap(&self) -> Result<Swapped, Diagnostic> {
-        kill_point("before-exchange");
+    fn swap(&self, at: &dyn Fn(SwapStep)) -> Result<Swapped, Diagnostic> {
+        at(SwapStep::BeforeExchange);
         match exchange(&self.tmp, &self.out) {
             Ok(true) => return Ok(Swapped::Exchanged),
             Ok(false) => {}
@@ -631,7 +649,7 @@ impl OutputDir {
             self.name,
             kcontract_spec::fsutil::unique_suffix()
         ));
-        kill_point("before-aside");
+        at(SwapStep::BeforeAside);
         fs::rename(&self.out, &old).map_err(|e| {
             Self::error(
                 &self.out,
@@ -639,7 +657,7 @@ impl OutputDir {
                 &e,
             )
         })?;
-        kill_point("between-renames");
+        at(SwapStep::BetweenRenames);
         if let Err(e) = fs::rename(&self.tmp, &self.out) {
             let _ = fs::rename(&old, &self.out);
             return Err(Self::error(
@@ -648,7 +666,7 @@ impl OutputDir {
                 &e,
             ));
         }
-        kill_point("after-renames");
+        at(SwapStep::AfterRenames);
         Ok(Swapped::MovedAside(old))
     }
 }
@@ -747,8 +765,8 @@ mod tests {
             d.write("en/page.html", who.as_bytes()).unwrap();
             d.write(&format!("{who}-only.html"), b"x").unwrap();
         }
-        a.commit().unwrap();
-        b.commit().unwrap();
+        a.commit(&|_| {}).unwrap();
+        b.commit(&|_| {}).unwrap();
         assert_eq!(fs::read(out.join("en/page.html")).unwrap(), b"b");
         assert!(out.join("b-only.html").is_file() && !out.join("a-only.html").exists());
         let names: Vec<String> = fs::read_dir(tmp.path())
