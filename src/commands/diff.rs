@@ -183,7 +183,9 @@ fn claims(ctx: &Ctx, side: &Source, loaded: &Loaded) -> Result<Option<diff::Clai
         None => Ok(None),
         Some(Project::WorkingTree) => {
             let (root, globs) = annotations::rooted(&side.dir, &spec.contract.tests);
-            Ok(Some(diff::claims(&annotations::scan(spec, &root, &globs))))
+            Ok(Some(
+                annotations::scan(spec, &root, &globs).claims_by_clause(),
+            ))
         }
         Some(Project::Revision(rev)) => {
             let files = git::project_files(rev, |p| {
@@ -206,7 +208,7 @@ fn claims(ctx: &Ctx, side: &Source, loaded: &Loaded) -> Result<Option<diff::Clai
             let scan = written.map(|()| annotations::scan(spec, &scan_root, &globs));
             let _ = std::fs::remove_dir_all(&root);
             match scan {
-                Ok(scan) => Ok(Some(diff::claims(&scan))),
+                Ok(scan) => Ok(Some(scan.claims_by_clause())),
                 Err(e) => {
                     let d = Diagnostic::error(
                         "K0801",

@@ -321,23 +321,9 @@ pub fn unreadable_ids(loaded: &Loaded, dir: &Path) -> BTreeSet<String> {
 }
 
 /// The annotated tests of a version, by the clause id they claim: `binary::name` (or the name when
-/// the binary is unknown), sorted.
+/// the binary is unknown), sorted (`kcontract_trace::annotations::Scan::claims_by_clause` makes it
+/// from a test scan; this crate compares specs and does not scan tests).
 pub type Claims = BTreeMap<String, BTreeSet<String>>;
-
-/// The [`Claims`] of a test scan.
-pub fn claims(scan: &kcontract_trace::annotations::Scan) -> Claims {
-    let mut out = Claims::new();
-    for t in &scan.tests {
-        let name = match t.binary_id() {
-            Some(b) => format!("{b}::{}", t.path),
-            None => t.path.clone(),
-        };
-        for c in &t.claims {
-            out.entry(c.id.clone()).or_default().insert(name.clone());
-        }
-    }
-    out
-}
 
 /// Compare two versions of the contract. A clause on one side only whose id is in `unreadable`
 /// ([`unreadable_ids`] of either side) is not compared. `tests`: the annotated tests of each

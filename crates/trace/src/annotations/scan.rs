@@ -6,7 +6,7 @@
 //! The result owns what it read: the files its tests and diagnostics point into are in its own
 //! [`SourceMap`], so the scan depends on the loaded spec but never writes into it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -229,6 +229,22 @@ fn read_stamped(path: &Path, cache: &Cache) -> std::io::Result<(Vec<u8>, Option<
 }
 
 impl Scan {
+    /// The tests by the clause id they claim: `binary::name` (or the name when the binary is
+    /// unknown), sorted; what `kcontract diff` compares between two versions.
+    pub fn claims_by_clause(&self) -> BTreeMap<String, BTreeSet<String>> {
+        let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for t in &self.tests {
+            let name = match t.binary_id() {
+                Some(b) => format!("{b}::{}", t.path),
+                None => t.path.clone(),
+            };
+            for c in &t.claims {
+                out.entry(c.id.clone()).or_default().insert(name.clone());
+            }
+        }
+        out
+    }
+
     /// Add one file's tests and problems (problems are warnings: the compiler reports them properly).
     fn add(&mut self, spec: &Spec, rel: &str, read: Read, review: &str) {
         match read {
