@@ -14,9 +14,9 @@ use super::model_cli::{USAGE, malformed, report, runtime_arg, version_arg};
 use kcontract_oci::conformance::is_root;
 use kcontract_oci::model::{OciVersion, ReplayLine, Runtime, Trace, parse_trace, write_lines};
 
+use kcontract_oci::conformance::OciRuntime;
 use kcontract_oci::conformance::{Comparable, from_model, from_observed};
 use kcontract_oci::conformance::{Observed, Session};
-use kcontract_oci::conformance::OciRuntime;
 
 /// What the command prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

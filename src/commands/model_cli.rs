@@ -5,10 +5,11 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use kcontract_oci::model::{replay_lines, write_lines};
 use kcontract_oci::model::OciRuntime;
-use kcontract_oci::model::{TraceError, replay_profiled};
 use kcontract_oci::model::OciVersion;
+use kcontract_oci::model::{TraceError, replay_profiled};
+use kcontract_oci::model::{replay_lines, write_lines};
+use strum::VariantArray;
 
 /// Exit code of a usage error (a flag value the command does not accept), as clap exits.
 pub(crate) const USAGE: u8 = 2;
@@ -23,7 +24,11 @@ pub(crate) const USAGE: u8 = 2;
 /// With `profile` (`runc`, `crun`, `youki`) the model reproduces that runtime's documented
 /// deviations (`spec/runtimes/deviations.yaml`) and each line gains a `deviations` field listing
 /// the ids that took effect in the step.
-pub(crate) fn replay_command(path: &Path, oci_version: Option<&str>, profile: Option<&str>) -> ExitCode {
+pub(crate) fn replay_command(
+    path: &Path,
+    oci_version: Option<&str>,
+    profile: Option<&str>,
+) -> ExitCode {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let code = run_replay_with(
@@ -71,7 +76,7 @@ pub(crate) fn version_arg(value: &str) -> Result<OciVersion, String> {
         "unsupported",
         "--oci-version",
         value,
-        &OciVersion::ALL,
+        OciVersion::VARIANTS,
         |v| v.as_str(),
     )
 }
@@ -84,7 +89,13 @@ pub(crate) fn profile_arg(value: &str) -> Result<OciRuntime, String> {
 /// A runtime name given to `flag` (`--profile`, `--runtime`), or the usage error naming the
 /// accepted values.
 pub(crate) fn runtime_arg(flag: &str, value: &str) -> Result<OciRuntime, String> {
-    choice("unknown", flag, value, &OciRuntime::ALL, OciRuntime::as_str)
+    choice(
+        "unknown",
+        flag,
+        value,
+        OciRuntime::VARIANTS,
+        OciRuntime::as_str,
+    )
 }
 
 /// One of `all` by name, or clap's wording of a bad value: ``unknown --flag `x` (expected a, b or c)``.

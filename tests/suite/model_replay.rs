@@ -9,6 +9,7 @@ use kcontract_oci::model::{
     FailureRule, HookName, HookOutcome, OciVersion, OpKind, Runtime, Status, parse_trace, replay,
     to_json_lines,
 };
+use strum::VariantArray;
 
 fn traces_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces")
@@ -45,7 +46,7 @@ fn traces_replay_at_both_versions() {
     assert!(files.len() >= 12, "only {} traces", files.len());
     for file in files {
         let text = std::fs::read_to_string(&file).expect("readable trace");
-        for version in OciVersion::ALL {
+        for &version in OciVersion::VARIANTS {
             let results =
                 replay(&text, Some(version)).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let lines = to_json_lines(&results).expect("JSON lines").join("\n");
@@ -59,7 +60,7 @@ fn traces_replay_at_both_versions() {
 /// at both versions. Coverage is measured by replaying the parsed steps on the model.
 #[test]
 fn traces_cover_every_cell_and_every_hook_failure_rule() {
-    for version in OciVersion::ALL {
+    for &version in OciVersion::VARIANTS {
         let mut cells: BTreeSet<(OpKind, Option<Status>)> = BTreeSet::new();
         let mut failed_hooks: BTreeSet<(HookName, FailureRule)> = BTreeSet::new();
         let mut no_id: BTreeSet<OpKind> = BTreeSet::new();
@@ -86,7 +87,7 @@ fn traces_cover_every_cell_and_every_hook_failure_rule() {
                 }
             }
         }
-        for op in OpKind::ALL {
+        for &op in OpKind::VARIANTS {
             for status in [
                 None,
                 Some(Status::Created),
@@ -99,7 +100,7 @@ fn traces_cover_every_cell_and_every_hook_failure_rule() {
                 );
             }
         }
-        for hook in HookName::ALL {
+        for &hook in HookName::VARIANTS {
             if let Some(rule) = version.hook_failure(hook) {
                 assert!(
                     failed_hooks.contains(&(hook, rule)),

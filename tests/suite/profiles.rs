@@ -6,6 +6,7 @@
 use kcontract_oci::conformance::from_model;
 use kcontract_oci::model::{OciRuntime, OciVersion, Op, Runtime, trace_to_json};
 use proptest::prelude::*;
+use strum::VariantArray;
 
 fn run(rt: &mut Runtime, ops: &[Op]) -> Vec<kcontract_oci::model::StepResult> {
     ops.iter().map(|op| rt.apply(op)).collect()
@@ -21,8 +22,8 @@ proptest! {
     fn a_profile_changes_nothing_without_naming_a_deviation(
         ops in proptest::collection::vec(crate::common::model::op(), 1..30),
     ) {
-        for runtime in OciRuntime::ALL {
-            for version in OciVersion::ALL {
+        for &runtime in OciRuntime::VARIANTS {
+            for &version in OciVersion::VARIANTS {
                 let profiled = run(&mut Runtime::with_profile(version, runtime), &ops);
                 let spec = run(&mut Runtime::new(version), &ops);
                 for (p, s) in profiled.iter().zip(&spec) {

@@ -13,8 +13,8 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::Diagnostic;
 
 /// Where a platform command's contract came from.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -46,7 +46,6 @@ pub struct User {
 }
 
 impl User {
-
     /// `UID` or `UID:GID` (numbers; the image has no `/etc/passwd` to look names up in), never 0.
     pub fn parse(s: &str) -> Result<User, String> {
         let (u, g) = s.split_once(':').unwrap_or((s, s));

@@ -15,8 +15,8 @@
 //! Knative object is K1121 (an error; a Knative object of another kind, such as a `Route`, is a
 //! K1121 warning: it has no containers to check).
 
-use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 
 use super::manifest::{Container, Object, PodSpec, Port, PortRef, Probe, SecurityContext};
 use super::report::blocks;

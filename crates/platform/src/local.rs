@@ -6,8 +6,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use kcontract_oci::conformance::Session;
 use kcontract_oci::conformance::HarnessError;
+use kcontract_oci::conformance::Session;
 
 use super::checks::{CHECKS, Input, Verdict};
 use super::controls::Control;

@@ -11,7 +11,6 @@
 //! platform refuses (a port out of range, two ports, an arbitrary port name, a reserved
 //! environment variable, a user id the profile does not allow, a malformed quantity).
 
-
 use serde_saphyr::Spanned;
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};

@@ -29,7 +29,8 @@ use kcontract_spec::Spec;
 
 /// The user header sent with the request (the name Knative's `TestShouldHaveHeadersSet` uses);
 /// its value has spaces, a colon and mixed case, which a proxy must pass as they are.
-pub(crate) const USER_HEADER: (&str, &str) = ("This-Was-User-Set", "kcontract verify: Mixed Case 1");
+pub(crate) const USER_HEADER: (&str, &str) =
+    ("This-Was-User-Set", "kcontract verify: Mixed Case 1");
 
 /// The W3C trace id sent (`kcontract-verify` in hexadecimal: the same in every run, so reports
 /// of the same platform compare).

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use crate::pipeline::{Show, Stages};
 use crate::terminal::{Ctx, Failure, Outcome, print};
-use kcontract_oci::conformance::is_static_elf;
 use kcontract_oci::conformance::is_root;
+use kcontract_oci::conformance::is_static_elf;
 use kcontract_oci::conformance::{OciRuntime, Session};
-use kcontract_spec::diagnostic::{Diagnostic, SourceMap};
 use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::{Diagnostic, SourceMap};
 use kcontract_spec::{LoadOptions, Loaded};
 
 use kcontract_platform::checks::Status;
@@ -25,7 +25,8 @@ use kcontract_platform::service::{self, CONFORMANCE_SERVICE, CONFORMANCE_SERVICE
 
 /// Where the static probe is looked for when `--probe` is not given (after `$KCONTRACT_PROBE` and
 /// beside the kcontract binary): the path the build command in the README writes it to.
-pub(super) const PROBE_BUILD_PATH: &str = "target/probe/x86_64-unknown-linux-gnu/release/kcontract-probe";
+pub(super) const PROBE_BUILD_PATH: &str =
+    "target/probe/x86_64-unknown-linux-gnu/release/kcontract-probe";
 
 /// The command that builds it.
 pub(super) const PROBE_BUILD_COMMAND: &str = "RUSTFLAGS=-Ctarget-feature=+crt-static CARGO_TARGET_DIR=target/probe \

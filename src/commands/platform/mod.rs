@@ -6,6 +6,7 @@
 mod bodies;
 
 use std::path::PathBuf;
+use strum::VariantArray;
 
 use self::bodies::{
     ImportRequest, ReviewDocsRequest, RunRequest, VerifyRequest, find_probe, import_log, lint,
@@ -192,7 +193,7 @@ impl Platform {
             None => None,
             Some((_, Some(c))) => Some(c),
             Some((n, None)) => {
-                let names: Vec<&str> = Control::ALL.iter().map(|c| c.name()).collect();
+                let names: Vec<&str> = Control::VARIANTS.iter().map(|c| c.name()).collect();
                 return Err(ctx.usage(
                     &format!("no negative control `{n}`"),
                     &format!("one of: {}", names.join(", ")),

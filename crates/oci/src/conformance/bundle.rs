@@ -28,6 +28,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use strum::VariantArray;
 
 use crate::model::{Config, HookName, HookOutcome, OnSigterm};
 
@@ -209,7 +210,7 @@ pub(crate) fn config_json(rootfs: &Rootfs, ctl: &Path, disarm: &Path, config: &C
         });
     }
     let mut hooks = serde_json::Map::new();
-    for hook in HookName::ALL {
+    for &hook in HookName::VARIANTS {
         let entries: Vec<Value> = config
             .hooks
             .get(hook)

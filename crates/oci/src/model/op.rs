@@ -151,8 +151,21 @@ pub enum Action {
     Reclaim,
 }
 
-/// The operation (or event) names used in traces and output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The operation (or event) names used in traces and output; the names and the list come from this
+/// declaration (strum).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum OpKind {
     /// `state`
     State,
@@ -173,30 +186,9 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    /// All kinds.
-    pub const ALL: [OpKind; 8] = [
-        OpKind::State,
-        OpKind::Create,
-        OpKind::Start,
-        OpKind::Kill,
-        OpKind::Delete,
-        OpKind::Exit,
-        OpKind::Shutdown,
-        OpKind::Reclaim,
-    ];
-
     /// The trace name.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            OpKind::State => "state",
-            OpKind::Create => "create",
-            OpKind::Start => "start",
-            OpKind::Kill => "kill",
-            OpKind::Delete => "delete",
-            OpKind::Exit => "exit",
-            OpKind::Shutdown => "shutdown",
-            OpKind::Reclaim => "reclaim",
-        }
+        self.into()
     }
 
     /// Where the rule for this operation is written, for error messages.

@@ -33,6 +33,7 @@ use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use strum::VariantArray;
 
 use super::hooks::{HookName, HookOutcome, Hooks};
 use super::op::{Action, Config, OnSigterm, Op, Signal};
@@ -168,7 +169,7 @@ pub fn trace_to_json(version: OciVersion, steps: &[Op]) -> String {
                     fields.push(("on_sigterm", "ignore".into()));
                 }
                 let mut hooks = serde_json::Map::new();
-                for hook in HookName::ALL {
+                for &hook in HookName::VARIANTS {
                     let list = config.hooks.get(hook);
                     if !list.is_empty() {
                         let outcomes = list.iter().map(|o| o.as_str().into()).collect();
@@ -456,10 +457,11 @@ impl<'de> Visitor<'de> for HooksSeed<'_> {
         let mut seen: Vec<HookName> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             self.path.borrow_mut().push(Seg::Field(key.clone()));
-            let hook: HookName = key.parse().map_err(|()| {
+            let hook: HookName = key.parse().map_err(|_| {
+                let names: Vec<&str> = HookName::VARIANTS.iter().map(|h| h.as_str()).collect();
                 de::Error::custom(format!(
                     "unknown hook `{key}`, expected one of {}",
-                    HookName::ALL.map(HookName::as_str).join(", ")
+                    names.join(", ")
                 ))
             })?;
             if seen.contains(&hook) {
@@ -525,7 +527,7 @@ mod tests {
             Op::new("b", Action::State),
             Op::new("b", Action::Delete),
         ];
-        for version in OciVersion::ALL {
+        for &version in OciVersion::VARIANTS {
             let text = trace_to_json(version, &steps);
             let back = parse_trace(&text, None).unwrap();
             assert_eq!(back.version, version);

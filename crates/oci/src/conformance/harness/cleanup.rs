@@ -27,7 +27,10 @@ pub(super) fn disarm_all(work: &Path) {
 /// folder whose process is gone, the containers in its state folder are force-deleted, empty
 /// cgroups named after it removed, and the folder deleted. Sessions of live processes (another
 /// test run) are left alone.
-pub(crate) fn sweep_stale_sessions(cli_for: impl Fn(&Path) -> Option<RuntimeCli>, kind: OciRuntime) {
+pub(crate) fn sweep_stale_sessions(
+    cli_for: impl Fn(&Path) -> Option<RuntimeCli>,
+    kind: OciRuntime,
+) {
     let marker = format!("kcontract-kc{}-", kind.as_str());
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;

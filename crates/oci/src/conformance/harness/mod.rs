@@ -41,7 +41,7 @@ mod sequence;
 mod session;
 
 pub use cleanup::cgroup_dirs_with_prefix;
+pub use host::pid_alive;
 pub use observed::{Observed, ObservedHook, normalise_stderr};
 pub use sequence::{Sequence, Timing, real_id};
-pub use host::pid_alive;
 pub use session::Session;

@@ -97,7 +97,6 @@ impl Session {
         &self.work
     }
 
-
     /// Runs `steps` on fresh container IDs and returns one observation per step. Every container
     /// the sequence created is force-deleted and its bundles removed before this returns, whether
     /// the steps succeed, the harness fails, or a panic unwinds through it.
