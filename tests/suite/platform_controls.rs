@@ -16,7 +16,7 @@ use crate::common::runtimes::runtime_test;
 use kcontract_oci::model::OciRuntime;
 use kcontract_platform::checks::{CHECKS, Status, clauses_failed_by};
 use kcontract_platform::controls::Control;
-use kcontract_platform::local::run_all;
+use kcontract_platform::local::{RunPlan, run_all};
 use kcontract_platform::profile;
 use kcontract_platform::service::{self, CONFORMANCE_SERVICE};
 use kcontract_spec::diagnostic::SourceMap;
@@ -40,9 +40,15 @@ fn controls(runtime: OciRuntime) {
     let mut runs = vec![None];
     runs.extend(Control::VARIANTS.iter().copied().map(Some));
     let start = Instant::now();
-    let results = run_all(&session, &probe, &profile, &service, &runs, jobs, &|line| {
-        eprintln!("{runtime}: {line}")
-    });
+    let plan = RunPlan {
+        session: &session,
+        probe: &probe,
+        profile: &profile,
+        service: &service,
+        runs: &runs,
+        jobs,
+    };
+    let results = run_all(&plan, &|line| eprintln!("{runtime}: {line}"));
     let elapsed = start.elapsed();
     let mut problems = Vec::new();
     let mut table = String::new();
