@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
+use strum::VariantArray;
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 
@@ -221,8 +222,12 @@ pub struct Cgroups {
     pub cpu_period_us: u64,
 }
 
-/// Which cgroup files a profile expects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which cgroup files a profile expects; its words in a profile (`auto`, `v1`, `v2`) come from
+/// this declaration.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray, strum::IntoStaticStr, strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum CgroupVersion {
     /// Whichever the host has.
     Auto,
@@ -637,15 +642,11 @@ impl Validator<'_, '_> {
 
     /// `cgroups`: the version (`auto`, `v1`, `v2`) and the CFS period.
     fn cgroups(&mut self, raw: &RawCgroups) -> Cgroups {
-        let version = match raw.version.value.as_str() {
-            "auto" => CgroupVersion::Auto,
-            "v1" => CgroupVersion::V1,
-            "v2" => CgroupVersion::V2,
-            _ => {
-                self.one_of(&raw.version, &["auto", "v1", "v2"], "cgroup version");
-                CgroupVersion::Auto
-            }
-        };
+        let version = raw.version.value.parse().unwrap_or_else(|_| {
+            let words: Vec<&str> = CgroupVersion::VARIANTS.iter().map(|&v| v.into()).collect();
+            self.one_of(&raw.version, &words, "cgroup version");
+            CgroupVersion::Auto
+        });
         let period = self.range(&raw.cpu_period_us, 1_000, 1_000_000, "the CFS period");
         Cgroups {
             version,

@@ -59,7 +59,19 @@ impl fmt::Display for HookName {
 
 /// The scripted result of one hook program: the model does not run programs, the trace (or the test)
 /// decides whether each one succeeds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
 #[strum(serialize_all = "lowercase")]
 pub enum HookOutcome {
     /// The hook program succeeds.

@@ -7,7 +7,20 @@ use std::fmt;
 use super::hooks::Hooks;
 
 /// How the developer's process reacts to SIGTERM (a property of the program, not of the runtime).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// Its words in traces (`exit`, `ignore`) come from this declaration.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum OnSigterm {
     /// It shuts down gracefully and exits with status 0.
     #[default]
@@ -164,6 +177,7 @@ pub enum Action {
     Ord,
     strum::VariantArray,
     strum::IntoStaticStr,
+    strum::EnumString,
 )]
 #[strum(serialize_all = "lowercase")]
 pub enum OpKind {
