@@ -105,10 +105,14 @@ fn run(ctx: &Ctx, args: &RunArgs, runtime: OciRuntime, control: Option<Control>)
     let env = environment(args.probe.as_deref(), runtime).map_err(|d| fail(ctx, d))?;
     let grace = announce(args, runtime, &inputs, &env, control);
     let judged = run_judged(ctx, &env, &inputs, control)?;
-    let runtime_version = env.session.cli().version().to_owned();
-    let (probe, probe_sha256) = (env.probe.clone(), env.probe_sha256.clone());
+    let Environment {
+        probe,
+        probe_sha256,
+        session,
+    } = env;
+    let runtime_version = session.cli().version().to_owned();
     // The session's clean-up (every container and folder it made) before the report is written.
-    drop(env);
+    drop(session);
     let platform = Platform {
         kind: "local".into(),
         runtime: runtime.to_string(),
