@@ -77,8 +77,8 @@ pub(crate) fn run() -> ExitCode {
     exit_code(match cli.command {
         Command::Check(c) => c.run(&ctx),
         Command::Explain(c) => c.run(&ctx),
-        Command::Model(c) => c.run(),
-        Command::Conformance(c) => c.run(),
+        Command::Model(c) => c.run(&ctx),
+        Command::Conformance(c) => c.run(&ctx),
         Command::I18n(c) => c.run(&ctx),
         Command::List(c) => c.run(&ctx),
         Command::Build(c) => c.run(&ctx),

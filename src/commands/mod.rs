@@ -5,7 +5,6 @@
 pub(crate) mod build;
 pub(crate) mod check;
 pub(crate) mod conformance;
-pub(crate) mod conformance_cli;
 pub(crate) mod diff;
 pub(crate) mod explain;
 pub(crate) mod fmt;
@@ -15,7 +14,6 @@ pub(crate) mod init;
 pub(crate) mod list;
 pub(crate) mod matrix;
 pub(crate) mod model;
-pub(crate) mod model_cli;
 pub(crate) mod platform;
 pub(crate) mod review;
 pub(crate) mod scaffold;

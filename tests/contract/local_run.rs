@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use kcontract_oci::model::OciRuntime;
 use kcontract_platform::checks::Status;
-use kcontract_platform::local::{Judged, run_all};
+use kcontract_platform::local::{Judged, RunPlan, run_all};
 use kcontract_platform::{profile, service};
 use kcontract_spec::diagnostic::SourceMap;
 
@@ -36,7 +36,15 @@ fn run_on(runtime: OciRuntime) -> Result<Judged, String> {
     let service = service::parse(id, &sources)
         .map_err(|d| format!("{d:?}"))?
         .service;
-    run_all(&session, &probe, &profile, &service, &[None], 1, &|_| {})
+    let plan = RunPlan {
+        session: &session,
+        probe: &probe,
+        profile: &profile,
+        service: &service,
+        runs: &[None],
+        jobs: 1,
+    };
+    run_all(&plan, &|_| {})
         .pop()
         .ok_or("no run")?
         .map_err(|e| e.to_string())

@@ -1,7 +1,7 @@
 //! `spec/runtimes/deviations.yaml`, the catalogue of how real OCI runtimes differ from the model,
 //! checked against the code that claims to reproduce it:
 //!
-//! - its deviations are exactly [`Deviation::ALL`], each with the runtimes, versions and spec
+//! - its deviations are exactly [`Deviation::VARIANTS`], each with the runtimes, versions and spec
 //!   versions the model's profiles give it, and English and Chinese text;
 //! - each minimal trace's `expected` lines are what the spec model outputs, and each runtime's
 //!   `observed` comparable lines are what the model outputs under that runtime's profile — which
@@ -123,9 +123,9 @@ fn the_catalogue_lists_exactly_the_modelled_deviations() {
     let cat = catalogue();
     assert_eq!(cat.format, "kcontract-runtimes/1");
     let ids: Vec<&str> = cat.deviations.iter().map(|e| e.id.as_str()).collect();
-    let expected: Vec<&str> = Deviation::ALL.iter().map(|d| d.id()).collect();
+    let expected: Vec<&str> = Deviation::VARIANTS.iter().map(|d| d.id()).collect();
     assert_eq!(ids, expected, "deviations (in the enum's order)");
-    for r in OciRuntime::ALL {
+    for &r in OciRuntime::VARIANTS {
         let m = cat
             .measured
             .runtimes
@@ -172,7 +172,7 @@ fn the_catalogue_lists_exactly_the_modelled_deviations() {
             let rt: OciRuntime = r.name.parse().expect("runtime name");
             assert_eq!(r.version, rt.measured_version(), "{}", e.id);
         }
-        let versions: Vec<&str> = OciVersion::ALL
+        let versions: Vec<&str> = OciVersion::VARIANTS
             .iter()
             .filter(|v| d.deviates_at(**v))
             .map(|v| v.as_str())
@@ -298,7 +298,7 @@ fn the_docs_name_every_deviation() {
     let docs =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runtimes.md"))
             .expect("docs/runtimes.md");
-    for d in Deviation::ALL {
+    for &d in Deviation::VARIANTS {
         assert!(
             docs.contains(&format!("`{}`", d.id())),
             "docs/runtimes.md does not mention `{d}`"
@@ -324,7 +324,7 @@ fn hook_observations_agree_with_the_models() {
         assert_eq!(names, ["runc", "crun", "youki"], "{}", h.id);
         for o in &h.observed {
             let rt: OciRuntime = o.runtime.parse().expect("runtime");
-            for v in OciVersion::ALL {
+            for &v in OciVersion::VARIANTS {
                 let profiled = run_model(&trace, v, Some(rt));
                 assert_eq!(
                     comparable_lines(&profiled),
@@ -502,6 +502,7 @@ fn platform_findings_hold(runtime: OciRuntime) {
 }
 
 use crate::common::runtimes::runtime_test;
+use strum::VariantArray;
 
 runtime_test!(runc, platform_findings_hold_on_runc, platform_findings_hold);
 runtime_test!(crun, platform_findings_hold_on_crun, platform_findings_hold);

@@ -94,7 +94,7 @@ fn check_sequence(session: &mut Session, ops: &[Op], stats: &mut Stats) -> Resul
         .collect();
     stats.sequences += 1;
     stats.steps += ops.len() as u64;
-    for version in OciVersion::ALL {
+    for &version in OciVersion::VARIANTS {
         let mut profiled = Runtime::with_profile(version, runtime);
         let results: Vec<_> = ops.iter().map(|op| profiled.apply(op)).collect();
         let model: Vec<Comparable> = results.iter().map(from_model).collect();
@@ -192,7 +192,7 @@ fn differential(runtime: OciRuntime) {
         wall.as_secs_f64(),
         wall.as_secs_f64() * 1000.0 / stats.sequences.max(1) as f64
     );
-    for v in OciVersion::ALL {
+    for &v in OciVersion::VARIANTS {
         println!(
             "  v{v}: {} sequences differ from the spec model, each explained by deviations:",
             stats.differ_from_spec.get(&v).copied().unwrap_or(0)
@@ -218,7 +218,11 @@ fn differential(runtime: OciRuntime) {
     // A run that never reached a deviation proves nothing about it.
     if cases >= 500 {
         for d in runtime.deviations() {
-            for v in OciVersion::ALL.into_iter().filter(|&v| d.deviates_at(v)) {
+            for v in OciVersion::VARIANTS
+                .iter()
+                .copied()
+                .filter(|&v| d.deviates_at(v))
+            {
                 assert!(
                     stats.by_deviation.contains_key(&(v, *d)),
                     "{cases} sequences never exercised {d} at v{v}"
@@ -345,6 +349,7 @@ fn stale_session_is_swept(runtime: OciRuntime) {
 }
 
 use crate::common::runtimes::runtime_test;
+use strum::VariantArray;
 
 runtime_test!(runc, differential_runc, differential);
 runtime_test!(crun, differential_crun, differential);

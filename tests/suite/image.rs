@@ -251,3 +251,35 @@ fn bad_requests_write_nothing() {
     assert!(err.contains("machine"), "{err}");
     assert!(!dir.join("p.tar").exists());
 }
+
+/// K1109 and K1110 as `platform image` reports them, whole: an output that is a folder, a probe
+/// that is not a static executable, a probe that does not exist. Nothing is written.
+#[test]
+fn k1109_k1110_image_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    fake_probe(dir);
+    std::fs::create_dir(dir.join("out")).unwrap();
+    std::fs::write(dir.join("script"), "#!/bin/sh\n").unwrap();
+    let mut shown = String::new();
+    for args in [
+        &[
+            "platform",
+            "image",
+            "--probe",
+            "kcontract-probe",
+            "--out",
+            "out",
+        ][..],
+        &["platform", "image", "--probe", "script", "--out", "p.tar"][..],
+        &["platform", "image", "--probe", "missing", "--out", "p.tar"][..],
+    ] {
+        let (code, out, err) = kcontract(dir, args);
+        shown.push_str(&format!(
+            "$ kcontract {}\nexit: {code}\n--- stdout\n{out}--- stderr\n{err}\n",
+            args.join(" ")
+        ));
+    }
+    assert!(!dir.join("p.tar").exists());
+    insta::assert_snapshot!(shown);
+}

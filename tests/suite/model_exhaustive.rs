@@ -6,6 +6,7 @@
 
 use kcontract_oci::model::explore::{Stats, explore, standard_alphabet, standard_configs};
 use kcontract_oci::model::{OciVersion, OpKind, Runtime, Status};
+use strum::VariantArray;
 
 const DEPTH: usize = 6;
 
@@ -38,7 +39,7 @@ fn run(version: OciVersion) -> Stats {
 /// Every (operation, status) cell of the table in docs/model.md is exercised: 8 operations × the
 /// four observable statuses (absent, created, running, stopped).
 fn assert_all_cells(stats: &Stats) {
-    for op in OpKind::ALL {
+    for &op in OpKind::VARIANTS {
         for status in [
             None,
             Some(Status::Created),

@@ -11,6 +11,7 @@ use kcontract_oci::model::explore::{
 };
 use kcontract_oci::model::invariants::{self, Rule};
 use kcontract_oci::model::{Fault, OciVersion, Runtime};
+use strum::VariantArray;
 
 fn catch(version: OciVersion, fault: Fault) -> Counterexample {
     let alphabet = standard_alphabet(&["a", "b"], &standard_configs());
@@ -45,7 +46,7 @@ fn assert_caught(version: OciVersion, fault: Fault, rule: &Rule, steps: &[&str])
 /// Clause: lifecycle.oci-compliant-default @ 278aa3baa281
 #[test]
 fn delete_from_running_is_caught() {
-    for v in OciVersion::ALL {
+    for &v in OciVersion::VARIANTS {
         assert_caught(
             v,
             Fault::DeleteFromRunning,

@@ -9,6 +9,7 @@ use kcontract_oci::model::{
     FailureRule, HookName, HookOutcome, OciVersion, OpKind, Runtime, Status, parse_trace, replay,
     to_json_lines,
 };
+use strum::VariantArray;
 
 fn traces_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/traces")
@@ -45,7 +46,7 @@ fn traces_replay_at_both_versions() {
     assert!(files.len() >= 12, "only {} traces", files.len());
     for file in files {
         let text = std::fs::read_to_string(&file).expect("readable trace");
-        for version in OciVersion::ALL {
+        for &version in OciVersion::VARIANTS {
             let results =
                 replay(&text, Some(version)).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let lines = to_json_lines(&results).expect("JSON lines").join("\n");
@@ -59,7 +60,7 @@ fn traces_replay_at_both_versions() {
 /// at both versions. Coverage is measured by replaying the parsed steps on the model.
 #[test]
 fn traces_cover_every_cell_and_every_hook_failure_rule() {
-    for version in OciVersion::ALL {
+    for &version in OciVersion::VARIANTS {
         let mut cells: BTreeSet<(OpKind, Option<Status>)> = BTreeSet::new();
         let mut failed_hooks: BTreeSet<(HookName, FailureRule)> = BTreeSet::new();
         let mut no_id: BTreeSet<OpKind> = BTreeSet::new();
@@ -86,7 +87,7 @@ fn traces_cover_every_cell_and_every_hook_failure_rule() {
                 }
             }
         }
-        for op in OpKind::ALL {
+        for &op in OpKind::VARIANTS {
             for status in [
                 None,
                 Some(Status::Created),
@@ -99,7 +100,7 @@ fn traces_cover_every_cell_and_every_hook_failure_rule() {
                 );
             }
         }
-        for hook in HookName::ALL {
+        for &hook in HookName::VARIANTS {
             if let Some(rule) = version.hook_failure(hook) {
                 assert!(
                     failed_hooks.contains(&(hook, rule)),
@@ -317,8 +318,9 @@ fn run(path: &Path, version: Option<&str>) -> (i32, String, String) {
     crate::common::cli::kcontract(Path::new("."), &args)
 }
 
-/// Exit codes: 0 for a well-formed trace even when operations fail; 1 for a malformed trace (with
-/// FILE:LINE:COL and the path) or an unreadable file; 2 for an unsupported `--oci-version`.
+/// Exit codes: 0 for a well-formed trace even when operations fail; 1 for a malformed trace (K0702,
+/// at FILE:LINE:COL with the offending line and the path of the value) or an unreadable file
+/// (K0001, K0004); 2 for an unsupported `--oci-version`.
 #[test]
 fn replay_command_exit_codes() {
     let good = traces_dir().join("delete.json");
@@ -330,21 +332,25 @@ fn replay_command_exit_codes() {
     let dir = std::env::temp_dir().join(format!("kcontract-model-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.json");
-    std::fs::write(
-        &bad,
-        "{\"oci_version\": \"1.3.0\",\n \"steps\": [\n  {\"op\": \"kill\", \"id\": \"a\", \"signal\": \"KILL\"}]}",
-    )
-    .unwrap();
+    std::fs::write(&bad, BAD_SIGNAL).unwrap();
     let (code, out, err) = run(&bad, None);
     assert_eq!(code, 1);
     assert!(out.is_empty());
-    assert_eq!(
-        err,
-        format!(
-            "error: {}:3:45: malformed trace at steps[0].signal: invalid signal `KILL`: expected a name such as SIGTERM, SIGKILL or SIGUSR1\n",
-            bad.display()
-        )
+    assert!(
+        err.starts_with(
+            "error[K0702]: malformed trace at steps[0].signal: invalid signal `KILL`: expected a name such as SIGTERM, SIGKILL or SIGUSR1\n"
+        ),
+        "{err}"
     );
+    assert!(
+        err.contains(&format!(" --> {}:3:45\n", bad.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("3 |   {\"op\": \"kill\", \"id\": \"a\", \"signal\": \"KILL\"}]}"),
+        "{err}"
+    );
+    assert!(err.contains("= help: "), "{err}");
 
     // A flag value the command does not accept is a usage error, as clap reports its own.
     let (code, out, err) = run(&good, Some("2.0.0"));
@@ -352,12 +358,15 @@ fn replay_command_exit_codes() {
     assert!(out.is_empty());
     assert_eq!(
         err,
-        "error: unsupported --oci-version `2.0.0` (expected 1.0.1 or 1.3.0)\n"
+        "error: unsupported --oci-version `2.0.0`\n  = help: expected 1.0.1 or 1.3.0\n"
     );
 
     let (code, _, err) = run(&dir.join("missing.json"), None);
     assert_eq!(code, 1);
-    assert!(err.starts_with("error: cannot read"), "{err}");
+    assert!(
+        err.starts_with("error[K0001]:") && err.contains("does not exist"),
+        "{err}"
+    );
     // A FIFO with no writer is refused at once (it was read forever), as a device is.
     let fifo = dir.join("fifo.json");
     crate::common::cli::mkfifo(&fifo);
@@ -365,11 +374,35 @@ fn replay_command_exit_codes() {
         let (code, _, err) = run(file, None);
         assert_eq!(code, 1, "{err}");
         assert!(
-            err.starts_with("error: cannot read") && err.contains("not a regular file"),
+            err.starts_with("error[K0004]:") && err.contains("not a regular file"),
             "{err}"
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A trace whose `kill` step names a signal without its `SIG` (line 3, column 45).
+const BAD_SIGNAL: &str = "{\"oci_version\": \"1.3.0\",\n \"steps\": [\n  {\"op\": \"kill\", \"id\": \"a\", \"signal\": \"KILL\"}]}";
+
+/// K0702 as `model replay` and `conformance` report a malformed trace, whole: the place, the
+/// offending line, the hint, the exit code. `conformance` reads the trace before it looks for root
+/// or a runtime, so this runs anywhere.
+#[test]
+fn k0702_malformed_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.json"), BAD_SIGNAL).unwrap();
+    let mut shown = String::new();
+    for args in [
+        &["model", "replay", "bad.json"][..],
+        &["conformance", "run", "--runtime", "runc", "bad.json"][..],
+    ] {
+        let (code, out, err) = crate::common::cli::kcontract(dir.path(), args);
+        shown.push_str(&format!(
+            "$ kcontract {}\nexit: {code}\n--- stdout\n{out}--- stderr\n{err}\n",
+            args.join(" ")
+        ));
+    }
+    insta::assert_snapshot!(shown);
 }
 
 /// The binary's `model replay` subcommand prints the same lines and exit code.

@@ -16,10 +16,11 @@ use crate::common::runtimes::runtime_test;
 use kcontract_oci::model::OciRuntime;
 use kcontract_platform::checks::{CHECKS, Status, clauses_failed_by};
 use kcontract_platform::controls::Control;
-use kcontract_platform::local::run_all;
+use kcontract_platform::local::{RunPlan, run_all};
 use kcontract_platform::profile;
 use kcontract_platform::service::{self, CONFORMANCE_SERVICE};
 use kcontract_spec::diagnostic::SourceMap;
+use strum::VariantArray;
 
 fn controls(runtime: OciRuntime) {
     let session = crate::common::runtimes::bare_session(runtime);
@@ -37,11 +38,17 @@ fn controls(runtime: OciRuntime) {
         .and_then(|j| j.parse().ok())
         .unwrap_or(4);
     let mut runs = vec![None];
-    runs.extend(Control::ALL.map(Some));
+    runs.extend(Control::VARIANTS.iter().copied().map(Some));
     let start = Instant::now();
-    let results = run_all(&session, &probe, &profile, &service, &runs, jobs, &|line| {
-        eprintln!("{runtime}: {line}")
-    });
+    let plan = RunPlan {
+        session: &session,
+        probe: &probe,
+        profile: &profile,
+        service: &service,
+        runs: &runs,
+        jobs,
+    };
+    let results = run_all(&plan, &|line| eprintln!("{runtime}: {line}"));
     let elapsed = start.elapsed();
     let mut problems = Vec::new();
     let mut table = String::new();
@@ -93,7 +100,7 @@ fn controls(runtime: OciRuntime) {
     eprintln!(
         "{runtime} {}: the reference and {} negative controls in {:.1} s ({jobs} at a time)\n{table}",
         session.cli().version(),
-        Control::ALL.len(),
+        Control::VARIANTS.len(),
         elapsed.as_secs_f64()
     );
     assert!(problems.is_empty(), "{runtime}:\n{}", problems.join("\n"));

@@ -275,3 +275,36 @@ pub fn table() -> crate::contract::Table {
         rows: CHECKS.iter().map(|c| (c.name, c.clause)).collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use strum::VariantArray;
+
+    use super::*;
+
+    /// The negative controls and the checks name each other: every control a check names is in the
+    /// list the negative-control runs apply (`Control::VARIANTS`, the enum's one declaration), and
+    /// every control of that list is named by a check. A control no check names would be run and
+    /// judged against nothing; a check whose control is not run would never be shown to fail.
+    #[test]
+    fn every_control_is_run_and_named_by_a_check() {
+        let run: BTreeSet<Control> = Control::VARIANTS.iter().copied().collect();
+        let named: BTreeSet<Control> = CHECKS.iter().map(|c| c.control).collect();
+        let not_run: Vec<String> = CHECKS
+            .iter()
+            .filter(|c| !run.contains(&c.control))
+            .map(|c| format!("{c:?} names `{}`", c.control.name()))
+            .collect();
+        assert!(
+            not_run.is_empty(),
+            "checks name a control the negative-control runs do not apply: {not_run:?}"
+        );
+        let unnamed: Vec<&str> = run.difference(&named).map(|c| c.name()).collect();
+        assert!(
+            unnamed.is_empty(),
+            "controls no check names (they would fail nothing): {unnamed:?}"
+        );
+    }
+}

@@ -9,177 +9,120 @@ use serde_json::{Value, json};
 
 use super::observed::Role;
 
-/// A negative control.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A negative control. Its name (`--control NAME`, reports: kebab-case), the sentence saying what it
+/// changes (`message`), the list of every control (in the order the checks name them) and the
+/// parsing of a name come from this one declaration (strum): a control declared here is run by the
+/// negative-control test, and the checks' table must name it (`checks`'s tests).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::EnumMessage,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Control {
     /// `PORT` left out of the environment.
+    #[strum(message = "PORT is left out of the environment")]
     NoPort,
     /// `K_SERVICE`, `K_CONFIGURATION`, `K_REVISION` left out.
+    #[strum(message = "K_SERVICE, K_CONFIGURATION and K_REVISION are left out")]
     NoKnativeNames,
     /// `PORT` is the profile's default although the Service names a port.
+    #[strum(message = "PORT is the profile's default port although the Service names one")]
     PortNotFromService,
     /// The defaults container's `PORT` is not the profile's default port.
+    #[strum(message = "without a port in the Service, PORT is not the profile's default")]
     WrongDefaultPort,
     /// The container runs as root although the Service asks for another user.
+    #[strum(message = "the container runs as root although the Service asks for another user")]
     RootUser,
     /// The defaults container runs as root, not as the platform's default user.
+    #[strum(message = "without runAsUser, the container runs as root, not the platform's default")]
     DefaultUserIgnored,
     /// Standard input is a pipe holding data.
+    #[strum(message = "standard input is a pipe holding data")]
     StdinData,
     /// Standard output is a terminal.
+    #[strum(message = "standard output is a terminal")]
     StdoutTty,
     /// `/tmp` is mounted read-only.
+    #[strum(message = "/tmp is mounted read-only")]
     TmpReadOnly,
     /// `/tmp` is not mounted: the image's directory on the writable root.
+    #[strum(message = "/tmp is not mounted (the image's directory on a writable root)")]
     TmpNotMounted,
     /// `/etc/resolv.conf` names no resolver.
+    #[strum(message = "/etc/resolv.conf names no resolver")]
     ResolvConfEmpty,
     /// `/etc/resolv.conf` is the image's file, not one the platform provides.
+    #[strum(message = "/etc/resolv.conf is the image's file, not a platform mount")]
     ResolvConfFromImage,
     /// No network namespace: the host's.
+    #[strum(message = "the container shares the host's network namespace")]
     HostNetwork,
     /// The cgroup filesystem is mounted read-write.
+    #[strum(message = "the cgroup filesystem is mounted read-write")]
     CgroupWritable,
     /// No memory limit.
+    #[strum(message = "the memory limit is left out")]
     NoMemoryLimit,
     /// No cgroup filesystem in the container.
+    #[strum(message = "the cgroup filesystem is not mounted in the container")]
     NoCgroupMount,
     /// `/proc/sys` is not among the read-only paths.
+    #[strum(message = "/proc/sys is not read-only")]
     ProcSysWritable,
     /// No masked paths.
+    #[strum(message = "no path is masked")]
     MaskedPathsDropped,
     /// No read-only paths but `/proc/sys`.
+    #[strum(message = "no path but /proc/sys is read-only")]
     ReadonlyPathsDropped,
     /// `/dev/kmsg` among the devices.
+    #[strum(message = "the device /dev/kmsg is added")]
     ExtraDevice,
     /// `CAP_SYS_ADMIN` in every capability set, ambient included.
+    #[strum(message = "CAP_SYS_ADMIN is added to every capability set")]
     CapabilityAdded,
     /// `rootfsPropagation: shared`.
+    #[strum(message = "rootfsPropagation is `shared`")]
     RootfsShared,
     /// A `poststart` hook, as a developer's `lifecycle.postStart` would give.
+    #[strum(message = "a poststart hook (a developer's lifecycle.postStart) is passed through")]
     DeveloperHook,
     /// The platform stops the container with `SIGKILL`, no `SIGTERM`.
+    #[strum(message = "the platform stops the container with SIGKILL and no SIGTERM")]
     KillWithoutTerm,
     /// The platform sends `SIGKILL` right after `SIGTERM`, without the grace period.
+    #[strum(message = "the platform sends SIGKILL right after SIGTERM")]
     NoGrace,
     /// The image does not serve HTTP.
+    #[strum(message = "the image does not serve HTTP")]
     NoServe,
 }
 
 impl Control {
-    /// Every control, in the order the checks name them.
-    pub const ALL: [Control; 26] = [
-        Control::NoPort,
-        Control::NoKnativeNames,
-        Control::PortNotFromService,
-        Control::WrongDefaultPort,
-        Control::RootUser,
-        Control::DefaultUserIgnored,
-        Control::StdinData,
-        Control::StdoutTty,
-        Control::TmpReadOnly,
-        Control::TmpNotMounted,
-        Control::ResolvConfEmpty,
-        Control::ResolvConfFromImage,
-        Control::HostNetwork,
-        Control::CgroupWritable,
-        Control::NoMemoryLimit,
-        Control::NoCgroupMount,
-        Control::ProcSysWritable,
-        Control::MaskedPathsDropped,
-        Control::ReadonlyPathsDropped,
-        Control::ExtraDevice,
-        Control::CapabilityAdded,
-        Control::RootfsShared,
-        Control::DeveloperHook,
-        Control::KillWithoutTerm,
-        Control::NoGrace,
-        Control::NoServe,
-    ];
-
     /// The kebab-case name (`--control NAME`, reports).
     pub fn name(self) -> &'static str {
-        match self {
-            Control::NoPort => "no-port",
-            Control::NoKnativeNames => "no-knative-names",
-            Control::PortNotFromService => "port-not-from-service",
-            Control::WrongDefaultPort => "wrong-default-port",
-            Control::RootUser => "root-user",
-            Control::DefaultUserIgnored => "default-user-ignored",
-            Control::StdinData => "stdin-data",
-            Control::StdoutTty => "stdout-tty",
-            Control::TmpReadOnly => "tmp-read-only",
-            Control::TmpNotMounted => "tmp-not-mounted",
-            Control::ResolvConfEmpty => "resolv-conf-empty",
-            Control::ResolvConfFromImage => "resolv-conf-from-image",
-            Control::HostNetwork => "host-network",
-            Control::CgroupWritable => "cgroup-writable",
-            Control::NoMemoryLimit => "no-memory-limit",
-            Control::NoCgroupMount => "no-cgroup-mount",
-            Control::ProcSysWritable => "proc-sys-writable",
-            Control::MaskedPathsDropped => "masked-paths-dropped",
-            Control::ReadonlyPathsDropped => "readonly-paths-dropped",
-            Control::ExtraDevice => "extra-device",
-            Control::CapabilityAdded => "capability-added",
-            Control::RootfsShared => "rootfs-shared",
-            Control::DeveloperHook => "developer-hook",
-            Control::KillWithoutTerm => "kill-without-term",
-            Control::NoGrace => "no-grace",
-            Control::NoServe => "no-serve",
-        }
+        self.into()
     }
 
     /// The control named `name`.
     pub fn from_name(name: &str) -> Option<Control> {
-        Control::ALL.into_iter().find(|c| c.name() == name)
+        name.parse().ok()
     }
 
     /// What it changes, in a sentence.
     pub fn describe(self) -> &'static str {
-        match self {
-            Control::NoPort => "PORT is left out of the environment",
-            Control::NoKnativeNames => "K_SERVICE, K_CONFIGURATION and K_REVISION are left out",
-            Control::PortNotFromService => {
-                "PORT is the profile's default port although the Service names one"
-            }
-            Control::WrongDefaultPort => {
-                "without a port in the Service, PORT is not the profile's default"
-            }
-            Control::RootUser => {
-                "the container runs as root although the Service asks for another user"
-            }
-            Control::DefaultUserIgnored => {
-                "without runAsUser, the container runs as root, not the platform's default"
-            }
-            Control::StdinData => "standard input is a pipe holding data",
-            Control::StdoutTty => "standard output is a terminal",
-            Control::TmpReadOnly => "/tmp is mounted read-only",
-            Control::TmpNotMounted => {
-                "/tmp is not mounted (the image's directory on a writable root)"
-            }
-            Control::ResolvConfEmpty => "/etc/resolv.conf names no resolver",
-            Control::ResolvConfFromImage => {
-                "/etc/resolv.conf is the image's file, not a platform mount"
-            }
-            Control::HostNetwork => "the container shares the host's network namespace",
-            Control::CgroupWritable => "the cgroup filesystem is mounted read-write",
-            Control::NoMemoryLimit => "the memory limit is left out",
-            Control::NoCgroupMount => "the cgroup filesystem is not mounted in the container",
-            Control::ProcSysWritable => "/proc/sys is not read-only",
-            Control::MaskedPathsDropped => "no path is masked",
-            Control::ReadonlyPathsDropped => "no path but /proc/sys is read-only",
-            Control::ExtraDevice => "the device /dev/kmsg is added",
-            Control::CapabilityAdded => "CAP_SYS_ADMIN is added to every capability set",
-            Control::RootfsShared => "rootfsPropagation is `shared`",
-            Control::DeveloperHook => {
-                "a poststart hook (a developer's lifecycle.postStart) is passed through"
-            }
-            Control::KillWithoutTerm => {
-                "the platform stops the container with SIGKILL and no SIGTERM"
-            }
-            Control::NoGrace => "the platform sends SIGKILL right after SIGTERM",
-            Control::NoServe => "the image does not serve HTTP",
-        }
+        strum::EnumMessage::get_message(&self).unwrap_or_default()
     }
 
     /// The container it changes.
@@ -340,5 +283,54 @@ pub(crate) fn apply(control: Control, config: &mut Value, env: &ControlEnv<'_>) 
             }
         }
         Control::StdinData | Control::StdoutTty | Control::KillWithoutTerm | Control::NoGrace => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use strum::VariantArray;
+
+    use super::*;
+
+    /// The names are the words `--control` takes and reports record: the derive must keep them.
+    #[test]
+    fn names_are_the_documented_words_and_parse_back() {
+        let names: Vec<&str> = Control::VARIANTS.iter().map(|c| c.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "no-port",
+                "no-knative-names",
+                "port-not-from-service",
+                "wrong-default-port",
+                "root-user",
+                "default-user-ignored",
+                "stdin-data",
+                "stdout-tty",
+                "tmp-read-only",
+                "tmp-not-mounted",
+                "resolv-conf-empty",
+                "resolv-conf-from-image",
+                "host-network",
+                "cgroup-writable",
+                "no-memory-limit",
+                "no-cgroup-mount",
+                "proc-sys-writable",
+                "masked-paths-dropped",
+                "readonly-paths-dropped",
+                "extra-device",
+                "capability-added",
+                "rootfs-shared",
+                "developer-hook",
+                "kill-without-term",
+                "no-grace",
+                "no-serve",
+            ]
+        );
+        for &c in Control::VARIANTS {
+            assert_eq!(Control::from_name(c.name()), Some(c));
+            assert!(!c.describe().is_empty(), "{c:?} has no sentence");
+        }
+        assert_eq!(Control::from_name("No-Port"), None);
     }
 }

@@ -10,6 +10,7 @@ use super::profile::{DocLink, DocReview, Profile};
 // The report's record of a documentation clause: its format is the report's.
 pub use super::report::{DocResult, DocStatus, Undocumented};
 use super::routes::{self, Reason};
+use kcontract_spec::diagnostic::{Diagnostic, Span};
 use kcontract_spec::{Clause, Spec};
 
 /// The stamp of a review of `url` for `clause`: the first 12 hex digits of the SHA-256 of the
@@ -133,17 +134,41 @@ pub fn reviewed_entry(url: &str, review: &DocReview) -> String {
     )
 }
 
+/// Why a `docs:` entry cannot be rewritten with its review (K1136): the command rewrites an entry
+/// on its key's line only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RewriteError {
+    /// The value starts on a later line (a block mapping).
+    #[error("its value does not stand on the line of its key")]
+    NotOnKeyLine,
+    /// The value goes on past the key's line (an unclosed flow mapping or quote).
+    #[error("its value does not end on the line of its key")]
+    PastKeyLine,
+}
+
+impl RewriteError {
+    /// The error as the binary reports it: K1136 at the entry of `clause` (`span`), nothing written.
+    pub fn diagnostic(&self, clause: &str, span: Span) -> Diagnostic {
+        Diagnostic::error(
+            "K1136",
+            format!("the docs entry of `{clause}` cannot be rewritten: {self}"),
+        )
+        .at(span, "this entry")
+        .help("write the entry on one line, `CLAUSE: URL` or `CLAUSE: {url: URL}`, then review it")
+    }
+}
+
 /// `text` with the `docs:` entry whose value starts at byte `start` replaced by `entry`. The
 /// value must stand on its key's line, whole: a plain or quoted scalar (the link) or a flow
 /// mapping (`{url: …}`); a trailing comment stays. The error says why it cannot be rewritten.
-pub fn rewrite_entry(text: &str, start: usize, entry: &str) -> Result<String, String> {
+pub fn rewrite_entry(text: &str, start: usize, entry: &str) -> Result<String, RewriteError> {
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     if !text[line_start..start].trim_end().ends_with(':') {
-        return Err("its value does not stand on the line of its key".to_owned());
+        return Err(RewriteError::NotOnKeyLine);
     }
     let rest = &text[start..line_end];
-    let len = value_len(rest).ok_or("its value does not end on the line of its key")?;
+    let len = value_len(rest).ok_or(RewriteError::PastKeyLine)?;
     Ok(format!("{}{entry}{}", &text[..start], &text[start + len..]))
 }
 

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use kcontract_oci::conformance::cgroup_dirs_with_prefix;
 use kcontract_oci::conformance::pid_alive;
-use kcontract_oci::conformance::{HarnessError, RuntimeCli, find_in_path};
+use kcontract_oci::conformance::{HarnessError, IoContext, RuntimeCli, find_in_path};
 
 use super::controls::{self, Control, ControlEnv};
 use super::expect::{Image, expected, probe_image};
@@ -79,7 +79,7 @@ impl<'a> Harness<'a> {
     pub(crate) fn run(&self, control: Option<Control>) -> Result<Observed, HarnessError> {
         let n = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
         let dir = self.work.join(format!("run-{n}"));
-        std::fs::create_dir_all(&dir)?;
+        create_dir(&dir)?;
         let mut created = Created {
             cli: self.cli,
             ids: Vec::new(),
@@ -95,7 +95,7 @@ impl<'a> Harness<'a> {
         let host_namespaces = own_namespaces();
         let [main, defaults]: [Started; 2] = started
             .try_into()
-            .map_err(|_| HarnessError("two containers expected".into()))?;
+            .map_err(|_| HarnessError::Unexpected("two containers expected".into()))?;
         let (main, defaults) = std::thread::scope(|s| {
             let m = s.spawn(|| self.finish(main, control));
             let d = s.spawn(|| self.finish(defaults, control));
@@ -103,7 +103,11 @@ impl<'a> Harness<'a> {
         });
         let (main, defaults) = match (main, defaults) {
             (Ok(m), Ok(d)) => (m?, d?),
-            _ => return Err(HarnessError("a container's thread panicked".into())),
+            _ => {
+                return Err(HarnessError::Unexpected(
+                    "a container's thread panicked".into(),
+                ));
+            }
         };
         drop(created);
         Ok(Observed {
@@ -196,9 +200,7 @@ impl<'a> Harness<'a> {
                 )?;
             }
         }
-        let text =
-            serde_json::to_string_pretty(&config).map_err(|e| HarnessError(e.to_string()))?;
-        std::fs::write(bundle.join("config.json"), text)?;
+        write_json(&bundle.join("config.json"), &config)?;
         Ok(Prepared {
             id,
             role,
@@ -215,17 +217,19 @@ impl<'a> Harness<'a> {
         let stdout_path = p.bundle.join("stdout");
         let stderr_path = p.bundle.join("stderr");
         let stdin: Stdio = if p.control == Some(Control::StdinData) {
-            let (reader, mut writer) = std::io::pipe()?;
-            writer.write_all(b"data the platform should not have sent\n")?;
+            let (reader, mut writer) = std::io::pipe().doing(|| "open a pipe".into())?;
+            writer
+                .write_all(b"data the platform should not have sent\n")
+                .doing(|| "write to the pipe of standard input".into())?;
             drop(writer);
             reader.into()
         } else {
-            File::open("/dev/null")?.into()
+            dev_null()?.into()
         };
         let mut drain = None;
         let stdout: Stdio = if p.control == Some(Control::StdoutTty) {
-            let (controller, terminal) = netns::pty().map_err(HarnessError)?;
-            let mut out = File::create(&stdout_path)?;
+            let (controller, terminal) = netns::pty()?;
+            let mut out = create_file(&stdout_path)?;
             drain = Some(std::thread::spawn(move || {
                 let mut controller = File::from(controller);
                 let mut buf = [0u8; 8192];
@@ -238,7 +242,7 @@ impl<'a> Harness<'a> {
             }));
             terminal.into()
         } else {
-            File::create(&stdout_path)?.into()
+            create_file(&stdout_path)?.into()
         };
         let bundle = p.bundle.as_os_str().to_owned();
         let status = self.cli.run_with_stdio(
@@ -250,7 +254,7 @@ impl<'a> Harness<'a> {
             ],
             stdin,
             stdout,
-            File::create(&stderr_path)?.into(),
+            create_file(&stderr_path)?.into(),
         )?;
         let mut started = Started {
             prepared: p,
@@ -428,7 +432,7 @@ pub fn run_config(
     config: &Value,
     modes: &[(String, u32)],
 ) -> Result<Facts, HarnessError> {
-    std::fs::create_dir_all(dir)?;
+    create_dir(dir)?;
     let created = Created {
         cli,
         ids: vec![id.to_owned()],
@@ -438,15 +442,20 @@ pub fn run_config(
     build_rootfs(&rootfs, probe)?;
     for (folder, mode) in modes {
         let p = rootfs.join(folder.trim_start_matches('/'));
-        std::fs::create_dir_all(&p)?;
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(*mode))?;
+        create_dir(&p)?;
+        set_mode(&p, *mode)?;
     }
     let text = serde_json::to_string_pretty(config)
-        .map_err(|e| HarnessError(e.to_string()))?
+        .map_err(|e| HarnessError::Unexpected(format!("the config is not JSON: {e}")))?
         .replace("$ROOTFS", &rootfs.display().to_string());
-    let mut config: Value = serde_json::from_str(&text).map_err(|e| HarnessError(e.to_string()))?;
+    let mut config: Value = serde_json::from_str(&text).map_err(|e| {
+        HarnessError::Unexpected(format!(
+            "the config with its root filesystem is not JSON: {e}"
+        ))
+    })?;
     config["linux"]["cgroupsPath"] = Value::from(format!("/{id}"));
-    std::fs::write(dir.join("config.json"), config.to_string())?;
+    let path = dir.join("config.json");
+    std::fs::write(&path, config.to_string()).doing(|| format!("write {}", path.display()))?;
     let (stdout, stderr) = (dir.join("stdout"), dir.join("stderr"));
     let status = cli.run_with_stdio(
         &[
@@ -455,12 +464,12 @@ pub fn run_config(
             dir.as_os_str(),
             std::ffi::OsStr::new(id),
         ],
-        File::open("/dev/null")?.into(),
-        File::create(&stdout)?.into(),
-        File::create(&stderr)?.into(),
+        dev_null()?.into(),
+        create_file(&stdout)?.into(),
+        create_file(&stderr)?.into(),
     )?;
     if !status.success() {
-        return Err(HarnessError(format!(
+        return Err(HarnessError::Unexpected(format!(
             "`{} create` failed: {}",
             cli.kind(),
             read_text(&stderr).trim()
@@ -468,13 +477,13 @@ pub fn run_config(
     }
     let out = cli.run(&["start", id])?;
     if !out.success {
-        return Err(HarnessError(format!(
+        return Err(HarnessError::Unexpected(format!(
             "`{} start` failed: {}",
             cli.kind(),
             out.stderr.trim()
         )));
     }
-    let facts = wait_for_facts(&stdout).map_err(HarnessError);
+    let facts = wait_for_facts(&stdout).map_err(|e| HarnessError::Unexpected(e.to_string()));
     drop(created);
     facts
 }
@@ -541,7 +550,7 @@ fn request(pid: i64, port: u16) -> Http {
         },
         Err(e) => Http {
             port,
-            error: Some(e),
+            error: Some(e.to_string()),
             ..Http::default()
         },
     }
@@ -567,11 +576,39 @@ fn wait_until(until: Instant, mut done: impl FnMut() -> bool) -> Option<Instant>
 
 fn write_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), HarnessError> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+        create_dir(parent)?;
     }
-    std::fs::write(path, bytes)?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
-    Ok(())
+    std::fs::write(path, bytes).doing(|| format!("write {}", path.display()))?;
+    set_mode(path, mode)
+}
+
+/// `value` as pretty JSON in the file `path`.
+fn write_json(path: &Path, value: &Value) -> Result<(), HarnessError> {
+    serde_json::to_string_pretty(value)
+        .map_err(std::io::Error::from)
+        .and_then(|text| std::fs::write(path, text))
+        .doing(|| format!("write {}", path.display()))
+}
+
+/// The folder `path` and its parents, created.
+fn create_dir(path: &Path) -> Result<(), HarnessError> {
+    std::fs::create_dir_all(path).doing(|| format!("create {}", path.display()))
+}
+
+/// The file `path`, created (emptied) for writing.
+fn create_file(path: &Path) -> Result<File, HarnessError> {
+    File::create(path).doing(|| format!("create {}", path.display()))
+}
+
+/// `/dev/null`, opened for reading.
+fn dev_null() -> Result<File, HarnessError> {
+    File::open("/dev/null").doing(|| "open /dev/null".into())
+}
+
+/// `path`'s mode set to `mode`.
+fn set_mode(path: &Path, mode: u32) -> Result<(), HarnessError> {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .doing(|| format!("set the mode of {}", path.display()))
 }
 
 /// The image's root filesystem: the probe and empty mount points; `/tmp` and `/var/log` open to
@@ -579,22 +616,24 @@ fn write_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), HarnessError> 
 /// `spec/runtimes/deviations.yaml`, `tmpfs-mode-ignored`).
 fn build_rootfs(rootfs: &Path, probe: &Path) -> Result<(), HarnessError> {
     for d in ["proc", "dev", "sys", "etc", "run", "tmp", "var/log"] {
-        std::fs::create_dir_all(rootfs.join(d))?;
+        create_dir(&rootfs.join(d))?;
     }
     for d in ["tmp", "var/log"] {
-        std::fs::set_permissions(rootfs.join(d), std::fs::Permissions::from_mode(0o1777))?;
+        set_mode(&rootfs.join(d), 0o1777)?;
     }
     let target = rootfs.join("kcontract-probe");
     if std::fs::hard_link(probe, &target).is_err() {
-        std::fs::copy(probe, &target)?;
+        std::fs::copy(probe, &target)
+            .doing(|| format!("copy {} to {}", probe.display(), target.display()))?;
     }
-    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))?;
-    Ok(())
+    set_mode(&target, 0o755)
 }
 
 fn free_port() -> Result<u16, HarnessError> {
-    let l = std::net::TcpListener::bind(("127.0.0.1", 0))?;
-    Ok(l.local_addr()?.port())
+    std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .doing(|| "find a free port on 127.0.0.1".into())
 }
 
 fn read_text(path: &Path) -> String {
@@ -603,8 +642,19 @@ fn read_text(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// Why a container's facts could not be read (a container's problem in the report).
+#[derive(Debug, thiserror::Error)]
+enum FactsError {
+    /// Nothing was printed before the deadline.
+    #[error("the probe printed no facts")]
+    None,
+    /// The first line is not a facts document.
+    #[error("the facts line is not a facts document: {0}")]
+    NotFacts(#[source] serde_json::Error),
+}
+
 /// The first line of the container's standard output, once it is complete.
-fn wait_for_facts(stdout: &Path) -> Result<Facts, String> {
+fn wait_for_facts(stdout: &Path) -> Result<Facts, FactsError> {
     let mut line = None;
     wait_until(Instant::now() + DEADLINE, || {
         let text = read_text(stdout);
@@ -616,8 +666,8 @@ fn wait_for_facts(stdout: &Path) -> Result<Facts, String> {
             None => false,
         }
     });
-    let line = line.ok_or("the probe printed no facts")?;
-    serde_json::from_str(&line).map_err(|e| format!("the facts line is not a facts document: {e}"))
+    let line = line.ok_or(FactsError::None)?;
+    serde_json::from_str(&line).map_err(FactsError::NotFacts)
 }
 
 /// The event lines (after the facts).

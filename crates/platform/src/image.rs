@@ -12,6 +12,8 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use kcontract_spec::diagnostic::Diagnostic;
+
 /// The probe's path inside the image: alone at the root, nothing else in the file system.
 pub(crate) const PROBE_PATH: &str = "kcontract-probe";
 
@@ -47,22 +49,60 @@ pub struct User {
 
 impl User {
     /// `UID` or `UID:GID` (numbers; the image has no `/etc/passwd` to look names up in), never 0.
-    pub fn parse(s: &str) -> Result<User, String> {
+    pub fn parse(s: &str) -> Result<User, UserError> {
         let (u, g) = s.split_once(':').unwrap_or((s, s));
         let num = |v: &str| {
             v.parse::<u32>()
-                .map_err(|_| format!("`{s}` is not UID or UID:GID in numbers"))
+                .map_err(|_| UserError::NotNumbers(s.to_owned()))
         };
         let user = User {
             uid: num(u)?,
             gid: num(g)?,
         };
         if user.uid == 0 || user.gid == 0 {
-            return Err(format!(
-                "`{s}` is root; the probe's image runs as a non-root user"
-            ));
+            return Err(UserError::Root(s.to_owned()));
         }
         Ok(user)
+    }
+}
+
+/// Why `--user` is not a user the image can run as (a usage error).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UserError {
+    /// Not `UID` or `UID:GID` in numbers.
+    #[error("`{0}` is not UID or UID:GID in numbers")]
+    NotNumbers(String),
+    /// A user or group 0.
+    #[error("`{0}` is root; the probe's image runs as a non-root user")]
+    Root(String),
+}
+
+/// Why the image could not be made; nothing is written.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    /// The probe is an ELF file for a machine OCI names no architecture of here (K1110).
+    #[error("the probe is an ELF file for a machine kcontract does not know")]
+    UnknownMachine,
+    /// The archive could not be written (K1109).
+    #[error("cannot write the archive: {0}")]
+    Archive(#[source] std::io::Error),
+    /// A JSON document of the layout could not be written (K1109).
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl ImageError {
+    /// The error as the binary reports it: K1110 for a probe that cannot be packed, K1109 for an
+    /// archive that cannot be written.
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            ImageError::UnknownMachine => Diagnostic::error("K1110", self.to_string())
+                .help("give a static probe built for x86_64, aarch64 or riscv64 (--probe FILE)"),
+            ImageError::Archive(_) | ImageError::Json(_) => {
+                Diagnostic::error("K1109", self.to_string())
+                    .help("nothing was written; check the free space and try again")
+            }
+        }
     }
 }
 
@@ -191,11 +231,9 @@ fn tar(entries: &[(&str, u32, &[u8])]) -> std::io::Result<Vec<u8>> {
 
 /// The image layout, as one tar archive, of the static probe `probe` running as `user`; `version`
 /// is kcontract's, recorded as a label. An error for a probe whose architecture is unknown.
-pub fn layout(probe: &[u8], user: User, version: &str) -> Result<Vec<u8>, String> {
-    let architecture = architecture(probe)
-        .ok_or("the probe is an ELF file for a machine kcontract does not know")?;
-    let io = |e: std::io::Error| format!("cannot write the archive: {e}");
-    let layer = tar(&[(PROBE_PATH, 0o755, probe)]).map_err(io)?;
+pub fn layout(probe: &[u8], user: User, version: &str) -> Result<Vec<u8>, ImageError> {
+    let architecture = architecture(probe).ok_or(ImageError::UnknownMachine)?;
+    let layer = tar(&[(PROBE_PATH, 0o755, probe)]).map_err(ImageError::Archive)?;
     let labels = [
         ("org.opencontainers.image.title", "kcontract-probe"),
         (
@@ -222,14 +260,14 @@ pub fn layout(probe: &[u8], user: User, version: &str) -> Result<Vec<u8>, String
             created_by: "kcontract platform image",
         }],
     };
-    let config = serde_json::to_vec(&config).map_err(|e| e.to_string())?;
+    let config = serde_json::to_vec(&config)?;
     let manifest = Manifest {
         schema_version: 2,
         media_type: media::MANIFEST,
         config: Descriptor::of(media::CONFIG, &config),
         layers: [Descriptor::of(media::LAYER, &layer)],
     };
-    let manifest = serde_json::to_vec(&manifest).map_err(|e| e.to_string())?;
+    let manifest = serde_json::to_vec(&manifest)?;
     let mut described = Descriptor::of(media::MANIFEST, &manifest);
     described.platform = Some(PlatformRef {
         architecture,
@@ -245,7 +283,7 @@ pub fn layout(probe: &[u8], user: User, version: &str) -> Result<Vec<u8>, String
         media_type: media::INDEX,
         manifests: [described],
     };
-    let index = serde_json::to_vec(&index).map_err(|e| e.to_string())?;
+    let index = serde_json::to_vec(&index)?;
     let blob = |bytes: &[u8]| format!("blobs/sha256/{}", &digest(bytes)["sha256:".len()..]);
     let mut blobs = [
         (blob(&layer), layer.as_slice()),
@@ -260,7 +298,7 @@ pub fn layout(probe: &[u8], user: User, version: &str) -> Result<Vec<u8>, String
         ("blobs/sha256/", 0o755, b""),
     ];
     entries.extend(blobs.iter().map(|(p, b)| (p.as_str(), 0o644, *b)));
-    tar(&entries).map_err(io)
+    tar(&entries).map_err(ImageError::Archive)
 }
 
 #[cfg(test)]

@@ -23,8 +23,9 @@ use super::checks::Status;
 use super::report::ClauseResult;
 
 /// The result of one test (or subtest) in a log, worst last: merging two results of one name keeps
-/// the later variant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// the later variant. Its words (`pass`, `skip`, `unfinished`, `fail`) come from this declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Outcome {
     /// `--- PASS`.
     Pass,
@@ -39,12 +40,7 @@ pub enum Outcome {
 impl Outcome {
     /// `pass`, `skip`, `unfinished`, `fail`: the words of a report's evidence.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Pass => "pass",
-            Outcome::Skip => "skip",
-            Outcome::Unfinished => "unfinished",
-            Outcome::Fail => "fail",
-        }
+        self.into()
     }
 }
 

@@ -790,7 +790,7 @@ pub(crate) fn cgroup_files(input: &Input<'_>) -> Verdict {
     }
     either(
         problems.is_empty(),
-        json!({"version": if version == CgroupVersion::V2 { "v2" } else { "v1" }, "files": table}),
+        json!({"version": <&str>::from(version), "files": table}),
         "the contract's limit files show the enforced limits",
         problems.join("; "),
     )

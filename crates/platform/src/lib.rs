@@ -16,7 +16,12 @@
 //! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges, giving a
 //!   [`verdict`]; [`local`]: runs, judged.
 //! - [`report`]: the `kcontract-run/1` report and its reader; [`export`]: JUnit and TAP.
-//! - [`cli`]: `kcontract platform run`, `lint`, `import-log` and `verify`.
+//! - The commands (`kcontract platform run`, `lint`, `import-log`, `verify`, `image`,
+//!   `review-docs`) are the binary's: this crate returns values and typed errors, each error with
+//!   its `diagnostic()` (the binary renders it): [`image::UserError`] and [`verify::UrlError`]
+//!   (usage errors), [`image::ImageError`] (K1109, K1110), [`tls::CaCertError`] (K1135),
+//!   [`verify::FetchError`] (K1130–K1134), [`docs::RewriteError`] (K1136); a run's harness
+//!   fails with `kcontract_oci`'s `HarnessError` (K0703).
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
 //! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,

@@ -68,53 +68,50 @@ pub(crate) fn judge(profile: &Profile, observed: &Observed) -> BTreeMap<(String,
         .collect()
 }
 
-/// Runs `runs` (each `None` for the real run or a control) on `session`'s runtime, `jobs` at a
-/// time, and judges each; `progress` is told when each starts and ends. The results are in the
-/// order of `runs`.
+/// What [`run_all`] runs: on `session`'s runtime, the probe as `profile`'s platform would run
+/// `service`, once per entry of `runs`, `jobs` at a time.
+pub struct RunPlan<'a> {
+    /// The session whose runtime, folders and container ids the runs use.
+    pub session: &'a Session,
+    /// The static probe.
+    pub probe: &'a Path,
+    /// The platform profile.
+    pub profile: &'a Profile,
+    /// The Knative Service deployed.
+    pub service: &'a Service,
+    /// Each run: `None` for the profile's own run, else the negative control it applies.
+    pub runs: &'a [Option<Control>],
+    /// How many runs at a time (at least one).
+    pub jobs: usize,
+}
+
+/// Runs the plan's runs and judges each; `progress` is told when each starts and ends. The results
+/// are in the order of `plan.runs`.
 pub fn run_all(
-    session: &Session,
-    probe: &Path,
-    profile: &Profile,
-    service: &Service,
-    runs: &[Option<Control>],
-    jobs: usize,
+    plan: &RunPlan<'_>,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Vec<Result<Judged, HarnessError>> {
+    let session = plan.session;
     let harness = Harness::new(
         session.cli(),
         session.work_dir(),
         session.id_prefix(),
-        probe,
-        profile,
-        service,
+        plan.probe,
+        plan.profile,
+        plan.service,
     );
+    let runs = plan.runs;
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Judged, HarnessError>>>> =
         Mutex::new(runs.iter().map(|_| None).collect());
     std::thread::scope(|s| {
-        for _ in 0..jobs.clamp(1, runs.len().max(1)) {
+        for _ in 0..plan.jobs.clamp(1, runs.len().max(1)) {
             s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(control) = runs.get(i).copied() else {
-                        break;
-                    };
-                    let name = control.map_or("the profile's run", Control::name);
-                    progress(&format!("[{}/{}] {name}: running", i + 1, runs.len()));
-                    let result = harness.run(control).map(|observed| Judged {
-                        control,
-                        verdicts: judge(profile, &observed),
-                        observed,
+                while let Some((i, control)) = claim(&next, runs) {
+                    let result = run_one(&harness, plan.profile, control, |what: &str| {
+                        let name = control.map_or("the profile's run", Control::name);
+                        progress(&format!("[{}/{}] {name}: {what}", i + 1, runs.len()));
                     });
-                    progress(&format!(
-                        "[{}/{}] {name}: {}",
-                        i + 1,
-                        runs.len(),
-                        match &result {
-                            Ok(j) => j.outcome_line(),
-                            Err(e) => format!("harness error: {e}"),
-                        }
-                    ));
                     if let Ok(mut r) = results.lock() {
                         r[i] = Some(result);
                     }
@@ -126,6 +123,34 @@ pub fn run_all(
         .into_inner()
         .unwrap_or_default()
         .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(HarnessError("the run did not finish".into()))))
+        .map(|r| {
+            r.unwrap_or_else(|| Err(HarnessError::Unexpected("the run did not finish".into())))
+        })
         .collect()
+}
+
+/// The next run no thread has taken: its index and control.
+fn claim(next: &AtomicUsize, runs: &[Option<Control>]) -> Option<(usize, Option<Control>)> {
+    let i = next.fetch_add(1, Ordering::Relaxed);
+    runs.get(i).map(|&control| (i, control))
+}
+
+/// One run, judged; `say` is told `running`, then how it ended.
+fn run_one(
+    harness: &Harness<'_>,
+    profile: &Profile,
+    control: Option<Control>,
+    say: impl Fn(&str),
+) -> Result<Judged, HarnessError> {
+    say("running");
+    let result = harness.run(control).map(|observed| Judged {
+        control,
+        verdicts: judge(profile, &observed),
+        observed,
+    });
+    say(&match &result {
+        Ok(j) => j.outcome_line(),
+        Err(e) => format!("harness error: {e}"),
+    });
+    result
 }

@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::expect::Expected;
 
-/// The two containers of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The two containers of a run (`main`, `defaults`: the words come from this declaration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Role {
     /// The Service as given: the port, the user and the limits it asks for; it serves HTTP, and
     /// exits on SIGTERM.
@@ -23,10 +24,7 @@ pub enum Role {
 impl Role {
     /// `main`, `defaults`.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Role::Main => "main",
-            Role::Defaults => "defaults",
-        }
+        self.into()
     }
 }
 

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
+use strum::VariantArray;
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 
@@ -221,8 +222,12 @@ pub struct Cgroups {
     pub cpu_period_us: u64,
 }
 
-/// Which cgroup files a profile expects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which cgroup files a profile expects; its words in a profile (`auto`, `v1`, `v2`) come from
+/// this declaration.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray, strum::IntoStaticStr, strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum CgroupVersion {
     /// Whichever the host has.
     Auto,
@@ -486,7 +491,69 @@ impl Validator<'_, '_> {
         }
     }
 
+    /// The profile of `raw`, each field checked in the file's order: the format and the name,
+    /// the network and the lifecycle, the user, the filesystems, the cgroups, the namespaces, the
+    /// capabilities and paths, the features, the documentation links.
     fn profile(mut self, raw: RawProfile) -> Profile {
+        let name = self.header(&raw);
+        let default_port = self.range(&raw.network.default_port, 1, 65535, "the default port");
+        let grace = self.range(&raw.lifecycle.grace_period_s, 1, 86_400, "the grace period");
+        let default_user = self.default_user(&raw.user.default);
+        let allowed_uids = self.allowed_uids(&raw.user.allowed_uids);
+        let tmp = self.filesystem(&raw.filesystems.tmp, "/tmp");
+        let var_log = raw
+            .filesystems
+            .var_log
+            .as_ref()
+            .map(|f| self.filesystem(f, "/var/log"));
+        let nameservers = self.nameservers(&raw.filesystems.resolv_conf.nameservers);
+        let cgroups = self.cgroups(&raw.cgroups);
+        let namespaces = self.namespaces(&raw.namespaces);
+        for c in &raw.capabilities {
+            self.one_of(c, CAPABILITIES, "capability");
+        }
+        let masked_paths = self.paths(&raw.masked_paths, "masked path");
+        let readonly_paths = self.paths(&raw.readonly_paths, "read-only path");
+        if let Some(p) = &raw.rootfs_propagation {
+            self.one_of(p, PROPAGATIONS, "rootfs propagation");
+        }
+        for f in &raw.features {
+            self.one_of(f, FEATURES, "feature");
+        }
+        let docs = raw
+            .docs
+            .iter()
+            .filter_map(|(id, d)| Some((id.clone(), self.doc(id, d)?)))
+            .collect();
+        Profile {
+            name,
+            description: raw.description,
+            default_port: default_port as u16,
+            grace_period_s: grace as u64,
+            grace_from_timeout: raw.lifecycle.grace_from_timeout,
+            default_user,
+            allowed_uids,
+            tmp,
+            var_log,
+            resolv_conf: ResolvConf {
+                nameservers,
+                search: raw.filesystems.resolv_conf.search,
+                options: raw.filesystems.resolv_conf.options,
+            },
+            cgroups,
+            namespaces,
+            capabilities: raw.capabilities.into_iter().map(|c| c.value).collect(),
+            no_new_privileges: raw.no_new_privileges,
+            masked_paths,
+            readonly_paths,
+            rootfs_propagation: raw.rootfs_propagation.map(|p| p.value),
+            features: raw.features.into_iter().map(|f| f.value).collect(),
+            docs,
+        }
+    }
+
+    /// `profile:` must be this version's format; the name is one word (returned trimmed).
+    fn header(&mut self, raw: &RawProfile) -> String {
         if raw.profile.value != PROFILE_FORMAT {
             self.bad(
                 &raw.profile,
@@ -504,9 +571,12 @@ impl Validator<'_, '_> {
                 "a name such as `knative-reference` (letters, digits, `-`, `.`)",
             );
         }
-        let default_port = self.range(&raw.network.default_port, 1, 65535, "the default port");
-        let grace = self.range(&raw.lifecycle.grace_period_s, 1, 86_400, "the grace period");
-        let default_user = match &raw.user.default.value {
+        name.to_owned()
+    }
+
+    /// `user.default`: `image`, or ids.
+    fn default_user(&mut self, raw: &Spanned<RawDefaultUser>) -> DefaultUser {
+        match &raw.value {
             RawDefaultUser::Word(w) if w == "image" => DefaultUser::Image,
             RawDefaultUser::Ids { uid, gid }
                 if (0..=i64::from(u32::MAX)).contains(uid)
@@ -519,39 +589,36 @@ impl Validator<'_, '_> {
             }
             _ => {
                 self.bad(
-                    &raw.user.default,
+                    raw,
                     "the default user is `image` or `{uid: N, gid: N}`".into(),
                     "not a default user",
                     "`image` runs the image's USER; ids are 0 to 4294967295",
                 );
                 DefaultUser::Image
             }
-        };
-        let r = &raw.user.allowed_uids;
-        let allowed_uids = if (0..=i64::from(u32::MAX)).contains(&r.value.min)
-            && (0..=i64::from(u32::MAX)).contains(&r.value.max)
-            && r.value.min <= r.value.max
-        {
-            (r.value.min as u32, r.value.max as u32)
-        } else {
-            self.bad(
-                r,
-                format!(
-                    "the allowed user ids {}..{} are not a range of ids",
-                    r.value.min, r.value.max
-                ),
-                "not a range",
-                "`{min: N, max: M}` with 0 <= N <= M <= 4294967295",
-            );
-            (0, 0)
-        };
-        let tmp = self.filesystem(&raw.filesystems.tmp, "/tmp");
-        let var_log = raw
-            .filesystems
-            .var_log
-            .as_ref()
-            .map(|f| self.filesystem(f, "/var/log"));
-        let ns = &raw.filesystems.resolv_conf.nameservers;
+        }
+    }
+
+    /// `user.allowed_uids`: a range of ids, its start not above its end.
+    fn allowed_uids(&mut self, r: &Spanned<RawRange>) -> (u32, u32) {
+        let ids = 0..=i64::from(u32::MAX);
+        if ids.contains(&r.value.min) && ids.contains(&r.value.max) && r.value.min <= r.value.max {
+            return (r.value.min as u32, r.value.max as u32);
+        }
+        self.bad(
+            r,
+            format!(
+                "the allowed user ids {}..{} are not a range of ids",
+                r.value.min, r.value.max
+            ),
+            "not a range",
+            "`{min: N, max: M}` with 0 <= N <= M <= 4294967295",
+        );
+        (0, 0)
+    }
+
+    /// `resolv_conf.nameservers`: at least one, each an IP address.
+    fn nameservers(&mut self, ns: &Spanned<Vec<Spanned<String>>>) -> Vec<String> {
         if ns.value.is_empty() {
             self.bad(
                 ns,
@@ -570,27 +637,28 @@ impl Validator<'_, '_> {
                 );
             }
         }
-        let version = match raw.cgroups.version.value.as_str() {
-            "auto" => CgroupVersion::Auto,
-            "v1" => CgroupVersion::V1,
-            "v2" => CgroupVersion::V2,
-            _ => {
-                self.one_of(
-                    &raw.cgroups.version,
-                    &["auto", "v1", "v2"],
-                    "cgroup version",
-                );
-                CgroupVersion::Auto
-            }
-        };
-        let period = self.range(
-            &raw.cgroups.cpu_period_us,
-            1_000,
-            1_000_000,
-            "the CFS period",
-        );
+        ns.value.iter().map(|n| n.value.clone()).collect()
+    }
+
+    /// `cgroups`: the version (`auto`, `v1`, `v2`) and the CFS period.
+    fn cgroups(&mut self, raw: &RawCgroups) -> Cgroups {
+        let version = raw.version.value.parse().unwrap_or_else(|_| {
+            let words: Vec<&str> = CgroupVersion::VARIANTS.iter().map(|&v| v.into()).collect();
+            self.one_of(&raw.version, &words, "cgroup version");
+            CgroupVersion::Auto
+        });
+        let period = self.range(&raw.cpu_period_us, 1_000, 1_000_000, "the CFS period");
+        Cgroups {
+            version,
+            read_only: raw.read_only,
+            cpu_period_us: period as u64,
+        }
+    }
+
+    /// `namespaces`: known types, each once, `mount` among them.
+    fn namespaces(&mut self, raw: &Spanned<Vec<Spanned<String>>>) -> Vec<String> {
         let mut namespaces = Vec::new();
-        for n in &raw.namespaces.value {
+        for n in &raw.value {
             if self.one_of(n, NAMESPACE_TYPES, "namespace type") {
                 if namespaces.contains(&n.value) {
                     self.bad(
@@ -605,57 +673,13 @@ impl Validator<'_, '_> {
         }
         if !namespaces.iter().any(|n| n == "mount") {
             self.bad(
-                &raw.namespaces,
+                raw,
                 "the namespaces do not include `mount`".into(),
                 "no mount namespace",
                 "a container's filesystems need a mount namespace of its own",
             );
         }
-        for c in &raw.capabilities {
-            self.one_of(c, CAPABILITIES, "capability");
-        }
-        let masked_paths = self.paths(&raw.masked_paths, "masked path");
-        let readonly_paths = self.paths(&raw.readonly_paths, "read-only path");
-        if let Some(p) = &raw.rootfs_propagation {
-            self.one_of(p, PROPAGATIONS, "rootfs propagation");
-        }
-        for f in &raw.features {
-            self.one_of(f, FEATURES, "feature");
-        }
-        let docs = raw
-            .docs
-            .iter()
-            .filter_map(|(id, d)| Some((id.clone(), self.doc(id, d)?)))
-            .collect();
-        Profile {
-            name: name.to_owned(),
-            description: raw.description,
-            default_port: default_port as u16,
-            grace_period_s: grace as u64,
-            grace_from_timeout: raw.lifecycle.grace_from_timeout,
-            default_user,
-            allowed_uids,
-            tmp,
-            var_log,
-            resolv_conf: ResolvConf {
-                nameservers: ns.value.iter().map(|n| n.value.clone()).collect(),
-                search: raw.filesystems.resolv_conf.search,
-                options: raw.filesystems.resolv_conf.options,
-            },
-            cgroups: Cgroups {
-                version,
-                read_only: raw.cgroups.read_only,
-                cpu_period_us: period as u64,
-            },
-            namespaces,
-            capabilities: raw.capabilities.into_iter().map(|c| c.value).collect(),
-            no_new_privileges: raw.no_new_privileges,
-            masked_paths,
-            readonly_paths,
-            rootfs_propagation: raw.rootfs_propagation.map(|p| p.value),
-            features: raw.features.into_iter().map(|f| f.value).collect(),
-            docs,
-        }
+        namespaces
     }
 
     /// A `docs:` entry, checked: a link is http(s), a review has a name, a date and a stamp,

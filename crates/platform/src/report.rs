@@ -367,28 +367,26 @@ fn parse_located(
     })
 }
 
-/// A documentation clause's status on a platform.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A documentation clause's status on a platform. The words (serde's and strum's the same) come
+/// from this declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum DocStatus {
     /// A reviewed link, the review current.
-    #[serde(rename = "documented")]
     Documented,
     /// No link, a link without a review, or a stale review ([`Undocumented`]).
-    #[serde(rename = "undocumented")]
     Undocumented,
     /// The profile says the clause does not apply to the platform.
     #[serde(rename = "n/a")]
+    #[strum(serialize = "n/a")]
     NotApplicable,
 }
 
 impl DocStatus {
     /// The name in the JSON, the table, the CSV and the site's data.
     pub fn as_str(self) -> &'static str {
-        match self {
-            DocStatus::Documented => "documented",
-            DocStatus::Undocumented => "undocumented",
-            DocStatus::NotApplicable => "n/a",
-        }
+        self.into()
     }
 }
 

@@ -21,9 +21,23 @@ use serde::Serialize;
 use super::{checks, lint, verify};
 use kcontract_spec::Clause;
 
-/// A way a clause can be executed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// A way a clause can be executed. Its name (in the JSON and on the site, `conformance-log`) and
+/// its list, in the order they are listed, come from this declaration.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Route {
     /// A check of `kcontract platform run` decides it.
     Local,
@@ -38,24 +52,13 @@ pub enum Route {
 }
 
 impl Route {
-    /// Every route, in the order they are listed.
-    pub const ALL: [Route; 5] = [
-        Route::Local,
-        Route::ConformanceLog,
-        Route::Verify,
-        Route::Lint,
-        Route::Model,
-    ];
+    /// Every route, in the order they are listed: the declaration's ([`strum::VariantArray`]),
+    /// under the name the site's platforms page counts by.
+    pub const ALL: &'static [Route] = <Route as strum::VariantArray>::VARIANTS;
 
     /// The name in the JSON and on the site (`conformance-log`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Route::Local => "local",
-            Route::ConformanceLog => "conformance-log",
-            Route::Verify => "verify",
-            Route::Lint => "lint",
-            Route::Model => "model",
-        }
+        self.into()
     }
 
     /// The command that executes it, as the platforms page and docs/platforms.md show it.
@@ -90,9 +93,11 @@ impl Route {
     }
 }
 
-/// Why a testable clause has no executable route.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// Why a testable clause has no executable route; its name (in the JSON and on the site) comes from
+/// this declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Reason {
     /// The clause asks the platform to document something: its documentation answers it, once a
     /// person has reviewed the link.
@@ -106,11 +111,7 @@ pub enum Reason {
 impl Reason {
     /// The name in the JSON and on the site.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Documentation => "documentation",
-            Reason::Manual => "manual",
-            Reason::PlatformOnly => "platform-only",
-        }
+        self.into()
     }
 }
 
@@ -130,7 +131,8 @@ pub fn of(clause: &Clause) -> Routes {
         return Routes::default();
     }
     let routes: Vec<Route> = Route::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|r| r.executes(clause))
         .collect();
     let reason = routes.is_empty().then(|| {

@@ -15,7 +15,10 @@ use serde_saphyr::Spanned;
 
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 
-use super::manifest::{Container, Object, PodSpec, Presence, Quantity, Template};
+use super::manifest::{
+    Container, Object, PodSpec, Port, Presence, Quantity, ResourceRequirements, SecurityContext,
+    Template,
+};
 use super::profile::Profile;
 use super::quantity::{cpu_millis, memory_bytes};
 use super::yaml::YamlFile;
@@ -114,14 +117,20 @@ pub fn parse(id: FileId, sources: &SourceMap) -> Result<Parsed, Vec<Diagnostic>>
     };
     let doc: Spanned<Object> = y.parse("K1103", WHAT, SHAPE_HELP).map_err(|d| vec![d])?;
     let raw = required(&y, &doc).map_err(|d| vec![d])?;
-    let mut errors = Vec::new();
-    let mut warnings = Vec::new();
-    let service = build(&y, &raw, &mut errors, &mut warnings);
-    if errors.is_empty() {
-        Ok(Parsed { service, warnings })
+    let mut b = Builder {
+        y: &y,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let service = b.build(&raw);
+    if b.errors.is_empty() {
+        Ok(Parsed {
+            service,
+            warnings: b.warnings,
+        })
     } else {
-        errors.extend(warnings);
-        Err(errors)
+        b.errors.extend(b.warnings);
+        Err(b.errors)
     }
 }
 
@@ -197,19 +206,93 @@ fn refuse<T>(
         .help(help)
 }
 
-fn build(
-    y: &YamlFile<'_>,
-    raw: &Required<'_>,
-    errors: &mut Vec<Diagnostic>,
-    warnings: &mut Vec<Diagnostic>,
-) -> Service {
-    if raw.api_version.value != "serving.knative.dev/v1" || raw.kind.value != "Service" {
-        let at = if raw.kind.value != "Service" {
-            y.span(raw.kind)
-        } else {
-            y.span(raw.api_version)
+/// A Service being read from a manifest, with the problems found on the way: K1103 and K1104
+/// errors, K1105 warnings (each list in the order the fields are read).
+struct Builder<'y, 'f> {
+    y: &'y YamlFile<'f>,
+    errors: Vec<Diagnostic>,
+    warnings: Vec<Diagnostic>,
+}
+
+impl Builder<'_, '_> {
+    /// The Service of `raw`, read in the manifest's order: what it is and its names, its one
+    /// container, the pod's fields, then the container's ports, environment, user and resources.
+    fn build(&mut self, raw: &Required<'_>) -> Service {
+        self.check_kind(raw);
+        let name = self.name(raw.name);
+        let revision = self.revision(raw.template, &name);
+        let containers = raw.containers;
+        if containers.value.len() != 1 {
+            self.refuse(
+                containers,
+                format!(
+                    "{} containers; a run maps exactly one",
+                    containers.value.len()
+                ),
+                "one container expected",
+                "write one entry under `containers`",
+            );
+        }
+        let mut service = Service {
+            name,
+            namespace: raw
+                .namespace
+                .map_or_else(|| "default".to_owned(), Clone::clone),
+            revision,
+            container_port: None,
+            port_name: None,
+            env: Vec::new(),
+            run_as_user: None,
+            run_as_group: None,
+            resources: Resources::default(),
+            timeout_seconds: None,
+            id_spans: (None, None),
         };
-        errors.push(
+        self.pod(raw.pod, &mut service);
+        if let Some(c) = containers.value.first() {
+            self.container_pruned(c);
+            if let Some(ports) = &c.ports {
+                self.ports(ports, &mut service);
+            }
+            self.env(c, &mut service);
+            if let Some(sc) = &c.security_context {
+                self.container_security(sc, &mut service);
+            }
+            if let Some(r) = &c.resources {
+                self.resources(r, &mut service.resources);
+            }
+        }
+        service
+    }
+
+    /// A K1104 error at `at`.
+    fn refuse<T>(&mut self, at: &Spanned<T>, message: String, label: &str, help: &str) {
+        let d = refuse(self.y, at, message, label, help);
+        self.errors.push(d);
+    }
+
+    /// A K1105 warning: `what`, at `at`, is left to the platform.
+    fn pruned(&mut self, what: &str, at: Span) {
+        self.warnings.push(
+            Diagnostic::warning("K1105", format!("`{what}` is not taken from the developer"))
+                .at(at, "ignored: the platform sets this, never the Service")
+                .help(
+                    "the contract reserves it to the operator or the platform (docs/platforms.md)",
+                ),
+        );
+    }
+
+    /// `apiVersion: serving.knative.dev/v1` and `kind: Service`, or K1103.
+    fn check_kind(&mut self, raw: &Required<'_>) {
+        if raw.api_version.value == "serving.knative.dev/v1" && raw.kind.value == "Service" {
+            return;
+        }
+        let at = if raw.kind.value != "Service" {
+            self.y.span(raw.kind)
+        } else {
+            self.y.span(raw.api_version)
+        };
+        self.errors.push(
             Diagnostic::error("K1103", "not a Knative Service".to_owned())
                 .at(
                     at,
@@ -218,273 +301,258 @@ fn build(
                 .help("a platform run reads a serving.knative.dev/v1 Service"),
         );
     }
-    let name = raw.name.value.clone();
-    if !is_dns_label(&name) {
-        errors.push(refuse(
-            y,
-            raw.name,
-            format!("`{name}` is not a valid Service name"),
-            "not a DNS-1035 label",
-            "lowercase letters, digits and `-`, starting with a letter, at most 63 characters",
-        ));
-    }
-    let spec = raw.pod;
-    let revision = match raw.template.metadata.as_ref().and_then(|m| m.name.as_ref()) {
-        Some(n) if n.value.starts_with(&format!("{name}-")) && is_dns_label(&n.value) => {
-            n.value.clone()
+
+    /// `metadata.name`, which must be a DNS-1035 label.
+    fn name(&mut self, name: &Spanned<String>) -> String {
+        let n = name.value.clone();
+        if !is_dns_label(&n) {
+            self.refuse(
+                name,
+                format!("`{n}` is not a valid Service name"),
+                "not a DNS-1035 label",
+                "lowercase letters, digits and `-`, starting with a letter, at most 63 characters",
+            );
         }
-        Some(n) => {
-            errors.push(refuse(
-                y,
-                n,
-                format!("revision name `{}` does not start with `{name}-`", n.value),
-                "not a revision name of this Service",
-                "Knative requires a template name of the form `<service>-<suffix>`",
-            ));
-            String::new()
-        }
-        None => format!("{name}-00001"),
-    };
-    let containers = raw.containers;
-    if containers.value.len() != 1 {
-        errors.push(refuse(
-            y,
-            containers,
-            format!(
-                "{} containers; a run maps exactly one",
-                containers.value.len()
-            ),
-            "one container expected",
-            "write one entry under `containers`",
-        ));
+        n
     }
-    let pruned = |what: &str, at: Span, warnings: &mut Vec<Diagnostic>| {
-        warnings.push(
-            Diagnostic::warning("K1105", format!("`{what}` is not taken from the developer"))
-                .at(at, "ignored: the platform sets this, never the Service")
-                .help(
-                    "the contract reserves it to the operator or the platform (docs/platforms.md)",
-                ),
-        );
-    };
-    let mut service = Service {
-        name,
-        namespace: raw
-            .namespace
-            .map_or_else(|| "default".to_owned(), Clone::clone),
-        revision,
-        container_port: None,
-        port_name: None,
-        env: Vec::new(),
-        run_as_user: None,
-        run_as_group: None,
-        resources: Resources::default(),
-        timeout_seconds: None,
-        id_spans: (None, None),
-    };
-    for (what, field) in [
-        ("hostNetwork", &spec.host_network),
-        ("hostPID", &spec.host_pid),
-        ("hostIPC", &spec.host_ipc),
-        ("shareProcessNamespace", &spec.share_process_namespace),
-    ] {
-        if let Some(f) = field {
-            pruned(what, y.span(f), warnings);
+
+    /// The revision's name: the template's, which must start with the Service's, else
+    /// `<name>-00001`.
+    fn revision(&mut self, template: &Template, name: &str) -> String {
+        match template.metadata.as_ref().and_then(|m| m.name.as_ref()) {
+            Some(n) if n.value.starts_with(&format!("{name}-")) && is_dns_label(&n.value) => {
+                n.value.clone()
+            }
+            Some(n) => {
+                self.refuse(
+                    n,
+                    format!("revision name `{}` does not start with `{name}-`", n.value),
+                    "not a revision name of this Service",
+                    "Knative requires a template name of the form `<service>-<suffix>`",
+                );
+                String::new()
+            }
+            None => format!("{name}-00001"),
         }
     }
-    if let Some(t) = &spec.timeout_seconds {
-        if (1..=86_400).contains(&t.value) {
-            service.timeout_seconds = Some(t.value as u64);
-        } else {
-            errors.push(refuse(
-                y,
-                t,
-                format!("timeoutSeconds {} is out of range", t.value),
-                "must be from 1 to 86400",
-                "seconds, from 1 to 86400",
-            ));
-        }
-    }
-    let id = |v: &Spanned<i64>, what: &str, errors: &mut Vec<Diagnostic>| -> Option<u32> {
-        match u32::try_from(v.value) {
-            Ok(n) => Some(n),
-            Err(_) => {
-                errors.push(refuse(
-                    y,
-                    v,
-                    format!("{what} {} is not a valid id", v.value),
-                    "not an id",
-                    "ids are 0 to 4294967295",
-                ));
-                None
+
+    /// The pod's fields: those left to the platform (warned), `timeoutSeconds`, and the pod's
+    /// `runAsUser` and `runAsGroup`.
+    fn pod(&mut self, spec: &PodSpec, service: &mut Service) {
+        for (what, field) in [
+            ("hostNetwork", &spec.host_network),
+            ("hostPID", &spec.host_pid),
+            ("hostIPC", &spec.host_ipc),
+            ("shareProcessNamespace", &spec.share_process_namespace),
+        ] {
+            if let Some(f) = field {
+                self.pruned(what, self.y.span(f));
             }
         }
-    };
-    if let Some(psc) = &spec.security_context {
-        if let Some(u) = &psc.run_as_user {
-            service.run_as_user = id(u, "runAsUser", errors);
-            service.id_spans.0 = Some(y.span(u));
+        if let Some(t) = &spec.timeout_seconds {
+            if (1..=86_400).contains(&t.value) {
+                service.timeout_seconds = Some(t.value as u64);
+            } else {
+                self.refuse(
+                    t,
+                    format!("timeoutSeconds {} is out of range", t.value),
+                    "must be from 1 to 86400",
+                    "seconds, from 1 to 86400",
+                );
+            }
         }
-        if let Some(g) = &psc.run_as_group {
-            service.run_as_group = id(g, "runAsGroup", errors);
-            service.id_spans.1 = Some(y.span(g));
-        }
-        if let Some(s) = &psc.sysctls {
-            pruned("securityContext.sysctls", y.span(s), warnings);
-        }
-    }
-    let Some(c) = containers.value.first() else {
-        return service;
-    };
-    for (what, field) in [
-        ("lifecycle", &c.lifecycle),
-        ("stdin", &c.stdin),
-        ("tty", &c.tty),
-        ("volumeDevices", &c.volume_devices),
-    ] {
-        if let Some(f) = field {
-            pruned(what, y.span(f), warnings);
+        if let Some(psc) = &spec.security_context {
+            self.ids(&psc.run_as_user, &psc.run_as_group, service);
+            if let Some(s) = &psc.sysctls {
+                self.pruned("securityContext.sysctls", self.y.span(s));
+            }
         }
     }
-    for m in &c.volume_mounts {
-        if let Some(p) = &m.mount_propagation {
-            pruned("volumeMounts[].mountPropagation", y.span(p), warnings);
+
+    /// `runAsUser` and `runAsGroup` (the container's, read after the pod's, win), with where they
+    /// are written.
+    fn ids(
+        &mut self,
+        user: &Option<Spanned<i64>>,
+        group: &Option<Spanned<i64>>,
+        service: &mut Service,
+    ) {
+        if let Some(u) = user {
+            service.run_as_user = self.id(u, "runAsUser");
+            service.id_spans.0 = Some(self.y.span(u));
+        }
+        if let Some(g) = group {
+            service.run_as_group = self.id(g, "runAsGroup");
+            service.id_spans.1 = Some(self.y.span(g));
         }
     }
-    if let Some(ports) = &c.ports {
+
+    /// A user or group id, or K1104.
+    fn id(&mut self, v: &Spanned<i64>, what: &str) -> Option<u32> {
+        let id = u32::try_from(v.value).ok();
+        if id.is_none() {
+            self.refuse(
+                v,
+                format!("{what} {} is not a valid id", v.value),
+                "not an id",
+                "ids are 0 to 4294967295",
+            );
+        }
+        id
+    }
+
+    /// The container's fields left to the platform, warned.
+    fn container_pruned(&mut self, c: &Container) {
+        for (what, field) in [
+            ("lifecycle", &c.lifecycle),
+            ("stdin", &c.stdin),
+            ("tty", &c.tty),
+            ("volumeDevices", &c.volume_devices),
+        ] {
+            if let Some(f) = field {
+                self.pruned(what, self.y.span(f));
+            }
+        }
+        for m in &c.volume_mounts {
+            if let Some(p) = &m.mount_propagation {
+                self.pruned("volumeMounts[].mountPropagation", self.y.span(p));
+            }
+        }
+    }
+
+    /// The one port: its number and name (`http1`, `h2c` or none); a `hostPort` is warned.
+    fn ports(&mut self, ports: &Spanned<Vec<Spanned<Port>>>, service: &mut Service) {
         if ports.value.len() > 1 {
-            errors.push(refuse(
-                y,
+            self.refuse(
                 ports,
                 format!("{} ports; a container has at most one", ports.value.len()),
                 "more than one port",
                 "network.ports.single-container-port: list one `containerPort`",
-            ));
+            );
         }
-        if let Some(p) = ports.value.first().map(|p| &p.value) {
-            if let Some(cp) = &p.container_port {
-                match u16::try_from(cp.value) {
-                    Ok(n) if n > 0 => service.container_port = Some(n),
-                    _ => errors.push(refuse(
-                        y,
-                        cp,
-                        format!("containerPort {} is out of range", cp.value),
-                        "not a port",
-                        "a port from 1 to 65535",
-                    )),
-                }
+        let Some(p) = ports.value.first().map(|p| &p.value) else {
+            return;
+        };
+        if let Some(cp) = &p.container_port {
+            match u16::try_from(cp.value) {
+                Ok(n) if n > 0 => service.container_port = Some(n),
+                _ => self.refuse(
+                    cp,
+                    format!("containerPort {} is out of range", cp.value),
+                    "not a port",
+                    "a port from 1 to 65535",
+                ),
             }
-            if let Some(n) = &p.name {
-                if PORT_NAMES.contains(&n.value.as_str()) {
-                    service.port_name = Some(n.value.clone());
-                } else {
-                    errors.push(refuse(
-                        y,
-                        n,
-                        format!("port name `{}` is not allowed", n.value),
-                        "not a transport name",
-                        "network.ports.no-arbitrary-port-names: leave it out, or write `http1` or `h2c`",
-                    ));
-                }
+        }
+        if let Some(n) = &p.name {
+            if PORT_NAMES.contains(&n.value.as_str()) {
+                service.port_name = Some(n.value.clone());
+            } else {
+                self.refuse(
+                    n,
+                    format!("port name `{}` is not allowed", n.value),
+                    "not a transport name",
+                    "network.ports.no-arbitrary-port-names: leave it out, or write `http1` or `h2c`",
+                );
             }
-            if let Some(h) = &p.host_port {
-                pruned("ports[].hostPort", y.span(h), warnings);
+        }
+        if let Some(h) = &p.host_port {
+            self.pruned("ports[].hostPort", self.y.span(h));
+        }
+    }
+
+    /// The environment: each variable with a name the platform does not set and a value of its
+    /// own, in order.
+    fn env(&mut self, c: &Container, service: &mut Service) {
+        for e in c.env.iter().map(|e| &e.value) {
+            let Some(name) = &e.name else { continue };
+            let n = &name.value;
+            if RESERVED_ENV.contains(&n.as_str()) {
+                self.refuse(
+                    name,
+                    format!("`{n}` is set by the platform"),
+                    "reserved",
+                    &format!("the platform sets {}; remove it", RESERVED_ENV.join(", ")),
+                );
+            } else if n.is_empty() || n.contains('=') || n.contains('\0') {
+                self.refuse(
+                    name,
+                    format!("`{n}` is not an environment variable name"),
+                    "not a name",
+                    "a non-empty name without `=`",
+                );
+            } else if let Some(v) = &e.value_from {
+                self.refuse(
+                    v,
+                    format!("`{n}` takes its value from a Secret or ConfigMap"),
+                    "valueFrom needs a cluster",
+                    "write the value itself (`value:`) for a platform run",
+                );
+            } else {
+                service
+                    .env
+                    .push((n.clone(), e.value.clone().unwrap_or_default()));
             }
         }
     }
-    for e in c.env.iter().map(|e| &e.value) {
-        let Some(name) = &e.name else { continue };
-        let n = &name.value;
-        if RESERVED_ENV.contains(&n.as_str()) {
-            errors.push(refuse(
-                y,
-                name,
-                format!("`{n}` is set by the platform"),
-                "reserved",
-                &format!("the platform sets {}; remove it", RESERVED_ENV.join(", ")),
-            ));
-        } else if n.is_empty() || n.contains('=') || n.contains('\0') {
-            errors.push(refuse(
-                y,
-                name,
-                format!("`{n}` is not an environment variable name"),
-                "not a name",
-                "a non-empty name without `=`",
-            ));
-        } else if let Some(v) = &e.value_from {
-            errors.push(refuse(
-                y,
-                v,
-                format!("`{n}` takes its value from a Secret or ConfigMap"),
-                "valueFrom needs a cluster",
-                "write the value itself (`value:`) for a platform run",
-            ));
-        } else {
-            service
-                .env
-                .push((n.clone(), e.value.clone().unwrap_or_default()));
-        }
-    }
-    if let Some(sc) = &c.security_context {
-        if let Some(u) = &sc.run_as_user {
-            service.run_as_user = id(u, "runAsUser", errors);
-            service.id_spans.0 = Some(y.span(u));
-        }
-        if let Some(g) = &sc.run_as_group {
-            service.run_as_group = id(g, "runAsGroup", errors);
-            service.id_spans.1 = Some(y.span(g));
-        }
-        let at = |f: &Presence| f.as_ref().map(|f| y.span(f));
-        for (what, at) in [
+
+    /// The container's `runAsUser` and `runAsGroup`, and its security fields left to the platform
+    /// (warned).
+    fn container_security(&mut self, sc: &SecurityContext, service: &mut Service) {
+        self.ids(&sc.run_as_user, &sc.run_as_group, service);
+        let at = |f: &Presence| f.as_ref().map(|f| self.y.span(f));
+        let fields = [
             ("securityContext.capabilities", at(&sc.capabilities)),
             ("securityContext.privileged", at(&sc.privileged)),
             (
                 "securityContext.procMount",
-                sc.proc_mount.as_ref().map(|f| y.span(f)),
+                sc.proc_mount.as_ref().map(|f| self.y.span(f)),
             ),
             (
                 "securityContext.allowPrivilegeEscalation",
                 at(&sc.allow_privilege_escalation),
             ),
             ("securityContext.seccompProfile", at(&sc.seccomp_profile)),
-        ] {
+        ];
+        for (what, at) in fields {
             if let Some(at) = at {
-                pruned(what, at, warnings);
+                self.pruned(what, at);
             }
         }
     }
-    if let Some(r) = &c.resources {
-        let quantity = |q: &Option<Spanned<Quantity>>,
-                        what: &str,
-                        parse: fn(&str) -> Option<u64>,
-                        errors: &mut Vec<Diagnostic>|
-         -> Option<u64> {
-            let q = q.as_ref()?;
-            let text = q.value.text();
-            let v = parse(&text).filter(|v| *v > 0);
-            if v.is_none() {
-                errors.push(refuse(
-                    y,
-                    q,
-                    format!("{what} `{text}` is not a positive quantity"),
-                    "not a quantity",
-                    "CPU as `1`, `0.5` or `125m`; memory as `128Mi`, `1Gi` or bytes",
-                ));
-            }
-            v
-        };
+
+    /// The limits and requests, each a positive quantity or K1104.
+    fn resources(&mut self, r: &ResourceRequirements, out: &mut Resources) {
         if let Some(l) = &r.limits {
-            service.resources.cpu_limit_m = quantity(&l.cpu, "limits.cpu", cpu_millis, errors);
-            service.resources.memory_limit =
-                quantity(&l.memory, "limits.memory", memory_bytes, errors);
+            out.cpu_limit_m = self.quantity(&l.cpu, "limits.cpu", cpu_millis);
+            out.memory_limit = self.quantity(&l.memory, "limits.memory", memory_bytes);
         }
         if let Some(q) = &r.requests {
-            service.resources.cpu_request_m = quantity(&q.cpu, "requests.cpu", cpu_millis, errors);
-            service.resources.memory_request =
-                quantity(&q.memory, "requests.memory", memory_bytes, errors);
+            out.cpu_request_m = self.quantity(&q.cpu, "requests.cpu", cpu_millis);
+            out.memory_request = self.quantity(&q.memory, "requests.memory", memory_bytes);
         }
     }
-    service
+
+    /// One quantity, read by `parse`, when it is positive; else K1104.
+    fn quantity(
+        &mut self,
+        q: &Option<Spanned<Quantity>>,
+        what: &str,
+        parse: fn(&str) -> Option<u64>,
+    ) -> Option<u64> {
+        let q = q.as_ref()?;
+        let text = q.value.text();
+        let v = parse(&text).filter(|v| *v > 0);
+        if v.is_none() {
+            self.refuse(
+                q,
+                format!("{what} `{text}` is not a positive quantity"),
+                "not a quantity",
+                "CPU as `1`, `0.5` or `125m`; memory as `128Mi`, `1Gi` or bytes",
+            );
+        }
+        v
+    }
 }
 
 /// Whether `s` is a DNS-1035 label (Knative's Service names).

@@ -7,7 +7,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,7 +17,67 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{CertificateError, ClientConfig, ClientConnection, RootCertStore};
 use serde_json::{Value, json};
 
+use kcontract_spec::diagnostic::Diagnostic;
+
 use super::fetch_error::FetchError;
+
+/// Why `--ca-cert FILE` cannot be used (K1135): nothing is requested.
+#[derive(Debug, thiserror::Error)]
+pub enum CaCertError {
+    /// The file cannot be read.
+    #[error("cannot read the CA certificate `{}`: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The error, with its kind.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It is not PEM.
+    #[error("`{}` is not PEM: {source}", path.display())]
+    NotPem {
+        /// The file.
+        path: PathBuf,
+        /// What the PEM reader found.
+        #[source]
+        source: rustls::pki_types::pem::Error,
+    },
+    /// It holds no certificate block.
+    #[error("`{}` holds no PEM certificate (no `-----BEGIN CERTIFICATE-----` block)", path.display())]
+    NoCertificate {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Some of its blocks are not X.509 certificates.
+    #[error(
+        "`{}`: {ignored} of its {total} certificates cannot be a root (not X.509 DER inside the PEM block)",
+        path.display()
+    )]
+    NotRoots {
+        /// The file.
+        path: PathBuf,
+        /// How many blocks are not certificates.
+        ignored: usize,
+        /// How many blocks it holds.
+        total: usize,
+    },
+}
+
+impl CaCertError {
+    /// The error as the binary reports it: K1135, in the file, with what to give instead.
+    pub fn diagnostic(&self) -> Diagnostic {
+        let (CaCertError::Read { path, .. }
+        | CaCertError::NotPem { path, .. }
+        | CaCertError::NoCertificate { path }
+        | CaCertError::NotRoots { path, .. }) = self;
+        Diagnostic::error("K1135", self.to_string())
+            .in_file(path)
+            .help(
+                "give the PEM file of the certificate authority that signed the platform's \
+                 certificate (`-----BEGIN CERTIFICATE-----` blocks)",
+            )
+    }
+}
 
 /// The roots a platform's certificate must chain to (none for an http URL: `Trust::default()`).
 #[derive(Debug, Clone, Default)]
@@ -52,42 +112,47 @@ impl Trust {
         }
     }
 
-    /// The PEM certificates of `path` (`--ca-cert`). The error is the message of K1135.
-    pub fn from_pem_file(path: &Path) -> Result<Trust, String> {
-        let shown = path.display();
-        let bytes = kcontract_spec::fsutil::read_regular(path, 16 << 20)
-            .map_err(|e| format!("cannot read the CA certificate `{shown}`: {e}"))?;
+    /// The PEM certificates of `path` (`--ca-cert`).
+    pub fn from_pem_file(path: &Path) -> Result<Trust, CaCertError> {
+        let bytes = kcontract_spec::fsutil::read_regular(path, 16 << 20).map_err(|source| {
+            CaCertError::Read {
+                path: path.to_owned(),
+                source,
+            }
+        })?;
         let certs = CertificateDer::pem_slice_iter(&bytes)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("`{shown}` is not PEM: {e}"))?;
+            .map_err(|source| CaCertError::NotPem {
+                path: path.to_owned(),
+                source,
+            })?;
         if certs.is_empty() {
-            return Err(format!(
-                "`{shown}` holds no PEM certificate (no `-----BEGIN CERTIFICATE-----` block)"
-            ));
+            return Err(CaCertError::NoCertificate {
+                path: path.to_owned(),
+            });
         }
         let mut store = RootCertStore::empty();
         let (_, ignored) = store.add_parsable_certificates(certs.iter().cloned());
         if ignored > 0 {
-            return Err(format!(
-                "`{shown}`: {ignored} of its {} certificates cannot be a root (not X.509 DER \
-                 inside the PEM block)",
-                certs.len()
-            ));
+            return Err(CaCertError::NotRoots {
+                path: path.to_owned(),
+                ignored,
+                total: certs.len(),
+            });
         }
         Ok(Trust {
             certs,
-            source: format!("`{shown}` (--ca-cert)"),
+            source: format!("`{}` (--ca-cert)", path.display()),
         })
     }
 
     /// The client configuration: these roots, TLS 1.2 and 1.3, ALPN `http/1.1` (what ureq
     /// speaks, so the platform negotiates what the request will use).
-    fn client_config(&self) -> Result<Arc<ClientConfig>, String> {
+    fn client_config(&self) -> Result<Arc<ClientConfig>, rustls::Error> {
         let mut store = RootCertStore::empty();
         store.add_parsable_certificates(self.certs.iter().cloned());
         let mut config = ClientConfig::builder_with_provider(provider())
-            .with_safe_default_protocol_versions()
-            .map_err(|e| format!("rustls: {e}"))?
+            .with_safe_default_protocol_versions()?
             .with_root_certificates(store)
             .with_no_client_auth();
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
@@ -186,7 +251,9 @@ pub(crate) fn handshake(
     let name = ServerName::try_from(host.to_owned()).map_err(|e| {
         FetchError::NotTls(format!("{what}: `{host}` cannot be a TLS server name: {e}"))
     })?;
-    let config = trust.client_config().map_err(FetchError::NotTls)?;
+    let config = trust
+        .client_config()
+        .map_err(|e| FetchError::NotTls(format!("rustls: {e}")))?;
     let mut conn = ClientConnection::new(config, name)
         .map_err(|e| FetchError::NotTls(format!("{what}: {e}")))?;
     let unreachable = |e: std::io::Error| FetchError::Unreachable(format!("{what}: io: {e}"));

@@ -9,36 +9,42 @@ use serde_json::Value;
 use super::observed::Observed;
 use super::profile::Profile;
 
-/// A clause's result in a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// A clause's result in a run. The words (serde's and strum's the same: kebab-case, `n/a` named)
+/// come from this declaration.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Status {
     /// The facts meet the clause.
-    #[serde(rename = "pass")]
     Pass,
     /// They do not.
-    #[serde(rename = "fail")]
     Fail,
     /// The clause does not apply to this platform (the profile declares the feature absent).
     #[serde(rename = "n/a")]
+    #[strum(serialize = "n/a")]
     NotApplicable,
     /// No check of this run decides it.
-    #[serde(rename = "not-run")]
     NotRun,
     /// The check could not be made (the container did not start, the probe printed nothing).
-    #[serde(rename = "error")]
     Error,
 }
 
 impl Status {
     /// `pass`, `fail`, `n/a`, `not-run`, `error`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::NotApplicable => "n/a",
-            Status::NotRun => "not-run",
-            Status::Error => "error",
-        }
+        self.into()
     }
 }
 

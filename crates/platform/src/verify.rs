@@ -46,6 +46,37 @@ const HTTP2_SETTINGS: &str = "AAMAAABkAAQAAP__";
 /// The largest `/report` answer read (a probe's facts are tens of kilobytes).
 const MAX_BODY: u64 = 16 << 20;
 
+/// Why `--url` is not a URL `verify` can read (a usage error).
+#[derive(Debug, thiserror::Error)]
+pub enum UrlError {
+    /// It does not parse as a URL.
+    #[error("`{url}` is not a URL: {source}")]
+    NotAUrl {
+        /// The URL as given.
+        url: String,
+        /// What the parser found.
+        #[source]
+        source: ureq::http::uri::InvalidUri,
+    },
+    /// Its scheme is not http or https.
+    #[error("`{url}`: the scheme `{scheme}` is neither http nor https")]
+    Scheme {
+        /// The URL as given.
+        url: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// It has no scheme.
+    #[error("`{0}` has no scheme: give http://HOST[:PORT]")]
+    NoScheme(String),
+    /// It has no host.
+    #[error("`{0}` has no host")]
+    NoHost(String),
+    /// It has a query, which the path `verify` adds would follow.
+    #[error("`{0}` has a query; verify adds /report to the URL's path")]
+    Query(String),
+}
+
 /// A URL `verify` can read: `http[s]://HOST[:PORT][/PATH]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
@@ -64,29 +95,29 @@ pub struct Target {
 }
 
 impl Target {
-    /// Reads `url`. The error is a usage error's message.
-    pub fn parse(url: &str) -> Result<Target, String> {
-        let uri: ureq::http::Uri = url
-            .parse()
-            .map_err(|e| format!("`{url}` is not a URL: {e}"))?;
+    /// Reads `url`. The error is a usage error.
+    pub fn parse(url: &str) -> Result<Target, UrlError> {
+        let uri: ureq::http::Uri = url.parse().map_err(|source| UrlError::NotAUrl {
+            url: url.to_owned(),
+            source,
+        })?;
         let https = match uri.scheme_str() {
             Some("http") => false,
             Some("https") => true,
             Some(other) => {
-                return Err(format!(
-                    "`{url}`: the scheme `{other}` is neither http nor https"
-                ));
+                return Err(UrlError::Scheme {
+                    url: url.to_owned(),
+                    scheme: other.to_owned(),
+                });
             }
-            None => return Err(format!("`{url}` has no scheme: give http://HOST[:PORT]")),
+            None => return Err(UrlError::NoScheme(url.to_owned())),
         };
         let host = uri
             .host()
             .filter(|h| !h.is_empty())
-            .ok_or_else(|| format!("`{url}` has no host"))?;
+            .ok_or_else(|| UrlError::NoHost(url.to_owned()))?;
         if uri.query().is_some() {
-            return Err(format!(
-                "`{url}` has a query; verify adds /report to the URL's path"
-            ));
+            return Err(UrlError::Query(url.to_owned()));
         }
         Ok(Target {
             url: url.to_owned(),

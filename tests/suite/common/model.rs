@@ -4,6 +4,7 @@
 
 use kcontract_oci::model::{Action, Config, HookName, HookOutcome, Hooks, OnSigterm, Op, Signal};
 use proptest::prelude::*;
+use strum::VariantArray;
 
 /// The container IDs sequences use.
 pub(crate) const IDS: [&str; 3] = ["a", "b", "c"];
@@ -17,8 +18,9 @@ pub(crate) fn hooks() -> impl Strategy<Value = Hooks> {
     prop_oneof![
         1 => Just(Hooks::none()),
         1 => lists.prop_map(|lists| {
-            HookName::ALL
-                .into_iter()
+            HookName::VARIANTS
+                .iter()
+                .copied()
                 .zip(lists)
                 .fold(Hooks::none(), |h, (name, l)| h.with(name, &l))
         }),

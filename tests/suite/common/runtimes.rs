@@ -4,8 +4,7 @@
 //! ignored with the reason. Once asked for, a runtime that cannot be used is a failure that says
 //! why: a test never passes without having done its work.
 
-use kcontract_oci::conformance::Session;
-use kcontract_oci::conformance::is_root;
+use kcontract_oci::conformance::{HarnessError, Session, require_root};
 use kcontract_oci::model::OciRuntime;
 
 /// A harness session on `runtime`, or a panic that names what is missing and how to install it.
@@ -18,12 +17,8 @@ pub(crate) fn bare_session(runtime: OciRuntime) -> Session {
     started(runtime, Session::bare)
 }
 
-fn started(runtime: OciRuntime, start: fn(OciRuntime) -> Result<Session, String>) -> Session {
-    let session = if is_root() {
-        start(runtime)
-    } else {
-        Err("the tests need root (the runtimes create namespaces, mounts and cgroups)".to_owned())
-    };
+fn started(runtime: OciRuntime, start: fn(OciRuntime) -> Result<Session, HarnessError>) -> Session {
+    let session = require_root("the runtime tests").and_then(|()| start(runtime));
     session.unwrap_or_else(|reason| {
         let (feature, install) = match runtime {
             OciRuntime::Youki => (

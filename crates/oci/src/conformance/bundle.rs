@@ -28,10 +28,12 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use strum::VariantArray;
 
 use crate::model::{Config, HookName, HookOutcome, OnSigterm};
 
-use super::oci::{HarnessError, find_in_path};
+use super::error::{HarnessError, IoContext};
+use super::oci::find_in_path;
 
 /// The `ociVersion` written into every `config.json`: the first release that defines the
 /// `createRuntime`, `createContainer` and `startContainer` hooks, accepted by all three runtimes.
@@ -53,20 +55,17 @@ pub struct Rootfs {
 impl Rootfs {
     /// Builds the rootfs in `dir` from the host's busybox, which must be statically linked (a
     /// dynamically linked one would need the host's libraries inside the container).
-    pub fn prepare(dir: &Path) -> Result<Rootfs, String> {
-        let busybox = find_in_path("busybox")
-            .ok_or("`busybox` is not installed (Debian: apt-get install busybox-static)")?;
-        let bytes = std::fs::read(&busybox)
-            .map_err(|e| format!("cannot read {}: {e}", busybox.display()))?;
+    pub fn prepare(dir: &Path) -> Result<Rootfs, HarnessError> {
+        let busybox = find_in_path("busybox").ok_or(HarnessError::NotInstalled {
+            program: "busybox",
+            why: "",
+            install: "apt-get install busybox-static (Debian)",
+        })?;
+        let bytes = std::fs::read(&busybox).doing(|| format!("read {}", busybox.display()))?;
         if !is_static_elf(&bytes) {
-            return Err(format!(
-                "{} is dynamically linked; the containers need a static busybox (Debian: apt-get install busybox-static)",
-                busybox.display()
-            ));
+            return Err(HarnessError::NotStatic { path: busybox });
         }
-        let mk = |p: &Path| {
-            std::fs::create_dir_all(p).map_err(|e| format!("cannot create {}: {e}", p.display()))
-        };
+        let mk = |p: &Path| std::fs::create_dir_all(p).doing(|| format!("create {}", p.display()));
         for sub in ["bin", "proc", "dev", "sys", "ctl", "tmp"] {
             mk(&dir.join(sub))?;
         }
@@ -82,7 +81,7 @@ impl Rootfs {
             }
             if !copy.exists() {
                 std::fs::copy(&busybox, &copy)
-                    .map_err(|e| format!("cannot copy busybox to {}: {e}", copy.display()))?;
+                    .doing(|| format!("copy busybox to {}", copy.display()))?;
             }
         }
         Ok(Rootfs {
@@ -209,7 +208,7 @@ pub(crate) fn config_json(rootfs: &Rootfs, ctl: &Path, disarm: &Path, config: &C
         });
     }
     let mut hooks = serde_json::Map::new();
-    for hook in HookName::ALL {
+    for &hook in HookName::VARIANTS {
         let entries: Vec<Value> = config
             .hooks
             .get(hook)
@@ -270,20 +269,27 @@ pub fn write_bundle(
     cgroup: &str,
 ) -> Result<PathBuf, HarnessError> {
     let ctl = dir.join("ctl");
-    std::fs::create_dir_all(&ctl)?;
+    std::fs::create_dir_all(&ctl).doing(|| format!("create {}", ctl.display()))?;
     // The program's exit trigger (std has no mkfifo; busybox is a requirement anyway).
     let fifo = ctl.join("exit");
     let made = std::process::Command::new(rootfs.busybox())
         .arg("mkfifo")
         .arg(&fifo)
-        .status()?;
+        .status()
+        .doing(|| format!("run `busybox mkfifo {}`", fifo.display()))?;
     if !made.success() {
-        return Err(HarnessError(format!("cannot mkfifo {}", fifo.display())));
+        return Err(HarnessError::Unexpected(format!(
+            "cannot mkfifo {}",
+            fifo.display()
+        )));
     }
     let mut doc = config_json(rootfs, &ctl, disarm, config);
     doc["linux"]["cgroupsPath"] = Value::from(format!("/{cgroup}"));
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| HarnessError(e.to_string()))?;
-    std::fs::write(dir.join("config.json"), text)?;
+    let path = dir.join("config.json");
+    serde_json::to_string_pretty(&doc)
+        .map_err(std::io::Error::from)
+        .and_then(|text| std::fs::write(&path, text))
+        .doing(|| format!("write {}", path.display()))?;
     Ok(ctl)
 }
 

@@ -13,7 +13,6 @@
 //!   touched. The other commands (`state`, `start`, `kill`, `delete`) work without it.
 
 use std::ffi::{OsStr, OsString};
-use std::fmt;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,24 +21,7 @@ use std::time::{Duration, Instant};
 
 pub use crate::model::OciRuntime;
 
-/// Why the harness could not do what a step needed (as opposed to an operation that failed, which
-/// is an observation).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HarnessError(pub String);
-
-impl fmt::Display for HarnessError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for HarnessError {}
-
-impl From<std::io::Error> for HarnessError {
-    fn from(e: std::io::Error) -> Self {
-        HarnessError(e.to_string())
-    }
-}
+use super::error::{CommandFailure, HarnessError, IoContext};
 
 /// What one runtime command did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,16 +58,25 @@ static CALLS: AtomicU64 = AtomicU64::new(0);
 impl RuntimeCli {
     /// Finds `kind` on `PATH` and reads its version. `root` is the private state directory passed
     /// as `--root` (created if missing); `scratch` holds the files commands write their output to.
-    pub fn locate(kind: OciRuntime, root: &Path, scratch: &Path) -> Result<RuntimeCli, String> {
-        let program = find_in_path(kind.as_str())
-            .ok_or_else(|| format!("`{kind}` is not installed (not found on PATH)"))?;
-        std::fs::create_dir_all(root)
-            .map_err(|e| format!("cannot create {}: {e}", root.display()))?;
-        std::fs::create_dir_all(scratch)
-            .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    pub fn locate(
+        kind: OciRuntime,
+        root: &Path,
+        scratch: &Path,
+    ) -> Result<RuntimeCli, HarnessError> {
+        let program = find_in_path(kind.as_str()).ok_or(HarnessError::NotInstalled {
+            program: kind.as_str(),
+            why: "",
+            install: install_hint(kind),
+        })?;
+        std::fs::create_dir_all(root).doing(|| format!("create {}", root.display()))?;
+        std::fs::create_dir_all(scratch).doing(|| format!("create {}", scratch.display()))?;
         let hide_unified_cgroup = kind == OciRuntime::Crun && is_cgroup_hybrid();
         if hide_unified_cgroup && find_in_path("unshare").is_none() {
-            return Err("crun needs `unshare` (util-linux) on this cgroup-hybrid host".into());
+            return Err(HarnessError::NotInstalled {
+                program: "unshare",
+                why: " (crun needs it on this cgroup-hybrid host)",
+                install: "apt-get install util-linux (Debian)",
+            });
         }
         let mut cli = RuntimeCli {
             kind,
@@ -95,11 +86,9 @@ impl RuntimeCli {
             hide_unified_cgroup,
             scratch: scratch.to_owned(),
         };
-        let out = cli
-            .run_raw(&[OsStr::new("--version")], false)
-            .map_err(|e| format!("`{kind} --version` failed: {e}"))?;
-        cli.version = parse_version(kind, &out.stdout)
-            .ok_or_else(|| format!("cannot read the version from `{kind} --version`"))?;
+        let out = cli.run_raw(&[OsStr::new("--version")], false)?;
+        cli.version =
+            parse_version(kind, &out.stdout).ok_or(HarnessError::NoVersion { runtime: kind })?;
         Ok(cli)
     }
 
@@ -136,16 +125,17 @@ impl RuntimeCli {
         let args: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();
         let mut cmd = self.command(&args, true);
         cmd.stdin(stdin).stdout(stdout).stderr(stderr);
-        wait_with_deadline(&mut cmd, COMMAND_DEADLINE).map_err(|e| {
-            HarnessError(format!(
-                "`{} {}`: {e}",
-                self.kind,
-                args.iter()
-                    .map(|a| a.to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ))
-        })
+        wait_with_deadline(&mut cmd, COMMAND_DEADLINE)
+            .map_err(|failure| self.failed(&args, failure))
+    }
+
+    /// The error of `<runtime> ARGS…` that did not run to its end.
+    fn failed(&self, args: &[&OsStr], failure: CommandFailure) -> HarnessError {
+        let args: Vec<_> = args.iter().map(|a| a.to_string_lossy()).collect();
+        HarnessError::Command {
+            command: format!("{} {}", self.kind, args.join(" ")),
+            failure,
+        }
     }
 
     /// The command line for `args`, wrapped for crun's `create` on a hybrid host.
@@ -179,9 +169,10 @@ impl RuntimeCli {
         let out_path = self.scratch.join(format!("cmd-{n}.out"));
         let err_path = self.scratch.join(format!("cmd-{n}.err"));
         let mut cmd = self.command(args, with_root);
+        let create = |p: &Path| File::create(p).doing(|| format!("create {}", p.display()));
         cmd.stdin(Stdio::null())
-            .stdout(File::create(&out_path)?)
-            .stderr(File::create(&err_path)?);
+            .stdout(create(&out_path)?)
+            .stderr(create(&err_path)?);
         let result = wait_with_deadline(&mut cmd, COMMAND_DEADLINE);
         let stdout = read_lossy(&out_path);
         let stderr = read_lossy(&err_path);
@@ -189,16 +180,7 @@ impl RuntimeCli {
         let _ = std::fs::remove_file(&out_path);
         let _ = std::fs::remove_file(&err_path);
         let (stdout, stderr) = (stdout?, stderr?);
-        let status = result.map_err(|e| {
-            HarnessError(format!(
-                "`{} {}`: {e}",
-                self.kind,
-                args.iter()
-                    .map(|a| a.to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ))
-        })?;
+        let status = result.map_err(|failure| self.failed(args, failure))?;
         Ok(CmdOutput {
             success: status.success(),
             code: status.code(),
@@ -212,8 +194,8 @@ impl RuntimeCli {
 fn wait_with_deadline(
     cmd: &mut Command,
     deadline: Duration,
-) -> Result<std::process::ExitStatus, String> {
-    let mut child = cmd.spawn().map_err(|e| format!("cannot start: {e}"))?;
+) -> Result<std::process::ExitStatus, CommandFailure> {
+    let mut child = cmd.spawn().map_err(CommandFailure::Start)?;
     let start = Instant::now();
     loop {
         match child.try_wait() {
@@ -222,18 +204,27 @@ fn wait_with_deadline(
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("did not finish within {} s", deadline.as_secs()));
+                return Err(CommandFailure::Deadline(deadline));
             }
-            Err(e) => return Err(format!("cannot wait: {e}")),
+            Err(e) => return Err(CommandFailure::Wait(e)),
         }
     }
 }
 
 /// A command's captured output (a file the harness created for it), as text.
 fn read_lossy(path: &Path) -> Result<String, HarnessError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| HarnessError(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = std::fs::read(path).doing(|| format!("read {}", path.display()))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// How to install `kind` (a hint of [`HarnessError::NotInstalled`]).
+fn install_hint(kind: OciRuntime) -> &'static str {
+    match kind {
+        OciRuntime::Runc | OciRuntime::Crun => "apt-get install runc crun (Debian)",
+        OciRuntime::Youki => {
+            "`cargo install youki`, or `.ci/install-youki` in kcontract's repository"
+        }
+    }
 }
 
 /// The first executable file named `name` in `PATH`.

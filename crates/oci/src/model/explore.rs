@@ -13,6 +13,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use strum::VariantArray;
+
 use super::hooks::{HookName, HookOutcome, Hooks};
 use super::invariants::{Violation, check_state, check_step};
 use super::op::{Action, Config, OnSigterm, Op, OpKind, Signal};
@@ -168,8 +170,9 @@ pub fn describe(op: &Op) -> String {
     let id = op.id.as_deref().unwrap_or("<no id>");
     match &op.action {
         Action::Create(c) => {
-            let hooks: Vec<String> = HookName::ALL
-                .into_iter()
+            let hooks: Vec<String> = HookName::VARIANTS
+                .iter()
+                .copied()
                 .filter(|&h| !c.hooks.get(h).is_empty())
                 .map(|h| {
                     let o: Vec<&str> = c.hooks.get(h).iter().map(|o| o.as_str()).collect();

@@ -5,13 +5,26 @@
 //! and live in [`super::version::OciVersion`].
 
 use std::fmt;
-use std::str::FromStr;
 
 use super::status::Status;
 
 /// A hook kind, in the order config-v1.3.0.md §POSIX-platform Hooks lists them (which is also the
-/// lifecycle order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// lifecycle order). The property names (in `config.json` and in traces), the list and the parsing
+/// come from this declaration (strum).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "camelCase")]
 pub enum HookName {
     /// `prestart` (both versions; deprecated at v1.3.0).
     Prestart,
@@ -28,26 +41,9 @@ pub enum HookName {
 }
 
 impl HookName {
-    /// All six, in listing order.
-    pub const ALL: [HookName; 6] = [
-        HookName::Prestart,
-        HookName::CreateRuntime,
-        HookName::CreateContainer,
-        HookName::StartContainer,
-        HookName::Poststart,
-        HookName::Poststop,
-    ];
-
     /// The property name in `config.json` (and in traces).
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            HookName::Prestart => "prestart",
-            HookName::CreateRuntime => "createRuntime",
-            HookName::CreateContainer => "createContainer",
-            HookName::StartContainer => "startContainer",
-            HookName::Poststart => "poststart",
-            HookName::Poststop => "poststop",
-        }
+        self.into()
     }
 
     fn index(self) -> usize {
@@ -61,20 +57,22 @@ impl fmt::Display for HookName {
     }
 }
 
-impl FromStr for HookName {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, ()> {
-        HookName::ALL
-            .into_iter()
-            .find(|h| h.as_str() == s)
-            .ok_or(())
-    }
-}
-
 /// The scripted result of one hook program: the model does not run programs, the trace (or the test)
 /// decides whether each one succeeds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum HookOutcome {
     /// The hook program succeeds.
     Ok,
@@ -86,10 +84,7 @@ pub enum HookOutcome {
 impl HookOutcome {
     /// `ok` / `fail`, as in traces.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            HookOutcome::Ok => "ok",
-            HookOutcome::Fail => "fail",
-        }
+        self.into()
     }
 }
 

@@ -18,7 +18,7 @@ use std::fmt;
 
 use super::hooks::{FailureRule, HookName, HookOutcome, Phase};
 use super::op::{Action, Config, OnSigterm, Op, Signal};
-use super::runtime::Runtime;
+use super::runtime::{Container, Runtime};
 use super::status::Status;
 use super::step::{OpError, ProcessFailure, StateDoc, StepResult, Warning};
 use super::version::OciVersion;
@@ -523,24 +523,60 @@ fn show_status(s: Option<Status>) -> String {
     s.map_or_else(|| "absent".to_owned(), |s| s.to_string())
 }
 
-/// Invariants of one step: `before` → `op` → (`r`, `after`).
+/// Invariants of one step: `before` → `op` → (`r`, `after`). The checks run in a fixed order (the
+/// first rule broken is the one reported): the step without an ID; the other containers untouched;
+/// the status reported; what the operation must do in the container's status; an error's no-change;
+/// the hooks; the warnings; the signals and the logs; the pid; the state after.
 pub fn check_step(
     before: &Runtime,
     op: &Op,
     r: &StepResult,
     after: &Runtime,
 ) -> Result<(), Violation> {
-    let v = before.version();
     let Some(id) = op.valid_id() else {
-        require_error(r, &OpError::NoId, &NO_ID, "no container ID")?;
-        return ensure(
-            after == before && r.hooks_run.is_empty() && r.signals.is_empty(),
-            &ERROR_NO_CHANGE,
-            || format!("{} without an ID changed something", r.op),
-        );
+        return check_without_id(before, r, after);
     };
+    check_other_containers(before, id, r, after)?;
+    let s = Step {
+        v: before.version(),
+        id,
+        op,
+        r,
+        b: before.container(id),
+        a: after.container(id),
+    };
+    ensure(r.status == s.a_status(), &STATE_RETURNS, || {
+        format!(
+            "step reports status {}, the container is {}",
+            show_status(r.status),
+            show_status(s.a_status())
+        )
+    })?;
+    let required = s.required()?;
+    s.check_error_changes_nothing()?;
+    s.check_hooks_and_warnings(&required)?;
+    s.check_signals_and_logs(&required)?;
+    s.check_pid()?;
+    check_state(after)
+}
 
-    // A step touches only the container it names.
+/// A step without a container ID fails and changes nothing.
+fn check_without_id(before: &Runtime, r: &StepResult, after: &Runtime) -> Result<(), Violation> {
+    require_error(r, &OpError::NoId, &NO_ID, "no container ID")?;
+    ensure(
+        after == before && r.hooks_run.is_empty() && r.signals.is_empty(),
+        &ERROR_NO_CHANGE,
+        || format!("{} without an ID changed something", r.op),
+    )
+}
+
+/// A step touches only the container it names: every other one is as it was, and none is new.
+fn check_other_containers(
+    before: &Runtime,
+    id: &str,
+    r: &StepResult,
+    after: &Runtime,
+) -> Result<(), Violation> {
     for c in before.containers().iter().filter(|c| c.id != id) {
         ensure(
             after.container(&c.id) == Some(c),
@@ -555,298 +591,431 @@ pub fn check_step(
             || format!("{} {id:?} created container {:?}", r.op, c.id),
         )?;
     }
+    Ok(())
+}
 
-    let b = before.container(id);
-    let a = after.container(id);
-    let a_status = a.map(|c| c.status);
-    ensure(r.status == a_status, &STATE_RETURNS, || {
-        format!(
-            "step reports status {}, the container is {}",
-            show_status(r.status),
-            show_status(a_status)
-        )
-    })?;
+/// One step with an ID, as the checks see it: the version, the operation, its result, and the
+/// container it names before (`b`) and after (`a`).
+struct Step<'a> {
+    v: OciVersion,
+    id: &'a str,
+    op: &'a Op,
+    r: &'a StepResult,
+    b: Option<&'a Container>,
+    a: Option<&'a Container>,
+}
 
-    // What the spec requires of this operation in this status.
-    let mut expected_hooks_run: Vec<HookStep> = Vec::new();
-    let mut expected_signals: Vec<Signal> = Vec::new();
-    let mut expected_logs: Vec<ProcessFailure> = Vec::new();
-    match &op.action {
-        Action::State => match b {
-            None => require_error(r, &OpError::NotFound, &STATE_MISSING, "no such container")?,
-            Some(c) => {
-                require_ok(r, &STATE_RETURNS, "the container exists")?;
-                let doc = r.state.as_ref();
-                ensure(doc.is_some(), &STATE_RETURNS, || {
-                    format!("state {id:?} returned no state document")
-                })?;
-                if let Some(doc) = doc {
-                    check_state_doc(v, id, c.status, doc)?;
-                }
-            }
-        },
-        Action::Create(config) => match b {
-            Some(c) => require_error(
+/// What the spec requires a step to have done besides succeeding or failing: the hooks run, the
+/// signals delivered and the developer process's failures logged.
+#[derive(Default)]
+struct Required {
+    hooks_run: Vec<HookStep>,
+    signals: Vec<Signal>,
+    logs: Vec<ProcessFailure>,
+}
+
+impl Step<'_> {
+    /// The container's status after the step (`None`: absent).
+    fn a_status(&self) -> Option<Status> {
+        self.a.map(|c| c.status)
+    }
+
+    /// What the operation must do in the container's status before it, checked on its result and
+    /// status after; what else it requires, for the checks that follow.
+    fn required(&self) -> Result<Required, Violation> {
+        match &self.op.action {
+            Action::State => self.state().map(|()| Required::default()),
+            Action::Create(config) => self.create(config),
+            Action::Start => self.start(),
+            Action::Kill(signal) => self.kill(signal),
+            Action::Delete => self.remove(&DELETE_ONLY_STOPPED, &DELETE_DELETES),
+            Action::Reclaim => self.remove(&K_RECLAIM, &K_RECLAIM),
+            Action::Exit { code } => self.exit(*code),
+            Action::Shutdown { grace_seconds } => self.shutdown(*grace_seconds),
+        }
+    }
+
+    /// `state`: an existing container's state document; an error for a missing one.
+    fn state(&self) -> Result<(), Violation> {
+        let (r, id) = (self.r, self.id);
+        let Some(c) = self.b else {
+            return require_error(r, &OpError::NotFound, &STATE_MISSING, "no such container");
+        };
+        require_ok(r, &STATE_RETURNS, "the container exists")?;
+        let doc = r.state.as_ref();
+        ensure(doc.is_some(), &STATE_RETURNS, || {
+            format!("state {id:?} returned no state document")
+        })?;
+        match doc {
+            Some(doc) => check_state_doc(self.v, id, c.status, doc),
+            None => Ok(()),
+        }
+    }
+
+    /// `create`: a free ID gives a `created` container with the config, unless a create-phase
+    /// hook fails (then nothing, after the poststop hooks); an ID in use is an error.
+    fn create(&self, config: &Config) -> Result<Required, Violation> {
+        let (r, id, v) = (self.r, self.id, self.v);
+        if let Some(c) = self.b {
+            require_error(
                 r,
                 &OpError::IdInUse(c.status),
                 &CREATE_DUPLICATE,
                 "the ID is in use",
-            )?,
+            )?;
+            return Ok(Required::default());
+        }
+        let (hooks_run, failed) = expected_hooks(v, config, &[Phase::Create]);
+        match failed {
+            Some((hook, index)) => {
+                require_error(
+                    r,
+                    &OpError::HookFailed { hook, index },
+                    hook_error_rule(v),
+                    "a create-phase hook fails",
+                )?;
+                require_status(r, self.a_status(), None, hook_error_rule(v))?;
+            }
             None => {
-                let (hooks, failed) = expected_hooks(v, config, &[Phase::Create]);
-                expected_hooks_run = hooks;
-                match failed {
-                    Some((hook, index)) => {
-                        require_error(
-                            r,
-                            &OpError::HookFailed { hook, index },
-                            hook_error_rule(v),
-                            "a create-phase hook fails",
-                        )?;
-                        require_status(r, a_status, None, hook_error_rule(v))?;
-                    }
-                    None => {
-                        require_ok(r, &CREATE_CREATES, "the ID is free and no hook fails")?;
-                        require_status(r, a_status, Some(Status::Created), &PROGRAM_NOT_AT_CREATE)?;
-                        ensure(
-                            a.is_some_and(|c| &c.config == config),
-                            &CREATE_CREATES,
-                            || format!("create {id:?} did not keep the given config"),
-                        )?;
-                    }
-                }
+                require_ok(r, &CREATE_CREATES, "the ID is free and no hook fails")?;
+                require_status(
+                    r,
+                    self.a_status(),
+                    Some(Status::Created),
+                    &PROGRAM_NOT_AT_CREATE,
+                )?;
+                ensure(
+                    self.a.is_some_and(|c| &c.config == config),
+                    &CREATE_CREATES,
+                    || format!("create {id:?} did not keep the given config"),
+                )?;
             }
-        },
-        Action::Start => match b {
-            None => require_error(
-                r,
-                &OpError::NotFound,
-                &START_ONLY_CREATED,
-                "no such container",
-            )?,
-            Some(c) if c.status != Status::Created => require_error(
-                r,
-                &OpError::WrongStatus(c.status),
-                &START_ONLY_CREATED,
-                "not created",
-            )?,
-            Some(c) if !c.config.process => require_error(
-                r,
-                &OpError::ProcessNotSet,
-                &START_NEEDS_PROCESS,
-                "config has no process",
-            )?,
-            Some(c) => {
-                let (hooks, failed) = expected_hooks(
-                    v,
-                    &c.config,
-                    &[Phase::StartBeforeProgram, Phase::StartAfterProgram],
-                );
-                expected_hooks_run = hooks;
-                match failed {
-                    Some((hook, index)) => {
-                        require_error(
-                            r,
-                            &OpError::HookFailed { hook, index },
-                            hook_error_rule(v),
-                            "a start-phase hook fails",
-                        )?;
-                        require_status(r, a_status, None, hook_error_rule(v))?;
-                    }
-                    None => {
-                        require_ok(r, &START_RUNS, "created, process set, no hook error")?;
-                        require_status(r, a_status, Some(Status::Running), &START_RUNS)?;
-                        ensure(a.is_some_and(|a| a.pid == c.pid), &START_RUNS, || {
-                            format!("start {id:?} changed the container process's pid")
-                        })?;
-                    }
-                }
+        }
+        Ok(Required {
+            hooks_run,
+            ..Required::default()
+        })
+    }
+
+    /// `start`: a `created` container whose config has a process runs, unless a start-phase hook
+    /// fails; anything else is an error.
+    fn start(&self) -> Result<Required, Violation> {
+        let (r, id, v) = (self.r, self.id, self.v);
+        let c = match self.b {
+            None => {
+                require_error(
+                    r,
+                    &OpError::NotFound,
+                    &START_ONLY_CREATED,
+                    "no such container",
+                )?;
+                return Ok(Required::default());
             }
-        },
-        Action::Kill(signal) => match b {
-            None => require_error(r, &OpError::NotFound, &KILL_ONLY_LIVE, "no such container")?,
-            Some(c) if !c.status.has_process() => require_error(
-                r,
-                &OpError::WrongStatus(c.status),
-                &KILL_ONLY_LIVE,
-                "neither created nor running",
-            )?,
-            Some(c) => {
-                require_ok(r, &KILL_SENDS, "created or running")?;
-                expected_signals = vec![signal.clone()];
-                let running = c.status == Status::Running;
-                let ends = match signal {
-                    Signal::Kill => true,
-                    Signal::Term => running && c.config.on_sigterm == OnSigterm::Exit,
-                    Signal::Other(_) => false,
-                };
-                let expected = if ends { Status::Stopped } else { c.status };
-                require_status(r, a_status, Some(expected), &EXITED_IS_STOPPED)?;
-                if running && *signal == Signal::Kill {
-                    expected_logs.push(ProcessFailure::Killed);
-                }
+            Some(c) if c.status != Status::Created => {
+                require_error(
+                    r,
+                    &OpError::WrongStatus(c.status),
+                    &START_ONLY_CREATED,
+                    "not created",
+                )?;
+                return Ok(Required::default());
             }
-        },
-        Action::Delete | Action::Reclaim => {
-            let (status_rule, done_rule) = if op.action == Action::Delete {
-                (&DELETE_ONLY_STOPPED, &DELETE_DELETES)
-            } else {
-                (&K_RECLAIM, &K_RECLAIM)
-            };
-            match b {
-                None => require_error(r, &OpError::NotFound, status_rule, "no such container")?,
-                Some(c) if c.status != Status::Stopped => require_error(
+            Some(c) if !c.config.process => {
+                require_error(
+                    r,
+                    &OpError::ProcessNotSet,
+                    &START_NEEDS_PROCESS,
+                    "config has no process",
+                )?;
+                return Ok(Required::default());
+            }
+            Some(c) => c,
+        };
+        let (hooks_run, failed) = expected_hooks(
+            v,
+            &c.config,
+            &[Phase::StartBeforeProgram, Phase::StartAfterProgram],
+        );
+        match failed {
+            Some((hook, index)) => {
+                require_error(
+                    r,
+                    &OpError::HookFailed { hook, index },
+                    hook_error_rule(v),
+                    "a start-phase hook fails",
+                )?;
+                require_status(r, self.a_status(), None, hook_error_rule(v))?;
+            }
+            None => {
+                require_ok(r, &START_RUNS, "created, process set, no hook error")?;
+                require_status(r, self.a_status(), Some(Status::Running), &START_RUNS)?;
+                ensure(self.a.is_some_and(|a| a.pid == c.pid), &START_RUNS, || {
+                    format!("start {id:?} changed the container process's pid")
+                })?;
+            }
+        }
+        Ok(Required {
+            hooks_run,
+            ..Required::default()
+        })
+    }
+
+    /// The container when it has a live process (`created` or `running`); else `None`, once the
+    /// operation is checked to fail (`rule`) as for a missing container or with `no_process`'s
+    /// error (`why`).
+    fn live(
+        &self,
+        rule: &'static Rule,
+        no_process: fn(Status) -> OpError,
+        why: &str,
+    ) -> Result<Option<&Container>, Violation> {
+        match self.b {
+            None => {
+                require_error(self.r, &OpError::NotFound, rule, "no such container")?;
+                Ok(None)
+            }
+            Some(c) if !c.status.has_process() => {
+                require_error(self.r, &no_process(c.status), rule, why)?;
+                Ok(None)
+            }
+            Some(c) => Ok(Some(c)),
+        }
+    }
+
+    /// `kill`: a live container gets the signal; SIGKILL ends it, and so does SIGTERM a running
+    /// program that exits on it. A running program killed is a failure to log.
+    fn kill(&self, signal: &Signal) -> Result<Required, Violation> {
+        let r = self.r;
+        let Some(c) = self.live(
+            &KILL_ONLY_LIVE,
+            OpError::WrongStatus,
+            "neither created nor running",
+        )?
+        else {
+            return Ok(Required::default());
+        };
+        require_ok(r, &KILL_SENDS, "created or running")?;
+        let running = c.status == Status::Running;
+        let ends = match signal {
+            Signal::Kill => true,
+            Signal::Term => running && c.config.on_sigterm == OnSigterm::Exit,
+            Signal::Other(_) => false,
+        };
+        let expected = if ends { Status::Stopped } else { c.status };
+        require_status(r, self.a_status(), Some(expected), &EXITED_IS_STOPPED)?;
+        let mut logs = Vec::new();
+        if running && *signal == Signal::Kill {
+            logs.push(ProcessFailure::Killed);
+        }
+        Ok(Required {
+            signals: vec![signal.clone()],
+            logs,
+            ..Required::default()
+        })
+    }
+
+    /// `delete` and Knative's reclaim: a `stopped` container is destroyed, after its poststop
+    /// hooks; anything else is an error (`status_rule`).
+    fn remove(
+        &self,
+        status_rule: &'static Rule,
+        done_rule: &'static Rule,
+    ) -> Result<Required, Violation> {
+        let r = self.r;
+        match self.b {
+            None => {
+                require_error(r, &OpError::NotFound, status_rule, "no such container")?;
+                Ok(Required::default())
+            }
+            Some(c) if c.status != Status::Stopped => {
+                require_error(
                     r,
                     &OpError::WrongStatus(c.status),
                     status_rule,
                     "not stopped",
-                )?,
-                Some(c) => {
-                    require_ok(r, done_rule, "stopped")?;
-                    require_status(r, a_status, None, done_rule)?;
-                    expected_hooks_run = poststop_entries(v, &c.config);
-                }
+                )?;
+                Ok(Required::default())
+            }
+            Some(c) => {
+                require_ok(r, done_rule, "stopped")?;
+                require_status(r, self.a_status(), None, done_rule)?;
+                Ok(Required {
+                    hooks_run: poststop_entries(self.v, &c.config),
+                    ..Required::default()
+                })
             }
         }
-        Action::Exit { code } => match b {
-            None => require_error(
-                r,
-                &OpError::NotFound,
-                &EXITED_IS_STOPPED,
-                "no such container",
-            )?,
-            Some(c) if !c.status.has_process() => require_error(
-                r,
-                &OpError::NoLiveProcess(c.status),
-                &EXITED_IS_STOPPED,
-                "no live process",
-            )?,
-            Some(c) => {
-                require_ok(r, &EXITED_IS_STOPPED, "the process exits")?;
-                require_status(r, a_status, Some(Status::Stopped), &EXITED_IS_STOPPED)?;
-                if c.status == Status::Running && *code != 0 {
-                    expected_logs.push(ProcessFailure::ExitCode(*code));
-                }
-            }
-        },
-        Action::Shutdown { grace_seconds } => match b {
-            None => require_error(r, &OpError::NotFound, &KILL_ONLY_LIVE, "no such container")?,
-            Some(c) if !c.status.has_process() => require_error(
-                r,
-                &OpError::WrongStatus(c.status),
-                &KILL_ONLY_LIVE,
-                "neither created nor running",
-            )?,
-            Some(c) => {
-                require_ok(r, &K_SIGTERM, "created or running")?;
-                ensure(r.signals.first() == Some(&Signal::Term), &K_SIGTERM, || {
-                    format!(
-                        "shutdown {id:?} must begin with SIGTERM, signals were {:?}",
-                        r.signals
-                    )
-                })?;
-                let exits_on_term =
-                    c.status == Status::Running && c.config.on_sigterm == OnSigterm::Exit;
-                expected_signals = if exits_on_term {
-                    vec![Signal::Term]
-                } else {
-                    vec![Signal::Term, Signal::Kill]
-                };
-                ensure(r.signals == expected_signals, &K_SIGKILL, || {
-                    format!(
-                        "shutdown {id:?}: signals {:?}, the contract requires {:?}",
-                        r.signals, expected_signals
-                    )
-                })?;
-                require_status(r, a_status, Some(Status::Stopped), &K_SIGKILL)?;
-                if c.status == Status::Running && !exits_on_term {
-                    expected_logs.push(ProcessFailure::KilledAfterGrace {
-                        grace_seconds: *grace_seconds,
-                    });
-                }
-            }
-        },
     }
 
-    // Errors leave everything as it was, except the "otherwise stated" hook failures, after which the
-    // container no longer exists (checked above with the version's hook error rule).
-    if let Some(error) = &r.error
-        && !error.destroys_container()
-    {
-        ensure(a == b, &ERROR_NO_CHANGE, || {
+    /// The process's own exit: the container is `stopped`; a running program's non-zero code is a
+    /// failure to log.
+    fn exit(&self, code: i32) -> Result<Required, Violation> {
+        let r = self.r;
+        let Some(c) = self.live(
+            &EXITED_IS_STOPPED,
+            OpError::NoLiveProcess,
+            "no live process",
+        )?
+        else {
+            return Ok(Required::default());
+        };
+        require_ok(r, &EXITED_IS_STOPPED, "the process exits")?;
+        require_status(
+            r,
+            self.a_status(),
+            Some(Status::Stopped),
+            &EXITED_IS_STOPPED,
+        )?;
+        let mut logs = Vec::new();
+        if c.status == Status::Running && code != 0 {
+            logs.push(ProcessFailure::ExitCode(code));
+        }
+        Ok(Required {
+            logs,
+            ..Required::default()
+        })
+    }
+
+    /// Knative's shutdown: SIGTERM first, then SIGKILL unless a running program exits on SIGTERM;
+    /// the container ends `stopped`, and a running program killed after the grace period is a
+    /// failure to log.
+    fn shutdown(&self, grace_seconds: u64) -> Result<Required, Violation> {
+        let (r, id) = (self.r, self.id);
+        let Some(c) = self.live(
+            &KILL_ONLY_LIVE,
+            OpError::WrongStatus,
+            "neither created nor running",
+        )?
+        else {
+            return Ok(Required::default());
+        };
+        require_ok(r, &K_SIGTERM, "created or running")?;
+        ensure(r.signals.first() == Some(&Signal::Term), &K_SIGTERM, || {
             format!(
-                "{} {id:?} failed with {error:?} but changed the container: {b:?} -> {a:?}",
-                r.op
+                "shutdown {id:?} must begin with SIGTERM, signals were {:?}",
+                r.signals
             )
         })?;
-    }
-
-    let poststop_expected = expected_hooks_run
-        .iter()
-        .filter(|(h, _, _)| *h == HookName::Poststop)
-        .count();
-    let poststop_run = r
-        .hooks_run
-        .iter()
-        .filter(|h| h.hook == HookName::Poststop)
-        .count();
-    ensure(poststop_run == poststop_expected, &POSTSTOP_RUNS, || {
-        format!("{poststop_run} poststop hooks ran, {poststop_expected} required")
-    })?;
-    check_hooks(r, &expected_hooks_run, &HOOK_ORDER)?;
-
-    let expected_warnings: Vec<Warning> = r
-        .hooks_run
-        .iter()
-        .filter(|h| {
-            h.outcome == HookOutcome::Fail && v.hook_failure(h.hook) == Some(FailureRule::Warn)
-        })
-        .map(|h| Warning::HookFailed {
-            hook: h.hook,
-            index: h.index,
-        })
-        .collect();
-    ensure(
-        r.warnings == expected_warnings,
-        hook_warning_rule(v),
-        || {
+        let exits_on_term = c.status == Status::Running && c.config.on_sigterm == OnSigterm::Exit;
+        let signals = if exits_on_term {
+            vec![Signal::Term]
+        } else {
+            vec![Signal::Term, Signal::Kill]
+        };
+        ensure(r.signals == signals, &K_SIGKILL, || {
             format!(
-                "warnings {:?}, the spec requires {:?}",
-                r.warnings, expected_warnings
-            )
-        },
-    )?;
-
-    if !matches!(op.action, Action::Shutdown { .. }) {
-        ensure(r.signals == expected_signals, &KILL_SENDS, || {
-            format!(
-                "{} {id:?} delivered {:?}, expected {:?}",
-                r.op, r.signals, expected_signals
+                "shutdown {id:?}: signals {:?}, the contract requires {:?}",
+                r.signals, signals
             )
         })?;
+        require_status(r, self.a_status(), Some(Status::Stopped), &K_SIGKILL)?;
+        let mut logs = Vec::new();
+        if c.status == Status::Running && !exits_on_term {
+            logs.push(ProcessFailure::KilledAfterGrace { grace_seconds });
+        }
+        Ok(Required {
+            signals,
+            logs,
+            ..Required::default()
+        })
     }
-    let logs: Vec<ProcessFailure> = r.logs.iter().map(|l| l.failure.clone()).collect();
-    ensure(
-        logs == expected_logs && r.logs.iter().all(|l| l.id == id),
-        &K_LOGGED,
-        || {
-            format!(
-                "{} {id:?} logged {logs:?}, the developer process's failures require {expected_logs:?}",
-                r.op
-            )
-        },
-    )?;
-    if let Some(c) = a {
+
+    /// Errors leave everything as it was, except the "otherwise stated" hook failures, after which
+    /// the container no longer exists (checked with the version's hook error rule).
+    fn check_error_changes_nothing(&self) -> Result<(), Violation> {
+        let (r, id, a, b) = (self.r, self.id, self.a, self.b);
+        match &r.error {
+            Some(error) if !error.destroys_container() => ensure(a == b, &ERROR_NO_CHANGE, || {
+                format!(
+                    "{} {id:?} failed with {error:?} but changed the container: {b:?} -> {a:?}",
+                    r.op
+                )
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The poststop hooks required ran, the hooks ran in the required order, and each failing hook
+    /// whose failure is a warning at this version is warned of.
+    fn check_hooks_and_warnings(&self, required: &Required) -> Result<(), Violation> {
+        let (r, v) = (self.r, self.v);
+        let poststop_expected = required
+            .hooks_run
+            .iter()
+            .filter(|(h, _, _)| *h == HookName::Poststop)
+            .count();
+        let poststop_run = r
+            .hooks_run
+            .iter()
+            .filter(|h| h.hook == HookName::Poststop)
+            .count();
+        ensure(poststop_run == poststop_expected, &POSTSTOP_RUNS, || {
+            format!("{poststop_run} poststop hooks ran, {poststop_expected} required")
+        })?;
+        check_hooks(r, &required.hooks_run, &HOOK_ORDER)?;
+        let expected_warnings: Vec<Warning> = r
+            .hooks_run
+            .iter()
+            .filter(|h| {
+                h.outcome == HookOutcome::Fail && v.hook_failure(h.hook) == Some(FailureRule::Warn)
+            })
+            .map(|h| Warning::HookFailed {
+                hook: h.hook,
+                index: h.index,
+            })
+            .collect();
         ensure(
-            c.status.has_process() == c.pid.is_some(),
-            &PID_REQUIRED,
+            r.warnings == expected_warnings,
+            hook_warning_rule(v),
             || {
                 format!(
-                    "{id:?} is {} with pid {:?} (model: a pid while the process lives, none after)",
-                    c.status, c.pid
+                    "warnings {:?}, the spec requires {:?}",
+                    r.warnings, expected_warnings
                 )
             },
-        )?;
+        )
     }
-    check_state(after)
+
+    /// The signals delivered are those required (a shutdown's were checked with it), and the
+    /// failures logged are the developer process's, for this container.
+    fn check_signals_and_logs(&self, required: &Required) -> Result<(), Violation> {
+        let (r, id) = (self.r, self.id);
+        if !matches!(self.op.action, Action::Shutdown { .. }) {
+            ensure(r.signals == required.signals, &KILL_SENDS, || {
+                format!(
+                    "{} {id:?} delivered {:?}, expected {:?}",
+                    r.op, r.signals, required.signals
+                )
+            })?;
+        }
+        let logs: Vec<ProcessFailure> = r.logs.iter().map(|l| l.failure.clone()).collect();
+        ensure(
+            logs == required.logs && r.logs.iter().all(|l| l.id == id),
+            &K_LOGGED,
+            || {
+                format!(
+                    "{} {id:?} logged {logs:?}, the developer process's failures require {:?}",
+                    r.op, required.logs
+                )
+            },
+        )
+    }
+
+    /// The container after the step has a pid exactly while its process lives.
+    fn check_pid(&self) -> Result<(), Violation> {
+        let id = self.id;
+        match self.a {
+            Some(c) => ensure(
+                c.status.has_process() == c.pid.is_some(),
+                &PID_REQUIRED,
+                || {
+                    format!(
+                        "{id:?} is {} with pid {:?} (model: a pid while the process lives, none after)",
+                        c.status, c.pid
+                    )
+                },
+            ),
+            None => Ok(()),
+        }
+    }
 }

@@ -13,13 +13,12 @@
 //!   `phases` runs each lifecycle phase's hooks.
 //!
 //! Dependencies go one way: `status` ← `hooks` ← `version` ← `profile` ← `op`/`step` ← `runtime`
-//! ← `invariants`/`explore`/`trace`/`line` ←
-//! `cli`.
+//! ← `invariants`/`explore`/`trace`/`line`.
 //! - [`invariants`]: the rules every state and step must obey, each citing its sentence.
 //! - [`explore`]: bounded exhaustive exploration against the invariants.
 //! - [`profile`]: real runtimes' documented deviations, which the model can reproduce
 //!   (`--profile runc|crun|youki`).
-//! - [`trace`], [`line`](mod@line) and [`cli`]: the `kcontract model replay` trace format and output line
+//! - [`trace`] and [`line`](mod@line): the `kcontract model replay` trace format and output line
 //!   (the line is also what `kcontract conformance run` prints).
 //!
 //! `docs/model.md` has the state diagram, the operation × status table with the sentence behind each

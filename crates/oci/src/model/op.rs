@@ -7,7 +7,20 @@ use std::fmt;
 use super::hooks::Hooks;
 
 /// How the developer's process reacts to SIGTERM (a property of the program, not of the runtime).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// Its words in traces (`exit`, `ignore`) come from this declaration.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum OnSigterm {
     /// It shuts down gracefully and exits with status 0.
     #[default]
@@ -151,8 +164,22 @@ pub enum Action {
     Reclaim,
 }
 
-/// The operation (or event) names used in traces and output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The operation (or event) names used in traces and output; the names and the list come from this
+/// declaration (strum).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum OpKind {
     /// `state`
     State,
@@ -173,30 +200,9 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    /// All kinds.
-    pub const ALL: [OpKind; 8] = [
-        OpKind::State,
-        OpKind::Create,
-        OpKind::Start,
-        OpKind::Kill,
-        OpKind::Delete,
-        OpKind::Exit,
-        OpKind::Shutdown,
-        OpKind::Reclaim,
-    ];
-
     /// The trace name.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            OpKind::State => "state",
-            OpKind::Create => "create",
-            OpKind::Start => "start",
-            OpKind::Kill => "kill",
-            OpKind::Delete => "delete",
-            OpKind::Exit => "exit",
-            OpKind::Shutdown => "shutdown",
-            OpKind::Reclaim => "reclaim",
-        }
+        self.into()
     }
 
     /// Where the rule for this operation is written, for error messages.

@@ -14,12 +14,28 @@
 //! is expected to reproduce the runtime at both versions.
 
 use std::fmt;
-use std::str::FromStr;
+
+use strum::VariantArray;
 
 use super::version::OciVersion;
 
-/// A real OCI runtime whose documented behaviour the model can reproduce (`--profile`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A real OCI runtime whose documented behaviour the model can reproduce (`--profile`). Its name
+/// (binary name, `--profile` value, key in the deviations file), its list and its parsing come
+/// from this declaration (strum).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum OciRuntime {
     /// runc (Go), measured at 1.1.5 (Debian 12).
     Runc,
@@ -30,16 +46,9 @@ pub enum OciRuntime {
 }
 
 impl OciRuntime {
-    /// All three.
-    pub const ALL: [OciRuntime; 3] = [OciRuntime::Runc, OciRuntime::Crun, OciRuntime::Youki];
-
     /// The name (binary name, `--profile` value, key in the deviations file).
     pub fn as_str(self) -> &'static str {
-        match self {
-            OciRuntime::Runc => "runc",
-            OciRuntime::Crun => "crun",
-            OciRuntime::Youki => "youki",
-        }
+        self.into()
     }
 
     /// The version the profile was measured against.
@@ -111,20 +120,24 @@ impl fmt::Display for OciRuntime {
     }
 }
 
-impl FromStr for OciRuntime {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        OciRuntime::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown runtime {s:?} (known: runc, crun, youki)"))
-    }
-}
-
 /// One documented difference between a real runtime and the model. The doc comment says what the
-/// runtime does; the sentence it departs from is in `spec/runtimes/deviations.yaml`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// runtime does; the sentence it departs from is in `spec/runtimes/deviations.yaml`. Its id (the
+/// kebab-case name but where `serialize` says otherwise), its list and its parsing come from this
+/// declaration (strum).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Deviation {
     /// `delete-created`: `delete` (and so Knative reclaim) of a `created` container succeeds: the
     /// container process is killed, the container destroyed and the poststop hooks run.
@@ -148,6 +161,7 @@ pub enum Deviation {
     /// container process (the program never runs; the remaining `startContainer` hooks are skipped)
     /// but `start` succeeds, the container is left `stopped` rather than destroyed, and the
     /// poststop hooks run only at a later `delete`. crun and youki still run the `poststart` hooks.
+    #[strum(serialize = "start-container-hook-failure-not-reported")]
     StartContainerFailureNotReported,
     /// `poststart-in-create`: the `poststart` hooks run at the end of `create` (after
     /// `createContainer`, shown status `created`), before `start` and the program; a failure fails
@@ -193,6 +207,7 @@ pub enum Deviation {
     /// `runs-hooks-undefined-at-1.0.1` (v1.0.1 only): `createRuntime`, `createContainer` and
     /// `startContainer` hooks are run (with their v1.3.0 placement and failure rules) although
     /// v1.0.1 does not define them and requires unknown properties to be ignored.
+    #[strum(serialize = "runs-hooks-undefined-at-1.0.1")]
     RunsHooksUndefinedAt101,
     /// `id-charset-restricted`: every operation given an ID with a character other than an ASCII
     /// letter, digit, `_`, `+`, `-` or `.` fails ("invalid container ID format") and changes
@@ -210,60 +225,9 @@ pub enum Deviation {
 }
 
 impl Deviation {
-    /// Every deviation.
-    pub const ALL: [Deviation; 22] = [
-        Deviation::DeleteCreated,
-        Deviation::CreateRequiresProcess,
-        Deviation::SignalEndsCreated,
-        Deviation::SignalReportsCreatedRunning,
-        Deviation::CreateHookFailureSkipsPoststop,
-        Deviation::StartContainerFailureNotReported,
-        Deviation::PoststartInCreate,
-        Deviation::PoststartFailureIgnored,
-        Deviation::PoststartFailureKeepsRunning,
-        Deviation::PoststartBeforeProgram,
-        Deviation::PoststopFailureSkipsRest,
-        Deviation::PoststopFailureNotLogged,
-        Deviation::PoststopFailureFailsDelete,
-        Deviation::StoppedPidKept,
-        Deviation::CreateHooksSeeCreated,
-        Deviation::StartContainerSeesStarting,
-        Deviation::StartContainerSeesCreating,
-        Deviation::PrestartInCreate,
-        Deviation::RunsHooksUndefinedAt101,
-        Deviation::IdCharsetRestricted,
-        Deviation::IdLengthLimited,
-        Deviation::SignalNamesRestricted,
-    ];
-
     /// The stable id used in the data file, the output and the docs.
     pub fn id(self) -> &'static str {
-        match self {
-            Deviation::DeleteCreated => "delete-created",
-            Deviation::CreateRequiresProcess => "create-requires-process",
-            Deviation::SignalEndsCreated => "signal-ends-created",
-            Deviation::SignalReportsCreatedRunning => "signal-reports-created-running",
-            Deviation::CreateHookFailureSkipsPoststop => "create-hook-failure-skips-poststop",
-            Deviation::StartContainerFailureNotReported => {
-                "start-container-hook-failure-not-reported"
-            }
-            Deviation::PoststartInCreate => "poststart-in-create",
-            Deviation::PoststartFailureIgnored => "poststart-failure-ignored",
-            Deviation::PoststartFailureKeepsRunning => "poststart-failure-keeps-running",
-            Deviation::PoststartBeforeProgram => "poststart-before-program",
-            Deviation::PoststopFailureSkipsRest => "poststop-failure-skips-rest",
-            Deviation::PoststopFailureNotLogged => "poststop-failure-not-logged",
-            Deviation::PoststopFailureFailsDelete => "poststop-failure-fails-delete",
-            Deviation::StoppedPidKept => "stopped-pid-kept",
-            Deviation::CreateHooksSeeCreated => "create-hooks-see-created",
-            Deviation::StartContainerSeesStarting => "start-container-sees-starting",
-            Deviation::StartContainerSeesCreating => "start-container-sees-creating",
-            Deviation::PrestartInCreate => "prestart-in-create",
-            Deviation::RunsHooksUndefinedAt101 => "runs-hooks-undefined-at-1.0.1",
-            Deviation::IdCharsetRestricted => "id-charset-restricted",
-            Deviation::IdLengthLimited => "id-length-limited",
-            Deviation::SignalNamesRestricted => "signal-names-restricted",
-        }
+        self.into()
     }
 
     /// Whether this behaviour departs from `version`'s rules. Two are what v1.3.0 itself requires
@@ -279,8 +243,9 @@ impl Deviation {
 
     /// The runtimes (as profiled) that have it.
     pub fn runtimes(self) -> Vec<OciRuntime> {
-        OciRuntime::ALL
-            .into_iter()
+        OciRuntime::VARIANTS
+            .iter()
+            .copied()
             .filter(|r| r.has(self))
             .collect()
     }
@@ -289,14 +254,6 @@ impl Deviation {
 impl fmt::Display for Deviation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.id())
-    }
-}
-
-impl FromStr for Deviation {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, ()> {
-        Deviation::ALL.into_iter().find(|d| d.id() == s).ok_or(())
     }
 }
 
@@ -331,21 +288,56 @@ mod tests {
 
     #[test]
     fn ids_are_unique_and_parse_back() {
-        let mut ids: Vec<&str> = Deviation::ALL.iter().map(|d| d.id()).collect();
-        for d in Deviation::ALL {
+        let mut ids: Vec<&str> = Deviation::VARIANTS.iter().map(|d| d.id()).collect();
+        for &d in Deviation::VARIANTS {
             assert_eq!(d.id().parse::<Deviation>(), Ok(d));
         }
         ids.sort_unstable();
         ids.dedup();
-        assert_eq!(ids.len(), Deviation::ALL.len());
+        assert_eq!(ids.len(), Deviation::VARIANTS.len());
+    }
+
+    /// The ids are the data file's and the output's words: the derive must keep them.
+    #[test]
+    fn ids_are_the_catalogued_words() {
+        let ids: Vec<&str> = Deviation::VARIANTS.iter().map(|d| d.id()).collect();
+        assert_eq!(
+            ids,
+            [
+                "delete-created",
+                "create-requires-process",
+                "signal-ends-created",
+                "signal-reports-created-running",
+                "create-hook-failure-skips-poststop",
+                "start-container-hook-failure-not-reported",
+                "poststart-in-create",
+                "poststart-failure-ignored",
+                "poststart-failure-keeps-running",
+                "poststart-before-program",
+                "poststop-failure-skips-rest",
+                "poststop-failure-not-logged",
+                "poststop-failure-fails-delete",
+                "stopped-pid-kept",
+                "create-hooks-see-created",
+                "start-container-sees-starting",
+                "start-container-sees-creating",
+                "prestart-in-create",
+                "runs-hooks-undefined-at-1.0.1",
+                "id-charset-restricted",
+                "id-length-limited",
+                "signal-names-restricted",
+            ]
+        );
+        let runtimes: Vec<&str> = OciRuntime::VARIANTS.iter().map(|r| r.as_str()).collect();
+        assert_eq!(runtimes, ["runc", "crun", "youki"]);
     }
 
     #[test]
     fn every_deviation_belongs_to_a_runtime() {
-        for d in Deviation::ALL {
+        for d in Deviation::VARIANTS {
             assert!(!d.runtimes().is_empty(), "{d} belongs to no runtime");
         }
-        for r in OciRuntime::ALL {
+        for &r in OciRuntime::VARIANTS {
             assert_eq!(r.as_str().parse::<OciRuntime>(), Ok(r));
         }
     }

@@ -6,7 +6,9 @@ use std::fmt;
 use serde::Serialize;
 
 /// `status` of a container (runtime.md §State; `state-schema-v1.3.0.json` enumerates exactly these).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// The JSON spelling comes from this declaration (strum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Status {
     /// "the container is being created" — only during `create`.
     Creating,
@@ -22,12 +24,7 @@ pub enum Status {
 impl Status {
     /// The JSON spelling.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Status::Creating => "creating",
-            Status::Created => "created",
-            Status::Running => "running",
-            Status::Stopped => "stopped",
-        }
+        self.into()
     }
 
     /// Whether the container process exists: runtime.md §State, `pid` is "REQUIRED when `status` is

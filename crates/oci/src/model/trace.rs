@@ -33,9 +33,10 @@ use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use strum::VariantArray;
 
 use super::hooks::{HookName, HookOutcome, Hooks};
-use super::op::{Action, Config, OnSigterm, Op, Signal};
+use super::op::{Action, Config, OnSigterm, Op, OpKind, Signal};
 use super::profile::OciRuntime;
 use super::runtime::Runtime;
 use super::step::StepResult;
@@ -165,10 +166,10 @@ pub fn trace_to_json(version: OciVersion, steps: &[Op]) -> String {
                     fields.push(("process", false.into()));
                 }
                 if config.on_sigterm == OnSigterm::Ignore {
-                    fields.push(("on_sigterm", "ignore".into()));
+                    fields.push(("on_sigterm", <&str>::from(OnSigterm::Ignore).into()));
                 }
                 let mut hooks = serde_json::Map::new();
-                for hook in HookName::ALL {
+                for &hook in HookName::VARIANTS {
                     let list = config.hooks.get(hook);
                     if !list.is_empty() {
                         let outcomes = list.iter().map(|o| o.as_str().into()).collect();
@@ -311,16 +312,35 @@ impl<'de> DeserializeSeed<'de> for StepSeed<'_> {
     }
 }
 
-const OPS: &str = "state, create, start, kill, delete, exit, shutdown, reclaim";
+/// The operations' names, `state, create, …`, for messages.
+fn op_names() -> String {
+    let names: Vec<&str> = OpKind::VARIANTS.iter().map(|k| k.as_str()).collect();
+    names.join(", ")
+}
+
+/// Words as a message lists the accepted ones: `` `a` or `b` ``, `` `a`, `b` or `c` ``.
+fn either<T: Copy + Into<&'static str>>(words: &[T]) -> String {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|&w| {
+            let word: &'static str = w.into();
+            format!("`{word}`")
+        })
+        .collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
 
 /// The fields a step may carry besides `op` and `id`, and which ops they belong to.
-fn field_allowed(op: &str, field: &str) -> bool {
+fn field_allowed(op: OpKind, field: &str) -> bool {
     matches!(
         (op, field),
-        ("create", "process" | "on_sigterm" | "hooks")
-            | ("kill", "signal")
-            | ("exit", "code")
-            | ("shutdown", "grace_seconds")
+        (OpKind::Create, "process" | "on_sigterm" | "hooks")
+            | (OpKind::Kill, "signal")
+            | (OpKind::Exit, "code")
+            | (OpKind::Shutdown, "grace_seconds")
     )
 }
 
@@ -332,7 +352,7 @@ impl<'de> Visitor<'de> for StepSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Op, A::Error> {
-        let mut op: Option<String> = None;
+        let mut op: Option<OpKind> = None;
         let mut id: Option<Option<String>> = None;
         let mut process: Option<bool> = None;
         let mut on_sigterm: Option<OnSigterm> = None;
@@ -349,26 +369,23 @@ impl<'de> Visitor<'de> for StepSeed<'_> {
             match key.as_str() {
                 "op" => {
                     let name: String = map.next_value()?;
-                    if !OPS.split(", ").any(|o| o == name) {
-                        return Err(de::Error::custom(format!(
-                            "unknown op `{name}`, expected one of {OPS}"
-                        )));
-                    }
-                    op = Some(name);
+                    op = Some(name.parse().map_err(|_| {
+                        de::Error::custom(format!(
+                            "unknown op `{name}`, expected one of {}",
+                            op_names()
+                        ))
+                    })?);
                 }
                 "id" => id = Some(map.next_value()?),
                 "process" => process = Some(map.next_value()?),
                 "on_sigterm" => {
                     let v: String = map.next_value()?;
-                    on_sigterm = Some(match v.as_str() {
-                        "exit" => OnSigterm::Exit,
-                        "ignore" => OnSigterm::Ignore,
-                        _ => {
-                            return Err(de::Error::custom(format!(
-                                "unknown on_sigterm `{v}`, expected `exit` or `ignore`"
-                            )));
-                        }
-                    });
+                    on_sigterm = Some(v.parse().map_err(|_| {
+                        de::Error::custom(format!(
+                            "unknown on_sigterm `{v}`, expected {}",
+                            either(OnSigterm::VARIANTS)
+                        ))
+                    })?);
                 }
                 "hooks" => hooks = Some(map.next_value_seed(HooksSeed { path: self.path })?),
                 "signal" => {
@@ -392,38 +409,39 @@ impl<'de> Visitor<'de> for StepSeed<'_> {
         }
         let Some(op) = op else {
             return Err(de::Error::custom(format!(
-                "missing field `op` (one of {OPS})"
+                "missing field `op` (one of {})",
+                op_names()
             )));
         };
         for field in &seen {
-            if !matches!(field.as_str(), "op" | "id") && !field_allowed(&op, field) {
+            if !matches!(field.as_str(), "op" | "id") && !field_allowed(op, field) {
                 self.path.borrow_mut().push(Seg::Field(field.clone()));
                 return Err(de::Error::custom(format!(
                     "field `{field}` does not apply to op `{op}`"
                 )));
             }
         }
-        let action = match op.as_str() {
-            "state" => Action::State,
-            "create" => Action::Create(Config {
+        let action = match op {
+            OpKind::State => Action::State,
+            OpKind::Create => Action::Create(Config {
                 process: process.unwrap_or(true),
                 on_sigterm: on_sigterm.unwrap_or_default(),
                 hooks: hooks.unwrap_or_default(),
             }),
-            "start" => Action::Start,
-            "kill" => Action::Kill(
+            OpKind::Start => Action::Start,
+            OpKind::Kill => Action::Kill(
                 signal.ok_or_else(|| de::Error::custom("missing field `signal` for op `kill`"))?,
             ),
-            "delete" => Action::Delete,
-            "exit" => Action::Exit {
+            OpKind::Delete => Action::Delete,
+            OpKind::Exit => Action::Exit {
                 code: code.unwrap_or(0),
             },
-            "shutdown" => Action::Shutdown {
+            OpKind::Shutdown => Action::Shutdown {
                 grace_seconds: grace.ok_or_else(|| {
                     de::Error::custom("missing field `grace_seconds` for op `shutdown`")
                 })?,
             },
-            _ => Action::Reclaim,
+            OpKind::Reclaim => Action::Reclaim,
         };
         Ok(Op {
             id: id.flatten(),
@@ -456,10 +474,11 @@ impl<'de> Visitor<'de> for HooksSeed<'_> {
         let mut seen: Vec<HookName> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             self.path.borrow_mut().push(Seg::Field(key.clone()));
-            let hook: HookName = key.parse().map_err(|()| {
+            let hook: HookName = key.parse().map_err(|_| {
+                let names: Vec<&str> = HookName::VARIANTS.iter().map(|h| h.as_str()).collect();
                 de::Error::custom(format!(
                     "unknown hook `{key}`, expected one of {}",
-                    HookName::ALL.map(HookName::as_str).join(", ")
+                    names.join(", ")
                 ))
             })?;
             if seen.contains(&hook) {
@@ -469,16 +488,13 @@ impl<'de> Visitor<'de> for HooksSeed<'_> {
             let raw: Vec<String> = map.next_value()?;
             let mut outcomes = Vec::with_capacity(raw.len());
             for (i, o) in raw.iter().enumerate() {
-                outcomes.push(match o.as_str() {
-                    "ok" => HookOutcome::Ok,
-                    "fail" => HookOutcome::Fail,
-                    _ => {
-                        self.path.borrow_mut().push(Seg::Index(i));
-                        return Err(de::Error::custom(format!(
-                            "unknown hook outcome `{o}`, expected `ok` or `fail`"
-                        )));
-                    }
-                });
+                outcomes.push(o.parse().map_err(|_| {
+                    self.path.borrow_mut().push(Seg::Index(i));
+                    de::Error::custom(format!(
+                        "unknown hook outcome `{o}`, expected {}",
+                        either(HookOutcome::VARIANTS)
+                    ))
+                })?);
             }
             hooks.set(hook, outcomes);
             self.path.borrow_mut().pop();
@@ -525,7 +541,7 @@ mod tests {
             Op::new("b", Action::State),
             Op::new("b", Action::Delete),
         ];
-        for version in OciVersion::ALL {
+        for &version in OciVersion::VARIANTS {
             let text = trace_to_json(version, &steps);
             let back = parse_trace(&text, None).unwrap();
             assert_eq!(back.version, version);
@@ -535,9 +551,9 @@ mod tests {
 
     #[test]
     fn fields_belong_to_their_ops() {
-        assert!(field_allowed("create", "hooks"));
-        assert!(field_allowed("kill", "signal"));
-        assert!(!field_allowed("start", "signal"));
-        assert!(!field_allowed("create", "grace_seconds"));
+        assert!(field_allowed(OpKind::Create, "hooks"));
+        assert!(field_allowed(OpKind::Kill, "signal"));
+        assert!(!field_allowed(OpKind::Start, "signal"));
+        assert!(!field_allowed(OpKind::Create, "grace_seconds"));
     }
 }

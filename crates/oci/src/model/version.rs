@@ -6,7 +6,8 @@
 //! and both the executable model and its checks follow it.
 
 use std::fmt;
-use std::str::FromStr;
+
+use strum::VariantArray;
 
 use super::hooks::{FailureRule, HookName, Namespace, Phase};
 
@@ -14,24 +15,41 @@ use super::hooks::{FailureRule, HookName, Namespace, Phase};
 ///
 /// Texts: `runtime-v1.0.1.md` / `config-v1.0.1.md` (the version the Knative runtime contract cites)
 /// and `runtime-v1.3.0.md` / `config-v1.3.0.md` / `state-schema-v1.3.0.json` (the latest).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// The version strings, the list (oldest first) and the parsing come from this declaration
+/// (strum). Parsing accepts exactly the version strings of the two profiles: other 1.0.x or 1.x
+/// versions are not silently mapped to a profile, since the rules changed between them and guessing
+/// would hide that.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(
+    parse_err_ty = UnsupportedVersion,
+    parse_err_fn = UnsupportedVersion::of
+)]
 pub enum OciVersion {
     /// OCI runtime-spec v1.0.1.
+    #[strum(serialize = "1.0.1")]
     V1_0_1,
     /// OCI runtime-spec v1.3.0.
+    #[strum(serialize = "1.3.0")]
     V1_3_0,
 }
 
 impl OciVersion {
-    /// Every supported profile, oldest first.
-    pub const ALL: [OciVersion; 2] = [OciVersion::V1_0_1, OciVersion::V1_3_0];
-
     /// The version string as written in `ociVersion` fields and in traces.
     pub fn as_str(self) -> &'static str {
-        match self {
-            OciVersion::V1_0_1 => "1.0.1",
-            OciVersion::V1_3_0 => "1.3.0",
-        }
+        self.into()
     }
 
     /// Whether `config.json` at this version defines the hook.
@@ -100,8 +118,9 @@ impl OciVersion {
     /// config.md (both versions): "Hooks MUST be called in the listed order." Hooks this version does
     /// not define are absent (ignored as unknown properties, see [`OciVersion::defines_hook`]).
     pub(crate) fn hooks_in_phase(self, phase: Phase) -> Vec<HookName> {
-        HookName::ALL
-            .into_iter()
+        HookName::VARIANTS
+            .iter()
+            .copied()
             .filter(|&h| self.hook_phase(h) == Some(phase))
             .collect()
     }
@@ -189,31 +208,29 @@ impl fmt::Display for OciVersion {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnsupportedVersion(pub String);
 
+impl UnsupportedVersion {
+    /// The error of parsing `s` (strum's `parse_err_fn`).
+    fn of(s: &str) -> Self {
+        UnsupportedVersion(s.to_owned())
+    }
+}
+
 impl fmt::Display for UnsupportedVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "unsupported OCI version {:?} (supported: {})",
             self.0,
-            OciVersion::ALL.map(OciVersion::as_str).join(", ")
+            OciVersion::VARIANTS
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 }
 
 impl std::error::Error for UnsupportedVersion {}
-
-impl FromStr for OciVersion {
-    type Err = UnsupportedVersion;
-
-    /// Accepts exactly the version strings of the two profiles. Other 1.0.x or 1.x versions are not
-    /// silently mapped to a profile: the rules changed between them, and guessing would hide that.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        OciVersion::ALL
-            .into_iter()
-            .find(|v| v.as_str() == s)
-            .ok_or_else(|| UnsupportedVersion(s.to_owned()))
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -275,7 +292,7 @@ mod tests {
 
     #[test]
     fn version_strings_round_trip_and_others_are_refused() {
-        for v in OciVersion::ALL {
+        for &v in OciVersion::VARIANTS {
             assert_eq!(v.as_str().parse::<OciVersion>(), Ok(v));
         }
         let err = "1.2.0".parse::<OciVersion>().unwrap_err();

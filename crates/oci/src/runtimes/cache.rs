@@ -54,8 +54,25 @@ pub(super) fn get(dir: &Path, text: &str) -> Option<Catalogue> {
         .then_some(stored.catalogue)
 }
 
+/// Why the catalogue could not be stored (the build goes on without the cache; the note says why).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum PutError {
+    /// The value did not encode as JSON.
+    #[error("{0}")]
+    Encode(#[from] serde_json::Error),
+    /// The folder or the file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The folder or the file.
+        path: std::path::PathBuf,
+        /// The error, with its kind.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Store `catalogue`, parsed from `text`, in `dir` (created when missing; written atomically).
-pub(super) fn put(dir: &Path, text: &str, catalogue: &Catalogue) -> Result<(), String> {
+pub(super) fn put(dir: &Path, text: &str, catalogue: &Catalogue) -> Result<(), PutError> {
     #[derive(Serialize)]
     struct StoredRef<'c> {
         kcontract: &'c str,
@@ -66,8 +83,12 @@ pub(super) fn put(dir: &Path, text: &str, catalogue: &Catalogue) -> Result<(), S
         kcontract: env!("CARGO_PKG_VERSION"),
         key: key(text),
         catalogue,
-    })
-    .map_err(|e| e.to_string())?;
-    fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    write_atomic(&dir.join(FILE), &bytes).map_err(|e| e.to_string())
+    })?;
+    let written = |path: &Path| {
+        let path = path.to_owned();
+        move |source| PutError::Write { path, source }
+    };
+    fs::create_dir_all(dir).map_err(written(dir))?;
+    let file = dir.join(FILE);
+    write_atomic(&file, &bytes).map_err(written(&file))
 }

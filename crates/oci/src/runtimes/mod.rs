@@ -24,7 +24,7 @@ pub struct Catalogue {
     pub format: String,
     /// Where and on which runtimes the observations were made.
     pub measured: Measured,
-    /// The deviations, exactly the ids of the model's `Deviation::ALL`, in that order.
+    /// The deviations, exactly the ids of the model's `Deviation` (its declaration's order).
     pub deviations: Vec<Entry>,
     /// Hook order and failing hooks: the runtimes against the model.
     pub hooks: Hooks,
@@ -82,7 +82,7 @@ pub struct DifferentialRun {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
-    /// Stable id (`delete-created`), one of the model's `Deviation::ALL`.
+    /// Stable id (`delete-created`), one of the model's `Deviation` ids.
     pub id: String,
     /// `spec` (breaks a sentence of the spec), `model-choice` (differs from a documented choice
     /// where the spec is silent) or `later-spec` (follows v1.3.0 where v1.0.1 says otherwise).

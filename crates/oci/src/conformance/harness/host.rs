@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::conformance::oci::HarnessError;
+use crate::conformance::error::{HarnessError, IoContext};
 
 /// Whether a host process exists and is not a zombie (`/proc/PID/stat`, field 3).
 pub fn pid_alive(pid: i64) -> bool {
@@ -23,7 +23,10 @@ pub(crate) fn read_lines(path: &Path) -> Result<Vec<String>, HarnessError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(text.lines().map(str::to_owned).collect()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(HarnessError(format!("cannot read {}: {e}", path.display()))),
+        Err(source) => Err(HarnessError::Io {
+            doing: format!("read {}", path.display()),
+            source,
+        }),
     }
 }
 
@@ -35,10 +38,13 @@ pub(crate) fn kill_host_process(pid: i64) -> Result<(), HarnessError> {
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .status()?;
+        .status()
+        .doing(|| format!("run `busybox kill -KILL {pid}`"))?;
     if status.success() {
         Ok(())
     } else {
-        Err(HarnessError(format!("cannot SIGKILL process {pid}")))
+        Err(HarnessError::Unexpected(format!(
+            "cannot SIGKILL process {pid}"
+        )))
     }
 }

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::conformance::bundle::Rootfs;
-use crate::conformance::oci::{CmdOutput, HarnessError, RuntimeCli};
+use crate::conformance::error::HarnessError;
+use crate::conformance::oci::{CmdOutput, RuntimeCli};
 use crate::model::{Action, LineState, Op};
 
 use super::cleanup::DISARM;
@@ -190,7 +191,7 @@ impl<'a> Sequence<'a> {
             return Ok(None);
         }
         let doc: Value = serde_json::from_str(&out.stdout).map_err(|e| {
-            HarnessError(format!(
+            HarnessError::Unexpected(format!(
                 "`{} state` printed no JSON ({e}): {}",
                 self.cli.kind(),
                 out.stdout.trim()
@@ -330,7 +331,7 @@ impl<'a> Sequence<'a> {
     /// JSON is a harness error (the runtime said it succeeded).
     fn state_doc(&self, stdout: &str, trace_id: &str) -> Result<LineState, HarnessError> {
         let doc: Value = serde_json::from_str(stdout).map_err(|e| {
-            HarnessError(format!(
+            HarnessError::Unexpected(format!(
                 "`{} state` succeeded but printed no JSON ({e}): {}",
                 self.cli.kind(),
                 stdout.trim()

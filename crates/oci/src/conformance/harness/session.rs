@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::conformance::bundle::Rootfs;
-use crate::conformance::oci::{HarnessError, OciRuntime, RuntimeCli};
+use crate::conformance::error::{HarnessError, IoContext};
+use crate::conformance::oci::{OciRuntime, RuntimeCli};
 use crate::model::Op;
 
 use super::cleanup::{cgroup_dirs_with_prefix, disarm_all, parse_list, sweep_stale_sessions};
@@ -32,19 +33,19 @@ pub struct Session {
 }
 
 impl Session {
-    /// Sets up a session for `kind`: finds the binary, builds the rootfs. Fails with a readable
-    /// reason when the runtime or a static busybox is missing.
-    pub fn new(kind: OciRuntime) -> Result<Session, String> {
+    /// Sets up a session for `kind`: finds the binary, builds the rootfs. Fails saying why when the
+    /// runtime or a static busybox is missing.
+    pub fn new(kind: OciRuntime) -> Result<Session, HarnessError> {
         Session::start(kind, true)
     }
 
     /// A session without the busybox rootfs, for harnesses that bring their own bundles (the
     /// platform runs of `kcontract_platform`): the runtime, the private folders, and the same clean-up.
-    pub fn bare(kind: OciRuntime) -> Result<Session, String> {
+    pub fn bare(kind: OciRuntime) -> Result<Session, HarnessError> {
         Session::start(kind, false)
     }
 
-    fn start(kind: OciRuntime, with_rootfs: bool) -> Result<Session, String> {
+    fn start(kind: OciRuntime, with_rootfs: bool) -> Result<Session, HarnessError> {
         let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
         let prefix = format!("kc{}-{}-{n}", kind.as_str(), std::process::id());
         sweep_stale_sessions(
@@ -53,10 +54,9 @@ impl Session {
         );
         let work = std::env::temp_dir().join(format!("kcontract-{prefix}"));
         let _ = std::fs::remove_dir_all(&work);
-        std::fs::create_dir_all(&work)
-            .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+        std::fs::create_dir_all(&work).doing(|| format!("create {}", work.display()))?;
         // From here on the folder is removed even if the setup fails.
-        let setup = || -> Result<(RuntimeCli, Option<Rootfs>), String> {
+        let setup = || -> Result<(RuntimeCli, Option<Rootfs>), HarnessError> {
             let cli = RuntimeCli::locate(kind, &work.join("state"), &work.join("scratch"))?;
             let rootfs = if with_rootfs {
                 Some(Rootfs::prepare(&work.join("rootfs"))?)
@@ -109,11 +109,11 @@ impl Session {
     /// the sequence force-deletes every container it created and removes its bundles.
     pub fn begin(&mut self) -> Result<Sequence<'_>, HarnessError> {
         let rootfs = self.rootfs.as_ref().ok_or_else(|| {
-            HarnessError("a bare session has no rootfs to run sequences on".into())
+            HarnessError::Unexpected("a bare session has no rootfs to run sequences on".into())
         })?;
         self.sequences += 1;
         let dir = self.work.join(format!("seq-{}", self.sequences));
-        std::fs::create_dir_all(&dir)?;
+        std::fs::create_dir_all(&dir).doing(|| format!("create {}", dir.display()))?;
         let prefix = format!("{}-{}", self.prefix, self.sequences);
         Ok(Sequence::new(&self.cli, rootfs, self.timing, prefix, dir))
     }
@@ -122,7 +122,7 @@ impl Session {
     pub fn listed_containers(&self) -> Result<Vec<String>, HarnessError> {
         let out = self.cli.run(&["list", "-q"])?;
         if !out.success {
-            return Err(HarnessError(format!(
+            return Err(HarnessError::Unexpected(format!(
                 "`{} list -q` failed: {}",
                 self.cli.kind(),
                 out.stderr.trim()

@@ -5,9 +5,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::conformance::bundle::write_bundle;
+use crate::conformance::error::{HarnessError, IoContext};
 use crate::conformance::harness::host::{kill_host_process, pid_alive};
 use crate::conformance::harness::observed::{Observed, normalise_stderr};
-use crate::conformance::oci::HarnessError;
 use crate::model::{Config, LogEntry, ProcessFailure, Signal};
 
 use super::{Bundle, DISARM, Liveness, Sequence};
@@ -21,7 +21,7 @@ impl Sequence<'_> {
     ) -> Result<(), HarnessError> {
         self.created += 1;
         let dir = self.dir.join(format!("c{}", self.created));
-        std::fs::create_dir_all(&dir)?;
+        std::fs::create_dir_all(&dir).doing(|| format!("create {}", dir.display()))?;
         // Named with the prefix, as the prefixed container IDs are: the session's clean-up finds it.
         let cgroup = format!("{}-c{}", self.prefix, self.created);
         let ctl = write_bundle(self.rootfs, &dir, &self.dir.join(DISARM), config, &cgroup)?;
@@ -183,7 +183,7 @@ impl Sequence<'_> {
                 return Ok(());
             }
             (_, None) => {
-                return Err(HarnessError(format!(
+                return Err(HarnessError::Unexpected(format!(
                     "`state` of live container {id:?} has no pid"
                 )));
             }
@@ -191,7 +191,9 @@ impl Sequence<'_> {
         };
         if before == Liveness::Program {
             let Some(ctl) = self.ctl(id) else {
-                return Err(HarnessError(format!("no bundle recorded for {id:?}")));
+                return Err(HarnessError::Unexpected(format!(
+                    "no bundle recorded for {id:?}"
+                )));
             };
             self.trigger_exit(&ctl.join("exit"), code, pid)?;
         } else {
@@ -261,18 +263,19 @@ impl Sequence<'_> {
                 .open(fifo);
             match opened {
                 Ok(mut f) => {
-                    f.write_all(format!("{code}\n").as_bytes())?;
-                    return Ok(());
+                    return f
+                        .write_all(format!("{code}\n").as_bytes())
+                        .doing(|| format!("write the exit trigger {}", fifo.display()));
                 }
                 Err(e) if start.elapsed() < self.timing.deadline && pid_alive(pid) => {
                     let _ = e;
                     std::thread::sleep(self.timing.poll);
                 }
-                Err(e) => {
-                    return Err(HarnessError(format!(
-                        "cannot write the exit trigger {}: {e}",
-                        fifo.display()
-                    )));
+                Err(source) => {
+                    return Err(HarnessError::Io {
+                        doing: format!("write the exit trigger {}", fifo.display()),
+                        source,
+                    });
                 }
             }
         }

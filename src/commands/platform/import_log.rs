@@ -1,0 +1,172 @@
+//! `kcontract platform import-log`: read a vendor's `go test -v` log of Knative's conformance
+//! suite, judge every testable clause from its tests, write the report, print the results. Exit 0
+//! when no MUST or MUST NOT clause fails, 1 otherwise or when the log cannot be read or names no
+//! test (K1120), 2 for a platform name that is not one word.
+
+use std::path::{Path, PathBuf};
+
+use super::shared::{
+    contract_ref, docs_warnings, fail, load_contract, report_of, results_text, today, verdict,
+    write_report,
+};
+use crate::terminal::{Ctx, Failure, Outcome, print};
+use kcontract_platform::docs::DocResult;
+use kcontract_platform::import_log::GoTestLog;
+use kcontract_platform::profile;
+use kcontract_platform::report::{self, FileRef, Platform, sha256};
+use kcontract_spec::Spec;
+use kcontract_spec::diagnostic::{Diagnostic, SourceMap};
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ImportLogArgs {
+    /// The platform's name (one word: the report's column, e.g. `google-cloud-run`).
+    #[arg(long, value_name = "NAME")]
+    platform: String,
+    /// The `go test -v` output.
+    #[arg(value_name = "LOG")]
+    log: PathBuf,
+    /// Where to write the report (kcontract-run/1 JSON).
+    #[arg(long, value_name = "FILE")]
+    report: PathBuf,
+    /// The platform's profile: its reviewed `docs:` links decide the documentation clauses in the
+    /// report (without it they are undocumented: a log says nothing about documentation).
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+}
+
+/// The `platform.runtime` of such a report.
+const LOG_RUNTIME: &str = "knative conformance log";
+
+impl ImportLogArgs {
+    /// Runs the command, after checking the name: one word, as a column's name must be.
+    pub(super) fn run(self, ctx: &Ctx) -> Outcome {
+        let word = !self.platform.is_empty()
+            && self
+                .platform
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+        if !word {
+            return Err(ctx.usage(
+                &format!("`{}` is not a platform name", self.platform),
+                "one word of letters, digits, `-`, `_` and `.` (the report's column), e.g. google-cloud-run",
+            ));
+        }
+        import_log(ctx, &self)
+    }
+}
+
+/// The command's steps: the contract, the profile's documentation clauses, the log, the report.
+fn import_log(ctx: &Ctx, args: &ImportLogArgs) -> Outcome {
+    let (loaded, _) = load_contract(ctx)?;
+    let spec = &loaded.spec;
+    // The profile first: a broken one stops the command before the log is read.
+    let documentation = match &args.profile {
+        Some(path) => documentation(ctx, spec, path)?,
+        None => Vec::new(),
+    };
+    let (bytes, log) = read_log(&args.log).map_err(|d| fail(ctx, d))?;
+    let log_ref = FileRef {
+        name: args
+            .log
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        path: Some(args.log.display().to_string()),
+        sha256: sha256(&bytes),
+    };
+    let platform = Platform {
+        kind: report::LOG_KIND.into(),
+        runtime: LOG_RUNTIME.into(),
+        runtime_version: String::new(),
+        host: args.platform.clone(),
+        date: date_of(&args.log),
+        profile: profile_ref(args),
+        service: log_ref.clone(),
+        grace_period_s: 0,
+        features: Vec::new(),
+        probe: log_ref,
+        kcontract: env!("CARGO_PKG_VERSION").to_owned(),
+        contract: contract_ref(spec),
+        control: None,
+    };
+    let clauses = kcontract_platform::import_log::clause_results(spec, &log);
+    let report = report_of(platform, clauses, documentation);
+    write_report(ctx, &args.report, &report)?;
+    eprintln!(
+        "platform import-log: {} tests in {}, platform {}",
+        log.results.len(),
+        args.log.display(),
+        args.platform
+    );
+    print(&results_text(&report))?;
+    verdict(&report)
+}
+
+/// The documentation clauses as the profile at `path` answers them, or the command's end after
+/// reporting its problems.
+fn documentation(ctx: &Ctx, spec: &Spec, path: &Path) -> Result<Vec<DocResult>, Failure> {
+    let mut sources = SourceMap::default();
+    let (profile, diags) = match profile::load(path, &mut sources) {
+        Ok(p) => {
+            let warnings = docs_warnings(spec, &p, path);
+            (Some(p), warnings)
+        }
+        Err(d) => (None, d),
+    };
+    ctx.report(&diags, &sources)?;
+    let profile = profile.ok_or(Failure::Input)?;
+    Ok(kcontract_platform::docs::judge_all(spec, &profile))
+}
+
+/// The log's bytes and its tests, or why it cannot be read (K1120): unreadable, or no line of
+/// `go test -v` output.
+fn read_log(path: &Path) -> Result<(Vec<u8>, GoTestLog), Diagnostic> {
+    let not_read =
+        |message: String, help: &str| Diagnostic::error("K1120", message).in_file(path).help(help);
+    let bytes = kcontract_spec::fsutil::read_regular(path, kcontract_spec::fsutil::MAX_INPUT)
+        .map_err(|e| {
+            not_read(
+                format!("cannot read the log `{}`: {e}", path.display()),
+                "give the file `go test -v` wrote",
+            )
+        })?;
+    let log = kcontract_platform::import_log::parse(&String::from_utf8_lossy(&bytes));
+    if log.results.is_empty() {
+        return Err(not_read(
+            format!(
+                "`{}` is not a `go test -v` log: it has no `=== RUN` or `--- PASS/FAIL/SKIP:` line",
+                path.display()
+            ),
+            "give the output of `go test -v` of Knative's conformance suite (without -v there are no per-test lines)",
+        ));
+    }
+    Ok((bytes, log))
+}
+
+/// The report's `profile`: the column's name (see `Platform::column_name`), and the profile when
+/// one was given.
+fn profile_ref(args: &ImportLogArgs) -> FileRef {
+    FileRef {
+        name: args.platform.clone(),
+        path: args.profile.as_ref().map(|p| p.display().to_string()),
+        sha256: sha256(
+            args.profile
+                .as_ref()
+                .and_then(|p| std::fs::read(p).ok())
+                .unwrap_or_default()
+                .as_slice(),
+        ),
+    }
+}
+
+/// `YYYY-MM-DD` at the start of the log's file name (the vendors' logs are named by the day of
+/// their run), else today.
+fn date_of(log: &Path) -> String {
+    let name = log
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match name.get(..10) {
+        Some(day) if kcontract_platform::profile::is_date(day) => day.to_owned(),
+        _ => today(),
+    }
+}
