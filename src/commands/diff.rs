@@ -116,10 +116,8 @@ impl Diff {
                 render::terminal(&changes, &old_side, &new_side, ctx.stdout_styled())
             }
             DiffFormat::Markdown => render::markdown(&changes, &old_side, &new_side),
-            DiffFormat::Json => render::json(&changes, &old_side, &new_side).map_err(|e| {
-                eprintln!("error: the diff could not be serialised: {e}");
-                Failure::Input
-            })?,
+            DiffFormat::Json => render::json(&changes, &old_side, &new_side)
+                .map_err(|e| ctx.output_failed("the diff as JSON", &e))?,
         };
         print(&text)?;
         let errors = old_side.errors + new_side.errors;

@@ -141,10 +141,9 @@ impl Matrix {
         let m = stages.matrix_in(spec, &scan, results.as_ref(), &platforms, &scope)?;
         let text = match self.format {
             MatrixFormat::Table => matrix::table(&m, &self.only),
-            MatrixFormat::Json => matrix::json(&m).map_err(|e| {
-                eprintln!("error: the matrix could not be serialised: {e}");
-                Failure::Input
-            })?,
+            MatrixFormat::Json => {
+                matrix::json(&m).map_err(|e| ctx.output_failed("the matrix as JSON", &e))?
+            }
             MatrixFormat::Csv => matrix::csv(&m),
         };
         print(&text)?;
@@ -231,12 +230,8 @@ fn ratchet_run(
         )
     };
     if accept {
-        kcontract_spec::fsutil::write_atomic(file, ratchet::to_text(&now).as_bytes()).map_err(
-            |e| {
-                eprintln!("error: cannot write `{}`: {e}", file.display());
-                Failure::Input
-            },
-        )?;
+        kcontract_spec::fsutil::write_atomic(file, ratchet::to_text(&now).as_bytes())
+            .map_err(|e| ctx.output_failed(&format!("`{}`", file.display()), &e))?;
         eprintln!(
             "wrote {} (coverage {}): commit it; `--ci {}` fails when a clause drops below it",
             file.display(),

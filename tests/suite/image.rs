@@ -252,10 +252,10 @@ fn bad_requests_write_nothing() {
     assert!(!dir.join("p.tar").exists());
 }
 
-/// K1109 and K1110 as `platform image` reports them, whole: an output that is a folder, a probe
+/// K0006 and K1110 as `platform image` reports them, whole: an output that is a folder, a probe
 /// that is not a static executable, a probe that does not exist. Nothing is written.
 #[test]
-fn k1109_k1110_image_errors() {
+fn k0006_k1110_image_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     fake_probe(dir);

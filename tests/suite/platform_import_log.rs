@@ -1,5 +1,5 @@
 //! `kcontract platform import-log`: the vendors' published `go test -v` logs of Knative's runtime
-//! conformance suite read as platform columns (`src/platform/import_log.rs`), through the real
+//! conformance suite read as platform columns (`crates/platform/src/import_log.rs`), through the real
 //! binary; and the log reader itself, whose result must not depend on how parallel tests
 //! interleave their lines.
 

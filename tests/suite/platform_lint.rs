@@ -210,7 +210,7 @@ fn several_documents_and_files() {
     );
 }
 
-/// The lint reads the manifest's shape a run reads (`src/platform/manifest.rs`) but requires none
+/// The lint reads the manifest's shape a run reads (`crates/platform/src/manifest.rs`) but requires none
 /// of what a run does: no `metadata`, a port without `containerPort`, a variable without `name`, a
 /// template without `spec` are linted (here: one finding, a `hostPort`), not refused.
 #[test]
@@ -370,7 +370,7 @@ fn k1108_a_spec_that_is_not_the_knative_contract() {
     let (code, out, err) = kcontract(d, &args);
     assert_eq!(code, 1, "{err}");
     assert_eq!(err.matches("error[").count(), 1, "{err}");
-    assert!(!err.contains("src/platform"), "{err}");
+    assert!(!err.contains("crates/platform"), "{err}");
     insta::assert_snapshot!(format!("exit: {code}\n--- stdout\n{out}--- stderr\n{err}"));
     let (code, out, json_err) = kcontract(d, &[&args[..], &["--format", "json"]].concat());
     assert_eq!(code, 1, "{json_err}");

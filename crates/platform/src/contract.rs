@@ -1,6 +1,6 @@
 //! The contract the platform commands judge against. Their checks are judgements against the
 //! Knative Runtime Contract's clauses, so the binary carries that contract: `spec/`'s
-//! `contract.yaml` and chapters as they were when it was built ([`BUILT_IN`]), loaded from memory.
+//! `contract.yaml` and chapters as they were when it was built (the binary's `src/embedded.rs`), loaded from memory.
 //! A platform team runs `platform lint` or `platform verify` from its own repository, where there
 //! is no `spec/` of this contract (or a `spec/` of something else); `--spec DIR` is only for
 //! judging against another copy of the contract (a newer checkout).

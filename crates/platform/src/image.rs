@@ -83,23 +83,23 @@ pub enum ImageError {
     /// The probe is an ELF file for a machine OCI names no architecture of here (K1110).
     #[error("the probe is an ELF file for a machine kcontract does not know")]
     UnknownMachine,
-    /// The archive could not be written (K1109).
+    /// The archive could not be written (K0006).
     #[error("cannot write the archive: {0}")]
     Archive(#[source] std::io::Error),
-    /// A JSON document of the layout could not be written (K1109).
+    /// A JSON document of the layout could not be written (K0006).
     #[error("{0}")]
     Json(#[from] serde_json::Error),
 }
 
 impl ImageError {
-    /// The error as the binary reports it: K1110 for a probe that cannot be packed, K1109 for an
+    /// The error as the binary reports it: K1110 for a probe that cannot be packed, K0006 for an
     /// archive that cannot be written.
     pub fn diagnostic(&self) -> Diagnostic {
         match self {
             ImageError::UnknownMachine => Diagnostic::error("K1110", self.to_string())
                 .help("give a static probe built for x86_64, aarch64 or riscv64 (--probe FILE)"),
             ImageError::Archive(_) | ImageError::Json(_) => {
-                Diagnostic::error("K1109", self.to_string())
+                Diagnostic::error("K0006", self.to_string())
                     .help("nothing was written; check the free space and try again")
             }
         }

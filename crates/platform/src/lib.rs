@@ -19,7 +19,7 @@
 //! - The commands (`kcontract platform run`, `lint`, `import-log`, `verify`, `image`,
 //!   `review-docs`) are the binary's: this crate returns values and typed errors, each error with
 //!   its `diagnostic()` (the binary renders it): [`image::UserError`] and [`verify::UrlError`]
-//!   (usage errors), [`image::ImageError`] (K1109, K1110), [`tls::CaCertError`] (K1135),
+//!   (usage errors), [`image::ImageError`] (K0006, K1110), [`tls::CaCertError`] (K1135),
 //!   [`verify::FetchError`] (K1130–K1134), [`docs::RewriteError`] (K1136); a run's harness
 //!   fails with `kcontract_oci`'s `HarnessError` (K0703).
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its

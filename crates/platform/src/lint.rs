@@ -85,7 +85,7 @@ pub struct Finding {
 pub fn table() -> super::contract::Table {
     super::contract::Table {
         command: "platform lint",
-        place: "src/platform/lint.rs (LINT_CHECKS)",
+        place: "crates/platform/src/lint.rs (LINT_CHECKS)",
         rows: LINT_CHECKS.iter().map(|c| (c.name, c.clause)).collect(),
     }
 }

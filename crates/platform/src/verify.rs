@@ -798,7 +798,7 @@ pub fn clause_results(spec: &Spec, seen: &Seen<'_>) -> Vec<ClauseResult> {
 pub fn table() -> super::contract::Table {
     super::contract::Table {
         command: "platform verify",
-        place: "src/platform/verify.rs (VERIFY_CHECKS)",
+        place: "crates/platform/src/verify.rs (VERIFY_CHECKS)",
         rows: VERIFY_CHECKS.iter().map(|r| (r.name, r.clause)).collect(),
     }
 }

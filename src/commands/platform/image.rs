@@ -1,6 +1,6 @@
 //! `kcontract platform image`: the static probe packed as an OCI image layout in one tar archive
 //! (one layer, a non-root user, the probe's `serve` mode as entry point). Exit 1 when the probe
-//! cannot be used (K1110) or the archive cannot be written (K1109), 2 for a root `--user`.
+//! cannot be used (K1110) or the archive cannot be written (K0006), 2 for a root `--user`.
 
 use std::path::PathBuf;
 
@@ -36,7 +36,7 @@ impl ImageArgs {
         if self.out.is_dir() {
             return Err(failed(
                 Diagnostic::error(
-                    "K1109",
+                    "K0006",
                     format!(
                         "--out {} is a folder; the image is one file (a tar archive)",
                         self.out.display()
@@ -52,7 +52,7 @@ impl ImageArgs {
             layout(&bytes, user, env!("CARGO_PKG_VERSION")).map_err(|e| failed(e.diagnostic()))?;
         kcontract_spec::fsutil::write_atomic(&self.out, &archive).map_err(|e| {
             failed(
-                Diagnostic::error("K1109", format!("cannot write {}: {e}", self.out.display()))
+                Diagnostic::error("K0006", format!("cannot write {}: {e}", self.out.display()))
                     .help("check the path and its folder's permissions"),
             )
         })?;

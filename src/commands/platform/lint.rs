@@ -90,7 +90,7 @@ fn print_json(ctx: &Ctx, findings: &[Finding], sources: &SourceMap) -> Outcome {
     let text = serde_json::to_string_pretty(&out).map_err(|e| {
         fail(
             ctx,
-            Diagnostic::error("K1109", format!("cannot write the findings: {e}")),
+            Diagnostic::error("K0006", format!("cannot write the findings: {e}")),
         )
     })? + "\n";
     print(&text)?;

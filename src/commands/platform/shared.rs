@@ -142,12 +142,12 @@ pub(super) fn today() -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// `text` written to `path` (atomically); a failure is K1109.
+/// `text` written to `path` (atomically); a failure is K0006.
 pub(super) fn write_output(ctx: &Ctx, path: &Path, text: &str) -> Outcome {
     kcontract_spec::fsutil::write_atomic(path, text.as_bytes()).map_err(|e| {
         fail(
             ctx,
-            Diagnostic::error("K1109", format!("cannot write {}: {e}", path.display()))
+            Diagnostic::error("K0006", format!("cannot write {}: {e}", path.display()))
                 .in_file(path)
                 .help("check the path and its folder's permissions; the file was left as it was"),
         )
@@ -159,7 +159,7 @@ pub(super) fn write_report(ctx: &Ctx, path: &Path, report: &Report) -> Outcome {
     let json = serde_json::to_string_pretty(report).map_err(|e| {
         fail(
             ctx,
-            Diagnostic::error("K1109", format!("cannot write the report: {e}")).in_file(path),
+            Diagnostic::error("K0006", format!("cannot write the report: {e}")).in_file(path),
         )
     })? + "\n";
     write_output(ctx, path, &json)
