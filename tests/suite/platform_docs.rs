@@ -178,24 +178,58 @@ fn a_link_is_documented_only_once_reviewed_and_a_changed_link_is_stale() {
     );
     insta::assert_snapshot!("documentation_json_shape", shape(&r));
 
-    // The matrix shows it per platform column, in JSON, CSV and the table.
+    // The matrix shows it per platform column, in JSON, CSV and the table; so does the site.
     let report_path = dir.path().join("r.json");
-    let matrix = |format: &str| {
-        let (code, out, err) = kcontract(
-            &root(),
-            &[
-                "--spec",
-                "spec",
-                "matrix",
-                "--platform",
-                report_path.to_str().unwrap(),
-                "--format",
-                format,
-            ],
-        );
-        assert!(code == 0 || code == 1, "{err}");
-        out
-    };
+    matrix_shows_the_review(&report_path);
+    site_shows_the_review(dir.path(), &report_path);
+
+    // Another link: the review is stale, and the clause undocumented again.
+    std::fs::write(
+        &p,
+        text.replace(LINK, "https://docs.example.com/platform/other"),
+    )
+    .unwrap();
+    let (r, _) = report(dir.path(), &p);
+    let t = doc(&r, TRACING);
+    assert_eq!(
+        (&t["status"], &t["undocumented"]),
+        (&"undocumented".into(), &"stale-review".into())
+    );
+    assert!(
+        t["message"]
+            .as_str()
+            .unwrap()
+            .contains("review https://docs.example.com/platform/other again")
+    );
+    let table = matrix(&report_path, "table");
+    assert!(
+        table.contains("undocumented: a stale review: Ada Lovelace reviewed it on 2026-11-27"),
+        "{table}"
+    );
+}
+
+/// `kcontract matrix --platform REPORT --format FORMAT` on the repository's spec: its stdout.
+fn matrix(report: &Path, format: &str) -> String {
+    let (code, out, err) = kcontract(
+        &root(),
+        &[
+            "--spec",
+            "spec",
+            "matrix",
+            "--platform",
+            report.to_str().unwrap(),
+            "--format",
+            format,
+        ],
+    );
+    assert!(code == 0 || code == 1, "{err}");
+    out
+}
+
+/// The matrix of a report whose tracing link was reviewed shows it documented per platform
+/// column, in JSON, CSV and the table.
+fn matrix_shows_the_review(report_path: &Path) {
+    let matrix = |format: &str| matrix(report_path, format);
     let m: Value = serde_json::from_str(&matrix("json")).unwrap();
     let cell = |id: &str| {
         m["clauses"]
@@ -222,10 +256,12 @@ fn a_link_is_documented_only_once_reviewed_and_a_changed_link_is_stale() {
         .find(|l| l.starts_with("config.user.document-default"))
         .unwrap();
     assert!(row.trim_end().ends_with("undocumented"), "{row}");
+}
 
-    // The site: the platforms page's cell says documented, links the page and names the
-    // reviewer; the matrix page's cell too; in both languages.
-    let out = dir.path().join("site");
+/// The site built with that report: the platforms page's cell says documented, links the page and
+/// names the reviewer; the matrix page's cell too; in both languages.
+fn site_shows_the_review(dir: &Path, report_path: &Path) {
+    let out = dir.join("site");
     let (code, _, err) = kcontract(
         &root(),
         &[
@@ -277,30 +313,6 @@ fn a_link_is_documented_only_once_reviewed_and_a_changed_link_is_stale() {
             "{lang}"
         );
     }
-
-    // Another link: the review is stale, and the clause undocumented again.
-    std::fs::write(
-        &p,
-        text.replace(LINK, "https://docs.example.com/platform/other"),
-    )
-    .unwrap();
-    let (r, _) = report(dir.path(), &p);
-    let t = doc(&r, TRACING);
-    assert_eq!(
-        (&t["status"], &t["undocumented"]),
-        (&"undocumented".into(), &"stale-review".into())
-    );
-    assert!(
-        t["message"]
-            .as_str()
-            .unwrap()
-            .contains("review https://docs.example.com/platform/other again")
-    );
-    let table = matrix("table");
-    assert!(
-        table.contains("undocumented: a stale review: Ada Lovelace reviewed it on 2026-11-27"),
-        "{table}"
-    );
 }
 
 #[test]

@@ -135,7 +135,10 @@ fn spec(gens: &[ClauseGen], b: bool) -> Spec {
 }
 
 /// Every test function in the files: (file, module path + name) → claimed ids.
-fn tests_in(files: &BTreeMap<String, String>) -> BTreeMap<(String, String), Vec<String>> {
+/// The tests of a scaffold, by (file, test name): the clauses each claims.
+type Tests = BTreeMap<(String, String), Vec<String>>;
+
+fn tests_in(files: &BTreeMap<String, String>) -> Tests {
     let mut out = BTreeMap::new();
     for (f, text) in files {
         let syn = parse_source(text).unwrap_or_else(|e| panic!("{f} does not lex: {e:?}\n{text}"));
@@ -206,10 +209,69 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
     let b = spec(gens, true);
     let first: Plan = plan(&a, &BTreeMap::new(), &BTreeSet::new()).unwrap();
     let mut files = first.files.clone();
+    let (kept, renamed) = edit_stubs(&mut files, edits);
+    stats.edited = kept.len();
+    let added = add_extras(&mut files, extras);
+    stats.extras = added.len();
+    let before = tests_in(&files);
 
-    // Edit the stubs: 0 none, 1 body, 2 comment in body, 3 extra attribute, 4 rename, 5 a doc
-    // line above the doc, 6 one after the `Clause:` line, 7 one inside the clause text, 8 an
-    // attribute above the doc, 9 a blank line between the doc and `#[test]`.
+    // The contract changes; some clauses gain real tests elsewhere.
+    let real: BTreeSet<String> = gens
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| g.real_elsewhere_b)
+        .map(|(n, _)| id(n))
+        .collect();
+    let generated = generated_stubs(&files, &b);
+    stats.removed = generated.len();
+    let second = plan(&b, &files, &real).unwrap();
+    let after = tests_in(&second.files);
+
+    let work = Work {
+        kept: &kept,
+        added: &added,
+        renamed: &renamed,
+        generated: &generated,
+    };
+    assert_work_kept(&second, &work, &before, &after);
+    stats.added = assert_every_clause_tested(&b, &real, &before, &after);
+    stats.orphans = assert_orphans(&second, &b, &generated, &before);
+    stats.refreshed_changed = assert_stubs_refreshed(&second, &a, &b);
+    // main.rs declares every chapter file.
+    for f in second.files.keys().filter(|f| *f != "main.rs") {
+        let m = f.trim_end_matches(".rs");
+        assert!(
+            second.files["main.rs"].contains(&format!("mod {m};")),
+            "{m}"
+        );
+    }
+    // Regenerating again changes nothing and adds nothing.
+    let third = plan(&b, &second.files, &real).unwrap();
+    assert_eq!(third.files, second.files);
+    assert!(third.reports.iter().all(|r| r.added.is_empty()));
+    stats
+}
+
+/// Pieces of text placed in a scaffold: (file, the text).
+type Placed = Vec<(String, String)>;
+
+/// A person's work on the first scaffold, which regeneration must keep.
+struct Work<'a> {
+    /// Edited stubs: (file, the edited region).
+    kept: &'a [(String, String)],
+    /// Code added after items: (file, the snippet).
+    added: &'a [(String, String)],
+    /// Renamed stubs: (file, their new signature).
+    renamed: &'a [(String, String)],
+    /// Untouched stubs of clauses gone or untestable: generated code, removed.
+    generated: &'a BTreeSet<(String, String)>,
+}
+
+/// Edit the stubs, one kind of edit per stub in turn (`edits`): 0 none, 1 body, 2 comment in
+/// body, 3 extra attribute, 4 rename, 5 a doc line above the doc, 6 one after the `Clause:` line,
+/// 7 one inside the clause text, 8 an attribute above the doc, 9 a blank line between the doc and
+/// `#[test]`. Returns the edited regions and the renamed signatures.
+fn edit_stubs(files: &mut BTreeMap<String, String>, edits: &[u8]) -> (Placed, Placed) {
     let mut kept: Vec<(String, String)> = Vec::new();
     let mut renamed: Vec<(String, String)> = Vec::new();
     let mut stub_no = 0;
@@ -264,9 +326,14 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         }
         kept.extend(regions.into_iter().map(|r| (file.clone(), r)));
     }
-    stats.edited = kept.len();
+    (kept, renamed)
+}
 
-    // Extra code after some items (or at the end of a file).
+/// Extra code after some items (or at the end of a file): (file, snippet) added.
+fn add_extras(
+    files: &mut BTreeMap<String, String>,
+    extras: &[(usize, Extra)],
+) -> Vec<(String, String)> {
     let mut added: Vec<(String, String)> = Vec::new();
     let names: Vec<String> = files.keys().filter(|f| *f != "main.rs").cloned().collect();
     for (k, (at, e)) in extras.iter().enumerate() {
@@ -288,26 +355,20 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         text.insert_str(pos, &format!("\n\n{s}"));
         added.push((file.clone(), s));
     }
-    stats.extras = added.len();
-    let before = tests_in(&files);
+    added
+}
 
-    // The contract changes; some clauses gain real tests elsewhere.
-    let real: BTreeSet<String> = gens
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| g.real_elsewhere_b)
-        .map(|(n, _)| id(n))
-        .collect();
-    // The untouched stubs whose clause is gone or untestable in b: generated code, removed.
+/// The untouched stubs whose clause is gone or untestable in `b`: generated code, to be removed.
+fn generated_stubs(files: &BTreeMap<String, String>, b: &Spec) -> BTreeSet<(String, String)> {
     let mut generated: BTreeSet<(String, String)> = BTreeSet::new();
-    for (file, text) in &files {
+    for (file, text) in files {
         let syn = parse_source(text).unwrap();
         for f in syn
             .fns
             .iter()
             .filter(|f| f.is_test() && f.module.is_empty())
         {
-            if let Some(cid) = kcontract_trace::scaffold::untouched_stub(text, &syn, f, &b)
+            if let Some(cid) = kcontract_trace::scaffold::untouched_stub(text, &syn, f, b)
                 && b.clause(&cid)
                     .is_none_or(|c| c.verify == Verify::UNTESTABLE)
             {
@@ -315,24 +376,32 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
             }
         }
     }
-    stats.removed = generated.len();
-    let second = plan(&b, &files, &real).unwrap();
-    let after = tests_in(&second.files);
+    generated
+}
 
-    for (file, region) in &kept {
+/// The person's edits, additions and renames survive, and no test disappears but the untouched
+/// stubs of removed clauses, each test keeping its claims.
+fn assert_work_kept(second: &Plan, work: &Work<'_>, before: &Tests, after: &Tests) {
+    let Work {
+        kept,
+        added,
+        renamed,
+        generated,
+    } = work;
+    for (file, region) in kept.iter() {
         assert!(
             second.files[file].contains(region.as_str()),
             "edited test lost from {file}:\n{region}\n---\n{}",
             second.files[file]
         );
     }
-    for (file, s) in &added {
+    for (file, s) in added.iter() {
         assert!(
             second.files[file].contains(s.as_str()),
             "added code lost from {file}:\n{s}"
         );
     }
-    for (file, sig) in &renamed {
+    for (file, sig) in renamed.iter() {
         // A renamed stub is still untouched (its name is not work): removed with its clause.
         let name = sig.trim_start_matches("fn ").trim_end_matches("()");
         if generated.contains(&(file.clone(), name.to_string())) {
@@ -344,7 +413,7 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         );
     }
     // No test disappears but those untouched stubs, and each keeps its claims.
-    for (key, claims) in &before {
+    for (key, claims) in before {
         if generated.contains(key) {
             assert_eq!(
                 after.get(key),
@@ -359,7 +428,16 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
             "test {key:?} lost or changed its claims"
         );
     }
-    // Every testable clause has a test, unless a real test elsewhere claims it and none was here.
+}
+
+/// Every testable clause has a test, unless a real test elsewhere claims it and none was here.
+/// Returns how many clauses gained a stub.
+fn assert_every_clause_tested(
+    b: &Spec,
+    real: &BTreeSet<String>,
+    before: &Tests,
+    after: &Tests,
+) -> usize {
     let claimed: BTreeSet<&String> = after.values().flatten().collect();
     let claimed_before: BTreeSet<&String> = before.values().flatten().collect();
     for c in &b.clauses {
@@ -375,11 +453,18 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
             );
         }
     }
-    let new_ids: BTreeSet<&String> = claimed.difference(&claimed_before).copied().collect();
-    stats.added = new_ids.len();
-    // Orphans: reported once per (test, clause), and the test is still there.
+    claimed.difference(&claimed_before).count()
+}
+
+/// Orphans are reported once per (test, clause), and the test is still there. Returns how many.
+fn assert_orphans(
+    second: &Plan,
+    b: &Spec,
+    generated: &BTreeSet<(String, String)>,
+    before: &Tests,
+) -> usize {
     let mut expected_orphans = BTreeSet::new();
-    for ((file, test), claims) in &before {
+    for ((file, test), claims) in before {
         if generated.contains(&(file.clone(), test.clone())) {
             continue;
         }
@@ -400,40 +485,33 @@ fn check_case(gens: &[ClauseGen], edits: &[u8], extras: &[(usize, Extra)]) -> St
         .map(|o| (o.file.clone(), o.test.clone(), o.id.clone(), o.why))
         .collect();
     assert_eq!(got, expected_orphans);
-    stats.orphans = got.len();
-    // Untouched stubs of current clauses carry the current text.
+    got.len()
+}
+
+/// Untouched stubs of current clauses carry the current text. Returns how many of them were
+/// refreshed because their clause's text changed from `a` to `b`.
+fn assert_stubs_refreshed(second: &Plan, a: &Spec, b: &Spec) -> usize {
+    let mut refreshed = 0;
     for (file, text) in &second.files {
         let syn = parse_source(text).unwrap();
         for f in syn.fns.iter().filter(|f| f.is_stub()) {
             let cid = syn.claims_of(f).next().unwrap().id.clone();
             if let Some(c) = b.clause(&cid).filter(|c| c.verify != Verify::UNTESTABLE) {
                 let untouched =
-                    kcontract_trace::scaffold::untouched_stub(text, &syn, f, &b).is_some();
+                    kcontract_trace::scaffold::untouched_stub(text, &syn, f, b).is_some();
                 if untouched {
                     assert!(
                         text.contains(&render_stub(c, &f.name)),
                         "{file}: {cid} not refreshed"
                     );
                     if a.clause(&cid).is_some_and(|old| old.text != c.text) {
-                        stats.refreshed_changed += 1;
+                        refreshed += 1;
                     }
                 }
             }
         }
     }
-    // main.rs declares every chapter file.
-    for f in second.files.keys().filter(|f| *f != "main.rs") {
-        let m = f.trim_end_matches(".rs");
-        assert!(
-            second.files["main.rs"].contains(&format!("mod {m};")),
-            "{m}"
-        );
-    }
-    // Regenerating again changes nothing and adds nothing.
-    let third = plan(&b, &second.files, &real).unwrap();
-    assert_eq!(third.files, second.files);
-    assert!(third.reports.iter().all(|r| r.added.is_empty()));
-    stats
+    refreshed
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use kcontract_spec::diagnostic::Diagnostic;
 
-use super::oci::OciRuntime;
+use crate::model::OciRuntime;
 
 /// The catalogue's code of every harness failure (`docs/errors.md`).
 const CODE: &str = "K0703";
