@@ -167,7 +167,7 @@ fn main() {
         if hugo {
             // Hugo twice, as kcontract: over its previous output (Hugo does not clear the folder,
             // so this is its usual rebuild) and into a folder that does not exist yet. On these
-            // VMs the first is ~25 % slower than the second (BENCHMARKS.md, "Session 15"), so a
+            // VMs the first is ~25 % slower than the second (docs/benchmarks-history.md, "Session 15"), so a
             // ratio to Hugo depends on which one it divides by.
             let mut c = Command::new("hugo");
             c.current_dir(dir.join("hugo"))
@@ -189,7 +189,7 @@ fn main() {
         // into the next run.) Run r uses one of the orderings, evenly spaced over all of them
         // (with six tools, 720 in lexicographic order, so the first tool changes every 120), and
         // no tool always follows the same one: on these VMs how fast a process gets its memory
-        // depends on what ran just before it (BENCHMARKS.md, "Order effects").
+        // depends on what ran just before it (docs/benchmarks-history.md, "Order effects").
         let all: Vec<usize> = (0..tools.len()).collect();
         let orders = permutations(&all);
         for run in 0..args.runs {

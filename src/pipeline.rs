@@ -18,8 +18,8 @@
 //! versions of `history:` and `build`'s templates; the claims are checked once the `Spec` is there
 //! (`Found::scan`), the earlier versions compared with it in [`Stages::history`]. In the real build
 //! (`cargo run --release -- build` here) that took 11 % off the wall time and 4 % off the CPU time
-//! (`bench/ab_bins.py 41 repo`, BENCHMARKS.md, "Session 11"); loading the earlier versions there
-//! too took another 7 % off its wall time (BENCHMARKS.md, "Session 19").
+//! (`bench/ab_bins.py 41 repo`, docs/benchmarks-history.md, "Session 11"); loading the earlier versions there
+//! too took another 7 % off its wall time (docs/benchmarks-history.md, "Session 19").
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -4,6 +4,7 @@
 
 pub(crate) mod build;
 pub(crate) mod check;
+pub(crate) mod completions;
 pub(crate) mod conformance;
 pub(crate) mod diff;
 pub(crate) mod explain;
@@ -15,6 +16,7 @@ pub(crate) mod list;
 pub(crate) mod matrix;
 pub(crate) mod model;
 pub(crate) mod platform;
+pub(crate) mod reference;
 pub(crate) mod review;
 pub(crate) mod scaffold;
 pub(crate) mod serve;

@@ -6,7 +6,7 @@
 //! serious or critical accessibility violation. Screenshots go to `target/screenshots/` for review.
 //!
 //! It runs when asked for: `cargo test --features browser` (Chromium, chromedriver, CJK fonts,
-//! axe-core from `npm ci`; README, "Development"). Without the feature `cargo test` lists it as
+//! axe-core from `npm ci`; docs/contributing.md). Without the feature `cargo test` lists it as
 //! ignored with that reason; with it, a missing tool fails the test with what to install.
 
 use std::path::{Path, PathBuf};

@@ -96,3 +96,155 @@ fn list_table_has_a_row_per_clause() {
     assert_eq!(lines.len(), n + 2, "header + rows + count");
     assert_eq!(lines.last().unwrap(), &format!("{n} clauses"));
 }
+
+/// `kcontract completions bash` prints a script bash accepts (`bash -n`) that completes every
+/// command; the negative control: the same script cut short is rejected by the same check.
+#[test]
+fn completions_bash_is_a_script_bash_accepts() {
+    let (code, script, err) = kcontract(&["completions", "bash"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        bash_accepts(&script),
+        "bash -n rejects the completion script"
+    );
+    for command in [
+        "check",
+        "build",
+        "matrix",
+        "review-docs",
+        "import-log",
+        "completions",
+    ] {
+        assert!(script.contains(command), "no completion of {command}");
+    }
+    assert!(script.contains("--errors-only") && script.contains("--require"));
+    let cut = &script[..script.find("case \"${cmd}\" in").expect("bash's dispatch") + 20];
+    assert!(
+        !bash_accepts(cut),
+        "bash -n accepts a truncated script: the check checks nothing"
+    );
+}
+
+/// `bash -n` on `script` (parse, run nothing).
+fn bash_accepts(script: &str) -> bool {
+    use std::io::Write;
+    let mut child = std::process::Command::new("bash")
+        .arg("-n")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("bash runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    child.wait().unwrap().success()
+}
+
+/// zsh's and fish's scripts are written too (their shells are not on the test machine: the
+/// scripts name every command and are clap_complete's own format).
+#[test]
+fn completions_for_zsh_and_fish_name_every_command() {
+    let (code, zsh, _) = kcontract(&["completions", "zsh"]);
+    assert_eq!(code, 0);
+    assert!(zsh.starts_with("#compdef kcontract"), "{}", &zsh[..40]);
+    let (code, fish, _) = kcontract(&["completions", "fish"]);
+    assert_eq!(code, 0);
+    for command in ["check", "review-docs", "man"] {
+        assert!(zsh.contains(command) && fish.contains(command), "{command}");
+    }
+    let (code, _, err) = kcontract(&["completions", "tcsh"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// `kcontract --version` names the upstream revision of the contract built in (spec/contract.yaml
+/// as it was when the binary was built); `-V` too, on one line.
+#[test]
+fn version_names_the_contract_s_upstream_revision() {
+    #[derive(serde::Deserialize)]
+    struct Contract {
+        upstream: Upstream,
+    }
+    #[derive(serde::Deserialize)]
+    struct Upstream {
+        revision: String,
+    }
+    let yaml =
+        std::fs::read_to_string(crate::common::cli::root().join("spec/contract.yaml")).unwrap();
+    let contract: Contract = serde_saphyr::from_str(&yaml).unwrap();
+    let revision = contract.upstream.revision;
+    let (code, long, _) = kcontract(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(
+        long.starts_with(concat!("kcontract ", env!("CARGO_PKG_VERSION"))),
+        "{long}"
+    );
+    assert!(
+        long.contains(&format!("upstream revision: {revision}")),
+        "{long}"
+    );
+    let (code, short, _) = kcontract(&["-V"]);
+    assert_eq!(code, 0);
+    assert_eq!(short.lines().count(), 1, "{short}");
+    assert!(short.contains(&revision), "{short}");
+}
+
+/// `kcontract man` prints kcontract(1) with the exit codes; `--out DIR` writes a page per command,
+/// each a man page of its own, the same set of commands the reference documents.
+#[test]
+fn man_pages_are_written_for_every_command() {
+    let (code, page, err) = kcontract(&["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(page.contains(".TH kcontract 1"), "{}", &page[..200]);
+    assert!(page.contains("Exit status:"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("man1");
+    let (code, said, err) = kcontract(&["man", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert!(
+        said.starts_with(&format!("wrote {} man pages", written.len())),
+        "{said}"
+    );
+    let (_, reference, _) = kcontract(&["reference"]);
+    let mut documented: Vec<String> = reference
+        .lines()
+        .filter_map(|l| l.strip_prefix("## kcontract"))
+        .map(|rest| format!("kcontract{}.1", rest.replace(' ', "-")))
+        .collect();
+    documented.sort();
+    assert_eq!(written, documented);
+    for name in &written {
+        let text = std::fs::read_to_string(out.join(name)).unwrap();
+        let title = name.trim_end_matches(".1");
+        assert!(text.contains(&format!(".TH {title} 1")), "{name}");
+        assert!(
+            text.contains(".SH NAME") && text.contains(".SH SYNOPSIS"),
+            "{name}"
+        );
+    }
+    // The five most used commands show examples, in --help and in their pages.
+    for (command, page) in [
+        (vec!["check"], "kcontract-check.1"),
+        (vec!["build"], "kcontract-build.1"),
+        (vec!["serve"], "kcontract-serve.1"),
+        (vec!["matrix"], "kcontract-matrix.1"),
+        (vec!["platform", "run"], "kcontract-platform-run.1"),
+    ] {
+        let mut args = command.clone();
+        args.push("--help");
+        let (_, help, _) = kcontract(&args);
+        assert!(
+            help.contains("Examples:\n  "),
+            "{command:?} --help has no examples"
+        );
+        let text = std::fs::read_to_string(out.join(page)).unwrap();
+        assert!(text.contains("Examples:"), "{page}");
+    }
+}

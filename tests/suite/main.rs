@@ -1,6 +1,6 @@
 //! The integration tests, one test binary (as mdBook's `tests/testsuite`): every module below was a
 //! binary of its own, each linked separately against the library and its dependencies; linked once,
-//! the test command builds in a fraction of the time (README, "Development"). `common` is what
+//! the test command builds in a fraction of the time (docs/contributing.md). `common` is what
 //! they share. The generated stubs of the contract's clauses are the other binary,
 //! `tests/contract/` (`kcontract scaffold` keeps it).
 
@@ -14,9 +14,12 @@ mod cli;
 mod deviations;
 mod diff;
 mod differential;
+mod doc_links;
+mod docs;
 mod editors;
 mod error_catalog;
 mod fmt;
+mod formats;
 mod hostile;
 mod image;
 mod import;

@@ -8,7 +8,7 @@
 //! data files of the whole site are written alongside the languages; then the assets and the root
 //! redirect. tera renders every page; a page is a template and the values its context adds to the
 //! language's. (Running the independent steps alongside each other took 12 % off the real build's
-//! wall time on two cores: BENCHMARKS.md, "Session 19".)
+//! wall time on two cores: docs/benchmarks-history.md, "Session 19".)
 
 use rayon::prelude::*;
 use strum::VariantArray;

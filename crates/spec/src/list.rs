@@ -1,6 +1,6 @@
 //! `kcontract list` and the `check` summary: read-only views of a [`Spec`].
 //!
-//! The JSON form is the stable machine interface (documented in README.md, "Clause list JSON"):
+//! The JSON form is the stable machine interface (documented in docs/formats.md, "The clause list"):
 //! fields are only ever added, never renamed or removed, and `format` changes if that promise breaks.
 
 use std::collections::BTreeMap;

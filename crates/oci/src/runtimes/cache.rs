@@ -3,7 +3,7 @@
 //! serde-saphyr reads the 111 KB catalogue in about 3 ms, a tenth of the real build (`cargo run
 //! --release -- build` in this repository); the JSON of the same value reads in a tenth of that.
 //! The catalogue depends on nothing but the file's text and this reader, so the value is stored under
-//! the xxh3-128 hashes of both, and an unchanged file is not parsed again (BENCHMARKS.md, "Session 9:
+//! the xxh3-128 hashes of both, and an unchanged file is not parsed again (docs/benchmarks-history.md, "Session 9:
 //! the real build").
 //!
 //! **Where:** `runtimes-cache.json` in the folder of [`kcontract_spec::fsutil::cache_folder`] (`target/kcontract`

@@ -2,7 +2,7 @@
 //! kqueue on macOS) for every connection, so nothing a client does can take a thread from
 //! another or from the rebuild loop.
 //!
-//! Why this design (README, "Dependencies"): a thread per connection ran out when the system
+//! Why this design (docs/dependencies.md): a thread per connection ran out when the system
 //! refused a thread (the accept loop panicked and the port closed), a client sending a byte every
 //! few seconds held its thread for good, and pages that never read their event stream blocked the
 //! rebuild loop, which wrote the events itself. Here every connection has a deadline for its whole

@@ -7,7 +7,7 @@
 //!
 //! Two readers fill it: `fast_yaml` for the plain YAML that clause blocks almost always are, and
 //! serde-saphyr for everything else (and every syntax error). The general parser took a quarter of a
-//! ×10 build's instructions and most of `check`'s (BENCHMARKS.md, "Wave 3"); a property test holds the
+//! ×10 build's instructions and most of `check`'s (docs/benchmarks-history.md, "Wave 3"); a property test holds the
 //! two readers to the same values and positions.
 
 use std::ops::Range;

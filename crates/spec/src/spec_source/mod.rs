@@ -96,7 +96,7 @@ pub fn load_from(tree: &Tree, dir: &Path, opts: LoadOptions) -> Loaded {
 /// that needs nothing else of the spec (the test files' scan, `pipeline::Stages::spec_and_tests`);
 /// its result is `None` when the contract could not be read (the `Loaded` then has the errors).
 /// (The other loads make no such call: `serve` loads from its own thread, where a rayon call
-/// waits for a pool thread to wake; BENCHMARKS.md, "Session 10".)
+/// waits for a pool thread to wake; docs/benchmarks-history.md, "Session 10".)
 pub fn load_alongside<T: Send>(
     dir: &Path,
     opts: LoadOptions,
