@@ -46,7 +46,7 @@ impl Scaffold {
             }
             None => self.tests.clone(),
         };
-        let setup = flags.setup(ctx, false)?;
+        let setup = flags.setup_for_authors(ctx, false)?;
         let ctx = &setup.ctx.writing("nothing was written");
         let mut stages = Stages::new(ctx);
         let loaded = stages.spec(LoadOptions::default(), Show::TranslationStateCounted)?;
