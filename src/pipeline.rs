@@ -340,7 +340,8 @@ impl<'c> Stages<'c> {
         Ok(Some(res))
     }
 
-    /// The results files must be newer than every test file they report on: results older than a
+    /// The results files must be newer than every test file they report on (by more than
+    /// [`SAME_MOMENT`]): results older than a
     /// test's file are of the test before it changed, and a gate on them would pass what was never
     /// run (K0620: an error, a warning with `allow_stale`). Each file is compared with the files of
     /// the annotated tests it names.
@@ -371,7 +372,8 @@ impl<'c> Stages<'c> {
                     Some((modified(path)?, path.clone()))
                 })
                 .max_by(|a, b| a.0.cmp(&b.0));
-            let Some((test_time, test_file)) = newest.filter(|(t, _)| *t > when) else {
+            let Some((test_time, test_file)) = newest.filter(|(t, _)| *t > when + SAME_MOMENT)
+            else {
                 continue;
             };
             let later = test_time.duration_since(when).unwrap_or_default().as_secs();
@@ -654,3 +656,8 @@ fn not_run_warnings(m: &Matrix) -> Vec<Diagnostic> {
         })
         .collect()
 }
+
+/// How much newer than results a test file may be and still count as written with them: a copy or
+/// a checkout writes a folder's files within moments of each other, in no set order, so only a
+/// change later than this is a test edited after its run (K0620).
+const SAME_MOMENT: std::time::Duration = std::time::Duration::from_secs(2);

@@ -78,7 +78,7 @@ impl Scaffold {
         }
         let job = Job {
             spec: &loaded.spec,
-            spec_dir: &ctx.spec,
+            spec_dir: (!crate::embedded::is_built_in(&ctx.spec)).then_some(ctx.spec.as_path()),
             target: &target,
             scope: &scope,
             select: self.select.as_ref(),

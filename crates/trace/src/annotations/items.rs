@@ -257,7 +257,7 @@ mod tests {
     }
 
     #[test]
-    fn stub_bodies_are_exactly_todo() {
+    fn stub_bodies_are_todo_or_empty() {
         let f = fns("#[test]\n#[ignore = \"not yet written: a.b\"]\nfn s() {\n    todo!()\n}\n");
         assert!(f[0].is_stub());
         let f =
@@ -268,7 +268,6 @@ mod tests {
             "{ unimplemented!() }",
             "{ todo!(); assert!(false) }",
             "{ let _ = 1; todo!() }",
-            "{}",
         ] {
             let f = fns(&format!(
                 "#[test]\n#[ignore = \"not yet written: a.b\"]\nfn s() {body}\n"
