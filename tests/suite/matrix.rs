@@ -978,3 +978,40 @@ fn every_testable_clause_of_the_contract_has_a_route_or_a_reason() {
     );
     assert_eq!(reason("config.seccomp.consistent-profiles"), "manual");
 }
+
+/// Results older than a test file they report on are of the test before it changed: an error
+/// (K0620), a warning with `--allow-stale`; results written after the tests are used as they are.
+#[test]
+fn results_older_than_their_tests_are_refused() {
+    let tmp = fixture();
+    let set_age = |rel: &str, ago: u64| {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(tmp.path().join(rel))
+            .unwrap();
+        f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(ago))
+            .unwrap();
+    };
+    set_age("tests/checks.rs", 60);
+    set_age("results/junit.xml", 0);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["matrix", "--results", "results/junit.xml"];
+        args.extend_from_slice(extra);
+        kcontract(tmp.path(), &args)
+    };
+    let (code, _, err) = run(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("K0620"), "{err}");
+    // The test file changed an hour after the run.
+    set_age("results/junit.xml", 3600);
+    let (code, out, err) = run(&["--require", "MUST=implemented"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let (code, _, warned) = run(&["--allow-stale"]);
+    assert_eq!(code, 0, "{warned}");
+    assert!(warned.contains("warning[K0620]"), "{warned}");
+    // The seconds depend on how long the run took.
+    let (head, tail) = err.split_once("(changed ").unwrap();
+    let tail = &tail[tail.find(" s after").unwrap()..];
+    insta::assert_snapshot!(format!("{head}(changed N{tail}"));
+}
