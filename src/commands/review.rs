@@ -40,6 +40,36 @@ pub(crate) fn unknown(ctx: &Ctx, spec: &Spec, id: &str) -> Failure {
     ctx.usage(&format!("no clause `{id}` in the contract"), &help)
 }
 
+/// [`unknown`], but for an id some test still claims and whose stamp is a current clause's: the
+/// clause was renamed, and the hint is the `--rename` that re-points its claims (a `review` of the
+/// new id would find no test to re-stamp).
+fn unknown_or_renamed(
+    ctx: &Ctx,
+    spec: &Spec,
+    scan: &annotations::Scan,
+    at: &crate::pipeline::TestsAt,
+    id: &str,
+) -> Failure {
+    let pairs = renamed_pairs(
+        spec,
+        scan.tests
+            .iter()
+            .flat_map(|t| &t.unknown)
+            .filter(|k| k.id == id)
+            .map(|k| (k.id.as_str(), k.stamp.as_deref())),
+    );
+    match pairs.first() {
+        Some((_, new)) => ctx.usage(
+            &format!("no clause `{id}` in the contract"),
+            &format!(
+                "it was renamed `{new}` (its tests were reviewed against that text): run `{}` to re-point them",
+                rename_command(at, &pairs)
+            ),
+        ),
+        None => unknown(ctx, spec, id),
+    }
+}
+
 impl Review {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         let setup = self.tests.setup_for_authors(ctx, false)?;
@@ -53,16 +83,18 @@ impl Review {
             .chunks(2)
             .map(|p| (p[0].clone(), p[1].clone()))
             .collect();
-        if let Some(id) = self
-            .ids
+        if let Some(id) = renames
             .iter()
-            .chain(renames.iter().map(|(_, new)| new))
+            .map(|(_, new)| new)
             .find(|id| spec.clause(id).is_none())
         {
             return Err(unknown(ctx, spec, id));
         }
         // Claims of ids the contract lacks never stop a review: each is resolved on its own.
         let (scan, stale) = stages.tests_keeping_stale(spec, &setup.at)?;
+        if let Some(id) = self.ids.iter().find(|id| spec.clause(id).is_none()) {
+            return Err(unknown_or_renamed(ctx, spec, &scan, &setup.at, id));
+        }
         if let Some((old, _)) = renames.iter().find(|(old, _)| {
             !scan
                 .tests

@@ -91,7 +91,22 @@ fn two_stale_claims_are_re_pointed_in_one_review_call() {
     let (code, _, err) = kcontract(&krate, &["check"]);
     assert_eq!(code, 0, "{err}");
 
-    // One pair while the other claim is stale, then `--all` for the rest.
+    // One pair while the other claim is stale, then `--all` for the rest. First the old id is
+    // given as if it were current: refused, with a hint that works as printed.
+    let (tmp, krate) = team_crate();
+    rename(tmp.path(), &renames);
+    let (code, _, err) = kcontract(&krate, &["review", "one.fails"]);
+    assert_eq!(code, 2, "{err}");
+    let hint = err
+        .split("run `kcontract ")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .unwrap_or_else(|| panic!("no hint in {err}"));
+    assert_eq!(hint, "review --rename one.fails one.failing", "{err}");
+    let words: Vec<&str> = hint.split(' ').collect();
+    let (code, out, err) = kcontract(&krate, &words);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("1 claim re-pointed"), "{out}");
     let (tmp, krate) = team_crate();
     rename(tmp.path(), &renames);
     let (code, out, err) = kcontract(&krate, &["review", "--rename", "one.passes", "one.passing"]);
