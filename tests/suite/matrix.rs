@@ -859,6 +859,9 @@ fn platform_failures_fail_the_gate() {
     // A column that was not given could never fail: a usage error, as a bad selector is.
     let (code, err) = gate("platform:nope=pass");
     assert_eq!(code, 2, "{err}");
+    let (code, _, err) = kcontract(tmp.path(), &["matrix", "--require", "platform:*=pass"]);
+    assert_eq!(code, 2, "no column at all\n{err}");
+    assert!(err.contains("gates no platform column"), "{err}");
     // The failing-first section names the failed check and its message; the FAILING count has
     // both clauses.
     let (_, table, _) = matrix_with_platforms(tmp.path(), &[]);
