@@ -300,6 +300,14 @@ pub(crate) fn run() -> ExitCode {
             instead,
         )));
     }
+    // A command run in a crate reads its kcontract.toml (the spec it names), whichever it is.
+    let ctx = match cli.command.without_spec() {
+        Some(_) => ctx,
+        None => match crate::commands::tests_flags::in_crate(ctx) {
+            Ok(ctx) => ctx,
+            Err(failure) => return exit_code(Err(failure)),
+        },
+    };
     exit_code(match cli.command {
         Command::Check(c) => c.run(&ctx),
         Command::Explain(c) => c.run(&ctx),

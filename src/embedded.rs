@@ -11,6 +11,13 @@ use kcontract_spec::{LoadOptions, Loaded, Tree};
 /// git revision's file.
 pub(crate) const BUILT_IN_DIR: &str = "kcontract:spec";
 
+/// Whether `spec` names the built-in contract rather than a folder: a test author's command run
+/// where there is no spec folder sets it (`commands::tests_flags`), and the pipeline then loads
+/// the contract below instead of reading a folder.
+pub(crate) fn is_built_in(spec: &Path) -> bool {
+    spec == Path::new(BUILT_IN_DIR)
+}
+
 /// The built-in contract's files, relative to its folder: `contract.yaml` and every chapter of
 /// every language it lists (a test holds this list to `spec/`).
 pub(crate) const BUILT_IN: &[(&str, &str)] = &[

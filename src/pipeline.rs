@@ -62,8 +62,12 @@ impl<'c> Stages<'c> {
         }
     }
 
-    /// Load → `Spec`: read, parse, assemble and validate the spec folder.
+    /// Load → `Spec`: read, parse, assemble and validate the spec folder (the contract built into
+    /// the binary when the command chose it: [`crate::embedded::BUILT_IN_DIR`]).
     pub(crate) fn spec(&mut self, opts: LoadOptions, show: Show) -> Result<Loaded, Failure> {
+        if crate::embedded::is_built_in(&self.ctx.spec) {
+            return self.built_in();
+        }
         let mut loaded = kcontract_spec::load_with(&self.ctx.spec, self.named(opts));
         let before = loaded.diagnostics.len();
         if show != Show::All {
@@ -87,6 +91,23 @@ impl<'c> Stages<'c> {
                 }
             );
         }
+        Ok(loaded)
+    }
+
+    /// The contract built into the binary (`spec/` as it was at build time), for a test author's
+    /// command run where there is no spec folder: only its errors are reported (its warnings are
+    /// its editors'), and a note says which contract is used, so the choice is never silent.
+    fn built_in(&mut self) -> Result<Loaded, Failure> {
+        let mut loaded = crate::embedded::built_in();
+        loaded.diagnostics.retain(Diagnostic::is_error);
+        let loaded = self.loaded(loaded)?;
+        let c = &loaded.spec.contract;
+        eprintln!(
+            "note: no spec folder here (`spec/`, `--spec DIR` or `spec =` in kcontract.toml): using the contract built into kcontract, {} {} ({} clauses)",
+            c.title,
+            c.version,
+            loaded.spec.clauses.len()
+        );
         Ok(loaded)
     }
 
@@ -177,6 +198,9 @@ impl<'c> Stages<'c> {
         at: &TestsAt,
         also: impl FnOnce() -> T + Send,
     ) -> Result<Loads<T>, Failure> {
+        if crate::embedded::is_built_in(&self.ctx.spec) {
+            return self.built_in_and_tests(at, also);
+        }
         let spec_dir = &self.ctx.spec;
         let alongside = |contract: &Contract| {
             let start = Instant::now();
@@ -246,6 +270,26 @@ impl<'c> Stages<'c> {
         })
     }
 
+    /// [`Self::spec_and_tests`] with the built-in contract: its tests are the crate's (`at`), and
+    /// it has no runtimes catalogue or earlier versions to read from disk (they were checked when
+    /// kcontract was built).
+    fn built_in_and_tests<T: Send>(
+        &mut self,
+        at: &TestsAt,
+        also: impl FnOnce() -> T + Send,
+    ) -> Result<Loads<T>, Failure> {
+        let loaded = self.built_in()?;
+        let also = also();
+        let scan = self.tests(&loaded.spec, at)?;
+        Ok(Loads {
+            loaded,
+            catalogue: None,
+            scan,
+            earlier: Vec::new(),
+            also,
+        })
+    }
+
     /// The earlier versions of the contract (`history:`, loaded alongside the spec by
     /// [`Self::spec_and_tests`]), each compared with the next (`sources`: the current spec's
     /// files, where `history:` is written). An earlier version with errors stops the command: its
@@ -294,6 +338,62 @@ impl<'c> Stages<'c> {
         self.timings.add("results", start.elapsed());
         self.ctx.report(&diags, &sources)?;
         Ok(Some(res))
+    }
+
+    /// The results files must be newer than every test file they report on (by more than
+    /// [`SAME_MOMENT`]): results older than a
+    /// test's file are of the test before it changed, and a gate on them would pass what was never
+    /// run (K0620: an error, a warning with `allow_stale`). Each file is compared with the files of
+    /// the annotated tests it names.
+    pub(crate) fn results_fresh(
+        &mut self,
+        files: &[PathBuf],
+        scan: &Scan,
+        allow_stale: bool,
+    ) -> Result<(), Failure> {
+        let packages: std::collections::BTreeSet<String> = scan
+            .tests
+            .iter()
+            .filter_map(|t| t.package.clone())
+            .collect();
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let mut diags = Vec::new();
+        for f in files {
+            let Some(when) = modified(f) else { continue };
+            let (mut one, mut sources, mut ignored) =
+                (Results::default(), SourceMap::default(), Vec::new());
+            results::read(f, &mut one, &mut sources, &mut ignored, &packages);
+            let newest = scan
+                .tests
+                .iter()
+                .filter(|t| one.reports_on(t))
+                .filter_map(|t| {
+                    let path = &scan.sources.get(t.name_span.file).path;
+                    Some((modified(path)?, path.clone()))
+                })
+                .max_by(|a, b| a.0.cmp(&b.0));
+            let Some((test_time, test_file)) = newest.filter(|(t, _)| *t > when + SAME_MOMENT)
+            else {
+                continue;
+            };
+            let later = test_time.duration_since(when).unwrap_or_default().as_secs();
+            let msg = format!(
+                "the results `{}` are older than `{}`, a test file they report on (changed {later} s after them)",
+                f.display(),
+                test_file.display()
+            );
+            let d = if allow_stale {
+                Diagnostic::warning("K0620", msg)
+            } else {
+                Diagnostic::error("K0620", msg)
+            };
+            diags.push(d.in_file(f).help(if allow_stale {
+                "the results are used as they are (--allow-stale); run the tests again to refresh them"
+            } else {
+                "run the tests again so the results are of the tests as they are now, or pass --allow-stale to use them anyway (a warning then)"
+            }));
+        }
+        self.ctx.report(&diags, &SourceMap::default())
     }
 
     /// The platforms' run reports (`--platform`), beside the results: each read as a
@@ -392,9 +492,10 @@ impl<'c> Stages<'c> {
         let start = Instant::now();
         let mut m = matrix::compute_in(spec, &scan.tests, results, scope);
         m.add_platforms(platforms);
+        m.fold_platform_failures();
         self.timings.add("matrix", start.elapsed());
         if let Some(r) = results
-            && let Some(d) = nothing_matched(r, &m)
+            && let Some(d) = nothing_matched(r, scan)
         {
             self.ctx.report(&[d], &scan.sources)?;
         }
@@ -432,6 +533,11 @@ struct Side {
 fn where_tests_are(spec_dir: &Path, contract: &Contract, at: &TestsAt) -> (PathBuf, TestGlobs) {
     match &at.root {
         Some(dir) => (dir.clone(), annotations::cargo_layout()),
+        // The built-in contract's `tests:` are kcontract's own: a crate using it is the one in
+        // the working directory.
+        None if crate::embedded::is_built_in(spec_dir) => {
+            (PathBuf::from("."), annotations::cargo_layout())
+        }
         None => annotations::rooted(spec_dir, &contract.tests),
     }
 }
@@ -501,18 +607,14 @@ fn add_review(spec: &Spec, scan: &mut Scan, at: &TestsAt, globs: &TestGlobs, roo
     }
 }
 
-/// An error when results were given and not one of their tests is an annotated test here: the
-/// results are of another project, or the tests were not found (a gate on them would check
-/// nothing). Names a few of the results' tests.
-fn nothing_matched(r: &Results, m: &Matrix) -> Option<Diagnostic> {
-    if r.is_empty() {
-        return None;
-    }
-    let any = m
-        .rows
-        .iter()
-        .any(|row| row.tests.iter().any(|t| t.outcome.is_some()));
-    if any {
+/// An error when results were given and not one of their tests is an annotated test of the crate
+/// at all: the results are of another project, or the tests were not found (a gate on them would
+/// check nothing). Every annotated test counts, not only those of the selected clauses (a crate
+/// gating one chapter runs all its tests) and not only those of clauses the contract still has
+/// (after a rename, the stale claims are what the matrix must show). Names a few of the results'
+/// tests.
+fn nothing_matched(r: &Results, scan: &Scan) -> Option<Diagnostic> {
+    if r.is_empty() || scan.tests.iter().any(|t| r.reports_on(t)) {
         return None;
     }
     let names = r.names();
@@ -554,3 +656,8 @@ fn not_run_warnings(m: &Matrix) -> Vec<Diagnostic> {
         })
         .collect()
 }
+
+/// How much newer than results a test file may be and still count as written with them: a copy or
+/// a checkout writes a folder's files within moments of each other, in no set order, so only a
+/// change later than this is a test edited after its run (K0620).
+const SAME_MOMENT: std::time::Duration = std::time::Duration::from_secs(2);

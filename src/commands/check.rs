@@ -31,7 +31,9 @@ pub(crate) struct Check {
 
 impl Check {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
-        let setup = self.tests.setup(ctx, self.strict || self.strict_tests)?;
+        let setup = self
+            .tests
+            .setup_for_authors(ctx, self.strict || self.strict_tests)?;
         let ctx = &setup.ctx;
         let mut stages = Stages::new(ctx);
         let templates = kcontract_site::templates_folder(self.templates.as_deref(), &ctx.spec);

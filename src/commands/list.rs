@@ -19,6 +19,7 @@ enum ListFormat {
 
 impl List {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
+        let ctx = &crate::commands::tests_flags::or_built_in(ctx.clone());
         let loaded = Stages::new(ctx).spec(LoadOptions::default(), Show::All)?;
         let text = match self.format {
             ListFormat::Table => kcontract_spec::list::table(&loaded.spec),

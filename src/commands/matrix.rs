@@ -29,7 +29,9 @@ pub(crate) struct Matrix {
     format: MatrixFormat,
     /// SELECTOR=STATUS: exit 1 unless every selected clause has at least STATUS
     /// (e.g. `MUST=implemented`, `verify:model=passing`, `id:config.*|MUST,actor:platform=passing`;
-    /// `,` joins terms that must all hold, `|` alternatives; repeatable).
+    /// `,` joins terms that must all hold, `|` alternatives; repeatable); with a `platform:NAME`
+    /// (or `platform:*`) term, at least STATUS (`not-run` or `pass`) in that platform's column
+    /// (e.g. `MUST,platform:runc=pass`). docs/ci-gates.md.
     #[arg(long, value_name = "SELECTOR=STATUS")]
     require: Vec<Requirement>,
     /// Only these clauses (the selector grammar of --require), instead of the crate's `select`
@@ -46,6 +48,10 @@ pub(crate) struct Matrix {
     /// With --ci: write the current statuses into FILE (to commit), accepting the change.
     #[arg(long, requires = "ci")]
     accept: bool,
+    /// Use results older than a test file they report on (K0620 is then a warning, not an
+    /// error): they are of the test before it changed.
+    #[arg(long, requires = "results")]
+    allow_stale: bool,
 }
 
 fn parse_status(s: &str) -> Result<Status, String> {
@@ -83,7 +89,7 @@ impl Matrix {
                 "the JSON and CSV have every clause of the selection (use --select to narrow them)",
             ));
         }
-        let setup = self.tests.setup(ctx, false)?;
+        let setup = self.tests.setup_for_authors(ctx, false)?;
         let ctx = &setup.ctx.clone();
         let mut stages = Stages::new(ctx);
         let loaded = stages.spec(LoadOptions::default(), Show::TranslationStateCounted)?;
@@ -115,30 +121,13 @@ impl Matrix {
                 &hint,
             ));
         }
-        // A requirement is about the clauses in scope: one that picks none of them checks nothing.
-        for q in &self.require {
-            let in_scope = spec
-                .clauses
-                .iter()
-                .filter(|c| scope.select.as_ref().is_none_or(|s| s.selects(c)));
-            if !in_scope.clone().any(|c| q.selects(c)) {
-                let hint = q.selector.selects_nothing(spec).unwrap_or_else(|| {
-                    format!(
-                        "every clause it picks is outside the selection `{}`",
-                        scope
-                            .select
-                            .as_ref()
-                            .map(|s| s.text.as_str())
-                            .unwrap_or("*")
-                    )
-                });
-                return Err(ctx.usage(&format!("`--require {}` selects no clause", q.text), &hint));
-            }
-        }
+        vacuous_requirements(ctx, spec, &scope, &self.require)?;
         let (scan, stale) = stages.tests_keeping_stale(spec, &setup.at)?;
         let results = stages.results(&self.results, &scan)?;
+        stages.results_fresh(&self.results, &scan, self.allow_stale)?;
         let platforms = stages.platforms(&self.platform, spec)?;
         let m = stages.matrix_in(spec, &scan, results.as_ref(), &platforms, &scope)?;
+        missing_columns(ctx, &m, &self.require)?;
         let text = match self.format {
             MatrixFormat::Table => matrix::table(&m, &self.only),
             MatrixFormat::Json => {
@@ -149,6 +138,9 @@ impl Matrix {
         print(&text)?;
         // Stale claims, after the table that marks them: an error, but not one that hides it.
         let stale_failed = ctx.report(&stale, &scan.sources).is_err();
+        if let Some(fix) = crate::commands::review::rename_all_hint(&m, &setup.at) {
+            eprintln!("note: {fix}");
+        }
         let gate = gate(ctx, &loaded.sources, &m, &self.require);
         let ratchet = match &self.ci {
             Some(file) => ratchet_run(ctx, &m, file, self.accept, results.is_some()),
@@ -159,6 +151,79 @@ impl Matrix {
         }
         gate.and(ratchet)
     }
+}
+
+/// A requirement that could not fail is a usage error (exit 2), as a gate over nothing would pass
+/// by default: one that selects no clause of the scope, or only clauses that are waived
+/// (untestable) or exempt here, which meet every requirement.
+fn vacuous_requirements(
+    ctx: &Ctx,
+    spec: &kcontract_spec::Spec,
+    scope: &matrix::Scope,
+    require: &[Requirement],
+) -> Outcome {
+    for q in require {
+        let picked: Vec<&kcontract_spec::Clause> = spec
+            .clauses
+            .iter()
+            .filter(|c| scope.select.as_ref().is_none_or(|s| s.selects(c)))
+            .filter(|c| q.selects(c))
+            .collect();
+        if picked.is_empty() {
+            let hint = q.selector.selects_nothing(spec).unwrap_or_else(|| {
+                format!(
+                    "every clause it picks is outside the selection `{}`",
+                    scope
+                        .select
+                        .as_ref()
+                        .map(|s| s.text.as_str())
+                        .unwrap_or("*")
+                )
+            });
+            return Err(ctx.usage(&format!("`--require {}` selects no clause", q.text), &hint));
+        }
+        let testable = picked
+            .iter()
+            .filter(|c| !c.verify.is_untestable() && !scope.exempt.contains_key(&c.id))
+            .count();
+        if testable == 0 {
+            return Err(ctx.usage(
+                &format!(
+                    "`--require {}` selects no testable clause: its {} clause{} {} waived (untestable) or exempt here",
+                    q.text,
+                    picked.len(),
+                    plural(picked.len()),
+                    if picked.len() == 1 { "is" } else { "are" }
+                ),
+                "waived and exempt clauses meet every requirement, so it could never fail; select clauses that can be tested (`kcontract list` shows each clause's verify)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A `platform:NAME` requirement whose column was not given (no `--platform` report of that
+/// name; `platform:*` with none) is a usage error: it would check nothing.
+fn missing_columns(ctx: &Ctx, m: &matrix::Matrix, require: &[Requirement]) -> Outcome {
+    let columns: Vec<&str> = m.platforms.iter().map(|p| p.name.as_str()).collect();
+    for q in require {
+        if let Some(name) = q.missing_column(&columns) {
+            let what = if name == "*" {
+                "no platform column: no `--platform REPORT` was given".to_string()
+            } else {
+                format!("no platform column `{name}`")
+            };
+            return Err(ctx.usage(
+                &format!("`--require {}` gates {what}", q.text),
+                &if columns.is_empty() {
+                    "give the platform's run report with `--platform REPORT` (a column named by its platform)".to_string()
+                } else {
+                    format!("the columns are {}", columns.join(", "))
+                },
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The `--require` gate: K0610 for each requirement with clauses below it, listed.
@@ -173,10 +238,9 @@ fn gate(
         return Ok(());
     }
     for q in require {
-        let rows: Vec<_> = offenders
+        let rows: Vec<&matrix::Offence> = offenders
             .iter()
-            .filter(|(r, _)| std::ptr::eq(*r, q))
-            .map(|(_, row)| row)
+            .filter(|o| std::ptr::eq(o.requirement, q))
             .collect();
         if rows.is_empty() {
             continue;
@@ -191,19 +255,21 @@ fn gate(
                 q.text
             ),
         )
-        .help(format!(
-            "each needs at least `{}` (untested < stub < external < suspect < implemented < passing; failing meets nothing, waived and exempt meet everything)",
-            q.status
-        ));
+        .help(q.explain());
         let mut s = ctx.render(&d, sources);
         s.push('\n');
-        let w = rows.iter().map(|r| r.clause.id.len()).max().unwrap_or(0);
-        for r in rows {
-            let c = r.clause;
+        let w = rows
+            .iter()
+            .map(|o| o.row.clause.id.len())
+            .max()
+            .unwrap_or(0);
+        let h = rows.iter().map(|o| o.has.len()).max().unwrap_or(0).max(11);
+        for o in rows {
+            let c = o.row.clause;
             s.push_str(&format!(
-                "  {:<w$}  {:<11}  {}:{}\n",
+                "  {:<w$}  {:<h$}  {}:{}\n",
                 c.id,
-                r.status.as_str(),
+                o.has,
                 c.file.display(),
                 c.line
             ));

@@ -46,7 +46,7 @@ impl Scaffold {
             }
             None => self.tests.clone(),
         };
-        let setup = flags.setup(ctx, false)?;
+        let setup = flags.setup_for_authors(ctx, false)?;
         let ctx = &setup.ctx.writing("nothing was written");
         let mut stages = Stages::new(ctx);
         let loaded = stages.spec(LoadOptions::default(), Show::TranslationStateCounted)?;
@@ -78,7 +78,7 @@ impl Scaffold {
         }
         let job = Job {
             spec: &loaded.spec,
-            spec_dir: &ctx.spec,
+            spec_dir: (!crate::embedded::is_built_in(&ctx.spec)).then_some(ctx.spec.as_path()),
             target: &target,
             scope: &scope,
             select: self.select.as_ref(),

@@ -67,6 +67,14 @@ impl TestsFlags {
         self
     }
 
+    /// [`Self::setup`] for a test author's command: without a spec folder, the contract built
+    /// into the binary ([`or_built_in`]).
+    pub(crate) fn setup_for_authors(&self, ctx: &Ctx, strict: bool) -> Result<Setup, Failure> {
+        let mut setup = self.setup(ctx, strict)?;
+        setup.ctx = or_built_in(setup.ctx);
+        Ok(setup)
+    }
+
     /// Where to look, with `strict` for the review diagnostics. A `--tests-root` that is not a
     /// folder, and a manifest that is missing, not a `Cargo.toml`, not TOML, or a workspace's
     /// without a `[package]`, are usage errors (exit 2): scanning the wrong folder would pass a
@@ -128,6 +136,37 @@ impl TestsFlags {
             config_sources: sources,
         })
     }
+}
+
+/// The context of any command run in a crate: the spec folder its `kcontract.toml` (in the
+/// working directory) names, unless `--spec` was given. Every command reads it, not only those
+/// that scan tests (`list`, `i18n status` and the rest run in the crate find the same contract as
+/// `matrix`). A file that cannot be used stops the command (K0520).
+pub(crate) fn in_crate(ctx: Ctx) -> Result<Ctx, Failure> {
+    if ctx.spec_given {
+        return Ok(ctx);
+    }
+    let mut sources = SourceMap::default();
+    let config = CrateConfig::read(Path::new("."), &mut sources).map_err(|d| {
+        let _ = ctx.report(std::slice::from_ref(&d), &sources);
+        Failure::Input
+    })?;
+    let mut ctx = ctx;
+    if let Some(spec) = config.and_then(|c| c.spec) {
+        ctx.spec = tidy(&spec);
+    }
+    Ok(ctx)
+}
+
+/// The context with the contract built into the binary as its spec when there is no spec folder
+/// (none given with `--spec` or in a `kcontract.toml`, and no `spec/` here): the test authors'
+/// commands (`scaffold`, `check`, `list`, `matrix`, `review`) work in a crate of their own
+/// without a copy of the spec. The pipeline says so when it loads it.
+pub(crate) fn or_built_in(mut ctx: Ctx) -> Ctx {
+    if !ctx.spec_given && ctx.spec == Path::new("spec") && !ctx.spec.exists() {
+        ctx.spec = PathBuf::from(crate::embedded::BUILT_IN_DIR);
+    }
+    ctx
 }
 
 /// `./x` as `x`: paths joined to the working directory read as the user would write them.

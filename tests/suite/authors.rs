@@ -602,7 +602,7 @@ fn terminal_output_is_made_for_ci_logs() {
     std::fs::create_dir_all(ws.path().join("tests")).unwrap();
     std::fs::write(
         ws.path().join("tests/t.rs"),
-        "/// Clause: config.env.port @ 000000000000\n#[test]\nfn t() {}\n",
+        "/// Clause: config.env.port @ 000000000000\n#[test]\nfn t() { assert!(true) }\n",
     )
     .unwrap();
     let (code, out, err) = kcontract(ws.path(), &["check", "--tests-root", "."]);

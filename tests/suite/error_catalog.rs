@@ -988,7 +988,7 @@ fn k0513_scaffold_target_not_utf8() {
 fn k0605_annotated_test_missing_from_results() {
     insta::assert_snapshot!(project(
         &[
-            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() {}\n\n/// Clause: one.good\n#[test]\nfn u() {}\n"),
+            ("tests/t.rs", b"/// Clause: one.good\n#[test]\nfn t() { assert!(true) }\n\n/// Clause: one.good\n#[test]\nfn u() { assert!(true) }\n"),
             ("r.xml", b"<testsuites><testsuite name=\"p::t\"><testcase classname=\"p::t\" name=\"u\"/></testsuite></testsuites>\n"),
         ],
         &["matrix", "--format", "csv", "--results", "r.xml"],

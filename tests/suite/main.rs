@@ -10,6 +10,7 @@ mod any_contract;
 mod authors;
 mod boundaries;
 mod browser;
+mod ci_gates;
 mod cli;
 mod deviations;
 mod diff;

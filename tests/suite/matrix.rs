@@ -135,7 +135,8 @@ fn matrix_json_is_the_documented_shape() {
     assert_eq!(total["group"], "all");
     assert_eq!(total["clauses"], 8);
     assert_eq!(total["testable"], 7);
-    assert_eq!(total["covered"], 4, "passing ×2, failing, implemented");
+    // A failing clause is never covered (issue #47): what failed is not coverage.
+    assert_eq!(total["covered"], 3, "passing ×2, implemented");
     for s in [
         "untested",
         "stub",
@@ -470,9 +471,18 @@ fn require_is_checked_and_bad_syntax_is_a_usage_error() {
         err.contains("one.stubbed") && err.contains("one.external"),
         "{err}"
     );
-    // The waived MUST NOT clause meets anything.
+    // The only MUST NOT clause is waived: a gate on it could never fail, so it is a usage error
+    // (issue #47), where it used to pass.
+    let (code, _, err) = kcontract(tmp.path(), &["matrix", "--require", "MUST NOT=passing"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("selects no testable clause"), "{err}");
+    // One testable clause beside it makes the gate real again (a negative control).
     assert_eq!(
-        kcontract(tmp.path(), &["matrix", "--require", "MUST NOT=passing"]).0,
+        kcontract(
+            tmp.path(),
+            &["matrix", "--require", "MUST NOT|MAY=untested"]
+        )
+        .0,
         0
     );
     for bad in ["MUST", "MUST=done", "robot=stub", "MUST=waived"] {
@@ -751,19 +761,24 @@ fn platform_reports_are_columns_in_json_csv_and_table() {
         assert_eq!(cells[0]["status"].as_str(), runc, "{id} on runc");
         assert_eq!(cells[1]["status"].as_str(), crun, "{id} on crun");
     }
-    // The tests' statuses are as without reports: the columns do not change them.
-    assert_eq!(statuses(&json), expected(true));
+    // The tests' statuses are as without reports, but for a clause a platform check failed:
+    // that clause is failing (issue #47), whatever its tests did.
+    let mut want = expected(true);
+    want[7].1 = "failing".into();
+    assert_eq!(statuses(&json), want);
     let stale = &v["clauses"][4]["platforms"][0];
     assert_eq!(stale["stale_stamp"], "000000000000");
     assert_eq!(
         v["clauses"][7]["platforms"][1]["checks"][1]["check"],
         "stdin-null"
     );
-    // Covered: a real test, or a check that passed or failed on the current text. `one.stubbed`
-    // (runc passed) and `two.untested` (crun passed; runc's report is stale) are executed.
+    // Covered: a real test, or a check that passed on the current text; a failing clause never
+    // is. `one.stubbed` (runc passed) and `two.untested` (crun passed; runc's report is stale) are
+    // executed; `one.fails` and `two.in-macro` (crun failed) are not covered.
     let total = &v["summary"]["total"];
     assert_eq!(total["executed"], 5);
-    assert_eq!(total["covered"], 6);
+    assert_eq!(total["covered"], 4);
+    assert_eq!(total["status"]["failing"], 2);
     assert_eq!(total["testable"], 7);
     // Both unknown ids are warned of, with the nearest id when there is one.
     assert!(err.contains("warning[K0612]"), "{err}");
@@ -800,30 +815,63 @@ fn platform_reports_are_columns_in_json_csv_and_table() {
     insta::assert_snapshot!("platform_table", table);
 }
 
-/// `--require` is about the clauses' tests, as before: a report that passes a clause does not
-/// meet a requirement its tests do not meet, nor does a failed check break one they meet.
+/// A platform's failed check fails the gate (issue #47): `--require platform:NAME=pass` and
+/// `platform:*=pass` read the columns, with the same exit codes as a gate on the tests, and a
+/// clause a check failed is failing for every `--require`. Each form is shown both ways.
 #[test]
-fn platform_reports_leave_the_require_gate_as_it_was() {
+fn platform_failures_fail_the_gate() {
     let tmp = fixture();
-    for require in ["*=stub", "MUST=implemented", "verify:conformance=passing"] {
-        let (before, _, err_before) = kcontract(
-            tmp.path(),
-            &[
-                "matrix",
-                "--results",
-                "results/junit.xml",
-                "--require",
-                require,
-                "--format",
-                "json",
-            ],
-        );
-        let (after, _, err_after) =
-            matrix_with_platforms(tmp.path(), &["--require", require, "--format", "json"]);
-        assert_eq!(before, after, "{require}");
-        let gate = |e: &str| e[e.find("error[K0610]").unwrap_or(e.len())..].to_string();
-        assert_eq!(gate(&err_before), gate(&err_after), "{require}");
-    }
+    let gate = |require: &str| {
+        let (code, _, err) = matrix_with_platforms(tmp.path(), &["--require", require]);
+        (code, err)
+    };
+    // runc failed `one.fails` and has not run or a stale report for two others.
+    let (code, err) = gate("platform:runc=pass");
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("error[K0610]: 3 clauses do not meet `--require platform:runc=pass`"),
+        "{err}"
+    );
+    assert!(err.contains("one.fails     runc: fail"), "{err}");
+    assert_eq!(gate("platform:*=pass").0, 1);
+    // The clause both columns passed meets both forms.
+    assert_eq!(gate("id:one.passes,platform:runc=pass").0, 0);
+    assert_eq!(gate("id:one.passes,platform:*=pass").0, 0);
+    // `not-run` is met by a pass or a not-run, never by a fail.
+    assert_eq!(gate("id:two.not-run,platform:runc=not-run").0, 0);
+    assert_eq!(gate("id:two.in-macro,platform:crun=not-run").0, 1);
+    // A test gate on a clause whose tests passed but a check failed: failing with the columns,
+    // passing without them.
+    let (code, err) = gate("id:two.in-macro=passing");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("two.in-macro  failing"), "{err}");
+    let (code, _, err) = kcontract(
+        tmp.path(),
+        &[
+            "matrix",
+            "--results",
+            "results/junit.xml",
+            "--require",
+            "id:two.in-macro=passing",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    // A column that was not given could never fail: a usage error, as a bad selector is.
+    let (code, err) = gate("platform:nope=pass");
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = kcontract(tmp.path(), &["matrix", "--require", "platform:*=pass"]);
+    assert_eq!(code, 2, "no column at all\n{err}");
+    assert!(err.contains("gates no platform column"), "{err}");
+    // The failing-first section names the failed check and its message; the FAILING count has
+    // both clauses.
+    let (_, table, _) = matrix_with_platforms(tmp.path(), &[]);
+    let failing = &table[..table.find("\nID ").unwrap()];
+    assert!(failing.starts_with("FAILING (2)"), "{table}");
+    assert!(
+        failing.contains("two.in-macro")
+            && failing.contains("crun fail stdin-null: stdin is a pipe"),
+        "{table}"
+    );
 }
 
 /// A report that cannot be used is an error at its `file:line:col` (K1107), and nothing is
@@ -932,4 +980,41 @@ fn every_testable_clause_of_the_contract_has_a_route_or_a_reason() {
         "documentation"
     );
     assert_eq!(reason("config.seccomp.consistent-profiles"), "manual");
+}
+
+/// Results older than a test file they report on are of the test before it changed: an error
+/// (K0620), a warning with `--allow-stale`; results written after the tests are used as they are.
+#[test]
+fn results_older_than_their_tests_are_refused() {
+    let tmp = fixture();
+    let set_age = |rel: &str, ago: u64| {
+        let f = std::fs::File::options()
+            .write(true)
+            .open(tmp.path().join(rel))
+            .unwrap();
+        f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(ago))
+            .unwrap();
+    };
+    set_age("tests/checks.rs", 60);
+    set_age("results/junit.xml", 0);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["matrix", "--results", "results/junit.xml"];
+        args.extend_from_slice(extra);
+        kcontract(tmp.path(), &args)
+    };
+    let (code, _, err) = run(&[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("K0620"), "{err}");
+    // The test file changed an hour after the run.
+    set_age("results/junit.xml", 3600);
+    let (code, out, err) = run(&["--require", "MUST=implemented"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let (code, _, warned) = run(&["--allow-stale"]);
+    assert_eq!(code, 0, "{warned}");
+    assert!(warned.contains("warning[K0620]"), "{warned}");
+    // The seconds depend on how long the run took.
+    let (head, tail) = err.split_once("(changed ").unwrap();
+    let tail = &tail[tail.find(" s after").unwrap()..];
+    insta::assert_snapshot!(format!("{head}(changed N{tail}"));
 }

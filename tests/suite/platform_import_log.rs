@@ -152,7 +152,9 @@ fn the_vendor_logs_become_columns() {
                 continue;
             }
             let e = clause(&r, c["id"].as_str().unwrap());
-            if c["upstream_tests"].as_array().unwrap().is_empty() {
+            // A clause no test of the suite decides (neither its `upstream-tests:` nor import-log's
+            // table of the suite's other tests) has no check, and says why.
+            if c["upstream_tests"].as_array().unwrap().is_empty() && e["check"].is_null() {
                 assert_eq!(e["status"], "not-run");
                 assert!(e["message"].as_str().unwrap().contains("upstream-tests"));
             }
@@ -298,4 +300,157 @@ fn runtime_and_api_logs_read_as_one() {
     assert_eq!(start["evidence"]["TestContainerExitingMsg"], "pass");
     assert_eq!(start["evidence"]["TestProbeRuntime"], "skip");
     assert_eq!(r["summary"]["pass"], 27);
+}
+
+// --- The suite read whole (issue #47) -----------------------------------------------------------
+
+/// The third vendor's runtime log, run with Knative 1.3's suite, and the same run as `go test
+/// -json` events and a JUnit report, both made from it by `tests/fixtures/import-log/convert.py`.
+const ANTHOS: &str =
+    "upstream/knative/conformance-logs/2022-04-13-google-cloud-run-for-anthos.serving_runtime_e2e";
+
+/// `import-log` of one run in its three forms gives one report: the same clauses, the same
+/// results printed, the same unmapped results named (the first line says which form was read).
+#[test]
+fn the_three_forms_of_one_run_give_one_report() {
+    let forms = [
+        ("log", "go test -v"),
+        ("json", "go test -json"),
+        ("junit.xml", "JUnit XML"),
+    ];
+    let mut seen: Option<(Value, String, String)> = None;
+    for (ext, form) in forms {
+        let path = root().join(format!("{ANTHOS}.{ext}"));
+        let (code, out, err, report) = import("anthos", &path);
+        assert_eq!(code, 0, "{ext}: {err}");
+        let clauses = report.unwrap()["clauses"].clone();
+        let (first, rest) = err.split_once('\n').unwrap();
+        assert!(
+            first.starts_with("platform import-log: 50 tests in ") && first.contains(form),
+            "{first}"
+        );
+        let rest = rest.replace(&path.display().to_string(), "LOG");
+        assert!(
+            rest.contains("warning[K1123]: 12 of the log's 50 results decide no clause"),
+            "{rest}"
+        );
+        match &seen {
+            None => seen = Some((clauses, out, rest)),
+            Some((c, o, r)) => {
+                assert_eq!(&clauses, c, "{ext}: the clauses");
+                assert_eq!(&out, o, "{ext}: the results printed");
+                assert_eq!(&rest, r, "{ext}: the unmapped results");
+            }
+        }
+    }
+    let (_, _, unmapped) = seen.unwrap();
+    for name in [
+        "TestCmdArgs",
+        "TestSecretsViaEnv/envFrom",
+        "TestProtocols/h2c",
+    ] {
+        assert!(unmapped.contains(&format!("  {name} ")), "{unmapped}");
+    }
+}
+
+/// The four probe-port cases of the 1.3 suite decide `network.probes.http-or-tcp-on-port`, which
+/// no test of today's suite does; and a failure of one fails it (a negative control).
+#[test]
+fn the_probe_port_subtests_decide_the_probe_clause() {
+    let (code, out, _, report) = import("anthos", &root().join(format!("{ANTHOS}.log")));
+    assert_eq!(code, 0, "{out}");
+    let r = report.unwrap();
+    let e = clause(&r, "network.probes.http-or-tcp-on-port");
+    assert_eq!(e["status"], "pass", "{e}");
+    for port in [
+        "TestReadinessHTTPProbePort",
+        "TestLivenessHTTPProbePort",
+        "TestReadinessTCPProbePort",
+        "TestLivenessTCPProbePort",
+    ] {
+        assert_eq!(
+            e["evidence"][format!("TestMustNotContainerConstraints/{port}")],
+            "pass",
+            "{e}"
+        );
+    }
+    // The default user: a pass decides `config.user.platform-default`.
+    assert_eq!(clause(&r, "config.user.platform-default")["status"], "pass");
+
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("vendor.log");
+    std::fs::write(
+        &log,
+        "=== RUN   TestMustNotContainerConstraints\n=== RUN   TestMustNotContainerConstraints/TestReadinessTCPProbePort\n    --- FAIL: TestMustNotContainerConstraints/TestReadinessTCPProbePort (1.00s)\n=== RUN   TestShouldRunAsUserContainerDefault\n--- FAIL: TestShouldRunAsUserContainerDefault (1.00s)\n--- FAIL: TestMustNotContainerConstraints (1.00s)\nFAIL\n",
+    )
+    .unwrap();
+    let (code, out, _, report) = import("acme", &log);
+    assert_eq!(code, 1, "{out}");
+    let r = report.unwrap();
+    assert_eq!(
+        clause(&r, "network.probes.http-or-tcp-on-port")["status"],
+        "fail"
+    );
+    // Another default user than the image's is allowed: that failure decides nothing.
+    let user = clause(&r, "config.user.platform-default");
+    assert_eq!(user["status"], "not-run", "{user}");
+    assert_eq!(
+        user["evidence"]["TestShouldRunAsUserContainerDefault"],
+        "fail (undecided)"
+    );
+}
+
+/// A result no clause is decided by is named with a warning (K1123); `--require-tests` fails
+/// when the log lacks a listed test (K1124) and passes when it holds them all.
+#[test]
+fn unmapped_results_are_named_and_required_tests_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("vendor.log"),
+        "=== RUN   TestMustEnvVars\n--- PASS: TestMustEnvVars (1.00s)\n=== RUN   TestCmdArgs\n--- PASS: TestCmdArgs (1.00s)\n=== RUN   TestSomethingNew\n--- PASS: TestSomethingNew (0.50s)\nPASS\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("all.txt"),
+        "# what we ran\nTestMustEnvVars\ntest/conformance/runtime/cmd_args_test.go#TestCmdArgs\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("more.txt"),
+        "TestMustEnvVars\nTestMustHaveFiles\nTestShouldEnvVars\n",
+    )
+    .unwrap();
+    let with = |list: &str| {
+        kcontract(
+            d,
+            &[
+                "--spec",
+                root().join("spec").to_str().unwrap(),
+                "platform",
+                "import-log",
+                "--platform",
+                "acme",
+                "vendor.log",
+                "--report",
+                "r.json",
+                "--require-tests",
+                list,
+            ],
+        )
+    };
+    let (code, _, err) = with("all.txt");
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("K1124"), "{err}");
+    let (code, _, err2) = with("more.txt");
+    assert_eq!(code, 1, "{err2}");
+    assert!(
+        d.join("r.json").exists(),
+        "the report is written all the same"
+    );
+    let (code, _, err3) = with("missing.txt");
+    assert_eq!(code, 1, "{err3}");
+    insta::assert_snapshot!(format!(
+        "$ --require-tests all.txt\n{err}\n$ --require-tests more.txt\n{err2}\n$ --require-tests missing.txt\n{err3}"
+    ));
 }

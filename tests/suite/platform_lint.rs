@@ -239,8 +239,9 @@ fn what_a_run_requires_the_lint_does_not() {
     assert_eq!(got, [("host-port", 7)]);
 }
 
-/// Files that are not Knative manifests: each a K1121 at its place (a Knative object of another
-/// kind only a warning), never a panic; the other files are still checked.
+/// Files that are not Knative manifests: each a K1121 at its place (an object of another API or
+/// a Knative object without containers a warning, then an error as nothing was linted), never a
+/// panic; the other files are still checked.
 #[test]
 fn bad_input_is_reported() {
     let dir = tempfile::tempdir().unwrap();
@@ -429,4 +430,50 @@ fn the_docs_list_every_check() {
         let row = format!("| `{}` | `{}` |", c.name, c.clause);
         assert!(docs.contains(&row), "docs/platforms.md lacks {row}");
     }
+}
+
+/// Issue #47: a deploy file mixes kinds. Objects of other APIs are skipped with a K1121 warning
+/// and the Knative Service beside them is still linted (a SHOULD NOT finding: exit 0; a MUST one
+/// in a `kind: List`: exit 1); a lint that found no Knative object at all fails, as it checked
+/// nothing.
+#[test]
+fn other_kinds_are_skipped_and_a_list_is_read() {
+    let fixture = |f: &str| format!("tests/fixtures/lint-kinds/{f}.yaml");
+    let (code, _, err) = lint(&[&fixture("mixed")]);
+    assert_eq!(code, 0, "{err}");
+    for skipped in [
+        "`ConfigMap` (`v1`)",
+        "`Deployment` (`apps/v1`)",
+        "`Service` (`v1`)",
+    ] {
+        assert!(
+            err.contains(&format!(
+                "warning[K1121]: {skipped} is not a Knative Serving object: skipped"
+            )),
+            "{err}"
+        );
+    }
+    assert!(
+        err.contains("warning[K1122]: `hostPort` is set") && err.contains("mixed.yaml:49:21"),
+        "{err}"
+    );
+    // The Deployment's two ports are not a Knative container's: no finding of them.
+    assert!(!err.contains("container ports"), "{err}");
+    let (code, _, err) = lint(&[&fixture("list")]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("error[K1122]: 2 container ports") && err.contains("list.yaml:18:11"),
+        "{err}"
+    );
+    let (code, _, err) = lint(&[&fixture("no-knative")]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "error[K1121]: no Knative Service, Configuration or Revision in the 1 file given"
+        ),
+        "{err}"
+    );
+    // Beside a file that has one, it is only skipped.
+    let (code, _, err) = lint(&[&fixture("no-knative"), "tests/fixtures/lint/good.yaml"]);
+    assert_eq!(code, 0, "{err}");
 }

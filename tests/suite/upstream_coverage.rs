@@ -375,7 +375,10 @@ fn names_in_vendor_logs(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
             logs += 1;
         }
     }
-    assert_eq!(logs, 4, "two vendors' runtime and API logs");
+    assert_eq!(
+        logs, 5,
+        "three vendors' runtime logs, two of their API logs"
+    );
     (all, runtime)
 }
 
@@ -464,7 +467,22 @@ fn the_upstream_test_list_has_every_test_the_runtime_logs_ran() {
         .map(|(_, t)| t)
         .collect();
     let (_, runtime) = names_in_vendor_logs(root);
-    let missing: Vec<&String> = runtime.iter().filter(|n| !known.contains(*n)).collect();
+    // A test upstream has since removed (the 1.3 suite's probe-port cases, in the 2022-04-13 log)
+    // is not in today's list: `import-log`'s table of the suite names it with its removal.
+    let removed = |n: &str| {
+        kcontract_platform::import_log::suite::entry(n).is_some_and(|e| e.removed.is_some())
+    };
+    // A subtest named at run time (TestProbeRuntime's) is not in the list, which has only literal
+    // names: it is known when its function is and the list has no literal subtest of it.
+    let named_at_run_time = |n: &str| {
+        n.split_once('/').is_some_and(|(f, _)| {
+            known.contains(f) && !known.iter().any(|k| k.starts_with(&format!("{f}/")))
+        })
+    };
+    let missing: Vec<&String> = runtime
+        .iter()
+        .filter(|n| !known.contains(*n) && !removed(n) && !named_at_run_time(n))
+        .collect();
     assert!(
         runtime.len() >= 30,
         "{} names in the runtime logs",

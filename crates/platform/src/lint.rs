@@ -11,9 +11,11 @@
 //! The manifest is read into the shape `platform run` reads (`manifest.rs`), in which every
 //! field is optional: the lint checks what is there.
 //!
-//! Findings are K1122; a file that cannot be read, is not YAML or holds something other than a
-//! Knative object is K1121 (an error; a Knative object of another kind, such as a `Route`, is a
-//! K1121 warning: it has no containers to check).
+//! Findings are K1122; a file that cannot be read, is not YAML or holds a document that is not a
+//! Kubernetes object is K1121 (an error). A deploy folder mixes kinds: an object of another API
+//! (a `ConfigMap`, a `Deployment`) or a Knative object without containers (a `Route`) is skipped
+//! with a K1121 warning, a `kind: List`'s items are linted one by one, and the command fails
+//! (K1121) only when no file held a Knative object to lint: a lint of nothing passes nothing.
 
 use kcontract_spec::Spec;
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
@@ -90,8 +92,9 @@ pub fn table() -> super::contract::Table {
     }
 }
 
-/// Checks every document of file `id`: its findings, in document order.
-pub fn lint(spec: &Spec, id: FileId, sources: &SourceMap) -> Vec<Finding> {
+/// Checks every document of file `id`: its findings, in document order, and how many Knative
+/// objects with containers (Service, Configuration, Revision) it linted.
+pub fn lint(spec: &Spec, id: FileId, sources: &SourceMap) -> (Vec<Finding>, usize) {
     let y = YamlFile {
         id,
         file: sources.get(id),
@@ -107,33 +110,39 @@ pub fn lint(spec: &Spec, id: FileId, sources: &SourceMap) -> Vec<Finding> {
         "a Knative Service, Configuration or Revision in YAML (documents separated by `---`)",
     ) {
         Ok(d) => d,
-        Err(d) => return vec![input(d)],
+        Err(d) => return (vec![input(d)], 0),
     };
     if docs.is_empty() {
-        return vec![input(
-            Diagnostic::error(
-                "K1121",
-                format!("`{}` holds no YAML document", y.file.path.display()),
-            )
-            .in_file(&y.file.path)
-            .help("give a Knative Service, Configuration or Revision manifest"),
-        )];
+        return (
+            vec![input(
+                Diagnostic::error(
+                    "K1121",
+                    format!("`{}` holds no YAML document", y.file.path.display()),
+                )
+                .in_file(&y.file.path)
+                .help("give a Knative Service, Configuration or Revision manifest"),
+            )],
+            0,
+        );
     }
     let mut w = Walk {
         spec,
         y: &y,
         out: Vec::new(),
+        linted: 0,
     };
     for doc in docs {
         w.object(doc);
     }
-    w.out
+    (w.out, w.linted)
 }
 
 struct Walk<'a> {
     spec: &'a Spec,
     y: &'a YamlFile<'a>,
     out: Vec<Finding>,
+    /// The Knative objects with containers walked.
+    linted: usize,
 }
 
 impl Walk<'_> {
@@ -193,11 +202,17 @@ impl Walk<'_> {
             ));
             return;
         };
+        if api.value == "v1" && kind.value == "List" {
+            for item in doc.items.into_iter().flatten() {
+                self.object(item);
+            }
+            return;
+        }
         if !api.value.starts_with("serving.knative.dev/") {
             self.input(
-                Diagnostic::error("K1121", format!("`{}` is not a Knative Serving object", api.value))
+                Diagnostic::warning("K1121", format!("`{}` (`{}`) is not a Knative Serving object: skipped", kind.value, api.value))
                     .at(y.span(api), "not serving.knative.dev")
-                    .help("the lint reads Knative Service, Configuration and Revision manifests (`apiVersion: serving.knative.dev/v1`)"),
+                    .help("the lint reads Knative Service, Configuration and Revision manifests (`apiVersion: serving.knative.dev/v1`); the other objects of a deploy folder are left alone"),
             );
             return;
         }
@@ -219,6 +234,7 @@ impl Walk<'_> {
             );
             return;
         };
+        self.linted += 1;
         let pod = if kind.value == "Revision" {
             Some(spec.value)
         } else {

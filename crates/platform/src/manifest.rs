@@ -31,6 +31,9 @@ pub(super) struct Object {
     pub(super) metadata: Option<Spanned<Metadata>>,
     /// Both: a Revision's pod spec, or a Service's and Configuration's spec holding `template`.
     pub(super) spec: Option<Spanned<PodSpec>>,
+    /// Lint: a `kind: List`'s objects (what `kubectl get -o yaml` writes), each linted as a
+    /// document of its own.
+    pub(super) items: Option<Vec<Object>>,
 }
 
 /// A field only whose presence a reader needs (whatever its value): where it is written.

@@ -184,10 +184,18 @@ impl CrateConfig {
     }
 }
 
-/// A new `kcontract.toml` for `scaffold --crate`: the spec's path relative to the crate, the
-/// selection if one was given, and the other keys explained in comments.
-pub fn template(spec: &str, select: Option<&str>) -> String {
+/// A new `kcontract.toml` for `scaffold --crate`: the spec's path relative to the crate (`None`:
+/// the contract built into kcontract, named in a comment only), the selection if one was given,
+/// and the other keys explained in comments.
+pub fn template(spec: Option<&str>, select: Option<&str>) -> String {
     let q = |s: &str| toml_string(s);
+    let spec = match spec {
+        Some(s) => format!("# The contract, relative to this file.\nspec = {}\n", q(s)),
+        None => "# The contract: none named, so the one built into kcontract is used (every command says\n\
+                 # so); name a spec folder, relative to this file, to use another.\n\
+                 # spec = \"../knative-spec/spec\"\n"
+            .to_string(),
+    };
     let select = match select {
         Some(s) => format!("select = {}\n", q(s)),
         None => "# select = \"actor:platform,verify:conformance\"\n".into(),
@@ -196,8 +204,7 @@ pub fn template(spec: &str, select: Option<&str>) -> String {
         "# kcontract's settings for this crate, read by every kcontract command run here (or given\n\
          # this crate with --tests-root/--manifest-path), so they need not be repeated.\n\
          \n\
-         # The contract, relative to this file.\n\
-         spec = {}\n\
+         {spec}\
          \n\
          # The clauses this crate answers for (the selector grammar of `matrix --require`: terms joined\n\
          # by `,` all hold, alternatives joined by `|`, `!` negates, `id:` takes a glob). `scaffold`\n\
@@ -209,8 +216,7 @@ pub fn template(spec: &str, select: Option<&str>) -> String {
          \n\
          # Clauses that do not apply to this crate, each with its reason: shown as `exempt`, never as\n\
          # covered; their untouched stubs are removed.\n\
-         [exempt]\n",
-        q(spec)
+         [exempt]\n"
     )
 }
 
@@ -264,20 +270,22 @@ mod tests {
 
     #[test]
     fn template_reads_back() {
-        let t = template("../spec", Some("actor:platform"));
+        let t = template(Some("../spec"), Some("actor:platform"));
         let raw: Raw = toml::from_str(&t).unwrap();
         assert_eq!(raw.spec.as_deref(), Some("../spec"));
         assert_eq!(raw.select.as_deref(), Some("actor:platform"));
         assert!(raw.exempt.is_empty());
-        let t = template("a \"b\"", None);
+        let t = template(Some("a \"b\""), None);
         let raw: Raw = toml::from_str(&t).unwrap();
         assert_eq!(raw.spec.as_deref(), Some("a \"b\""));
         assert_eq!(raw.select, None);
+        let raw: Raw = toml::from_str(&template(None, None)).unwrap();
+        assert_eq!(raw.spec, None, "the built-in contract: no folder named");
     }
 
     #[test]
     fn select_is_set_in_place() {
-        let t = template("../spec", None);
+        let t = template(Some("../spec"), None);
         let with = set_select(&t, "MUST");
         let raw: Raw = toml::from_str(&with).unwrap();
         assert_eq!(raw.select.as_deref(), Some("MUST"));

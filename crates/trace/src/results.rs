@@ -206,6 +206,15 @@ impl Results {
         self.by_test.is_empty()
     }
 
+    /// Do these results name test `t` (in its package, when both say one)? What K0606 asks of
+    /// every annotated test of the crate, and the staleness gate of the tests' files.
+    pub fn reports_on(&self, t: &crate::annotations::TestFn) -> bool {
+        t.target.as_ref().is_some_and(|target| {
+            self.outcome(t.package.as_deref(), target, &t.path)
+                .is_some()
+        })
+    }
+
     /// The outcome of a test: results naming another package do not count.
     pub(crate) fn outcome(
         &self,

@@ -61,15 +61,31 @@ impl LintArgs {
         report_missing(ctx, spec, &source, &kcontract_platform::lint::table())?;
         let mut sources = SourceMap::default();
         let mut findings = Vec::new();
+        let mut linted = 0;
         for path in &self.files {
             match kcontract_platform::yaml::read(path, &mut sources, "K1121") {
-                Ok(id) => findings.extend(kcontract_platform::lint::lint(spec, id, &sources)),
-                Err(d) => findings.push(Finding {
-                    diagnostic: d,
-                    check: None,
-                    level: None,
-                }),
+                Ok(id) => {
+                    let (found, objects) = kcontract_platform::lint::lint(spec, id, &sources);
+                    findings.extend(found);
+                    linted += objects;
+                }
+                Err(d) => findings.push(input(d)),
             }
+        }
+        // Objects of other kinds are skipped with a warning; a lint that checked no object at all
+        // would pass whatever the manifests say.
+        if linted == 0 && !findings.iter().any(|f| f.diagnostic.is_error()) {
+            findings.push(input(
+                Diagnostic::error(
+                    "K1121",
+                    format!(
+                        "no Knative Service, Configuration or Revision in the {} file{} given: nothing was linted",
+                        self.files.len(),
+                        plural(self.files.len())
+                    ),
+                )
+                .help("give the manifests of the Knative Services (`apiVersion: serving.knative.dev/v1`, `kind: Service`)"),
+            ));
         }
         match self.format {
             LintFormat::Json => print_json(ctx, &findings, &sources),
@@ -136,4 +152,13 @@ fn print_human(ctx: &Ctx, files: usize, findings: Vec<Finding>, sources: &Source
         plural(warnings)
     );
     Ok(())
+}
+
+/// A problem with the input, not a finding of a check.
+fn input(diagnostic: Diagnostic) -> Finding {
+    Finding {
+        diagnostic,
+        check: None,
+        level: None,
+    }
 }

@@ -42,8 +42,9 @@ use kcontract_spec::fsutil::write_atomic;
 
 use super::syntax::{FileSyntax, LexFailure, parse_source};
 
-/// Bump when the stored shape changes (the serde types of [`FileSyntax`], [`Entry`] and [`Stamp`]).
-const FORMAT: u32 = 3;
+/// Bump when the stored shape changes (the serde types of [`FileSyntax`], [`Entry`] and [`Stamp`]),
+/// or what a stored field means (4: `todo_body` also holds for a body with no statement).
+const FORMAT: u32 = 4;
 
 /// How long ago a file must have last changed for its [`Stamp`] to be kept: longer than the
 /// coarsest file system clock tick (FAT's 2 s).

@@ -26,7 +26,8 @@ pub struct FnItem {
     pub range: Range<usize>,
     /// Byte range of the body, braces included.
     pub body: Range<usize>,
-    /// The body is exactly `todo!()` (tokens; comments and layout do not count).
+    /// The body holds no statement, or only `todo!()` (tokens; comments, layout and `;` do not
+    /// count): it verifies nothing.
     pub todo_body: bool,
     /// Inline module path inside the file.
     pub module: Vec<String>,
@@ -46,10 +47,12 @@ impl FnItem {
             _ => None,
         })
     }
-    /// A stub, for the matrix: its body is only `todo!()`, whatever its attributes. A test that
-    /// cannot pass verifies nothing, so editing its `#[ignore]` reason (or removing the line) must
-    /// not turn it into coverage; the generated reason is only what `scaffold` looks for when it
-    /// decides which stubs are untouched (`crate::scaffold::untouched_stub`).
+    /// A stub, for the matrix: its body is only `todo!()`, or holds no statement at all (`{}`, a
+    /// comment), whatever its attributes. A test that cannot pass, or that passes without doing
+    /// anything, verifies nothing, so editing its `#[ignore]` reason (or removing the line, or the
+    /// `todo!()` with it) must not turn it into coverage; the generated reason is only what
+    /// `scaffold` looks for when it decides which stubs are untouched
+    /// (`crate::scaffold::untouched_stub`).
     pub fn is_stub(&self) -> bool {
         self.todo_body
     }
@@ -215,6 +218,8 @@ fn fn_item(
     let body_range = body.span().byte_range();
     let inner: Vec<TokenTree> = body.stream().into_iter().collect();
     let todo_body = match inner.as_slice() {
+        // No statement: nothing, or only `;`.
+        only if only.iter().all(|t| is_punct(Some(t), ';')) => true,
         [
             TokenTree::Ident(t),
             TokenTree::Punct(b),
@@ -252,7 +257,7 @@ mod tests {
     }
 
     #[test]
-    fn stub_bodies_are_exactly_todo() {
+    fn stub_bodies_are_todo_or_empty() {
         let f = fns("#[test]\n#[ignore = \"not yet written: a.b\"]\nfn s() {\n    todo!()\n}\n");
         assert!(f[0].is_stub());
         let f =
@@ -263,7 +268,6 @@ mod tests {
             "{ unimplemented!() }",
             "{ todo!(); assert!(false) }",
             "{ let _ = 1; todo!() }",
-            "{}",
         ] {
             let f = fns(&format!(
                 "#[test]\n#[ignore = \"not yet written: a.b\"]\nfn s() {body}\n"
@@ -277,5 +281,15 @@ mod tests {
         assert_eq!(f[0].ignore_reason(), Some(Some("slow")));
         let f = fns("#[test]\nfn s() { todo!() }\n");
         assert!(f[0].is_stub(), "no ignore at all is still a stub");
+        // A body with no statement passes without checking anything (issue #47).
+        for body in [
+            "{}",
+            "{ /* later */ }",
+            "{\n    // TODO: call the platform\n}",
+            "{ ; }",
+        ] {
+            let f = fns(&format!("#[test]\nfn s() {body}\n"));
+            assert!(f[0].is_stub(), "{body}");
+        }
     }
 }

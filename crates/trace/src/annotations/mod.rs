@@ -54,7 +54,8 @@ mod tokens;
 pub use cache::{CacheChoice, CacheOutcome, CacheStatus};
 pub use items::{FnItem, STUB_IGNORE_PREFIX};
 pub use review::{
-    Restamped, ReviewTarget, repoint, restamp, review_diagnostics, review_diagnostics_for,
+    DocEdit, Restamped, ReviewTarget, Reviewed, repoint, restamp, review, review_diagnostics,
+    review_diagnostics_for,
 };
 pub use scan::{Found, Scan, cargo_layout, find, rooted, scan, scan_with};
 pub use sites::{Site, may_hold_annotation};

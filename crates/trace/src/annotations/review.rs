@@ -113,65 +113,137 @@ pub enum ReviewTarget {
 /// One re-stamped claim: the file (as it was read), the test, the clause.
 pub type Restamped = (PathBuf, String, String);
 
+/// A generated doc comment to refresh with a re-stamp: the test (the span of its name), a byte
+/// range of its file and its new text (`crate::scaffold::stale_doc`).
+pub type DocEdit = (
+    kcontract_spec::diagnostic::Span,
+    std::ops::Range<usize>,
+    String,
+);
+
+/// What one `review` run changed.
+#[derive(Clone, Debug, Default)]
+pub struct Reviewed {
+    /// The claims re-stamped, in file order.
+    pub restamped: Vec<Restamped>,
+    /// The stale claims re-pointed (the id they had), in file order.
+    pub repointed: Vec<(PathBuf, String, String, String)>,
+}
+
 /// Record the current stamp on the chosen claims of real tests: the stamp after ` @ ` is replaced,
 /// or ` @ <stamp>` is inserted after the id. Only those bytes change (the files' text is edited,
 /// written atomically, one file at a time). Returns what was re-stamped, in file order.
 ///
-/// `docs` are further edits made with the stamps: for a test (the span of its name), a byte
-/// range of its file and its new text (its generated doc comment refreshed to the current clause
-/// text: `crate::scaffold::stale_doc`); only those of re-stamped tests are applied.
+/// `docs` are further edits made with the stamps: for a test, its generated doc comment
+/// refreshed to the current clause text; only those of re-stamped tests are applied.
 pub fn restamp(
     spec: &Spec,
     tests: &[TestFn],
     sources: &SourceMap,
     target: &ReviewTarget,
-    docs: &[(
-        kcontract_spec::diagnostic::Span,
-        std::ops::Range<usize>,
-        String,
-    )],
+    docs: &[DocEdit],
 ) -> Result<Vec<Restamped>, Diagnostic> {
-    let mut edits: Edits = BTreeMap::new();
-    let mut done = Vec::new();
-    for t in tests.iter().filter(|t| t.kind == TestKind::Real) {
-        for k in &t.claims {
-            let Some(c) = spec.clause(&k.id) else {
-                continue;
-            };
-            let wanted = match target {
-                ReviewTarget::Ids(ids) => ids.contains(&k.id),
-                ReviewTarget::All => k.suspect(spec) || k.unreviewed(),
-            };
-            if !wanted || k.stamp.as_deref() == Some(c.stamp.as_str()) {
-                continue;
-            }
-            let new = if k.stamp.is_some() {
-                c.stamp.clone()
-            } else {
-                format!(" @ {}", c.stamp)
-            };
-            edits
-                .entry(k.stamp_span.file)
-                .or_default()
-                .push((k.stamp_span.range.clone(), new));
-            // The test's generated doc, if it has one that is stale: it ends before the claim.
-            if let Some((_, range, text)) = docs.iter().find(|(n, _, _)| *n == t.name_span)
-                && !edits[&t.name_span.file].iter().any(|(r, _)| r == range)
-            {
-                edits
-                    .entry(t.name_span.file)
+    review(spec, tests, sources, target, &[], docs).map(|r| r.restamped)
+}
+
+/// One review in one write per file: the claims `target` chooses re-stamped (with their docs'
+/// edits), and every claim of each `(OLD, NEW)` of `renames` re-pointed (only the id's bytes; the
+/// stamp stays). Stale claims of other ids are left as they are: each is resolved on its own,
+/// so one can be resolved while others are still stale. With [`ReviewTarget::All`], a stale claim
+/// whose stamp is a current clause's (a rename: [`super::renamed_to`]) is re-pointed too.
+pub fn review(
+    spec: &Spec,
+    tests: &[TestFn],
+    sources: &SourceMap,
+    target: &ReviewTarget,
+    renames: &[(String, String)],
+    docs: &[DocEdit],
+) -> Result<Reviewed, Diagnostic> {
+    let mut acc = Acc::default();
+    for t in tests {
+        for k in t.claims.iter().chain(&t.unknown) {
+            let new = renames
+                .iter()
+                .find(|(old, _)| *old == k.id)
+                .map(|(_, new)| new.as_str())
+                .or_else(|| match target {
+                    ReviewTarget::All if spec.clause(&k.id).is_none() => {
+                        super::renamed_to(spec, k.stamp.as_deref())
+                    }
+                    _ => None,
+                });
+            if let Some(new) = new {
+                acc.edits
+                    .entry(k.span.file)
                     .or_default()
-                    .push((range.clone(), text.clone()));
+                    .push((k.span.range.clone(), new.to_string()));
+                acc.done.repointed.push((
+                    sources.get(k.span.file).path.clone(),
+                    t.path.clone(),
+                    k.id.clone(),
+                    new.to_string(),
+                ));
             }
-            done.push((
-                sources.get(k.stamp_span.file).path.clone(),
-                t.path.clone(),
-                k.id.clone(),
-            ));
+        }
+        if t.kind == TestKind::Real {
+            restamp_test(spec, t, sources, (target, docs), &mut acc);
         }
     }
-    write_edits(edits, sources)?;
-    Ok(done)
+    write_edits(acc.edits, sources)?;
+    Ok(acc.done)
+}
+
+/// The edits of a review, and what they do.
+#[derive(Default)]
+struct Acc {
+    edits: Edits,
+    done: Reviewed,
+}
+
+/// The re-stamps of one real test's claims (and its doc's refresh), added to `edits`.
+fn restamp_test(
+    spec: &Spec,
+    t: &TestFn,
+    sources: &SourceMap,
+    (target, docs): (&ReviewTarget, &[DocEdit]),
+    acc: &mut Acc,
+) {
+    let Acc { edits, done } = acc;
+    for k in &t.claims {
+        let Some(c) = spec.clause(&k.id) else {
+            continue;
+        };
+        let wanted = match target {
+            ReviewTarget::Ids(ids) => ids.contains(&k.id),
+            ReviewTarget::All => k.suspect(spec) || k.unreviewed(),
+        };
+        if !wanted || k.stamp.as_deref() == Some(c.stamp.as_str()) {
+            continue;
+        }
+        let new = if k.stamp.is_some() {
+            c.stamp.clone()
+        } else {
+            format!(" @ {}", c.stamp)
+        };
+        edits
+            .entry(k.stamp_span.file)
+            .or_default()
+            .push((k.stamp_span.range.clone(), new));
+        // The test's generated doc, if it has one that is stale: it ends before the claim.
+        if let Some((_, range, text)) = docs.iter().find(|(n, _, _)| *n == t.name_span)
+            && !edits[&t.name_span.file].iter().any(|(r, _)| r == range)
+        {
+            edits
+                .entry(t.name_span.file)
+                .or_default()
+                .push((range.clone(), text.clone()));
+        }
+        done.restamped.push((
+            sources.get(k.stamp_span.file).path.clone(),
+            t.path.clone(),
+            k.id.clone(),
+        ));
+    }
 }
 
 /// Byte edits per file: (range, replacement).
@@ -206,24 +278,22 @@ fn write_edits(edits: Edits, sources: &SourceMap) -> Result<(), Diagnostic> {
 pub fn repoint(
     tests: &[TestFn],
     sources: &SourceMap,
+    spec: &Spec,
     old: &str,
     new: &str,
 ) -> Result<Vec<Restamped>, Diagnostic> {
-    let mut edits: Edits = BTreeMap::new();
-    let mut done = Vec::new();
-    for t in tests {
-        for k in t.claims.iter().chain(&t.unknown).filter(|k| k.id == old) {
-            edits
-                .entry(k.span.file)
-                .or_default()
-                .push((k.span.range.clone(), new.to_string()));
-            done.push((
-                sources.get(k.span.file).path.clone(),
-                t.path.clone(),
-                old.to_string(),
-            ));
-        }
-    }
-    write_edits(edits, sources)?;
-    Ok(done)
+    let renames = [(old.to_string(), new.to_string())];
+    let done = review(
+        spec,
+        tests,
+        sources,
+        &ReviewTarget::Ids(Vec::new()),
+        &renames,
+        &[],
+    )?;
+    Ok(done
+        .repointed
+        .into_iter()
+        .map(|(file, test, old, _)| (file, test, old))
+        .collect())
 }

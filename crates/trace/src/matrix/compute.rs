@@ -199,6 +199,33 @@ pub fn compute_in<'a>(
     }
 }
 
+impl Matrix<'_> {
+    /// Folds the platform columns into the statuses: a clause whose check failed on its current
+    /// text in some run report ([`Row::platform_failed`]) is `failing`, as when a test of it
+    /// failed, unless it is waived or exempt here. A platform team gates its CI on its columns
+    /// with this: `--require` and the failing-first section read the status, so a failed check
+    /// can never pass a gate or count as covered. Call it once the columns are added.
+    pub fn fold_platform_failures(&mut self) {
+        for row in &mut self.rows {
+            if !matches!(row.status, Status::Waived | Status::Exempt) && row.platform_failed() {
+                row.status = Status::Failing;
+            }
+        }
+    }
+}
+
+impl Row<'_> {
+    /// A platform check failed on the clause's current text (`fail` in a report; not `stale`,
+    /// whose verdict is of another text, nor a documentation clause, whose cell says whether a
+    /// person reviewed a link).
+    pub fn platform_failed(&self) -> bool {
+        self.platforms.iter().any(|p| {
+            p.documentation.is_none()
+                && p.status == Some(super::PlatformStatus::Reported(super::ReportStatus::Fail))
+        })
+    }
+}
+
 /// A clause's status from its claiming tests (`views`) and whether the crate exempts it: the
 /// table of the module's documentation, in its order.
 fn status_of(c: &Clause, views: &[TestView], exempt: bool) -> Status {

@@ -5,7 +5,7 @@
 //! | status | when |
 //! | --- | --- |
 //! | `waived` | the clause is `verify: untestable` (its `reason` says why), whatever claims it |
-//! | `failing` | results were given and a real test claiming it failed |
+//! | `failing` | a real test claiming it failed in the given results, or a check failed on it in a platform's run report (`--platform`, [`Matrix::fold_platform_failures`]) |
 //! | `suspect` | a real test claims it, reviewed against an older text of the clause (its stamp differs) |
 //! | `passing` | results were given, a real test claiming it passed and none failed |
 //! | `implemented` | a real test claims it (no results given, or none of its tests ran) |
@@ -40,7 +40,7 @@ pub use json::json;
 pub use platforms::{
     CheckView, PlatformCell, PlatformColumn, PlatformRun, PlatformStatus, ReportStatus,
 };
-pub use require::{Requirement, RequirementError, offenders};
+pub use require::{Column, Offence, PlatformWant, Requirement, RequirementError, Want, offenders};
 pub use status::Status;
 pub use summary::{Coverage, StatusCounts, Summary};
 pub use table::table;

@@ -67,8 +67,9 @@ pub struct Coverage {
     pub clauses: usize,
     /// Clauses that are not waived.
     pub testable: usize,
-    /// Testable clauses with at least one real test here (implemented, passing, failing or
-    /// suspect) or an executed platform check ([`Self::executed`]).
+    /// Testable clauses that are not failing, with at least one real test here (implemented,
+    /// passing or suspect) or an executed platform check ([`Self::executed`]). A failing clause
+    /// (a test or a platform check failed) is never covered.
     pub covered: usize,
     /// Testable clauses (not waived, not exempt) that a platform check decided — `pass` or `fail`
     /// in a run report judged against their current text; null without `--platform` (added to
@@ -91,13 +92,15 @@ impl Coverage {
             clauses += 1;
             status.add(r.status);
             let counted = !matches!(r.status, Status::Waived | Status::Exempt);
+            // A failing clause is never covered: a failed test or platform check says the
+            // clause does not hold, not that it is looked after.
             let tested = matches!(
                 r.status,
-                Status::Implemented | Status::Passing | Status::Failing | Status::Suspect
+                Status::Implemented | Status::Passing | Status::Suspect
             );
             let ran = counted && r.executed();
             executed += usize::from(ran);
-            covered += usize::from(tested || ran);
+            covered += usize::from(r.status != Status::Failing && (tested || ran));
         }
         Coverage {
             group,

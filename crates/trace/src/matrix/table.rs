@@ -105,7 +105,8 @@ fn head(r: &Row) -> String {
     )
 }
 
-/// `FAILING (n)`: each failing clause with its failed real tests and their messages.
+/// `FAILING (n)`: each failing clause with its failed real tests and their messages, and the
+/// platforms whose check failed it with theirs.
 fn failing(out: &mut String, shown: &[&Row]) {
     let failing: Vec<&Row> = shown
         .iter()
@@ -126,6 +127,15 @@ fn failing(out: &mut String, shown: &[&Row]) {
             let _ = writeln!(out, "    {}", test_line(t));
             if let Some(msg) = &t.message {
                 indented(out, msg, "      ");
+            }
+        }
+        // The platforms that failed it, each failed check with its message.
+        for p in r.platforms.iter().filter(|p| {
+            p.documentation.is_none()
+                && p.status == Some(PlatformStatus::Reported(ReportStatus::Fail))
+        }) {
+            for line in platform_lines(p, r.clause) {
+                let _ = writeln!(out, "{line}");
             }
         }
     }

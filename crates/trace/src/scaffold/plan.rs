@@ -40,6 +40,10 @@ pub(super) fn plan_in(
     // a renamed clause whose old id a written test claims (K0510 says to re-point it): a second
     // test for it would be a stub beside the author's work.
     let mut claimed: BTreeSet<String> = BTreeSet::new();
+    // The new ids of those renamed clauses: no stub while the old claim is there, but not
+    // recorded either (no test of theirs was ever in the folder), so that once the author deletes
+    // the old test the next run writes the stub, instead of taking it for one deleted by hand.
+    let mut renamed: BTreeSet<String> = BTreeSet::new();
     for (file, text) in existing {
         let syntax = parse_source(text).map_err(|failure| Unreadable {
             file: file.clone(),
@@ -53,14 +57,14 @@ pub(super) fn plan_in(
                     && spec.clause(&s.id).is_none()
                     && let Some(new) = crate::annotations::renamed_to(spec, s.stamp.as_deref())
                 {
-                    claimed.insert(new.to_string());
+                    renamed.insert(new.to_string());
                 }
             }
         }
     }
     let mut by_file: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, c) in spec.clauses.iter().enumerate() {
-        if !wanted(spec, scope, &c.id) || claimed.contains(&c.id) {
+        if !wanted(spec, scope, &c.id) || claimed.contains(&c.id) || renamed.contains(&c.id) {
             continue;
         }
         if real_tests.contains(&c.id) {

@@ -23,8 +23,9 @@ use kcontract_spec::fsutil::write_atomic;
 pub struct Job<'a> {
     /// The contract.
     pub spec: &'a Spec,
-    /// The spec folder as the command names it: a new crate's `kcontract.toml` points there.
-    pub spec_dir: &'a Path,
+    /// The spec folder as the command names it: a new crate's `kcontract.toml` points there;
+    /// `None` for the contract built into the binary (the file then names no folder).
+    pub spec_dir: Option<&'a Path>,
     /// Where to write.
     pub target: &'a Target,
     /// The clauses in scope: the selection (`--select`, else the crate's `select`) and the
@@ -216,7 +217,7 @@ impl Job<'_> {
         let Some(name) = self.target.crate_name() else {
             return writes;
         };
-        let spec_rel = spec_from(self.spec_dir, &self.target.root);
+        let spec_rel = self.spec_dir.map(|d| spec_from(d, &self.target.root));
         for (rel, text) in [
             ("Cargo.toml", crate_manifest(self.spec, name)),
             ("src/lib.rs", CRATE_LIB.to_string()),
@@ -225,7 +226,7 @@ impl Job<'_> {
             ("README.md", crate_readme(self.spec, name)),
             (
                 crate_config::FILE,
-                crate_config::template(&spec_rel, self.select.map(|s| s.text.as_str())),
+                crate_config::template(spec_rel.as_deref(), self.select.map(|s| s.text.as_str())),
             ),
         ] {
             let p = self.target.root.join(rel);

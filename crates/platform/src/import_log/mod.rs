@@ -1,6 +1,8 @@
-//! A vendor's results as a column: the `go test -v` output of Knative's conformance suites, read
-//! test by test and mapped to the contract's clauses through their `upstream-tests:` entries, into
-//! the same `kcontract-run/1` report a local run writes (`kcontract platform import-log`).
+//! A vendor's results as a column: the `go test -v` output of Knative's conformance suites (or the
+//! same run as `go test -json` or JUnit XML: `forms`), read test by test and mapped to the
+//! contract's clauses through their `upstream-tests:` entries and the table of the suite's other
+//! tests (`suite`), into the same `kcontract-run/1` report a local run writes (`kcontract platform
+//! import-log`). A result that decides no clause is named ([`unmapped`]), never dropped silently.
 //!
 //! The log is read only from its result lines (`--- PASS|FAIL|SKIP: Name (…)`, indented for
 //! subtests) and its `=== RUN` lines (a test that started and has no result line did not finish).
@@ -22,6 +24,11 @@ use kcontract_spec::Spec;
 use super::checks::Status;
 use super::report::ClauseResult;
 
+mod forms;
+pub mod suite;
+
+pub use forms::{Form, FormError, parse_json, parse_junit, read};
+
 /// The result of one test (or subtest) in a log, worst last: merging two results of one name keeps
 /// the later variant. Its words (`pass`, `skip`, `unfinished`, `fail`) come from this declaration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::IntoStaticStr)]
@@ -39,7 +46,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// `pass`, `skip`, `unfinished`, `fail`: the words of a report's evidence.
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         self.into()
     }
 }
@@ -118,6 +125,18 @@ pub(crate) fn test_name(entry: &str) -> &str {
     entry.split_once('#').map_or(entry, |(_, t)| t)
 }
 
+/// The tests that decide clause `c`: its `upstream-tests:` entries, then the suite's other tests
+/// that decide it ([`suite::deciding`]), each with whether its failure decides it.
+fn deciding(c: &kcontract_spec::Clause) -> Vec<(&str, bool)> {
+    let mut tests: Vec<(&str, bool)> = c
+        .upstream_tests
+        .iter()
+        .map(|e| (test_name(e), true))
+        .collect();
+    tests.extend(suite::deciding(&c.id).map(|(t, fail)| (t as &str, fail)));
+    tests
+}
+
 /// The entries of the report for `spec`'s testable clauses (the clauses a local run reports, in
 /// the same order), judged from `log`.
 pub fn clause_results(spec: &Spec, log: &GoTestLog) -> Vec<ClauseResult> {
@@ -125,13 +144,14 @@ pub fn clause_results(spec: &Spec, log: &GoTestLog) -> Vec<ClauseResult> {
         .iter()
         .filter(|c| !c.verify.is_untestable())
         .map(|c| {
-            let (status, evidence, message) = judge(&c.upstream_tests, log);
+            let tests = deciding(c);
+            let (status, evidence, message) = judge(&tests, log);
             ClauseResult {
                 id: c.id.clone(),
                 level: c.level.as_str().to_owned(),
                 stamp: c.stamp.clone(),
                 status,
-                check: (!c.upstream_tests.is_empty()).then(|| CHECK.to_owned()),
+                check: (!tests.is_empty()).then(|| CHECK.to_owned()),
                 evidence,
                 message,
             }
@@ -139,9 +159,61 @@ pub fn clause_results(spec: &Spec, log: &GoTestLog) -> Vec<ClauseResult> {
         .collect()
 }
 
-/// A clause's status from its `upstream-tests:` entries: the evidence is each entry's outcome
-/// (`absent` when the log does not name the test).
-fn judge(entries: &[String], log: &GoTestLog) -> (Status, Value, String) {
+/// A result of the log that decides no clause: its name, its outcome, and why it decides none
+/// when the suite's table says (`None`: a test kcontract does not know, from another suite or a
+/// newer one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unmapped {
+    /// The test as the log names it.
+    pub name: String,
+    /// Its own result.
+    pub outcome: Outcome,
+    /// The table's reason ([`suite::SuiteTest::why`]), when it has the test.
+    pub why: Option<&'static str>,
+}
+
+/// The results of `log` that decide no clause of `spec`, in name order. A result decides a clause
+/// when it, a test it is a subtest of, or one of its subtests is among the clause's deciding
+/// tests (a function's result is its subtests', and an entry for a function covers them).
+pub fn unmapped(spec: &Spec, log: &GoTestLog) -> Vec<Unmapped> {
+    let cited: Vec<&str> = spec
+        .clauses
+        .iter()
+        .flat_map(|c| deciding(c).into_iter().map(|(t, _)| t))
+        .collect();
+    let related = |a: &str, b: &str| {
+        a == b
+            || a.strip_prefix(b).is_some_and(|r| r.starts_with('/'))
+            || b.strip_prefix(a).is_some_and(|r| r.starts_with('/'))
+    };
+    log.results
+        .iter()
+        .filter(|(name, _)| !cited.iter().any(|t| related(name, t)))
+        .map(|(name, outcome)| Unmapped {
+            name: name.clone(),
+            outcome: *outcome,
+            why: suite::entry(name).map(|e| e.why),
+        })
+        .collect()
+}
+
+/// The tests of a required list (`--require-tests FILE`: one test a line, `go test`'s name or
+/// `path/file_test.go#TestX/sub` as `upstream-tests:` write it; `#` starts a comment line) that
+/// `log` does not name, in the list's order. A log that lacks a required test is not a complete
+/// run of the suite, as the Kubernetes conformance program checks of a submission.
+pub fn missing_required<'a>(list: &'a str, log: &GoTestLog) -> Vec<&'a str> {
+    list.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(test_name)
+        .filter(|t| !log.results.contains_key(*t))
+        .collect()
+}
+
+/// A clause's status from its deciding tests (name, and whether a failure decides it): the
+/// evidence is each test's outcome (`absent` when the log does not name the test; `fail
+/// (undecided)` for a failure that does not decide it).
+fn judge(entries: &[(&str, bool)], log: &GoTestLog) -> (Status, Value, String) {
     if entries.is_empty() {
         return (
             Status::NotRun,
@@ -150,14 +222,24 @@ fn judge(entries: &[String], log: &GoTestLog) -> (Status, Value, String) {
                 .to_owned(),
         );
     }
+    // A failure that does not decide the clause is taken as a test that did not decide it.
+    let undecided: Vec<&str> = entries
+        .iter()
+        .filter(|(t, fail_decides)| !fail_decides && log.outcome(t) == Some(Outcome::Fail))
+        .map(|(t, _)| *t)
+        .collect();
     let outcomes: Vec<(&str, Option<Outcome>)> = entries
         .iter()
-        .map(|e| (test_name(e), log.outcome(test_name(e))))
+        .filter(|(t, _)| !undecided.contains(t))
+        .map(|(t, _)| (*t, log.outcome(t)))
         .collect();
-    let evidence: serde_json::Map<String, Value> = outcomes
+    let mut evidence: serde_json::Map<String, Value> = outcomes
         .iter()
         .map(|(t, o)| ((*t).to_owned(), json!(o.map_or("absent", Outcome::as_str))))
         .collect();
+    for t in &undecided {
+        evidence.insert((*t).to_owned(), json!("fail (undecided)"));
+    }
     let with = |pick: &dyn Fn(Option<Outcome>) -> bool| -> String {
         outcomes
             .iter()
@@ -179,7 +261,7 @@ fn judge(entries: &[String], log: &GoTestLog) -> (Status, Value, String) {
                 with(&|o| o == Some(Outcome::Unfinished))
             ),
         ),
-        () if outcomes.iter().all(|(_, o)| *o == Some(Outcome::Pass)) => (
+        () if !outcomes.is_empty() && outcomes.iter().all(|(_, o)| *o == Some(Outcome::Pass)) => (
             Status::Pass,
             format!("passed: {}", with(&|o| o == Some(Outcome::Pass))),
         ),
@@ -192,6 +274,12 @@ fn judge(entries: &[String], log: &GoTestLog) -> (Status, Value, String) {
             let absent = with(&|o| o.is_none());
             if !absent.is_empty() {
                 why.push(format!("not in the log: {absent}"));
+            }
+            if !undecided.is_empty() {
+                why.push(format!(
+                    "failed, which does not decide this clause: {}",
+                    undecided.join(", ")
+                ));
             }
             (Status::NotRun, why.join("; "))
         }
@@ -237,11 +325,7 @@ mod tests {
     #[test]
     fn a_clause_passes_only_when_every_test_passed() {
         let log = parse(LOG);
-        let e = |v: &[&str]| {
-            v.iter()
-                .map(|s| format!("f_test.go#{s}"))
-                .collect::<Vec<_>>()
-        };
+        let e = |v: &[&'static str]| v.iter().map(|s| (*s, true)).collect::<Vec<_>>();
         assert_eq!(judge(&e(&["TestA/one"]), &log).0, Status::Pass);
         assert_eq!(judge(&e(&["TestA/one", "TestB"]), &log).0, Status::NotRun);
         assert_eq!(judge(&e(&["TestA/one", "TestZ"]), &log).0, Status::NotRun);
@@ -257,5 +341,19 @@ mod tests {
             message,
             "skipped (or every subtest skipped): TestB; not in the log: TestZ"
         );
+        // A test whose failure does not decide the clause: its pass does, its failure leaves the
+        // clause not run (never failed, never passed).
+        assert_eq!(judge(&[("TestA/one", false)], &log).0, Status::Pass);
+        let (status, evidence, message) = judge(&[("TestE", false)], &log);
+        assert_eq!(status, Status::NotRun);
+        assert_eq!(evidence, json!({"TestE": "fail (undecided)"}));
+        assert!(message.contains("does not decide"), "{message}");
+    }
+
+    #[test]
+    fn required_tests_are_looked_for() {
+        let log = parse(LOG);
+        let list = "# required\nTestA\n\nx/y_test.go#TestA/two\nTestZ\nf.go#TestY/sub\n";
+        assert_eq!(missing_required(list, &log), ["TestZ", "TestY/sub"]);
     }
 }
