@@ -17,6 +17,7 @@ mod differential;
 mod editors;
 mod error_catalog;
 mod fmt;
+mod following;
 mod hostile;
 mod image;
 mod import;

@@ -1,0 +1,194 @@
+//! Following an upstream text (docs/following-upstream.md): `import NEW --keep-ids-from OLD`, then
+//! `diff OLD NEW`. The answers the editor acts on must be true: an unchanged text changes nothing
+//! (not one id, actor or decision), and a level change is a level change, not a removal and an
+//! addition. The fixtures `relay-v1.md` / `relay-v2.md` were written for these tests: relative
+//! links (to a section and to another file), tables, lists, a code block, `:` clauses, a note, and
+//! the negated forms "not REQUIRED" and "MAY NOT".
+
+use std::path::Path;
+
+use crate::common::cli::{kcontract, root};
+
+/// `import tests/fixtures/import/<fixture> --out <out>` in `dir`, with `more`; it succeeds.
+fn import(dir: &Path, fixture: &str, out: &str, more: &[&str]) -> String {
+    let path = root().join("tests/fixtures/import").join(fixture);
+    let args = [&["import", path.to_str().unwrap(), "--out", out], more].concat();
+    let (code, stdout, err) = kcontract(dir, &args);
+    assert_eq!(code, 0, "import {fixture}:\n{stdout}\n{err}");
+    err
+}
+
+/// The changes `diff old new --format json` lists.
+fn changes(dir: &Path, old: &str, new: &str) -> Vec<serde_json::Value> {
+    let (code, out, err) = kcontract(dir, &["diff", old, new, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["changes"].as_array().unwrap().clone()
+}
+
+/// Every clause id of the spec folder `dir/spec`, in order.
+fn ids(dir: &Path) -> Vec<String> {
+    let loaded = kcontract_spec::load(dir);
+    assert!(!loaded.has_errors());
+    loaded.spec.clauses.iter().map(|c| c.id.clone()).collect()
+}
+
+/// The same file imported twice, the second time with `--keep-ids-from` the first: every id is
+/// kept (none renamed, not the clause whose link import rewrote nor the ones holding a table or a
+/// code block), and `diff` finds nothing. The negative control: without `--keep-ids-from` into a
+/// folder whose ids were edited, the ids are new and `diff` reports each clause renamed.
+#[test]
+fn an_identical_reimport_renames_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    import(dir.path(), "relay-v1.md", "v1", &[]);
+    let err = import(
+        dir.path(),
+        "relay-v1.md",
+        "again",
+        &["--keep-ids-from", "v1"],
+    );
+    assert!(
+        err.contains("note: 10 of 10 clause(s) kept their id from `v1`"),
+        "{err}"
+    );
+    let (v1, again) = (ids(&dir.path().join("v1")), ids(&dir.path().join("again")));
+    assert_eq!(v1.len(), 10);
+    assert_eq!(v1, again);
+    assert_eq!(
+        changes(dir.path(), "v1", "again"),
+        Vec::<serde_json::Value>::new()
+    );
+    // Negative control: ids an editor renamed are not found again without --keep-ids-from.
+    let chapter = dir.path().join("v1/en/delivery.md");
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    std::fs::write(
+        &chapter,
+        text.replace("id: delivery.", "id: delivery.edited-"),
+    )
+    .unwrap();
+    import(dir.path(), "relay-v1.md", "fresh", &[]);
+    let found = changes(dir.path(), "v1", "fresh");
+    let renamed = found.iter().filter(|c| c["kind"] == "renamed").count();
+    assert_eq!(renamed, 6, "{found:?}");
+    // With it, the editor's ids stay.
+    import(
+        dir.path(),
+        "relay-v1.md",
+        "kept",
+        &["--keep-ids-from", "v1"],
+    );
+    assert_eq!(
+        changes(dir.path(), "v1", "kept"),
+        Vec::<serde_json::Value>::new()
+    );
+}
+
+/// SHOULD → MUST in a sentence and in a table row: the clauses keep their ids and `diff` reports
+/// each as a level change that strengthens, not as a removal and an addition.
+#[test]
+fn a_strengthened_requirement_is_a_level_change() {
+    let dir = tempfile::tempdir().unwrap();
+    import(dir.path(), "relay-v1.md", "v1", &[]);
+    import(dir.path(), "relay-v2.md", "v2", &["--keep-ids-from", "v1"]);
+    assert_eq!(ids(&dir.path().join("v1")), ids(&dir.path().join("v2")));
+    let found = changes(dir.path(), "v1", "v2");
+    let levels: Vec<(&str, &str)> = found
+        .iter()
+        .filter(|c| c["kind"] == "level")
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap(),
+                c["direction"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            (
+                "delivery.receiver-acknowledge-each-message-within-five",
+                "strengthens"
+            ),
+            ("delivery.queue-full-relay-retry-after-one", "strengthens"),
+        ],
+        "{found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|c| c["kind"] == "removed" || c["kind"] == "added"),
+        "{found:?}"
+    );
+}
+
+/// An editor's work on an import — review notes resolved, actors and verify kinds decided, a new
+/// actor in contract.yaml — survives a re-import of the unchanged upstream: `diff` reports 0
+/// changes and the files are byte for byte the editor's. The negative control: `--upstream-only`
+/// keeps the ids and actors only, and `diff` shows the editors' decisions gone.
+#[test]
+fn reimporting_unchanged_upstream_into_an_edited_spec_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    import(dir.path(), "relay-v1.md", "edited", &[]);
+    let edited = dir.path().join("edited");
+    for chapter in ["delivery", "messages"] {
+        let path = edited.join(format!("en/{chapter}.md"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Each review note resolved (its line and the lines folded into it), each guess decided.
+        let mut out = Vec::new();
+        let mut in_review = false;
+        for line in text.lines() {
+            if line.starts_with("review:") {
+                in_review = true;
+                continue;
+            }
+            if in_review && line.starts_with("  ") {
+                continue;
+            }
+            in_review = false;
+            out.push(
+                line.replace("actor: unassigned", "actor: relay")
+                    .replace("verify: manual", "verify: test"),
+            );
+        }
+        std::fs::write(&path, out.join("\n") + "\n").unwrap();
+    }
+    let yaml = edited.join("contract.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replace("actors: [", "actors: [operator, ")).unwrap();
+    let (code, out, err) = kcontract(&edited, &["--spec", ".", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("K0119"), "{err}");
+
+    import(
+        dir.path(),
+        "relay-v1.md",
+        "new",
+        &["--keep-ids-from", "edited"],
+    );
+    assert_eq!(
+        changes(dir.path(), "edited", "new"),
+        Vec::<serde_json::Value>::new()
+    );
+    for file in ["contract.yaml", "en/delivery.md", "en/messages.md"] {
+        assert_eq!(
+            std::fs::read_to_string(edited.join(file)).unwrap(),
+            std::fs::read_to_string(dir.path().join("new").join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    // Negative control: only what upstream says is kept with --upstream-only.
+    import(
+        dir.path(),
+        "relay-v1.md",
+        "upstream",
+        &["--keep-ids-from", "edited", "--upstream-only"],
+    );
+    let found = changes(dir.path(), "edited", "upstream");
+    assert!(!found.is_empty());
+    assert!(
+        found
+            .iter()
+            .all(|c| c["kind"] != "removed" && c["kind"] != "added"),
+        "{found:?}"
+    );
+}
