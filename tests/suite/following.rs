@@ -192,3 +192,73 @@ fn reimporting_unchanged_upstream_into_an_edited_spec_changes_nothing() {
         "{found:?}"
     );
 }
+
+/// Every file below `dir`, by its path relative to `dir`, with its bytes.
+fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// The contract's history is the output of the workflow editors are told to use: running
+/// `spec/history/build.sh` (kcontract's own import, `--keep-ids-from` version to version, over
+/// every upstream version in `upstream/knative/history/`) makes exactly the committed folders of
+/// `spec/history/` and prints exactly the `history:` of `spec/contract.yaml`. So the Changes page
+/// cannot drift from the tool: a change to import that changes the history fails here until the
+/// history is built again.
+#[test]
+fn the_committed_history_is_what_the_workflow_makes() {
+    let root = root();
+    let out = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new("bash")
+        .arg("spec/history/build.sh")
+        .arg(out.path())
+        .current_dir(&root)
+        .env("KCONTRACT", env!("CARGO_BIN_EXE_kcontract"))
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let printed = String::from_utf8(made.stdout).unwrap();
+    let contract = std::fs::read_to_string(root.join("spec/contract.yaml")).unwrap();
+    let committed = &contract[contract.find("\nhistory:\n").unwrap() + 1..];
+    assert_eq!(
+        committed, printed,
+        "spec/contract.yaml's history: is not what spec/history/build.sh prints"
+    );
+    let mut want = files(&root.join("spec/history"));
+    want.remove("build.sh");
+    let got = files(out.path());
+    let names =
+        |m: &std::collections::BTreeMap<String, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&got), names(&want), "spec/history/ holds other files");
+    for (path, bytes) in &want {
+        assert!(
+            got[path] == *bytes,
+            "spec/history/{path} differs from what spec/history/build.sh makes: run it again"
+        );
+    }
+    // The steps the page must show: at least 12, among them these pull requests.
+    let steps = printed.matches("\n    pull_request: ").count();
+    assert!(steps >= 12, "{printed}");
+    for pr in [4531, 4550, 9683, 73, 106] {
+        assert!(
+            printed.contains(&format!("\n    pull_request: {pr}\n")),
+            "#{pr} is no step"
+        );
+    }
+}

@@ -228,6 +228,9 @@ pub struct Prose {
     pub added: usize,
     /// Lines only in the old version.
     pub removed: usize,
+    /// The same words in the same order, only wrapped or spaced differently (upstream's "Format
+    /// markdown" commits): a change of form, not of what the text says.
+    pub reflowed: bool,
     /// The changed lines themselves, in order (`op` [`Op::Delete`] or [`Op::Insert`], `text` the
     /// line).
     pub(crate) lines: Vec<Words>,
@@ -275,13 +278,37 @@ pub struct Diff {
     pub(crate) not_compared: Vec<String>,
 }
 
+impl Diff {
+    /// Nothing changed but the form of the text: no clause, chapter or language changed and every
+    /// prose change is a reflow ([`Prose::reflowed`]). The contract's history folds such an
+    /// upstream version into the next step.
+    pub fn formatting_only(&self) -> bool {
+        self.changes.is_empty()
+            && self.not_compared.is_empty()
+            && self.parts == Parts::default()
+            && self.prose.iter().all(|p| p.reflowed)
+    }
+}
+
 fn text(s: &str) -> Option<Value> {
     Some(Value::Text(s.to_owned()))
 }
 
-/// Same words, whatever the whitespace between them (the rule of translation stamps).
+/// Same words, whatever the whitespace between them (the rule of translation stamps) and the width
+/// of a table's delimiter row (`| --- |` padded to its column: a reformatted table says the same).
 fn same_words(a: &str, b: &str) -> bool {
-    a.split_whitespace().eq(b.split_whitespace())
+    let said = |s: &str| -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| {
+                if w.chars().all(|c| matches!(c, '-' | ':')) && w.contains('-') {
+                    "-".to_string()
+                } else {
+                    w.to_string()
+                }
+            })
+            .collect()
+    };
+    said(a) == said(b)
 }
 
 /// The ids written in the source-language chapter files of a spec folder `dir` (`id:` lines) that
@@ -636,6 +663,7 @@ fn prose(old: &Spec, new: &Spec, parts: &Parts) -> Vec<Prose> {
                     chapter: chapter.clone(),
                     added,
                     removed,
+                    reflowed: same_words(&a, &b),
                     lines,
                 });
             }

@@ -46,7 +46,6 @@ pub(super) struct Decisions {
     pub(super) reason: Option<String>,
     pub(super) oci: Option<String>,
     pub(super) upstream_tests: Vec<String>,
-    pub(super) review: Option<String>,
 }
 
 /// What a new clause takes from the earlier clause it restates.
@@ -57,6 +56,10 @@ pub(super) struct Carried {
     /// The earlier clause's text: its subject decides whether the actor still stands, its words
     /// whether a review note resolved then is resolved now.
     pub(super) text: String,
+    /// The earlier clause's review note (none once a person resolved it): it stands while the
+    /// words are the same, whatever is carried, so an unchanged statement gets the same note in
+    /// every version and a step shows no change of review that upstream did not cause.
+    pub(super) review: Option<String>,
     /// `None` with [`Carry::UpstreamOnly`].
     pub(super) decisions: Option<Decisions>,
 }
@@ -65,8 +68,7 @@ impl Carried {
     /// The review note to write when the earlier clause decides it: its own (none, once a person
     /// resolved it) when the words did not change; `None` when the new text calls for its own.
     pub(super) fn review(&self, new_text: &str) -> Option<Option<String>> {
-        let d = self.decisions.as_ref()?;
-        ids::same_meaning(&self.text, new_text).then(|| d.review.clone())
+        ids::same_meaning(&self.text, new_text).then(|| self.review.clone())
     }
 }
 
@@ -115,7 +117,6 @@ pub(super) fn carried(
                 reason: c.reason.clone(),
                 oci: c.oci.clone(),
                 upstream_tests: c.upstream_tests.clone(),
-                review: c.review.as_ref().map(|(note, _)| note.clone()),
             });
             Some((
                 i,
@@ -123,6 +124,7 @@ pub(super) fn carried(
                     id,
                     actor: c.actor.as_str().to_string(),
                     text: c.text.clone(),
+                    review: c.review.as_ref().map(|(note, _)| note.clone()),
                     decisions,
                 },
             ))
