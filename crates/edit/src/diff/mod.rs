@@ -77,6 +77,24 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
+
+    /// Whether an upstream text can make this change: its words, levels, keywords, ids and where
+    /// a clause is. The other kinds are an editor's decisions about a clause (actor, verify,
+    /// tests, review, translations): between two imports of upstream versions they are the
+    /// import's guesses, not upstream's doing, and the Changes page shows them only for the
+    /// contract's own edition.
+    pub fn is_upstream(self) -> bool {
+        matches!(
+            self,
+            Kind::Added
+                | Kind::Removed
+                | Kind::Renamed
+                | Kind::Reworded
+                | Kind::Level
+                | Kind::Keyword
+                | Kind::Moved
+        )
+    }
 }
 
 /// What a level change does to the obligation. The names are the JSON `direction`s.
