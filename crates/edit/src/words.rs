@@ -86,6 +86,55 @@ pub(crate) fn similarity(a: &[String], b: &[String]) -> f64 {
     2.0 * common as f64 / (a.len() + b.len()) as f64
 }
 
+/// How much of a requirement's key words the prose it became must have ([`now_prose`]).
+const TURNED: f64 = 0.8;
+
+/// The key words of `text` in their order (as [`key_words`], not sorted).
+fn key_words_in_order(text: &str, modal: bool) -> Vec<String> {
+    let plain = plain(text);
+    plain
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .filter(|w| Level::from_keyword(w).is_none() && *w != "NOT")
+        .map(str::to_ascii_lowercase)
+        .filter(|w| !is_stop(w) && !(modal && MODAL.contains(&w.as_str())))
+        .map(|w| match w.strip_suffix('s') {
+            Some(stem) if stem.len() > 2 && !stem.ends_with('s') => stem.to_string(),
+            _ => w,
+        })
+        .collect()
+}
+
+/// Whether the statement `text` is said in `prose` (a chapter's informative text) as informative
+/// words: some run of the prose's key words, not much longer than the statement's, holds
+/// [`TURNED`] of them, modal verbs left out ("Developers MUST assume" → "Developers can
+/// assume"). What tells a requirement upstream turned into prose from one it deleted.
+pub(crate) fn now_prose(text: &str, prose: &str) -> bool {
+    let want = key_words(text, true);
+    if want.is_empty() {
+        return false;
+    }
+    let words = key_words_in_order(prose, true);
+    let need = (want.len() as f64 * TURNED).ceil() as usize;
+    let span = want.len() + want.len() / 2 + 1;
+    (0..words.len()).any(|start| {
+        let mut window: Vec<String> = words[start..(start + span).min(words.len())].to_vec();
+        window.sort();
+        let found = want
+            .iter()
+            .filter(|w| {
+                window
+                    .binary_search(w)
+                    .map(|at| {
+                        window.remove(at);
+                    })
+                    .is_ok()
+            })
+            .count();
+        found >= need
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +167,25 @@ mod tests {
                 .iter()
                 .all(|w| w != "might")
         );
+    }
+}
+
+#[cfg(test)]
+mod now_prose_tests {
+    use super::now_prose;
+
+    /// #4550 of the Knative contract: "Developers MUST assume …" became "Developers can assume …"
+    /// in a paragraph run on from a list item; #4531 deleted the `/dev/log` requirement.
+    #[test]
+    fn a_requirement_turned_into_prose_is_found_there_and_a_deleted_one_is_not() {
+        let prose = "- `h2c`: HTTP/2 transport, as described in section 3.4 of the HTTP2 spec\nDevelopers can assume all traffic is\nintermediated by an L7 proxy. Other words.";
+        assert!(now_prose(
+            "Developers MUST assume all traffic is intermediated by an L7 proxy.",
+            prose
+        ));
+        assert!(!now_prose(
+            "The platform MUST mount /dev/log as a writable socket to syslog.",
+            prose
+        ));
     }
 }

@@ -454,16 +454,10 @@ pub fn compare(
         }
     }
     for o in removed.iter().filter(|o| !taken.contains(o.id.as_str())) {
-        let lower = |s: &str| {
-            s.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        };
         let source = old.contract.languages.first().map_or("", String::as_str);
-        let prose = lower(&chapter_prose(new, source, &o.chapter));
+        let prose = chapter_prose(new, source, &o.chapter);
         changes.push(Change {
-            informative: prose.contains(&lower(&o.text)),
+            informative: crate::words::now_prose(&o.text, &prose),
             level: Some(o.level),
             ..Change::new(Kind::Removed, o, text(&o.text), None)
         });
