@@ -50,18 +50,7 @@ const MODAL: [&str; 8] = [
 /// The key words of `text`, sorted: its plain words that are neither stop words nor RFC 2119
 /// keywords (nor, with `modal`, lowercase modal verbs), lowercase, a plural `s` dropped.
 pub(crate) fn key_words(text: &str, modal: bool) -> Vec<String> {
-    let plain = plain(text);
-    let mut out: Vec<String> = plain
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .filter(|w| Level::from_keyword(w).is_none() && *w != "NOT")
-        .map(str::to_ascii_lowercase)
-        .filter(|w| !is_stop(w) && !(modal && MODAL.contains(&w.as_str())))
-        .map(|w| match w.strip_suffix('s') {
-            Some(stem) if stem.len() > 2 && !stem.ends_with('s') => stem.to_string(),
-            _ => w,
-        })
-        .collect();
+    let mut out = key_words_in_order(text, modal);
     out.sort();
     out
 }
@@ -97,7 +86,7 @@ fn key_words_in_order(text: &str, modal: bool) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .filter(|w| Level::from_keyword(w).is_none() && *w != "NOT")
         .map(str::to_ascii_lowercase)
-        .filter(|w| !is_stop(w) && !(modal && MODAL.contains(&w.as_str())))
+        .filter(|w| !(is_stop(w) || modal && MODAL.contains(&w.as_str())))
         .map(|w| match w.strip_suffix('s') {
             Some(stem) if stem.len() > 2 && !stem.ends_with('s') => stem.to_string(),
             _ => w,

@@ -284,7 +284,7 @@ pub(super) fn changed_in_latest(history: &History, steps: &[StepCtx]) -> BTreeMa
     let latest = (history.steps.iter().zip(steps))
         .rev()
         .find(|(s, _)| s.new.is_some())
-        .or_else(|| history.steps.iter().zip(steps).last());
+        .or_else(|| history.steps.iter().zip(steps).next_back());
     let Some((step, ctx)) = latest else {
         return out;
     };
