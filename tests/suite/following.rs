@@ -262,3 +262,46 @@ fn the_committed_history_is_what_the_workflow_makes() {
         );
     }
 }
+
+/// A spec of another project imported without a vocabulary: its actors are its own subjects' nouns
+/// and no clause has a Knative actor (`platform`, `developer`, `container`) nor a Knative verify
+/// kind; each sentence ending with `:` holds the table, code block or steps that complete it; the
+/// note with a keyword stays informative and `check` accepts it.
+#[test]
+fn another_projects_spec_gets_its_own_vocabulary_and_whole_clauses() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = import(dir.path(), "relay-v1.md", "spec", &[]);
+    assert!(
+        err.contains("3 clause(s) end with `:` or run on, and hold the list, table or code block")
+            && err.contains("1 note(s) or example(s) use a keyword and stay informative"),
+        "{err}"
+    );
+    let loaded = kcontract_spec::load(&dir.path().join("spec"));
+    assert!(!loaded.has_errors());
+    for c in &loaded.spec.clauses {
+        let actor = c.actor.as_str();
+        assert!(
+            !["platform", "developer", "container"].contains(&actor),
+            "{}: {actor}",
+            c.id
+        );
+        assert!(
+            !["model", "conformance"].contains(&c.verify.as_str()),
+            "{}",
+            c.id
+        );
+    }
+    let text = |id: &str| loaded.spec.clause(id).unwrap().text.clone();
+    assert!(
+        text("messages.every-message-following-headers")
+            .contains("| `Sent-At` | when it was sent |")
+    );
+    assert!(
+        text("messages.code-field-match-following-regular-expression")
+            .contains("^[a-z][a-z0-9-]{0,62}$")
+    );
+    assert!(text("delivery.relay-follow-steps").contains("3. Send the message."));
+    let (code, out, err) = kcontract(dir.path(), &["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(!err.contains("K0201"), "{err}");
+}
