@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::terminal::{Ctx, Failure, Outcome, print};
-use kcontract_edit::import::Imported;
+use kcontract_edit::import::{Carry, Earlier, Imported};
 use kcontract_spec::Loaded;
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::{Actor, Contract, Labelled};
@@ -28,7 +28,9 @@ pub(crate) struct Import {
     into: Option<PathBuf>,
     /// The contract's actors, comma-separated (e.g. producer,consumer,intermediary): written into
     /// the new contract.yaml, and each clause's actor is the one its subject names ("Producers
-    /// MUST …": producer; plurals match). Without it, the Knative contract's actors.
+    /// MUST …": producer; plurals match). Without it (and without --into or --keep-ids-from),
+    /// the actors are the nouns the subjects name, and a clause naming none gets `unassigned`
+    /// with a review note.
     #[arg(
         long,
         value_name = "NAMES",
@@ -36,11 +38,19 @@ pub(crate) struct Import {
         conflicts_with = "into"
     )]
     actors: Vec<String>,
-    /// An earlier import of the text (a spec folder): each clause whose statement it had keeps
-    /// that clause's id — the same text, or a reworded one at the same level with at least 60% of
-    /// its key words in common (Dice coefficient) — and no new clause takes one of its ids.
+    /// An earlier import of the text (a spec folder, edited or not): each clause whose statement
+    /// it had keeps that clause's id — the same words, a rewording at the same level with at least
+    /// 60% of its key words in common (Dice coefficient), or the same statement at another level
+    /// (85%) — and its actor and the editors' other decisions (verify, reason, oci,
+    /// upstream-tests, a review note resolved); its contract.yaml (less `history:`) and the
+    /// translations of the chapters are kept; no new clause takes one of its ids.
     #[arg(long, value_name = "DIR")]
     keep_ids_from: Option<PathBuf>,
+    /// With --keep-ids-from: keep only the ids and actors, none of the editors' other decisions,
+    /// contract.yaml or translations — the new version is what the upstream text says (the
+    /// contract's history is built so).
+    #[arg(long, requires = "keep_ids_from")]
+    upstream_only: bool,
     /// Where the source's relative links to other files point: the URL of the folder the file
     /// lives in upstream (e.g. https://github.com/opencontainers/runtime-spec/blob/v1.3.0/).
     /// Without it such links keep only their words (each is reported).
@@ -66,11 +76,19 @@ impl Import {
                     .in_file(&out)
                     .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one, or --into a spec folder to add the chapters to"));
         }
-        let contract = self.contract(into.as_ref());
+        let contract = self.contract(into.as_ref().or(earlier.as_ref()));
+        let carry = if self.upstream_only {
+            Carry::UpstreamOnly
+        } else {
+            Carry::Decisions
+        };
         let options = kcontract_edit::import::Options {
             link_base: self.link_base.as_deref(),
-            earlier: earlier.as_ref().map(|l| &l.spec),
+            earlier: (earlier.as_ref())
+                .zip(self.keep_ids_from.as_deref())
+                .map(|(loaded, dir)| Earlier { loaded, dir, carry }),
             into: into.as_ref().map(|l| &l.spec),
+            actors_from_subjects: self.actors.is_empty() && into.is_none() && earlier.is_none(),
         };
         let imported = kcontract_edit::import::import(&src, &self.origin(), &contract, &options);
         match &into {
@@ -134,10 +152,11 @@ impl Import {
         )
     }
 
-    /// The vocabulary the new chapters are written in: the `--into` contract's (else the default
-    /// one), with `--actors` when given.
-    fn contract(&self, into: Option<&Loaded>) -> Contract {
-        let mut contract = into.map_or_else(Contract::default, |l| l.spec.contract.clone());
+    /// The vocabulary the new chapters are written in: the `--into` or `--keep-ids-from`
+    /// contract's (else the default one, which import replaces by the subjects' own), with
+    /// `--actors` when given.
+    fn contract(&self, given: Option<&Loaded>) -> Contract {
+        let mut contract = given.map_or_else(Contract::default, |l| l.spec.contract.clone());
         if !self.actors.is_empty() {
             contract.actors = self
                 .actors
@@ -197,8 +216,12 @@ impl Import {
     /// `--out`: a new spec folder, written whole or not at all.
     fn write_new(&self, ctx: &Ctx, out: &Path, imported: &Imported) -> Outcome {
         let mut files = vec![(out.join("contract.yaml"), imported.contract_yaml.clone())];
+        let source = &imported.source_lang;
         for (name, text) in &imported.chapters {
-            files.push((out.join("en").join(format!("{name}.md")), text.clone()));
+            files.push((out.join(source).join(format!("{name}.md")), text.clone()));
+        }
+        for (lang, name, text) in &imported.translations {
+            files.push((out.join(lang).join(format!("{name}.md")), text.clone()));
         }
         write_all(out, &files).map_err(|d| fail_with(ctx, d))?;
         print(&format!(
@@ -213,12 +236,16 @@ impl Import {
     /// What a person should know after the import: the actors the subjects suggest, the ids kept,
     /// the links rewritten or dropped.
     fn notes(&self, imported: &Imported, into: bool) {
-        if self.actors.is_empty() && !into && !imported.subjects.is_empty() {
+        if !imported.actors_from_subjects.is_empty()
+            || (self.actors.is_empty() && !into && self.keep_ids_from.is_none())
+        {
+            eprintln!("{}", subjects_note(imported));
+        } else if self.actors.is_empty() && !into && !imported.subjects.is_empty() {
             // The vocabulary the text suggests: a person decides which of these are actors.
             let shown: Vec<&(String, usize)> = imported.subjects.iter().take(8).collect();
             eprintln!(
                 "note: {} clause(s) have a guessed actor; their subjects name: {}\n  = help: to bind each clause to the actor its subject names, import again with --actors {}",
-                imported.reviews,
+                imported.guessed,
                 shown
                     .iter()
                     .map(|(n, c)| format!("{n} ({c})"))
@@ -232,11 +259,18 @@ impl Import {
             );
         }
         if let Some(dir) = &self.keep_ids_from {
+            eprintln!("{}", kept_note(imported, dir));
+        }
+        if imported.attached > 0 {
             eprintln!(
-                "note: {} of {} clause(s) kept their id from `{}`",
-                imported.kept,
-                imported.clauses,
-                dir.display()
+                "note: {} clause(s) end with `:` or run on, and hold the list, table or code block that completes them",
+                imported.attached
+            );
+        }
+        if imported.informative > 0 {
+            eprintln!(
+                "note: {} note(s) or example(s) use a keyword and stay informative (marked `<!-- kcontract: informative -->`, or a quote opening with \"Note\" or \"Example\"): check that none is a requirement",
+                imported.informative
             );
         }
         if imported.links_rewritten > 0 {
@@ -249,6 +283,48 @@ impl Import {
             eprintln!("{}", dropped_links_note(&imported.links_dropped));
         }
     }
+}
+
+/// Where the actors came from when none were given: the subjects, and the clauses left to a person.
+fn subjects_note(imported: &Imported) -> String {
+    let named: Vec<String> = imported
+        .actors_from_subjects
+        .iter()
+        .map(|(n, c)| format!("{n} ({c})"))
+        .collect();
+    let actors = if named.is_empty() {
+        "no subject names one".to_string()
+    } else {
+        named.join(", ")
+    };
+    format!(
+        "note: the actors are the nouns the subjects name: {actors}; {} clause(s) name none of them and have actor `unassigned` with a review note\n  = help: to give the contract actors of your own, import again with --actors NAME,NAME (each clause gets the one its subject names)",
+        imported.guessed
+    )
+}
+
+/// What `--keep-ids-from` kept.
+fn kept_note(imported: &Imported, dir: &Path) -> String {
+    let mut note = format!(
+        "note: {} of {} clause(s) kept their id from `{}`",
+        imported.kept,
+        imported.clauses,
+        dir.display()
+    );
+    if imported.contract_kept {
+        note.push_str(&format!(
+            ", with their actors and the editors' decisions; contract.yaml is `{}`'s (without its `history:`, whose folders are beside it, not here){}",
+            dir.display(),
+            if imported.translations.is_empty() {
+                String::new()
+            } else {
+                format!("; {} translated chapter file(s) kept", imported.translations.len())
+            }
+        ));
+    } else {
+        note.push_str(", with their actors (--upstream-only: nothing else of it)");
+    }
+    note
 }
 
 /// The one-line account of an import.

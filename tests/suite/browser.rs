@@ -377,15 +377,14 @@ fn site_for_readers_in_headless_chromium() {
     //    on the Changes page, in both languages, on a phone: the entry is the target, in view.
     d.viewport(390, 844);
     for (lang, badge) in [
-        ("en", "changed since 2019-04-28"),
-        ("zh", "自 2019-04-28 起有变更"),
+        ("en", "changed since 2022-03-23"),
+        ("zh", "自 2022-03-23 起有变更"),
     ] {
         d.goto(&format!(
-            "{}#config.filesystems.var-log-writable",
+            "{}#config.cgroups.limits-exposed",
             file_url(&site.join(format!("{lang}/configuration.html")))
         ));
-        let link =
-            "document.querySelector('[id=\"config.filesystems.var-log-writable\"] a.changed')";
+        let link = "document.querySelector('[id=\"config.cgroups.limits-exposed\"] a.changed')";
         assert_eq!(d.js(&format!("return {link}.textContent")), badge);
         d.js(&format!("{link}.click()"));
         d.wait("location.pathname.endsWith('/changes.html')");
@@ -393,8 +392,7 @@ fn site_for_readers_in_headless_chromium() {
              const h = document.querySelector('header.top').getBoundingClientRect().bottom; \
              return e ? [e.id, Math.round(e.getBoundingClientRect().top), Math.round(h)] : null");
         assert_eq!(
-            got[0],
-            "change-knative-serving-2019-04-28-reworded-config.filesystems.var-log-writable",
+            got[0], "change-knative-specs-2022-03-23-reworded-config.cgroups.limits-exposed",
             "{lang}: {got}"
         );
         // In view below the sticky header (which takes three rows on a phone).

@@ -339,8 +339,8 @@ fn own_actors_bind_the_subjects() {
     assert_eq!(code, 0);
     // Only "Every party" names no actor.
     assert_eq!(err.matches("warning[K0119]").count(), 1, "{err}");
-    // Without --actors, the Knative actors, and a guess everywhere; the import suggests the
-    // actors the subjects name.
+    // Without --actors, the actors are the nouns the subjects name (no Knative word), each
+    // clause bound to its own; "Every party" makes `party` one.
     let dir = tempfile::tempdir().unwrap();
     let path = root().join("tests/fixtures/import/events-v1.md");
     let (code, _, err) = kcontract(
@@ -349,12 +349,21 @@ fn own_actors_bind_the_subjects() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("their subjects name: consumer (2), producer (2), intermediary (1), party (1), registry (1)")
-            && err.contains("--actors consumer,producer,intermediary,party,registry"),
+        err.contains("the actors are the nouns the subjects name: consumer (2), producer (2), intermediary (1), party (1), registry (1); 0 clause(s) name none"),
         "{err}"
     );
+    let contract = std::fs::read_to_string(dir.path().join("spec/contract.yaml")).unwrap();
+    assert!(
+        contract
+            .contains("actors: [consumer, producer, intermediary, party, registry, unassigned]")
+            && contract.contains("verify: [test, manual, untestable]"),
+        "{contract}"
+    );
+    for knative in ["platform", "developer", "container", "model", "conformance"] {
+        assert!(!contract.contains(knative), "{knative} in {contract}");
+    }
     let (_, _, err) = kcontract(dir.path(), &["check"]);
-    assert_eq!(err.matches("warning[K0119]").count(), 7, "{err}");
+    assert_eq!(err.matches("warning[K0119]").count(), 0, "{err}");
     let (code, _, err) = kcontract(
         dir.path(),
         &["import", "x.md", "--out", "y", "--actors", "Producer"],
@@ -376,11 +385,25 @@ fn a_guessed_actor_says_what_the_subject_is() {
     let (code, _, err) = kcontract(dir.path(), &["import", "in.md", "--out", "spec"]);
     assert_eq!(code, 0, "{err}");
     let chapter = std::fs::read_to_string(dir.path().join("spec/en/wire.md")).unwrap();
+    // Without a vocabulary: `server` is the text's own actor; "It" names none, and a person
+    // decides (the neutral `unassigned`, not another contract's word).
+    assert!(
+        chapter.contains("actor: server\n") && !chapter.contains("`server` is not one")
+            && chapter
+                .contains("actor: unassigned\ntext: It MUST be short.\nverify: manual\nreview: \"actor `unassigned` is a guess: the subject names no single actor\""),
+        "{chapter}"
+    );
+    // With a vocabulary that lacks it, the subject is named in the note.
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &["import", "in.md", "--out", "own", "--actors", "client"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let chapter = std::fs::read_to_string(dir.path().join("own/en/wire.md")).unwrap();
     assert!(
         chapter.contains(
-            "review: \"actor `platform` is a guess: the subject `server` is not one of the contract's actors\""
-        ) && chapter
-            .contains("review: \"actor `platform` is a guess: the subject names no single actor\""),
+            "review: \"actor `client` is a guess: the subject `server` is not one of the contract's actors\""
+        ),
         "{chapter}"
     );
 }

@@ -20,6 +20,7 @@ mod docs;
 mod editors;
 mod error_catalog;
 mod fmt;
+mod following;
 mod formats;
 mod hostile;
 mod image;

@@ -217,7 +217,7 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
     // An earlier version that no longer loads (the Changes page compares it): its error, in its
     // own file, and K0016 at its `history:` entry are streamed; fixed, the site comes back.
     let old = dir
-        .join("spec/history/knative-serving-2019-04-28")
+        .join("spec/history/knative-specs-2024-01-11")
         .join(CHAPTER.trim_start_matches("spec/"));
     let text = std::fs::read_to_string(&old).unwrap();
     events.wait_for("\n\n"); // the rest of the reload event
@@ -226,11 +226,11 @@ fn serve_rebuilds_streams_changes_and_errors_and_stops_on_ctrl_c() {
     assert!(got.contains("event: failed"), "{got}");
     assert!(got.contains("error[K0109]: unknown level `MUSTY`"), "{got}");
     assert!(
-        got.contains("spec/history/knative-serving-2019-04-28/en/"),
+        got.contains("spec/history/knative-specs-2024-01-11/en/"),
         "{got}"
     );
     assert!(
-        got.contains("error[K0016]: the earlier version `knative-serving-2019-04-28` has 1 error"),
+        got.contains("error[K0016]: the earlier version `knative-specs-2024-01-11` has 1 error"),
         "{got}"
     );
     std::fs::write(&old, text).unwrap();

@@ -943,67 +943,128 @@ fn escaped(s: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// The Changes page is `kcontract diff` of the history, in both languages: every change the
-/// command reports between the earlier version and the current spec is an entry of its kind, and
-/// nothing else is; a level change has the command's direction, a rewording its word diff. The
-/// `/dev/log` removal and the `/var/log` MUST → MAY are among them, and the `/var/log` clause's
-/// chapter page links to its entry.
+/// The Changes page is `kcontract diff` of the history, in both languages: for each step between
+/// two versions of `history:` (an upstream pull request), every change of a kind upstream can make
+/// (`Kind::is_upstream` of the edit crate) that the command reports is an entry of that kind, and nothing else is;
+/// the last step (to the current version, this contract's own edition) lists every kind. A level
+/// change has the command's direction, a rewording its word diff. Among the steps, with their dates
+/// and pull requests: #4531 deleted `/dev/log` (removed, not informative), #4550 turned
+/// requirements into prose (removed, now informative), #9683 weakened `/var/log` from MUST to MAY,
+/// #73 and #106 (cgroup v2); the clause #106 changed links from its chapter page to its entry.
 #[test]
 fn the_changes_page_lists_what_kcontract_diff_reports() {
     let tmp = tempfile::tempdir().unwrap();
     copy_spec(tmp.path());
     let (code, _, err) = kcontract(tmp.path(), &["build"]);
     assert_eq!(code, 0, "{err}");
-    let old = "spec/history/knative-serving-2019-04-28";
-    let (code, out, err) = kcontract(tmp.path(), &["diff", old, "spec", "--format", "json"]);
-    assert_eq!(code, 0, "{err}");
-    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let changes = json["changes"].as_array().unwrap();
-    let mut expected: Vec<(String, String)> = changes
-        .iter()
-        .map(|c| {
-            (
-                c["kind"].as_str().unwrap().into(),
-                c["id"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
-    expected.sort();
-    assert!(expected.len() > 50, "{} changes", expected.len());
-    for (lang, weakens, removed_heading) in [("en", "weakens", "Removed"), ("zh", "放宽", "删除")]
-    {
+    let loaded = kcontract_spec::load(&tmp.path().join("spec"));
+    let mut history: Vec<_> = loaded.spec.contract.history.clone();
+    history.sort_by(|a, b| a.date.cmp(&b.date));
+    assert!(history.len() >= 13, "{} versions", history.len());
+    let upstream = [
+        "added", "removed", "renamed", "reworded", "level", "keyword", "moved",
+    ];
+    for (lang, weakens) in [("en", "weakens"), ("zh", "放宽")] {
         let html =
             std::fs::read_to_string(tmp.path().join(format!("site/{lang}/changes.html"))).unwrap();
-        let entries = change_entries(&html);
-        let mut got: Vec<(String, String)> = entries
-            .iter()
-            .map(|(k, i, _)| (k.clone(), i.clone()))
-            .collect();
-        got.sort();
-        assert_eq!(
-            got, expected,
-            "{lang}: the page's entries against the diff's"
-        );
-        let entry = |kind: &str, id: &str| {
-            &entries
+        for (n, v) in history.iter().enumerate() {
+            let next = history.get(n + 1);
+            let new = next.map_or("spec".to_string(), |w| format!("spec/{}", w.path));
+            let old = format!("spec/{}", v.path);
+            let (code, out, err) = kcontract(tmp.path(), &["diff", &old, &new, "--format", "json"]);
+            assert_eq!(code, 0, "{err}");
+            let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let changes = json["changes"].as_array().unwrap();
+            let mut expected: Vec<(String, String)> = changes
                 .iter()
-                .find(|(k, i, _)| k == kind && i == id)
-                .unwrap_or_else(|| panic!("{lang}: no {kind} entry for {id}"))
+                .map(|c| {
+                    (
+                        c["kind"].as_str().unwrap().to_string(),
+                        c["id"].as_str().unwrap().to_string(),
+                    )
+                })
+                .filter(|(k, _)| next.is_none() || upstream.contains(&k.as_str()))
+                .collect();
+            expected.sort();
+            let at = html
+                .find(&format!("<h2 id=\"since-{}\">", v.name))
+                .unwrap_or_else(|| panic!("{lang}: no step from {}", v.name));
+            let step = &html[at..at + html[at..].find("</section>").unwrap()];
+            if let Some(w) = next {
+                let pr = w.pull_request.unwrap();
+                assert!(
+                    step.contains(&format!("{} · #{pr}", w.date)),
+                    "{lang}: step to {} names no date and #{pr}",
+                    w.name
+                );
+            }
+            let entries = change_entries(step);
+            let mut got: Vec<(String, String)> = entries
+                .iter()
+                .map(|(k, i, _)| (k.clone(), i.clone()))
+                .collect();
+            got.sort();
+            assert_eq!(got, expected, "{lang}: {old} → {new}");
+            for c in changes {
+                let (kind, id) = (c["kind"].as_str().unwrap(), c["id"].as_str().unwrap());
+                let Some((_, _, item)) = entries.iter().find(|(k, i, _)| k == kind && i == id)
+                else {
+                    continue;
+                };
+                if kind == "level" {
+                    let d = c["direction"].as_str().unwrap();
+                    assert!(
+                        item.contains(&format!("data-direction=\"{d}\"")),
+                        "{lang} {id}"
+                    );
+                }
+                if kind == "reworded" {
+                    for w in c["words"].as_array().unwrap() {
+                        let text = escaped(w["text"].as_str().unwrap());
+                        let piece = match w["op"].as_str().unwrap() {
+                            "delete" => format!("<del>{text}</del>"),
+                            "insert" => format!("<ins>{text}</ins>"),
+                            _ => text,
+                        };
+                        assert!(item.contains(&piece), "{lang} {id}: {piece}");
+                    }
+                }
+            }
+        }
+        let step_of = |pr: u64| {
+            let v = history
+                .iter()
+                .position(|v| v.pull_request == Some(pr))
+                .unwrap_or_else(|| panic!("#{pr} is no step"));
+            let at = html
+                .find(&format!("<h2 id=\"since-{}\">", history[v - 1].name))
+                .unwrap();
+            &html[at..at + html[at..].find("</section>").unwrap()]
+        };
+        let entry = |step: &str, kind: &str, id_part: &str| {
+            change_entries(step)
+                .into_iter()
+                .find(|(k, i, _)| k == kind && i.contains(id_part))
+                .unwrap_or_else(|| panic!("{lang}: no {kind} entry for {id_part}"))
                 .2
         };
-        // What the issue names: the /dev/log clause removed (its old text shown, no chapter page
-        // to link), the /var/log clause weakened from MUST to MAY.
-        let dev_log = entry("removed", "config.filesystems.dev-log-syslog");
-        assert!(dev_log.contains(&escaped("`/dev/log` MUST be a writable socket to syslog")));
+        // #4531: /dev/log deleted, its old text shown, no chapter page to link, not prose.
+        let dev_log = entry(step_of(4531), "removed", "dev-log");
         assert!(
-            dev_log.contains(">MUST</span>") && !dev_log.contains("href="),
+            dev_log.contains("/dev/log") && !dev_log.contains("href="),
             "{dev_log}"
         );
-        assert!(
-            html.contains(&format!(">{removed_heading}（7）</h3>"))
-                || html.contains(&format!(">{removed_heading} (7)</h3>"))
-        );
-        let var_log = entry("level", "config.filesystems.var-log-writable");
+        assert!(!dev_log.contains("class=\"meta\"><"), "{dev_log}");
+        // #4550: requirements turned into informative text, said so.
+        let now_prose = if lang == "en" {
+            "now informative"
+        } else {
+            "已改为说明性文字"
+        };
+        let turned = entry(step_of(4550), "removed", "developers-assume-traffic");
+        assert!(turned.contains(now_prose), "{turned}");
+        // #9683: /var/log weakened from MUST to MAY.
+        let var_log = entry(step_of(9683), "level", "var-log");
         assert!(
             var_log.contains(&format!(
                 "<del>MUST</del> → <ins>MAY</ins>{}<strong data-direction=\"weakens\">{weakens}</strong>",
@@ -1011,58 +1072,22 @@ fn the_changes_page_lists_what_kcontract_diff_reports() {
             )),
             "{lang}: {var_log}"
         );
-        assert!(
-            var_log.contains("href=\"configuration.html#config.filesystems.var-log-writable\"")
-        );
-        // Every level change's direction and every rewording's words are the command's.
-        for c in changes {
-            let (kind, id) = (c["kind"].as_str().unwrap(), c["id"].as_str().unwrap());
-            let item = entry(kind, id);
-            if kind == "level" {
-                let d = c["direction"].as_str().unwrap();
-                assert!(
-                    item.contains(&format!("data-direction=\"{d}\"")),
-                    "{lang} {id}"
-                );
-            }
-            if kind == "reworded" {
-                for w in c["words"].as_array().unwrap() {
-                    let text = escaped(w["text"].as_str().unwrap());
-                    let piece = match w["op"].as_str().unwrap() {
-                        "delete" => format!("<del>{text}</del>"),
-                        "insert" => format!("<ins>{text}</ins>"),
-                        _ => text,
-                    };
-                    assert!(item.contains(&piece), "{lang} {id}: {piece}");
-                }
-            }
-        }
-        // Each entry's anchor is unique on the page.
-        let mut anchors: Vec<&str> = html
-            .split("<li id=\"")
-            .skip(1)
-            .map(|p| &p[..p.find('"').unwrap()])
-            .collect();
-        let n = anchors.len();
-        anchors.sort();
-        anchors.dedup();
-        assert_eq!(anchors.len(), n, "{lang}: an anchor twice");
-        // The clause's chapter page links to its first entry of the latest step.
+        assert!(step_of(73).contains("#73"));
+        let cgroups = entry(step_of(106), "reworded", "cgroups");
+        assert!(cgroups.contains("cgroup v2"), "{cgroups}");
+        // The clause #106 changed links from its chapter page to that entry, with the date of the
+        // version before it.
         let chapter =
             std::fs::read_to_string(tmp.path().join(format!("site/{lang}/configuration.html")))
                 .unwrap();
-        let at = chapter
-            .find("id=\"config.filesystems.var-log-writable\"")
-            .unwrap();
-        let clause = &chapter[at..at + chapter[at..].find("</section>").unwrap()];
         assert!(
-            clause.contains(
-                "href=\"changes.html#change-knative-serving-2019-04-28-reworded-config.filesystems.var-log-writable\""
+            chapter.contains(
+                "href=\"changes.html#change-knative-specs-2022-03-23-reworded-config.cgroups.limits-exposed\""
             ),
-            "{lang}: {clause}"
+            "{lang}"
         );
         assert!(
-            clause.contains("2019-04-28"),
+            chapter.contains("2022-03-23"),
             "{lang}: the badge names the version"
         );
     }
@@ -1156,7 +1181,11 @@ fn the_changes_page_has_a_step_per_earlier_version_in_date_order() {
         ]
     );
     assert!(step1.contains("v2019 → v2020"), "{step1}");
-    assert!(step2.contains("v2020 → this version"), "{step2}");
+    // The step to the current version is this contract's own edition, said so.
+    assert!(
+        step2.contains("own edition of the latest upstream version"),
+        "{step2}"
+    );
     assert!(step2.contains("<code>cccccccc</code>"));
     let chapter = std::fs::read_to_string(tmp.path().join("site/en/one.html")).unwrap();
     let badges: Vec<&str> = chapter
@@ -1164,13 +1193,15 @@ fn the_changes_page_has_a_step_per_earlier_version_in_date_order() {
         .skip(1)
         .map(|p| &p[..p.find('"').unwrap()])
         .collect();
+    // "Changed since" marks what upstream changed in its latest step (v2019 → v2020), not this
+    // contract's own edition (one.a's level and one.d are the project's).
     assert_eq!(
         badges,
-        ["change-v2020-reworded-one.a", "change-v2020-added-one.d"],
-        "one.c changed only in the earlier step"
+        ["change-v2019-reworded-one.a", "change-v2019-added-one.c"],
+        "the badges are upstream's latest step's"
     );
-    assert!(chapter.contains(">new since 2020-01-01</a>"));
-    assert!(chapter.contains(">changed since 2020-01-01</a>"));
+    assert!(chapter.contains(">new since 2019-01-01</a>"));
+    assert!(chapter.contains(">changed since 2019-01-01</a>"));
 }
 
 /// `build --platform REPORT…`: the matrix page of every language has a column per platform, each

@@ -101,6 +101,14 @@ struct Coverage {
 /// the repository): each keyword use in a clause of its level, each keyword link in a clause that
 /// cites a test of the linked file.
 fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
+    coverage_of(upstream_file, spec_dir, false)
+}
+
+/// [`coverage`]; with `two_levels` (an earlier version, an import nobody edits), a keyword may
+/// also be in a clause of another level that carries a `review:` note (a sentence holding two
+/// levels, left for a person to split), and the keywords' links to tests are not checked (an
+/// earlier version cites no tests).
+fn coverage_of(upstream_file: &str, spec_dir: &str, two_levels: bool) -> Coverage {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let upstream_path = root.join(upstream_file);
     let upstream = std::fs::read_to_string(&upstream_path)
@@ -115,7 +123,15 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
         .spec
         .clauses
         .iter()
-        .map(|c| (c, normalise(&c.text)))
+        .map(|c| {
+            // An earlier version's clauses keep upstream's keyword links in their text.
+            let text = if two_levels {
+                without_keyword_links(&c.text).0
+            } else {
+                c.text.clone()
+            };
+            (c, normalise(&text))
+        })
         .collect();
 
     let hits = find_keywords(&upstream);
@@ -145,14 +161,20 @@ fn coverage(upstream_file: &str, spec_dir: &str) -> Coverage {
         let line = upstream[..h.range.start].matches('\n').count() + 1;
         let holding: Vec<&kcontract_spec::Clause> = clauses
             .iter()
-            .filter(|(c, text)| c.level == h.level && text.contains(&phrase))
+            .filter(|(c, text)| {
+                (c.level == h.level || two_levels && c.review.is_some()) && text.contains(&phrase)
+            })
             .map(|(c, _)| *c)
             .collect();
         if holding.is_empty() {
             missing.push(format!("line {line}: {} «{phrase}»", h.level));
             continue;
         }
-        let Some((_, url)) = links.iter().find(|(at, _)| *at == h.range.start) else {
+        // An earlier version cites no tests: its keywords' links are not checked.
+        let Some((_, url)) = links
+            .iter()
+            .find(|(at, _)| *at == h.range.start && !two_levels)
+        else {
             continue;
         };
         links_seen += 1;
@@ -239,16 +261,24 @@ fn every_upstream_keyword_is_inside_a_clause_of_its_level() {
     );
 }
 
-/// The upstream texts of the earlier versions `history:` lists, by the revision they follow
-/// (upstream/README.md has their sources).
-const EARLIER_UPSTREAMS: &[(&str, &str)] = &[(
-    "95e6390a1153ebb8219b1c9b145c9b1239116d10",
-    "upstream/knative/runtime-contract.en.md",
-)];
+/// The upstream text an earlier version of `history:` was imported from: the file
+/// `upstream/knative/history/index.tsv` lists for its revision.
+fn earlier_upstream(root: &Path, revision: &str) -> String {
+    let index = std::fs::read_to_string(root.join("upstream/knative/history/index.tsv")).unwrap();
+    let file = index
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|f| f[3] == revision)
+        .unwrap_or_else(|| panic!("no upstream text for {revision} in index.tsv"))[6];
+    format!("upstream/knative/history/{file}")
+}
 
-/// Each earlier version of `history:` is a complete spec that loads without errors, names the
-/// upstream url and revision its entry gives, and has every keyword of that upstream text in a
-/// clause of its level: the folder is the whole earlier version, not a part of it.
+/// Each earlier version of `history:` is a complete spec that loads without errors, its entry's
+/// url names the upstream revision it gives, and it has every keyword of that upstream text (the
+/// version index.tsv lists for the revision) in a clause of its level, or in a sentence of two
+/// levels the import left with a review note: the folder is the whole earlier version, not a part
+/// of it.
 #[test]
 fn every_earlier_version_is_whole_and_follows_its_upstream_text() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -257,32 +287,23 @@ fn every_earlier_version_is_whole_and_follows_its_upstream_text() {
     assert!(!loaded.has_errors());
     let history = &loaded.spec.contract.history;
     assert!(
-        !history.is_empty(),
-        "spec/contract.yaml lists no earlier version"
+        history.len() >= 13,
+        "spec/contract.yaml lists {} earlier versions",
+        history.len()
     );
     for v in history {
         let earlier = load(&v.dir(&spec));
         assert!(!earlier.has_errors(), "{} has errors", v.path);
-        let up = earlier.spec.contract.upstream.as_ref().expect("upstream:");
-        assert_eq!(up.url, v.url, "{}", v.path);
-        assert_eq!(
-            up.revision.as_deref(),
-            Some(v.revision.as_str()),
-            "{}",
-            v.path
-        );
-        let (_, text) = EARLIER_UPSTREAMS
-            .iter()
-            .find(|(rev, _)| *rev == v.revision)
-            .unwrap_or_else(|| panic!("no upstream text for {} in EARLIER_UPSTREAMS", v.revision));
-        let c = coverage(text, &format!("spec/{}", v.path));
+        assert!(v.url.contains(&v.revision), "{}", v.path);
+        let text = earlier_upstream(root, &v.revision);
+        let c = coverage_of(&text, &format!("spec/{}", v.path), true);
         assert!(
             c.missing.is_empty(),
             "{}:\n{}",
             v.path,
             c.missing.join("\n")
         );
-        assert!(c.hits >= 100, "only {} keywords in {text}", c.hits);
+        assert!(c.hits >= 60, "only {} keywords in {text}", c.hits);
     }
 }
 

@@ -24,3 +24,4 @@ pub mod fmt;
 pub mod i18n;
 pub mod import;
 pub mod init;
+mod words;

@@ -31,6 +31,13 @@ struct Version<'a> {
     date: Option<&'a str>,
     /// The upstream document's title (the current version's; an earlier one has its label).
     title: Option<&'a str>,
+    /// The upstream pull request that made this version: its number, title and link.
+    pull_request: Option<u64>,
+    pull_title: Option<&'a str>,
+    pull_url: Option<String>,
+    /// The pull requests of the versions folded into the step to this one (formatting only),
+    /// each with its link.
+    formatting_only: Vec<(u64, String)>,
 }
 
 /// One version step (`s` of `changes.html`).
@@ -46,6 +53,9 @@ pub(super) struct StepCtx<'a> {
     kinds: Vec<KindCtx<'a>>,
     /// Lines of informative text changed, per chapter and language.
     prose: Vec<ProseCtx<'a>>,
+    /// The step from the newest upstream version to the current one: this contract's own edition
+    /// of the text (its actors, verification, tests, notes, translations), not an upstream change.
+    own: bool,
 }
 
 /// The changes of one kind in one step.
@@ -138,13 +148,25 @@ pub(super) fn context<'a>(
             .find(|d| d.chapter == name)
             .map_or(name, |d| d.title.as_str())
     };
-    let earlier = |v: &'a EarlierVersion| Version {
-        label: v.label(lang),
-        url: Some(&v.url),
-        revision: Some(&v.revision),
-        short: v.revision.get(..8).or(Some(&v.revision)),
-        date: Some(&v.date),
-        title: None,
+    let earlier = |v: &'a EarlierVersion| {
+        let pull = |n: u64| {
+            v.repository()
+                .map(|r| format!("https://github.com/{r}/pull/{n}"))
+        };
+        Version {
+            label: v.label(lang),
+            url: Some(&v.url),
+            revision: Some(&v.revision),
+            short: v.revision.get(..8).or(Some(&v.revision)),
+            date: Some(&v.date),
+            title: None,
+            pull_request: v.pull_request,
+            pull_title: v.title.as_deref(),
+            pull_url: v.pull_request.and_then(pull),
+            formatting_only: (v.formatting_only.iter())
+                .filter_map(|&n| Some((n, pull(n)?)))
+                .collect(),
+        }
     };
     let upstream = spec.contract.upstream.as_ref();
     let current = || {
@@ -156,6 +178,10 @@ pub(super) fn context<'a>(
             short: revision.map(|r| r.get(..8).unwrap_or(r)),
             date: None,
             title: upstream.map(|u| u.title.as_str()),
+            pull_request: None,
+            pull_title: None,
+            pull_url: None,
+            formatting_only: Vec::new(),
         }
     };
     let state = |s: Option<&'a kcontract_edit::diff::Value>| match s {
@@ -173,8 +199,12 @@ pub(super) fn context<'a>(
         .steps
         .iter()
         .map(|step| {
-            let kinds = Kind::VARIANTS
+            // Between two upstream versions only what upstream can change; the contract's own
+            // edition (the last step) shows every kind.
+            let own = step.new.is_none();
+            let kinds: Vec<KindCtx> = Kind::VARIANTS
                 .iter()
+                .filter(|kind| own || kind.is_upstream())
                 .filter_map(|&kind| {
                     let entries: Vec<Entry> = step
                         .diff
@@ -221,7 +251,8 @@ pub(super) fn context<'a>(
                 anchor: step_anchor(step),
                 old: earlier(&step.old),
                 new: step.new.as_ref().map_or_else(current, earlier),
-                count: step.diff.changes.len(),
+                count: kinds.iter().map(|k| k.entries.len()).sum(),
+                own,
                 kinds,
                 prose: step
                     .diff
@@ -244,15 +275,21 @@ fn direction_key(direction: Direction) -> String {
     format!("direction_{}", direction.as_str())
 }
 
-/// The clauses of the current version that changed in the latest step (the one ending at the
-/// current version), each with its first entry on the page in `steps` (the page's values).
+/// The clauses of the current version that upstream changed in its latest step (the last one
+/// between two upstream versions; the step to the current version is this contract's own edition,
+/// whose metadata is not upstream's change), each with its first entry on the page in `steps`
+/// (the page's values). With one earlier version only, its step to the current one.
 pub(super) fn changed_in_latest(history: &History, steps: &[StepCtx]) -> BTreeMap<String, Changed> {
     let mut out = BTreeMap::new();
-    let (Some(step), Some(ctx)) = (history.steps.last(), steps.last()) else {
+    let latest = (history.steps.iter().zip(steps))
+        .rev()
+        .find(|(s, _)| s.new.is_some())
+        .or_else(|| history.steps.iter().zip(steps).next_back());
+    let Some((step, ctx)) = latest else {
         return out;
     };
     for e in ctx.kinds.iter().flat_map(|k| &k.entries) {
-        if e.href.is_some() && !out.contains_key(&e.change.id) {
+        if e.href.is_some() && e.change.kind.is_upstream() && !out.contains_key(&e.change.id) {
             out.insert(
                 e.change.id.clone(),
                 Changed {

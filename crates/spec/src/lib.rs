@@ -34,7 +34,7 @@ pub use spec::{
     Verify, check_id, clause_stamp, link_label, section_numbers, stamp,
 };
 pub use spec_source::{
-    BOILERPLATE_MARKER, ClauseYaml, FieldValue, LINK_SCHEMES, LoadOptions, Loaded, Tree,
-    chapter_file, io_error, is_language_tag, load, load_alongside, load_from, load_with,
-    markdown_options, paragraphs, read_source, read_spec_source, resolver,
+    BOILERPLATE_MARKER, ClauseYaml, FieldValue, INFORMATIVE_MARKER, LINK_SCHEMES, LoadOptions,
+    Loaded, Tree, chapter_file, io_error, is_language_tag, load, load_alongside, load_from,
+    load_with, markdown_options, paragraphs, read_source, read_spec_source, resolver,
 };

@@ -194,6 +194,14 @@ pub struct EarlierVersion {
     pub revision: String,
     /// and that revision's date (`YYYY-MM-DD`).
     pub date: String,
+    /// The upstream pull request that made this version, and its title: what the step to it on
+    /// the Changes page is.
+    pub pull_request: Option<u64>,
+    /// The pull request's title.
+    pub title: Option<String>,
+    /// The pull requests of upstream versions just before this one that changed only the form of
+    /// the text (their import is this one's words): folded into the step to this version.
+    pub formatting_only: Vec<u64>,
     /// Where `path` is written in `contract.yaml`: a problem with the folder's contents points here.
     pub span: crate::diagnostic::Span,
 }
@@ -206,6 +214,17 @@ impl EarlierVersion {
     /// How the site names it in `lang`: its label there, else its name.
     pub fn label(&self, lang: &str) -> &str {
         self.labels.get(lang).map_or(&self.name, String::as_str)
+    }
+    /// The repository of `url` when it is a GitHub one (`knative/serving`), where the pull
+    /// requests are.
+    pub fn repository(&self) -> Option<&str> {
+        let rest = self.url.strip_prefix("https://github.com/")?;
+        let owner = rest.split('/').next()?;
+        let name = rest[owner.len()..]
+            .trim_start_matches('/')
+            .split('/')
+            .next()?;
+        (!owner.is_empty() && !name.is_empty()).then(|| &rest[..owner.len() + 1 + name.len()])
     }
 }
 

@@ -77,6 +77,24 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
+
+    /// Whether an upstream text can make this change: its words, levels, keywords, ids and where
+    /// a clause is. The other kinds are an editor's decisions about a clause (actor, verify,
+    /// tests, review, translations): between two imports of upstream versions they are the
+    /// import's guesses, not upstream's doing, and the Changes page shows them only for the
+    /// contract's own edition.
+    pub fn is_upstream(self) -> bool {
+        matches!(
+            self,
+            Kind::Added
+                | Kind::Removed
+                | Kind::Renamed
+                | Kind::Reworded
+                | Kind::Level
+                | Kind::Keyword
+                | Kind::Moved
+        )
+    }
 }
 
 /// What a level change does to the obligation. The names are the JSON `direction`s.
@@ -228,6 +246,9 @@ pub struct Prose {
     pub added: usize,
     /// Lines only in the old version.
     pub removed: usize,
+    /// The same words in the same order, only wrapped or spaced differently (upstream's "Format
+    /// markdown" commits): a change of form, not of what the text says.
+    pub reflowed: bool,
     /// The changed lines themselves, in order (`op` [`Op::Delete`] or [`Op::Insert`], `text` the
     /// line).
     pub(crate) lines: Vec<Words>,
@@ -275,13 +296,37 @@ pub struct Diff {
     pub(crate) not_compared: Vec<String>,
 }
 
+impl Diff {
+    /// Nothing changed but the form of the text: no clause, chapter or language changed and every
+    /// prose change is a reflow ([`Prose::reflowed`]). The contract's history folds such an
+    /// upstream version into the next step.
+    pub fn formatting_only(&self) -> bool {
+        self.changes.is_empty()
+            && self.not_compared.is_empty()
+            && self.parts == Parts::default()
+            && self.prose.iter().all(|p| p.reflowed)
+    }
+}
+
 fn text(s: &str) -> Option<Value> {
     Some(Value::Text(s.to_owned()))
 }
 
-/// Same words, whatever the whitespace between them (the rule of translation stamps).
+/// Same words, whatever the whitespace between them (the rule of translation stamps) and the width
+/// of a table's delimiter row (`| --- |` padded to its column: a reformatted table says the same).
 fn same_words(a: &str, b: &str) -> bool {
-    a.split_whitespace().eq(b.split_whitespace())
+    let said = |s: &str| -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| {
+                if w.chars().all(|c| matches!(c, '-' | ':')) && w.contains('-') {
+                    "-".to_string()
+                } else {
+                    w.to_string()
+                }
+            })
+            .collect()
+    };
+    said(a) == said(b)
 }
 
 /// The ids written in the source-language chapter files of a spec folder `dir` (`id:` lines) that
@@ -409,16 +454,10 @@ pub fn compare(
         }
     }
     for o in removed.iter().filter(|o| !taken.contains(o.id.as_str())) {
-        let lower = |s: &str| {
-            s.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        };
         let source = old.contract.languages.first().map_or("", String::as_str);
-        let prose = lower(&chapter_prose(new, source, &o.chapter));
+        let prose = chapter_prose(new, source, &o.chapter);
         changes.push(Change {
-            informative: prose.contains(&lower(&o.text)),
+            informative: crate::words::now_prose(&o.text, &prose),
             level: Some(o.level),
             ..Change::new(Kind::Removed, o, text(&o.text), None)
         });
@@ -636,6 +675,7 @@ fn prose(old: &Spec, new: &Spec, parts: &Parts) -> Vec<Prose> {
                     chapter: chapter.clone(),
                     added,
                     removed,
+                    reflowed: same_words(&a, &b),
                     lines,
                 });
             }

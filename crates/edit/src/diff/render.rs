@@ -29,6 +29,8 @@ struct Json<'a> {
     changes: &'a [Change],
     prose: &'a [Prose],
     not_compared: &'a [String],
+    /// [`Diff::formatting_only`].
+    formatting_only: bool,
 }
 
 /// The JSON output, pretty-printed, with a final newline.
@@ -41,6 +43,7 @@ pub fn json(diff: &Diff, old: &Side, new: &Side) -> serde_json::Result<String> {
         changes: &diff.changes,
         prose: &diff.prose,
         not_compared: &diff.not_compared,
+        formatting_only: diff.formatting_only(),
     })?;
     s.push('\n');
     Ok(s)

@@ -6,7 +6,9 @@
 //! counted and reported) when not. Reference links (`[words][ref]` with `[ref]: dest` anywhere in
 //! the source) go the same way: their definitions are moved, with the destination made to land,
 //! into each chapter that uses them (a chapter resolves references only against its own
-//! definitions); a use whose target cannot land keeps its words.
+//! definitions); a use whose target cannot land keeps its words. With `--into`, a link to another
+//! document imported into the same contract before (`other.md#section`) lands on the chapter now
+//! holding that section.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -81,16 +83,33 @@ pub(super) fn definitions_used(chapter: &str, defs: &BTreeMap<String, Definition
         .join("\n")
 }
 
+/// Where the headings are: by id, the chapter holding each heading of the text imported, and of
+/// the contract imported into (`--into`; only ids one chapter has).
+#[derive(Default)]
+pub(super) struct Anchors {
+    pub(super) own: BTreeMap<String, String>,
+    pub(super) elsewhere: BTreeMap<String, String>,
+}
+
 /// Where a relative destination of the source lands: a `#section` in the chapter holding it, a
-/// file under the link base; `None` when it cannot. Absolute ones stay.
-fn relocate(dest: &str, anchors: &BTreeMap<String, String>, base: Option<&str>) -> Option<String> {
+/// section of a document imported into the same contract where it is, a file under the link
+/// base; `None` when it cannot. Absolute ones stay.
+fn relocate(dest: &str, anchors: &Anchors, base: Option<&str>) -> Option<String> {
     if dest.is_empty() || is_absolute(dest) {
         return Some(dest.to_string());
     }
-    match dest.strip_prefix('#') {
-        Some(anchor) => anchors
+    if let Some(anchor) = dest.strip_prefix('#') {
+        return anchors
+            .own
             .get(anchor)
-            .map(|chapter| format!("{chapter}.md#{anchor}")),
+            .map(|chapter| format!("{chapter}.md#{anchor}"));
+    }
+    let beside = dest
+        .split_once('#')
+        .filter(|(file, _)| file.ends_with(".md") && !file.contains('/'))
+        .and_then(|(_, anchor)| anchors.elsewhere.get(anchor).map(|c| (c, anchor)));
+    match beside {
+        Some((chapter, anchor)) => Some(format!("{chapter}.md#{anchor}")),
         None => base.map(|b| join(b, dest)),
     }
 }
@@ -99,7 +118,7 @@ fn relocate(dest: &str, anchors: &BTreeMap<String, String>, base: Option<&str>) 
 /// whose destination cannot land is left out (its uses become words, see [`rewrite`]).
 pub(super) fn definitions(
     src: &str,
-    anchors: &BTreeMap<String, String>,
+    anchors: &Anchors,
     base: Option<&str>,
 ) -> BTreeMap<String, Definition> {
     let parser = Parser::new_ext(src, markdown_options());
@@ -130,11 +149,7 @@ pub(super) struct Rewritten {
 
 /// Rewrite the inline links of `src` whose target is relative. `anchors` maps a heading id of the
 /// imported chapters to the chapter holding it.
-pub(super) fn rewrite(
-    src: &str,
-    anchors: &BTreeMap<String, String>,
-    base: Option<&str>,
-) -> Rewritten {
+pub(super) fn rewrite(src: &str, anchors: &Anchors, base: Option<&str>) -> Rewritten {
     let mut out = Rewritten {
         text: String::new(),
         to_chapters: 0,
@@ -235,8 +250,11 @@ fn join(base: &str, rel: &str) -> String {
 mod tests {
     use super::*;
 
-    fn anchors() -> BTreeMap<String, String> {
-        BTreeMap::from([("create".to_string(), "operations".to_string())])
+    fn anchors() -> Anchors {
+        Anchors {
+            own: BTreeMap::from([("create".to_string(), "operations".to_string())]),
+            elsewhere: BTreeMap::from([("delivery".to_string(), "transport".to_string())]),
+        }
     }
 
     #[test]
@@ -259,6 +277,11 @@ mod tests {
                 .starts_with("See [create](operations.md#create), config, gone,")
         );
         assert_eq!(without.to_text, ["./config.md#hooks", "#nowhere"]);
+
+        // A section of a document imported into the same contract before.
+        let beside = rewrite("See [delivery](binding.md#delivery).\n", &anchors(), None);
+        assert_eq!(beside.text, "See [delivery](transport.md#delivery).\n");
+        assert_eq!(beside.to_base, 1);
     }
 
     #[test]

@@ -106,14 +106,6 @@ pub(super) fn slug(s: &str, max: usize) -> String {
     out
 }
 
-/// Words that say nothing about what a sentence requires.
-const STOP: [&str; 42] = [
-    "a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "by", "for", "with", "as", "be",
-    "is", "are", "it", "its", "this", "that", "these", "those", "if", "when", "then", "any", "all",
-    "from", "not", "no", "which", "such", "their", "there", "will", "has", "have", "can", "into",
-    "they", "them",
-];
-
 /// The most key words an id takes.
 const KEY_WORDS: usize = 6;
 
@@ -175,9 +167,80 @@ pub(super) fn unnumbered(heading: &str) -> &str {
     }
 }
 
-/// Is `word` (lowercase) one of the [`STOP`] words?
+/// Is `word` (lowercase) a stop word ([`crate::words::is_stop`])?
 pub(super) fn is_stop(word: &str) -> bool {
-    STOP.contains(&word)
+    crate::words::is_stop(word)
+}
+
+/// Does `s` (a sentence, a paragraph, a quote) open as a note or an example ("Note:", "(For
+/// example, …", "E.g.", "> **Example**")? Such text illustrates a requirement; its keywords
+/// do not make one. "Note that … MUST" is a requirement written as a remark, not a note.
+pub(super) fn informative_start(s: &str) -> bool {
+    let t = s
+        .trim_start()
+        .trim_start_matches(['>', ' ', '(', '*', '_', '[', '!'])
+        .to_ascii_lowercase();
+    ["note", "example", "for example", "e.g.", "for instance", "informative"]
+        .iter()
+        .any(|w| {
+            t.strip_prefix(w).is_some_and(|rest| {
+                rest.is_empty() || rest.starts_with([':', ',', ' ', '*', '_', ']', ')', '.'])
+            })
+        })
+        // "Note that the runtime MUST …" points at a requirement: it stays one.
+        && !t.starts_with("note that")
+}
+
+/// Does a sentence end where it still needs what follows: with `:`, or with no end at all ("… MUST
+/// be exposed in")?
+pub(super) fn ends_open(s: &str) -> bool {
+    let t = s.trim_end();
+    t.ends_with(':') || t.ends_with(|c: char| c.is_alphanumeric() || matches!(c, '`' | ','))
+}
+
+/// Is `src` (a paragraph) a label of the block after it: one short line ending with `:`
+/// ("cgroup v2:")?
+pub(super) fn is_label(src: &str) -> bool {
+    let t = src.trim();
+    t.ends_with(':') && !t.contains('\n') && t.chars().count() <= 60
+}
+
+/// The review notes a clause's keywords call for when written in a form whose level is not what
+/// the sentence means: a keyword negated by a word outside it ("not REQUIRED", "MUST not",
+/// "never REQUIRED") and `MAY NOT`, which RFC 2119 does not define.
+pub(super) fn unusual_forms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for hit in kcontract_spec::keywords::find_keywords(text) {
+        let written = text[hit.range.clone()]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let before = text[..hit.range.start]
+            .split_whitespace()
+            .last()
+            .unwrap_or("");
+        let after = text[hit.range.end..]
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .find(|w| !w.is_empty())
+            .unwrap_or("");
+        let note = if matches!(before, "not" | "never" | "NOT" | "NEVER") {
+            Some(format!(
+                "`{before} {written}`: the keyword reads as {} but the sentence negates it; decide its level",
+                hit.level
+            ))
+        } else if written == "MAY" && after == "NOT" {
+            Some("`MAY NOT` is no RFC 2119 keyword (it reads as MAY): decide whether it means MUST NOT or a permission not to".to_string())
+        } else if !written.contains(' ') && after == "not" && written != "MAY" {
+            Some(format!(
+                "`{written} not`: the keyword reads as {} but the sentence negates it; decide its level",
+                hit.level
+            ))
+        } else {
+            None
+        };
+        out.extend(note.filter(|n| !out.contains(n)));
+    }
+    out
 }
 
 /// `text` without the `(target)` of its Markdown links and without HTML tags.

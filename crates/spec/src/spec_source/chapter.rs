@@ -21,6 +21,27 @@ use crate::spec::{
 /// Marker that exempts the next block from the "keyword in prose" rule (the RFC 2119 boilerplate).
 pub const BOILERPLATE_MARKER: &str = "<!-- kcontract: rfc2119-boilerplate -->";
 
+/// Marker that keeps the next block informative though it uses a keyword: a note or an example
+/// ("(For example, a request without `Host` MUST be rejected.)") illustrates a requirement and
+/// makes none. A block quote opening with "Note" or "Example" needs no marker
+/// ([`is_note_quote`]).
+pub const INFORMATIVE_MARKER: &str = "<!-- kcontract: informative -->";
+
+/// Does a block quote's source open as a note or an example (`> Note:`, `> **Example**`,
+/// `> [!NOTE]`)? Its keywords then illustrate, and `check` reads it as prose. "Note that the
+/// runtime MUST …" points at a requirement and is not such a note.
+fn is_note_quote(src: &str) -> bool {
+    let t = src
+        .trim_start()
+        .trim_start_matches(['>', ' ', '\t', '*', '_', '[', '!', '('])
+        .to_ascii_lowercase();
+    ["note", "example"].iter().any(|w| {
+        t.strip_prefix(w).is_some_and(|rest| {
+            rest.is_empty() || rest.starts_with([':', ' ', '*', '_', ']', ')', '.', ',', 's'])
+        })
+    }) && !t.starts_with("note that")
+}
+
 /// The Markdown extensions every reader of a chapter enables (tables, strikethrough, footnotes),
 /// so `fmt`, `import` and the site see the same document the loader does.
 pub fn markdown_options() -> Options {
@@ -365,11 +386,17 @@ impl<'a> ChapterReader<'a> {
                 self.tops.extend(top.map(|top| (block, top)));
             }
             TagEnd::HtmlBlock => {
-                if self.input.file.text[block].trim() == BOILERPLATE_MARKER {
+                let html = self.input.file.text[block].trim();
+                if html == BOILERPLATE_MARKER || html == INFORMATIVE_MARKER {
                     self.exempt_next = true;
                 }
             }
             other => {
+                if matches!(other, TagEnd::BlockQuote(_))
+                    && is_note_quote(&self.input.file.text[block.clone()])
+                {
+                    self.exempt_next = true;
+                }
                 let is_heading = matches!(other, TagEnd::Heading(_));
                 if let (TagEnd::Heading(_), Some((level, text))) = (other, self.heading.take()) {
                     self.add_heading(level, text, &block);
@@ -1131,7 +1158,7 @@ fn scan_prose(
                 format!("RFC 2119 keyword {} in prose, outside any clause", hit.level),
             )
             .at(Span::new(file_id, range), "normative keyword in informative text")
-            .help("if the sentence is normative, move it into a ```clause block; if not, write the word in lowercase. The RFC 2119 boilerplate paragraph is exempted by the line `<!-- kcontract: rfc2119-boilerplate -->` before it"),
+            .help("if the sentence is normative, move it into a ```clause block; if not, write the word in lowercase. A note or an example that uses a keyword stays informative in a quote opening with \"Note\" or \"Example\", or after the line `<!-- kcontract: informative -->`; the RFC 2119 boilerplate paragraph after the line `<!-- kcontract: rfc2119-boilerplate -->`"),
         );
     }
 }

@@ -48,7 +48,9 @@ enum RawSearchHint {
     PerLanguage(BTreeMap<String, Spanned<String>>),
 }
 
-/// An entry of `history:`: `{name, label, path, url, revision, date}` (`label` optional).
+/// An entry of `history:`: `{name, label, path, url, revision, date}` (`label` optional), and
+/// the upstream change that made it: `pull_request`, its `title`, and `formatting_only` (the pull
+/// requests of versions before it that changed only the form of the text), all optional.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawEarlierVersion {
@@ -59,6 +61,12 @@ struct RawEarlierVersion {
     url: Spanned<String>,
     revision: Spanned<String>,
     date: Spanned<String>,
+    #[serde(default)]
+    pull_request: Option<u64>,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    formatting_only: Vec<u64>,
 }
 
 /// `translated: {zh: {title, attribution}}`: the contract's title and attribution in a translation.
@@ -252,7 +260,7 @@ impl ContractReader<'_> {
             }
         };
         self.error(d.help(
-            "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, search_hint (text, or {<lang>: text}), actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date}); see spec/README.md",
+            "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, search_hint (text, or {<lang>: text}), actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date, and optionally pull_request, title, formatting_only}); see spec/README.md",
         ));
         None
     }
@@ -537,6 +545,9 @@ impl ContractReader<'_> {
                 url: v.url.value.clone(),
                 revision: v.revision.value.clone(),
                 date: v.date.value.clone(),
+                pull_request: v.pull_request,
+                title: v.title.clone(),
+                formatting_only: v.formatting_only.clone(),
                 span: self.span_of(&v.path.referenced),
             })
             .collect()
