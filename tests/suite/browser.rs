@@ -794,7 +794,7 @@ fn platforms_page_fits_and_filters_in_headless_chromium() {
             // which once cut "Clauses" and a report's date into pieces on a phone): each heading
             // and platform name is one line box per word.
             let broken = d.js(
-                "return [...document.querySelectorAll('table.routes thead th, table.columns th, table.columns td:nth-child(5)')]\
+                "return [...document.querySelectorAll('table.routes thead th, table.columns th, table.columns td.date')]\
                  .filter(e => e.textContent.trim() && !e.textContent.trim().includes(' '))\
                  .filter(e => { const r = document.createRange(); r.selectNodeContents(e); \
                    return [...r.getClientRects()].filter(x => x.width > 0).length > 1; })\
@@ -1126,5 +1126,71 @@ fn spec_tables_fit_a_phone_without_breaking_words() {
             d.js("return getComputedStyle(document.querySelector('main table td')).borderTopStyle");
         assert_eq!(border, "solid", "at {width} px");
         screenshot(&d, &format!("spec-table-{width}"));
+    }
+}
+
+/// The print page in print media (issue #48, item 5: a printed copy started "1 Abstract", and the
+/// print stylesheet hid the footer with the attribution): in both languages its front matter and
+/// its footer are shown, with the title, the version, the upstream revision and its date, the
+/// licence and the attribution. Needs Chromium and chromedriver only.
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium and chromedriver: cargo test --features browser"
+)]
+fn print_page_carries_its_source_on_paper() {
+    require_browser();
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(root())
+        .args(["build", "--out", site.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let d = Driver::start();
+    d.post(
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": "print"}}),
+    );
+    for lang in ["en", "zh"] {
+        d.goto(&file_url(&site.join(format!("{lang}/print.html"))));
+        assert_eq!(
+            d.js("return matchMedia('print').matches"),
+            true,
+            "print media"
+        );
+        let seen = d.js(
+            "const shown = s => { const e = document.querySelector(s); \
+               return e && getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().height > 0 \
+                 ? e.innerText : null; }; \
+             return { title: shown('h1.print-title'), meta: shown('dl.print-meta'), \
+                      footer: shown('footer'), legend: shown('details.legend dl') };",
+        );
+        for part in ["title", "meta", "footer", "legend"] {
+            assert!(
+                seen[part].is_string(),
+                "{lang}: {part} is not shown in print: {seen}"
+            );
+        }
+        let meta = seen["meta"].as_str().unwrap();
+        for word in [
+            "0.1.0",
+            "c6ebb0c3be6a9b95b8826ff629970858428f1c5d",
+            "2024-01-11",
+            "Apache-2.0",
+            "Knative Authors",
+        ] {
+            assert!(
+                meta.contains(word),
+                "{lang}: the front matter lacks {word}: {meta}"
+            );
+        }
+        let footer = seen["footer"].as_str().unwrap();
+        assert!(
+            footer.contains("c6ebb0c3") && footer.contains("Apache-2.0"),
+            "{lang}: {footer}"
+        );
     }
 }

@@ -51,6 +51,8 @@ mod site;
 mod site_check;
 mod site_in_force;
 mod site_links;
+mod site_reader;
+mod site_sentences;
 mod trust;
 mod upstream_coverage;
 mod vocab;

@@ -232,6 +232,13 @@ fn render_with<'h>(
             other => events.push(other),
         }
     }
+    finish(events, markdown.len(), has_raw_html, &pieces)
+}
+
+/// The HTML of the events [`render_with`] gathered: soft breaks between Chinese text dropped, the
+/// sanitizer run when the spec's text has raw HTML, then kcontract's own markup put in for its
+/// placeholders (the clause pieces, the tables' frames). `len` is the Markdown's length.
+fn finish(mut events: Vec<Event>, len: usize, has_raw_html: bool, pieces: &[String]) -> String {
     // A line break inside a Chinese paragraph is not a space: drop soft breaks between CJK text.
     for i in 1..events.len().saturating_sub(1) {
         if matches!(events[i], Event::SoftBreak)
@@ -243,7 +250,7 @@ fn render_with<'h>(
         }
     }
     // Room for the markup and escapes a typical clause adds, so the string is allocated once.
-    let mut out = String::with_capacity(markdown.len() + markdown.len() / 4 + 64);
+    let mut out = String::with_capacity(len + len / 4 + 64);
     html::push_html(&mut out, events.into_iter());
     // Only text with raw HTML pays for the sanitizer; what Markdown alone renders is safe as is.
     if has_raw_html {
