@@ -124,3 +124,44 @@ fn the_zh_clause_index_marks_stale_translations() {
     });
     assert_eq!(index.matches(stale).count() - legend, 1);
 }
+
+/// A clause id cited in a text, a reason or the prose of a chapter is a link (to its card, or the
+/// link the text already made); the clause upstream has since contradicted carries its note with
+/// the source, in both languages (issue #48, item 7).
+#[test]
+fn clause_ids_are_links_and_the_contradicted_clause_says_so() {
+    let loaded = kcontract_spec::load(&root().join("spec"));
+    assert!(!loaded.has_errors());
+    let spec = &loaded.spec;
+    let mut linked = 0;
+    for lang in ["en", "zh"] {
+        for doc in &spec.documents {
+            let html = page(&format!("{lang}/{}.html", doc.chapter));
+            for c in &spec.clauses {
+                let cited = format!("<code>{}</code>", c.id);
+                for (at, _) in html.match_indices(&cited) {
+                    let before = &html[..at];
+                    let open = before.rfind("<a ");
+                    let in_link = open > before.rfind("</a>") && before.ends_with("\">");
+                    assert!(
+                        in_link,
+                        "{lang}/{}: {} cited without a link",
+                        doc.chapter, c.id
+                    );
+                    linked += 1;
+                }
+            }
+        }
+        let html = page(&format!("{lang}/network-environment.html"));
+        let card = &html[html
+            .find("id=\"network.probes.http-or-tcp-on-port\"")
+            .unwrap()..];
+        let card = &card[..card.find("</section>").unwrap()];
+        assert!(
+            card.contains("class=\"note contradicted\"")
+                && card.contains("https://github.com/knative/serving/pull/12606"),
+            "{lang}: the contradicted clause's note"
+        );
+    }
+    assert!(linked >= 18, "only {linked} cited clause ids");
+}
