@@ -276,6 +276,35 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The items of a list, the cells of a table: each its own words (issue #48: "specification"
+    /// and "Repository" ran together, and "Repository" could not be found).
+    #[test]
+    fn list_items_and_cells_are_words_apart() {
+        let prose = Prose {
+            text: "- specification\n- Repository\n\n| Method | Status |\n| --- | --- |\n| GET | 404 |\n"
+                .into(),
+            clauses: Vec::new(),
+        };
+        let words: Vec<String> = prose_pieces(&prose)
+            .into_iter()
+            .filter_map(|p| match p {
+                Piece::Text(t) => Some(t),
+                Piece::Heading => None,
+            })
+            .flat_map(|t| t.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        for word in [
+            "specification",
+            "Repository",
+            "Method",
+            "Status",
+            "GET",
+            "404",
+        ] {
+            assert!(words.iter().any(|w| w == word), "{word} in {words:?}");
+        }
+    }
+
     fn script_safe(v: &impl Serialize) -> String {
         let mut out = Vec::new();
         v.serialize(&mut serde_json::Serializer::with_formatter(
