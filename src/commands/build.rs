@@ -33,8 +33,9 @@ pub(crate) struct Build {
     /// Test results (JUnit XML or libtest output) to show in the matrix page.
     #[arg(long, value_name = "FILE")]
     results: Vec<PathBuf>,
-    /// A platform's run report (`kcontract platform run --report`): a column of the matrix page
-    /// (repeatable).
+    /// A platform's run report (`kcontract platform run --report`): a column of the matrix and
+    /// platforms pages (repeatable). Without it: every `*.json` in `platforms/results/` beside
+    /// the spec folder, by name (the committed results).
     #[arg(long, value_name = "REPORT")]
     platform: Vec<PathBuf>,
 }
@@ -102,7 +103,12 @@ impl Build {
         }
         let spec = &loaded.spec;
         let results = stages.results(&self.results, &scan)?;
-        let platforms = stages.platforms(&self.platform, spec)?;
+        let reports = if self.platform.is_empty() {
+            site::platform_reports(&ctx.spec)
+        } else {
+            self.platform.clone()
+        };
+        let platforms = stages.platforms(&reports, spec)?;
         let matrix = stages.matrix(spec, &scan, results.as_ref(), &platforms)?;
         let history = stages.history(&earlier, spec, &loaded.sources)?;
         let failed = |d: kcontract_spec::diagnostic::Diagnostic| {

@@ -118,9 +118,15 @@
   }
   // Rank: 0 the id is the query or ends in it, or a heading is the query; 1 every query term is a
   // word of the id; 2 a heading holds the query; 3 every term is a whole word of a clause's text;
-  // 4 other headings; 5 other clauses and deviations; 6 prose.
+  // 4 other headings; 5 other clauses and deviations; 6 prose; 7, after everything in force,
+  // what is not: an entry of a kind not listed here (`earlier`: an earlier version's clause on the
+  // Changes page, which the index gives no level), however well it matches, so that a withdrawn
+  // requirement never reads as current.
   var KIND_TIER = { clause: 5, deviation: 5, heading: 4, text: 6 };
+  var NOT_IN_FORCE = 7;
+  function inForce(e) { return KIND_TIER.hasOwnProperty(e.kind); }
   function tier(d, q, raw) {
+    if (!inForce(d.e)) return NOT_IN_FORCE;
     var id = (d.e.id || "").toLowerCase(), want = raw.toLowerCase().replace(/\s+/g, "-");
     var phrase = raw.toLowerCase().replace(/\s+/g, " "), text = d.e.text.toLowerCase();
     if (id && (id === want || id.slice(-want.length - 1) === "." + want)) return 0;
@@ -181,8 +187,17 @@
       hits.slice(0, LIMIT).forEach(function (d) {
         var li = document.createElement("li"), a = document.createElement("a"), sm = document.createElement("small");
         a.href = d.e.url;
+        // Not in force: said first, before its words, and without a level.
+        if (!inForce(d.e)) {
+          li.className = "not-in-force";
+          var tag = document.createElement("span");
+          tag.className = "badge not-in-force";
+          tag.textContent = list.getAttribute("data-not-in-force");
+          a.appendChild(tag);
+          a.appendChild(document.createTextNode(" "));
+        }
         snippet(a, d.e.text, input.value);
-        var where = [d.e.id, d.e.level, d.e.page, d.e.section].filter(Boolean);
+        var where = [d.e.id, inForce(d.e) ? d.e.level : null, d.e.page, d.e.section].filter(Boolean);
         sm.textContent = where.join(" · ");
         a.appendChild(sm); li.appendChild(a); list.appendChild(li);
       });

@@ -792,7 +792,7 @@ fn platforms_page_fits_and_filters_in_headless_chromium() {
             // which once cut "Clauses" and a report's date into pieces on a phone): each heading
             // and platform name is one line box per word.
             let broken = d.js(
-                "return [...document.querySelectorAll('table.routes thead th, table.columns th, table.columns td:nth-child(5)')]\
+                "return [...document.querySelectorAll('table.routes thead th, table.columns th, table.columns td.date')]\
                  .filter(e => e.textContent.trim() && !e.textContent.trim().includes(' '))\
                  .filter(e => { const r = document.createRange(); r.selectNodeContents(e); \
                    return [...r.getClientRects()].filter(x => x.width > 0).length > 1; })\
@@ -950,5 +950,245 @@ fn clauses_in_lists_fit_on_a_phone() {
              })");
         assert_eq!(inside, json!([true, true]), "at {width} px");
         screenshot(&d, &format!("list-clauses-{width}"));
+    }
+}
+
+/// The search results for `query` on the open page, once there are some: each one's href, whether
+/// it is marked not in force, its badge's words and its "where" line.
+fn search_results(d: &Driver, query: &str) -> Vec<serde_json::Value> {
+    d.type_into("#q", query);
+    let v = d.wait(
+        "(() => { const li = [...document.querySelectorAll('#results li')].filter(l => l.querySelector('a')); \
+         return li.length ? li.map(l => ({ href: l.querySelector('a').getAttribute('href'), \
+           old: l.classList.contains('not-in-force'), \
+           badge: (l.querySelector('.badge.not-in-force') || {}).textContent || '', \
+           where: (l.querySelector('small') || {}).textContent || '' })) : false; })()",
+    );
+    v.as_array().unwrap().clone()
+}
+
+/// What is in force is the only thing shown as in force (issue #48): in English and Chinese, at
+/// 1,280 and 390 px, a search for "L7 proxy" or "dev/log" lists no earlier version's clause as
+/// current — each is marked "not in force", shows no level, and comes after every result in force;
+/// in English the first result is in force. And every page that shows a level, a status or a route
+/// explains it in its legend. Needs Chromium and chromedriver only.
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium and chromedriver: cargo test --features browser"
+)]
+fn in_force_search_and_legends_in_headless_chromium() {
+    require_browser();
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(root())
+        .args(["build", "--out", site.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let d = Driver::start();
+    let mut problems = Vec::new();
+    for (width, height) in [(1280, 800), (390, 844)] {
+        d.viewport(width, height);
+        for lang in ["en", "zh"] {
+            d.goto(&file_url(&site.join(format!("{lang}/index.html"))));
+            for query in ["L7 proxy", "dev/log"] {
+                let at = format!("{lang} at {width} px, {query:?}");
+                let results = search_results(&d, query);
+                let earlier = |r: &serde_json::Value| {
+                    r["href"]
+                        .as_str()
+                        .is_some_and(|h| h.starts_with("changes.html#change-"))
+                };
+                if !results.iter().any(earlier) {
+                    problems.push(format!("{at}: no earlier clause found: {results:?}"));
+                }
+                if lang == "en" && results.first().is_none_or(|r| r["old"] == true) {
+                    problems.push(format!(
+                        "{at}: the first result is not in force: {results:?}"
+                    ));
+                }
+                let mut seen_old = false;
+                for r in &results {
+                    let old = r["old"] == true;
+                    if earlier(r) && !old {
+                        problems.push(format!("{at}: an earlier clause shown as current: {r}"));
+                    }
+                    if old {
+                        let where_ = r["where"].as_str().unwrap();
+                        if r["badge"].as_str().unwrap().trim().is_empty()
+                            || ["MUST", "SHOULD", "MAY"].iter().any(|k| where_.contains(k))
+                        {
+                            problems.push(format!("{at}: unmarked or with a level: {r}"));
+                        }
+                    } else if seen_old {
+                        problems.push(format!("{at}: in force after not in force: {r}"));
+                    }
+                    seen_old |= old;
+                }
+            }
+            screenshot(&d, &format!("search-in-force-{lang}-{width}"));
+            // Every page showing a badge explains it in its legend, which opens on screen.
+            for page in [
+                "index.html",
+                "runtime-and-lifecycle.html",
+                "clauses.html",
+                "matrix.html",
+                "platforms.html",
+            ] {
+                d.goto(&file_url(&site.join(lang).join(page)));
+                let seen = d.js(
+                    "const l = document.querySelector('details.legend');\
+                     if (!l) return 'no legend';\
+                     l.open = true;\
+                     const outside = s => [...document.querySelectorAll(s)].some(e => !l.contains(e));\
+                     const missing = [];\
+                     if (outside('.badge.lvl') && !l.querySelector('.badge.lvl')) missing.push('levels');\
+                     if (outside('.badge.status') && !l.querySelector('.badge.status')) missing.push('statuses');\
+                     if (outside('.badge.route') && !l.querySelector('.badge.route')) missing.push('routes');\
+                     if (outside('.badge[class*=platform-]') && !l.querySelector('.badge[class*=platform-]')) missing.push('cells');\
+                     const r = l.getBoundingClientRect();\
+                     if (r.width < 1 || r.right > window.innerWidth + 0.5) missing.push('off screen: ' + r.right);\
+                     return missing.join(', ');",
+                );
+                if seen != "" {
+                    problems.push(format!("{lang}/{page} at {width} px: {seen}"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A spec's own table (issue #48, item 9: "Met/hod", "404/4/01" on a phone): bordered, and at 390 px
+/// no word of a cell is broken across lines, and the page is no wider than the screen (the table
+/// scrolls in its frame). Needs Chromium and chromedriver only.
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium and chromedriver: cargo test --features browser"
+)]
+fn spec_tables_fit_a_phone_without_breaking_words() {
+    require_browser();
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec");
+    std::fs::create_dir_all(spec.join("en")).unwrap();
+    std::fs::write(
+        spec.join("contract.yaml"),
+        "title: Status codes\nversion: 2.3.0\nlanguages: [en]\nchapters: [codes]\nactors: [server]\nverify: [manual]\n",
+    )
+    .unwrap();
+    let rows: String = (0..6)
+        .map(|i| format!("| GET | 404{i} | NotFoundAnywhereOnTheOriginServer{i} | a resource the server has no representation of, now or ever |\n"))
+        .collect();
+    std::fs::write(
+        spec.join("en/codes.md"),
+        format!(
+            "# Codes\n\nThe codes:\n\n| Method | Status | Reason | Meaning |\n| --- | --- | --- | --- |\n{rows}\n\
+             ```clause\nid: codes.known\nlevel: MUST\nactor: server\ntext: A server MUST answer with a code of the table.\nverify: manual\n```\n"
+        ),
+    )
+    .unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(tmp.path())
+        .args(["build"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let d = Driver::start();
+    for (width, height) in [(1280, 800), (390, 844)] {
+        d.viewport(width, height);
+        d.goto(&file_url(&tmp.path().join("site/en/codes.html")));
+        let wide = d
+            .js("return document.documentElement.scrollWidth")
+            .as_i64()
+            .unwrap();
+        assert!(wide <= width, "the page is {wide} px wide at {width} px");
+        let broken = d.js("const out = [];\
+             for (const cell of document.querySelectorAll('main table td, main table th')) {\
+               const w = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);\
+               for (let n = w.nextNode(); n; n = w.nextNode()) {\
+                 for (const m of n.data.matchAll(/\\S+/g)) {\
+                   const r = document.createRange();\
+                   r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);\
+                   if (r.getClientRects().length > 1) out.push(m[0]);\
+                 }\
+               }\
+             }\
+             return out;");
+        assert_eq!(broken, json!([]), "words broken at {width} px");
+        let border =
+            d.js("return getComputedStyle(document.querySelector('main table td')).borderTopStyle");
+        assert_eq!(border, "solid", "at {width} px");
+        screenshot(&d, &format!("spec-table-{width}"));
+    }
+}
+
+/// The print page in print media (issue #48, item 5: a printed copy started "1 Abstract", and the
+/// print stylesheet hid the footer with the attribution): in both languages its front matter and
+/// its footer are shown, with the title, the version, the upstream revision and its date, the
+/// licence and the attribution. Needs Chromium and chromedriver only.
+#[test]
+#[cfg_attr(
+    not(feature = "browser"),
+    ignore = "needs Chromium and chromedriver: cargo test --features browser"
+)]
+fn print_page_carries_its_source_on_paper() {
+    require_browser();
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(root())
+        .args(["build", "--out", site.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let d = Driver::start();
+    d.post(
+        "/goog/cdp/execute",
+        json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": "print"}}),
+    );
+    for lang in ["en", "zh"] {
+        d.goto(&file_url(&site.join(format!("{lang}/print.html"))));
+        assert_eq!(
+            d.js("return matchMedia('print').matches"),
+            true,
+            "print media"
+        );
+        let seen = d.js(
+            "const shown = s => { const e = document.querySelector(s); \
+               return e && getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().height > 0 \
+                 ? e.innerText : null; }; \
+             return { title: shown('h1.print-title'), meta: shown('dl.print-meta'), \
+                      footer: shown('footer'), legend: shown('details.legend dl') };",
+        );
+        for part in ["title", "meta", "footer", "legend"] {
+            assert!(
+                seen[part].is_string(),
+                "{lang}: {part} is not shown in print: {seen}"
+            );
+        }
+        let meta = seen["meta"].as_str().unwrap();
+        for word in [
+            "0.1.0",
+            "c6ebb0c3be6a9b95b8826ff629970858428f1c5d",
+            "2024-01-11",
+            "Apache-2.0",
+            "Knative Authors",
+        ] {
+            assert!(
+                meta.contains(word),
+                "{lang}: the front matter lacks {word}: {meta}"
+            );
+        }
+        let footer = seen["footer"].as_str().unwrap();
+        assert!(
+            footer.contains("c6ebb0c3") && footer.contains("Apache-2.0"),
+            "{lang}: {footer}"
+        );
     }
 }

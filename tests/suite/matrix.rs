@@ -700,7 +700,10 @@ fn committed_site_matrix_has_no_results() {
         assert_eq!(page.matches("<tr id=").count(), 104, "{lang}");
     }
     let zh = std::fs::read_to_string(root().join("site/zh/matrix.html")).unwrap();
-    assert!(zh.contains("追溯矩阵") && zh.contains("测试桩") && zh.contains("豁免"));
+    // The status words a reader reads right (issue #48): "waived" is "not testable" (不可测试), not
+    // "exempted" (豁免, which read as "this requirement is waived").
+    assert!(zh.contains("追溯矩阵") && zh.contains("仅有测试桩") && zh.contains("不可测试"));
+    assert!(!zh.contains(">豁免<"));
 }
 
 // --- Platform run reports as columns (`--platform REPORT`). ---

@@ -1232,8 +1232,10 @@ fn platform_reports_are_columns_of_the_matrix_page_in_every_language() {
     ];
     for (lang, [fail, pass, stale, not_run, executed]) in words {
         let html = std::fs::read_to_string(out.join(lang).join("matrix.html")).unwrap();
+        // The two columns, in order, each headed by its name and its route.
+        let at = |n: &str| html.find(&format!("<th scope=\"col\">{n}<br><small class=\"route\">"));
         assert!(
-            html.contains("<th scope=\"col\">runc</th><th scope=\"col\">crun</th>"),
+            matches!((at("runc"), at("crun")), (Some(a), Some(b)) if a < b),
             "{lang}: the two columns"
         );
         assert!(html.contains(&format!("<br><small>{executed}")), "{lang}");
@@ -1312,11 +1314,15 @@ fn the_platforms_page_has_a_column_per_report_with_counts_routes_and_evidence() 
     );
     for (lang, pass_word, manual) in [("en", "pass", "manual"), ("zh", "通过", "人工")] {
         let html = std::fs::read_to_string(out.join(lang).join("platforms.html")).unwrap();
-        let header: String = names
+        // The four columns in order, each headed by its name and its route.
+        let at: Vec<Option<usize>> = names
             .iter()
-            .map(|n| format!("<th scope=\"col\">{n}</th>"))
+            .map(|n| html.find(&format!("<th scope=\"col\">{n}<br><small class=\"route\">")))
             .collect();
-        assert!(html.contains(&header), "{lang}: the four columns in order");
+        assert!(
+            at.iter().all(Option::is_some) && at.windows(2).all(|w| w[0] < w[1]),
+            "{lang}: the four columns in order: {at:?}"
+        );
         for (n, pass) in names.iter().zip(&must_pass) {
             let row = format!(
                 "<tr class=\"column\" data-platform=\"{n}\"><th scope=\"row\">{n}</th><td class=\"must-pass\">{pass}/{must_total}</td>"
@@ -1388,13 +1394,15 @@ fn the_platforms_page_has_a_column_per_report_with_counts_routes_and_evidence() 
     }
 }
 
-/// Without reports (the committed site) the platforms page still lists the routes with their
-/// commands and says how to make a column; its sidebar entry is on every page.
+/// Without reports (a contract with no `platforms/results/` beside its spec, and no `--platform`)
+/// the platforms page still lists the routes with their commands and says how to make a column;
+/// its sidebar entry is on every page.
 #[test]
 fn the_platforms_page_without_reports_says_how_to_make_a_column() {
     let tmp = tempfile::tempdir().unwrap();
+    copy_spec(tmp.path());
     let out = tmp.path().join("site");
-    let (code, _, err) = kcontract(&root(), &["build", "--out", out.to_str().unwrap()]);
+    let (code, _, err) = kcontract(tmp.path(), &["build", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     for lang in ["en", "zh"] {
         let html = std::fs::read_to_string(out.join(lang).join("platforms.html")).unwrap();

@@ -51,6 +51,14 @@ pub(crate) struct ClauseCtx<'s> {
     pub status: Status,
     /// It changed in the latest version step: its entry on the Changes page.
     pub changed: Option<Changed>,
+    /// A fragment clause's whole upstream sentence, its own part marked (`sentences.rs`).
+    pub sentence_html: Option<String>,
+    /// The language the sentence is in when it is not the page's (the source language).
+    pub sentence_lang: Option<&'s str>,
+    /// The note on a clause upstream has since contradicted, and the language it is in when it
+    /// is not the page's.
+    pub contradicted_html: Option<String>,
+    pub contradicted_lang: Option<&'s str>,
     /// The text without markup, for the search index (from the same Markdown parse as `text_html`).
     #[serde(skip)]
     pub plain: String,
@@ -117,6 +125,17 @@ pub(super) struct Shared<'s> {
     /// `links:` of contract.yaml, for each clause's OCI and upstream-test links.
     #[serde(skip)]
     pub(super) links: &'s Links,
+    /// The contract, for the links from a clause id in a text to its card.
+    #[serde(skip)]
+    pub(super) spec: &'s Spec,
+    /// The source language (the first of `languages`).
+    pub(super) source_lang: &'s str,
+    /// Every level, `(keyword, CSS class)`, strongest first (the legend's).
+    pub(super) level_names: Vec<(&'static str, &'static str)>,
+    /// Every test status's name, in display order (the legend's).
+    pub(super) status_names: [&'static str; Status::ALL.len()],
+    /// The first eight digits of the upstream revision, when `contract.yaml` names one.
+    pub(super) upstream_short: Option<&'s str>,
 }
 
 impl<'s> Shared<'s> {
@@ -126,6 +145,16 @@ impl<'s> Shared<'s> {
         self.link_defs[usize::from(translated)]
             .get(chapter)
             .copied()
+    }
+
+    /// `html` with the clause ids in its code spans linked to their cards
+    /// ([`markdown::link_clause_ids`]).
+    pub(super) fn link_ids(&self, html: String) -> String {
+        let spec = self.spec;
+        markdown::link_clause_ids(html, &|id| {
+            spec.clause(id)
+                .map(|c| format!("{}.html#{}", c.chapter, c.id))
+        })
     }
 }
 
@@ -249,6 +278,19 @@ pub(super) fn shared<'s>(of: &Language<'_, 's>) -> Shared<'s> {
         translation,
         links: &c.links,
         search_hint: c.search_hint.get(lang).map(String::as_str),
+        spec,
+        source_lang: source,
+        level_names: kcontract_spec::keywords::Level::ALL
+            .iter()
+            .map(|l| (l.as_str(), level_class(*l)))
+            .collect(),
+        status_names: Status::ALL.map(Status::as_str),
+        upstream_short: spec
+            .contract
+            .upstream
+            .as_ref()
+            .and_then(|u| u.revision.as_deref())
+            .map(|r| r.get(..8).unwrap_or(r)),
         link_defs: [&spec.documents[..], docs].map(|docs| {
             docs.iter()
                 .map(|d| (d.chapter.as_str(), &d.link_defs))
@@ -361,9 +403,46 @@ pub(super) struct Group {
 pub(super) struct MatrixSummary<'a> {
     pub(super) statuses: [&'static str; Status::ALL.len()],
     pub(super) coverage: Vec<Group>,
-    pub(super) results: &'a [String],
-    /// The run reports' platforms, one column each (empty: no column).
-    pub(super) platforms: &'a [matrix::PlatformColumn],
+    /// The results files, as the site names them ([`super::files::shown_path`]).
+    pub(super) results: Vec<String>,
+    /// The run reports' platforms, one column each (empty: no column), their files as the site
+    /// names them, each with the route it was decided by (`route`, when kcontract knows it).
+    pub(super) platforms: Vec<ColumnCtx<'a>>,
+}
+
+/// A platform column as the matrix and platforms pages show it.
+#[derive(Serialize)]
+pub(super) struct ColumnCtx<'a> {
+    pub(super) name: &'a str,
+    /// The report file, as the site names it.
+    pub(super) file: String,
+    pub(super) runtime_version: &'a str,
+    pub(super) profile: &'a str,
+    pub(super) date: &'a str,
+    pub(super) host: &'a str,
+    /// The report's kind, and the route it names (`route_<route>` of the interface text), when
+    /// kcontract knows it.
+    pub(super) kind: &'a str,
+    pub(super) route: Option<&'static str>,
+}
+
+impl<'a> ColumnCtx<'a> {
+    /// The columns of `m`.
+    pub(super) fn of(m: &'a Matrix) -> Vec<ColumnCtx<'a>> {
+        m.platforms
+            .iter()
+            .map(|c| ColumnCtx {
+                name: &c.name,
+                file: super::files::shown_path(&c.file),
+                runtime_version: &c.runtime_version,
+                profile: &c.profile,
+                date: &c.date,
+                host: &c.host,
+                kind: &c.kind,
+                route: super::legend::route_of(&c.kind).map(|r| r.as_str()),
+            })
+            .collect()
+    }
 }
 
 /// A clause in one platform's column of the matrix page (`cells` in `matrix-row.html`).
@@ -511,8 +590,12 @@ pub(super) fn matrix_summary<'a>(m: &'a Matrix, t: &Interface, lang: &str) -> Ma
     MatrixSummary {
         statuses: Status::ALL.map(Status::as_str),
         coverage: groups,
-        results: &m.results,
-        platforms: &m.platforms,
+        results: m
+            .results
+            .iter()
+            .map(|r| super::files::shown_path(r))
+            .collect(),
+        platforms: ColumnCtx::of(m),
     }
 }
 
@@ -525,6 +608,11 @@ pub(super) struct ClauseAt<'s> {
     pub(super) status: Status,
     /// Its entry on the Changes page, when it changed in the latest version step.
     pub(super) changed: Option<Changed>,
+    /// Its whole upstream sentence, when it is a fragment (Markdown, its part marked).
+    pub(super) sentence: Option<&'s str>,
+    /// The note on it, when upstream has since contradicted it, and whether the note is the
+    /// source language's on a translated page.
+    pub(super) contradicted: Option<(&'s str, bool)>,
 }
 
 /// The context of a clause in the language of `shared` (its translation, or the source text).
@@ -534,6 +622,8 @@ pub(super) fn clause<'s>(at: ClauseAt<'s>, shared: &'s Shared<'s>) -> ClauseCtx<
         clause: c,
         status,
         changed,
+        sentence,
+        contradicted,
     } = at;
     let (tr, links) = (shared.translation, shared.links);
     let label = |labels: &'s BTreeMap<String, String>, name: &'s str| {
@@ -583,6 +673,21 @@ pub(super) fn clause<'s>(at: ClauseAt<'s>, shared: &'s Shared<'s>) -> ClauseCtx<
         source_defs
     };
     let (text_html, plain) = markdown::to_html_and_text(text, &c.chapter, defs);
+    let linked = |html: Option<String>| html.map(|h| shared.link_ids(h));
+    let sentence_html = sentence.map(|s| {
+        let html = markdown::to_html_in(s, Some(&c.chapter), source_defs)
+            .replace(super::sentences::MARK_OPEN, "<mark>")
+            .replace(super::sentences::MARK_CLOSE, "</mark>");
+        shared.link_ids(html)
+    });
+    let contradicted_html = contradicted.map(|(note, source)| {
+        shared.link_ids(to_inline_html_in(
+            note,
+            Some(&c.chapter),
+            if source { source_defs } else { own_defs },
+        ))
+    });
+    let in_source = tr.map(|_| shared.source_lang);
     ClauseCtx {
         id: &c.id,
         level: c.level.as_str(),
@@ -593,11 +698,11 @@ pub(super) fn clause<'s>(at: ClauseAt<'s>, shared: &'s Shared<'s>) -> ClauseCtx<
         actor_label: label(&shared.actor_label, c.actor.as_str()),
         verify_label: label(&shared.verify_label, c.verify.as_str()),
         status_label: label(shared.t, status.as_str()),
-        text_html,
+        text_html: shared.link_ids(text_html),
         plain,
-        reason_html,
+        reason_html: linked(reason_html),
         reason_source,
-        implicit_html,
+        implicit_html: linked(implicit_html),
         implicit_source,
         text_source: tr.is_some() && state == TranslationState::Missing,
         oci_url: c
@@ -619,9 +724,13 @@ pub(super) fn clause<'s>(at: ClauseAt<'s>, shared: &'s Shared<'s>) -> ClauseCtx<
             .collect(),
         chapter: &c.chapter,
         state,
-        original_html: original,
+        original_html: linked(original),
         status,
         changed,
+        sentence_lang: sentence_html.as_ref().and(in_source),
+        sentence_html,
+        contradicted_lang: contradicted.filter(|(_, source)| *source).and(in_source),
+        contradicted_html,
     }
 }
 

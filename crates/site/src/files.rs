@@ -73,3 +73,53 @@ pub(super) fn json_error(what: &str, e: &serde_json::Error) -> Diagnostic {
     Diagnostic::error("K0401", format!("{what} could not be written as JSON"))
         .help(format!("{e}; this is a bug in kcontract, please report it"))
 }
+
+/// A file a build was given (a run report, a results file) as the site names it: as given when
+/// relative (the same from any checkout: `platforms/results/runc.json`), its name alone when
+/// absolute. Why: the builder's absolute path says nothing to a reader, names the builder's
+/// machine, and made two checkouts' sites differ.
+pub(super) fn shown_path(file: &str) -> String {
+    let b = file.as_bytes();
+    let drive =
+        b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'/' | b'\\');
+    if std::path::Path::new(file).is_absolute() || file.starts_with(['/', '\\']) || drive {
+        file.rsplit(['/', '\\']).next().unwrap_or(file).to_string()
+    } else {
+        file.replace('\\', "/")
+    }
+}
+
+/// `matrix.json` of the site: [`kcontract_trace::matrix::json`] with each file it names (the
+/// results and the run reports) as [`shown_path`] gives it.
+pub(super) fn matrix_json(m: &kcontract_trace::matrix::Matrix) -> Result<Vec<u8>, Diagnostic> {
+    let mut json = kcontract_trace::matrix::json(m).map_err(|e| json_error("matrix.json", &e))?;
+    let files = m.results.iter().chain(m.platforms.iter().map(|p| &p.file));
+    for file in files {
+        let shown = shown_path(file);
+        if shown != *file {
+            // A JSON string literal of the path is the path as the JSON names it: replaced whole.
+            let (Ok(from), Ok(to)) = (serde_json::to_string(file), serde_json::to_string(&shown))
+            else {
+                continue;
+            };
+            json = json.replace(&from, &to);
+        }
+    }
+    Ok(json.into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_path;
+
+    #[test]
+    fn absolute_paths_are_shown_by_name() {
+        assert_eq!(shown_path("/home/me/r/runc.json"), "runc.json");
+        assert_eq!(shown_path("C:\\Users\\me\\crun.json"), "crun.json");
+        assert_eq!(
+            shown_path("platforms/results/runc.json"),
+            "platforms/results/runc.json"
+        );
+        assert_eq!(shown_path("../r/runc.json"), "../r/runc.json");
+    }
+}

@@ -34,6 +34,7 @@ mod changes_page;
 mod context;
 mod files;
 mod interface;
+mod legend;
 mod markdown;
 mod output;
 mod pages;
@@ -42,6 +43,7 @@ mod render;
 mod runtimes_page;
 mod sanitize;
 mod search;
+mod sentences;
 pub mod serve;
 mod templates;
 
@@ -58,7 +60,7 @@ pub use output::{Restored, SwapStep, check_output, manifest_files, restore_outpu
 
 pub use kcontract_edit::diff::history::History;
 
-pub use templates::{Templates, templates, templates_folder};
+pub use templates::{Templates, platform_reports, templates, templates_folder};
 
 /// What a build wrote.
 pub struct BuildReport {
@@ -146,6 +148,16 @@ pub fn build(
 }
 
 pub use interface::built_in;
+
+/// Each fragment clause of `spec` (a text with `…`) whose whole upstream sentence the site shows,
+/// and that sentence as Markdown: `(id, sentence)`, in the order of the clauses. For the test that
+/// holds every such sentence to the upstream text (`tests/suite/site_sentences.rs`).
+pub fn upstream_sentences(spec: &kcontract_spec::Spec) -> Vec<(String, String)> {
+    sentences::sentences(spec)
+        .into_iter()
+        .map(|(i, s)| (spec.clauses[i].id.clone(), sentences::plain(&s)))
+        .collect()
+}
 
 /// The interface text file a language without built-in text starts from (for `kcontract init`
 /// and `i18n add`): the English file's keys and values, with a header saying it is `lang`'s, copied

@@ -217,9 +217,28 @@ fn render_with<'h>(
                 id,
             })),
             Event::Text(t) => highlight_keywords(&t, &mut events),
+            // A table of the spec in a frame of its own, which scrolls sideways on a phone rather
+            // than the page, or the words in its cells being broken to fit (style.css,
+            // `.spec-table`). A placeholder until the sanitizer has run: the frame is kcontract's
+            // markup, and is focusable so a keyboard can scroll it.
+            table @ Event::Start(Tag::Table(_)) => {
+                events.push(Event::Html(TABLE_OPEN.into()));
+                events.push(table);
+            }
+            table @ Event::End(TagEnd::Table) => {
+                events.push(table);
+                events.push(Event::Html(TABLE_CLOSE.into()));
+            }
             other => events.push(other),
         }
     }
+    finish(events, markdown.len(), has_raw_html, &pieces)
+}
+
+/// The HTML of the events [`render_with`] gathered: soft breaks between Chinese text dropped, the
+/// sanitizer run when the spec's text has raw HTML, then kcontract's own markup put in for its
+/// placeholders (the clause pieces, the tables' frames). `len` is the Markdown's length.
+fn finish(mut events: Vec<Event>, len: usize, has_raw_html: bool, pieces: &[String]) -> String {
     // A line break inside a Chinese paragraph is not a space: drop soft breaks between CJK text.
     for i in 1..events.len().saturating_sub(1) {
         if matches!(events[i], Event::SoftBreak)
@@ -231,7 +250,7 @@ fn render_with<'h>(
         }
     }
     // Room for the markup and escapes a typical clause adds, so the string is allocated once.
-    let mut out = String::with_capacity(markdown.len() + markdown.len() / 4 + 64);
+    let mut out = String::with_capacity(len + len / 4 + 64);
     html::push_html(&mut out, events.into_iter());
     // Only text with raw HTML pays for the sanitizer; what Markdown alone renders is safe as is.
     if has_raw_html {
@@ -240,13 +259,68 @@ fn render_with<'h>(
     for (n, piece) in pieces.iter().enumerate() {
         out = out.replacen(&piece_placeholder(n), piece, 1);
     }
+    if out.contains(TABLE_OPEN) {
+        out = out
+            .replace(TABLE_OPEN, "<div class=\"spec-table\" tabindex=\"0\">")
+            .replace(TABLE_CLOSE, "</div>");
+    }
     out
 }
+
+/// What stands for the frame of a table until the sanitizer has run (as [`piece_placeholder`]).
+const TABLE_OPEN: &str = "\u{E000}kcontract-table\u{E000}";
+const TABLE_CLOSE: &str = "\u{E000}/kcontract-table\u{E000}";
 
 /// What stands for the `n`th clause piece of a fragment until the sanitizer has run: text of
 /// private-use characters, which the sanitizer keeps as it is and no spec writes.
 fn piece_placeholder(n: usize) -> String {
     format!("\u{E000}kcontract-clause-{n}\u{E000}")
+}
+
+/// `html` with each code span that is a clause id (`<code>lifecycle.sigterm-on-kill</code>`, as
+/// texts and reasons cite other clauses) a link to the clause's card, `href` giving where it is;
+/// a code span already inside a link, or naming no clause, stays as it is. Why after rendering:
+/// the ids are the contract's, not Markdown's, and the HTML of a code span is fixed.
+pub(super) fn link_clause_ids(html: String, href: &dyn Fn(&str) -> Option<String>) -> String {
+    const OPEN: &str = "<code>";
+    const CLOSE: &str = "</code>";
+    if !html.contains(OPEN) {
+        return html;
+    }
+    let mut out = String::with_capacity(html.len() + 64);
+    let mut rest = html.as_str();
+    // Inside an `<a …>` of the text, as of the end of `out`.
+    let mut in_link = false;
+    while let Some(at) = rest.find(OPEN) {
+        let before = &rest[..at];
+        match (before.rfind("<a "), before.rfind("</a>")) {
+            (Some(o), Some(c)) => in_link = o > c,
+            (Some(_), None) => in_link = true,
+            (None, Some(_)) => in_link = false,
+            (None, None) => {}
+        }
+        out.push_str(before);
+        let from = &rest[at..];
+        let Some(len) = from[OPEN.len()..].find(CLOSE) else {
+            out.push_str(from);
+            return out;
+        };
+        let whole = &from[..OPEN.len() + len + CLOSE.len()];
+        let id = &from[OPEN.len()..OPEN.len() + len];
+        match href(id).filter(|_| !in_link && id.contains('.')) {
+            Some(h) => {
+                out.push_str("<a class=\"cref\" href=\"");
+                out.push_str(&h);
+                out.push_str("\">");
+                out.push_str(whole);
+                out.push_str("</a>");
+            }
+            None => out.push_str(whole),
+        }
+        rest = &from[whole.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A keyword as highlighted: `<strong class="kw kw-must-not">MUST NOT</strong>`.
@@ -461,6 +535,19 @@ mod tests {
             to_html("容器进程\n必须（MUST）退出。\nEnglish\nwords"),
             "<p>容器进程必须（<strong class=\"kw kw-must\">MUST</strong>）退出。\nEnglish\nwords</p>\n"
         );
+    }
+
+    #[test]
+    fn clause_ids_in_code_spans_are_links() {
+        let href = |id: &str| (id == "a.b").then(|| format!("one.html#{id}"));
+        let html = to_html("See `a.b`, `c.d`, `a` and [`a.b`](x.html).");
+        assert_eq!(
+            link_clause_ids(html, &href),
+            "<p>See <a class=\"cref\" href=\"one.html#a.b\"><code>a.b</code></a>, <code>c.d</code>, <code>a</code> and <a href=\"x.html\"><code>a.b</code></a>.</p>\n"
+        );
+        // After a link closes, an id is linked again.
+        let html = to_html("[x](y.html) `a.b`");
+        assert!(link_clause_ids(html, &href).contains("<a class=\"cref\""));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::context::CellKey;
+use super::context::{CellKey, ColumnCtx};
 use kcontract_platform::routes::{self, Reason, Route};
 use kcontract_spec::keywords::Level;
 use kcontract_trace::matrix::{Matrix, PlatformStatus, ReportStatus};
@@ -33,11 +33,8 @@ pub(super) struct PlatformsPage<'a> {
 /// A column: a run report.
 #[derive(Serialize)]
 struct Column<'a> {
-    name: &'a str,
-    file: &'a str,
-    runtime_version: &'a str,
-    profile: &'a str,
-    date: &'a str,
+    #[serde(flatten)]
+    report: ColumnCtx<'a>,
     /// MUST and MUST NOT clauses the report passes.
     must_pass: usize,
 }
@@ -181,18 +178,10 @@ pub(super) fn context<'a>(m: &'a Matrix) -> PlatformsPage<'a> {
         });
     }
     PlatformsPage {
-        columns: m
-            .platforms
-            .iter()
+        columns: ColumnCtx::of(m)
+            .into_iter()
             .zip(must_pass)
-            .map(|(p, must_pass)| Column {
-                name: &p.name,
-                file: &p.file,
-                runtime_version: &p.runtime_version,
-                profile: &p.profile,
-                date: &p.date,
-                must_pass,
-            })
+            .map(|(report, must_pass)| Column { report, must_pass })
             .collect(),
         routes: Route::ALL
             .iter()

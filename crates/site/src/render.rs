@@ -18,10 +18,11 @@ use tera::value::Value;
 use super::changes_page::{self, SearchItem};
 use super::context::{self, ClauseAt, PageLink, Shared};
 use super::interface::Interface;
+use super::legend::{self, Shows};
 use super::markdown::{SectionHead, prose_html};
 use super::pages::{OwnPage, Pages};
 use super::templates::{Templates, template_error};
-use super::{files, platforms_page, runtimes_page, search};
+use super::{files, platforms_page, runtimes_page, search, sentences};
 use kcontract_edit::diff::history::History;
 use kcontract_oci::runtimes::Catalogue;
 use kcontract_spec::diagnostic::Diagnostic;
@@ -110,6 +111,12 @@ struct Lang<'s> {
     blocks: Vec<Value>,
     /// Each chapter's sections, for its sidebar (`sections` of `toc-sections.html`).
     sections: Vec<Value>,
+    /// Each chapter's first block that shows a clause: where its legend goes (`legend_at`).
+    legend_at: Vec<Option<usize>>,
+    /// What the language's pages show, for their legends.
+    shows: Shows,
+    /// The first clause's card, the landing page's example of one.
+    example: Option<Value>,
     /// The Changes page's steps (`steps` of `changes.html`); `None` without earlier versions.
     changes: Option<Value>,
     /// The Changes page's entries of the search index.
@@ -225,6 +232,17 @@ impl<'s> Lang<'s> {
             .iter()
             .any(|r| !matches!(r.status, matrix::Status::Untested | matrix::Status::Waived));
         base.insert("tested", &tested);
+        let shows = Shows {
+            statuses: tested,
+            translated: translation.is_some(),
+        };
+        // Each fragment clause's whole upstream sentence; the notes on contradicted clauses in
+        // the page's language, else the source's.
+        let whole = sentences::sentences(spec);
+        let (own_notes, source_notes) = (
+            sentences::contradicted(docs),
+            sentences::contradicted(&spec.documents),
+        );
 
         // The Changes page first: its latest step says which clauses show a "changed" badge.
         let names = interfaces
@@ -247,11 +265,20 @@ impl<'s> Lang<'s> {
             .map_init(
                 || base.clone(),
                 |ctx, (i, changed)| {
+                    let c = &spec.clauses[i];
                     let at = ClauseAt {
                         index: i,
-                        clause: &spec.clauses[i],
+                        clause: c,
                         status: m.rows[i].status,
                         changed,
+                        sentence: whole.get(&i).map(String::as_str),
+                        contradicted: own_notes.get(c.id.as_str()).map(|n| (*n, false)).or_else(
+                            || {
+                                source_notes
+                                    .get(c.id.as_str())
+                                    .map(|n| (*n, translation.is_some()))
+                            },
+                        ),
                     };
                     let mut clause = context::clause(at, &shared);
                     let plain = std::mem::take(&mut clause.plain);
@@ -274,13 +301,21 @@ impl<'s> Lang<'s> {
             pieces.push(h);
         }
         let ids: Vec<&str> = spec.clauses.iter().map(|c| c.id.as_str()).collect();
-        let (blocks, sections): (Vec<Value>, Vec<Value>) = (0..docs.len())
+        let link = |html: String| shared.link_ids(html);
+        let source_lang = &m.spec.contract.languages[0];
+        let per_chapter: Vec<(Value, Value, Option<usize>)> = (0..docs.len())
             .into_par_iter()
-            .map(|d| {
-                let source_lang = &m.spec.contract.languages[0];
-                chapter_blocks(docs, d, &ids, source_lang, &values, &pieces)
-            })
-            .unzip();
+            .map(|d| chapter_blocks(docs, d, &ids, source_lang, (&values, &pieces), &link))
+            .collect();
+        let mut blocks = Vec::with_capacity(per_chapter.len());
+        let mut sections = Vec::with_capacity(per_chapter.len());
+        let mut legend_at = Vec::with_capacity(per_chapter.len());
+        for (b, s, at) in per_chapter {
+            blocks.push(b);
+            sections.push(s);
+            legend_at.push(at);
+        }
+        let example = pieces.first().cloned();
         Ok(Lang {
             m,
             runtimes,
@@ -294,6 +329,9 @@ impl<'s> Lang<'s> {
             plain,
             blocks,
             sections,
+            legend_at,
+            shows,
+            example,
             changes,
             change_search,
             pages,
@@ -308,7 +346,15 @@ impl<'s> Lang<'s> {
             pages.push(
                 self.page_of_chapter(d, doc)
                     .with("blocks", self.blocks[d].clone())
-                    .with("sections", self.sections[d].clone()),
+                    .with("sections", self.sections[d].clone())
+                    .with(
+                        "legend",
+                        Value::from_serializable(&self.shows.chapter(false)),
+                    )
+                    .with(
+                        "legend_at",
+                        self.legend_at[d].map_or_else(Value::none, Value::from),
+                    ),
             );
         }
         for own in self.pages.all() {
@@ -341,12 +387,20 @@ impl<'s> Lang<'s> {
             _ => self.t.text(own.title_key()),
         };
         let page = self.page_at(own.template().0, own.name(), title, None);
+        let kinds: Vec<&str> = self.m.platforms.iter().map(|p| p.kind.as_str()).collect();
+        let legend = |l: legend::Legend| Value::from_serializable(&l);
         Ok(match own {
-            OwnPage::Index => page.with("clause_count", spec.clauses.len().into()),
-            OwnPage::Clauses => page.with("clauses", self.clauses.clone()),
+            OwnPage::Index => page
+                .with("clause_count", spec.clauses.len().into())
+                .with("example", self.example.clone().unwrap_or_else(Value::none))
+                .with("legend", legend(self.shows.chapter(false))),
+            OwnPage::Clauses => page
+                .with("clauses", self.clauses.clone())
+                .with("legend", legend(self.shows.clauses())),
             OwnPage::Matrix => {
                 let summary = context::matrix_summary(self.m, self.t, self.lang);
                 page.with("clauses", self.clauses.clone())
+                    .with("legend", legend(self.shows.matrix(&kinds)))
                     .with("tests_by_clause", tests.clone())
                     .with("statuses", Value::from_serializable(&summary.statuses))
                     .with("coverage", Value::from_serializable(&summary.coverage))
@@ -357,6 +411,7 @@ impl<'s> Lang<'s> {
             OwnPage::Platforms => {
                 let values = platforms_page::context(self.m);
                 page.with("pp", Value::from_serializable(&values))
+                    .with("legend", legend(self.shows.platforms(&kinds)))
             }
             OwnPage::Changes => page
                 .with("steps", self.changes.clone().unwrap_or_else(Value::none))
@@ -381,6 +436,7 @@ impl<'s> Lang<'s> {
                     })
                     .collect();
                 page.with("print_chapters", chapters.into())
+                    .with("legend", legend(self.shows.chapter(true)))
             }
         })
     }
@@ -450,16 +506,18 @@ fn map<const N: usize>(entries: [(&'static str, Value); N]) -> Value {
 
 /// Chapter `d` of `docs` for `chapter.html`: its blocks (`{kind: "prose", html}`, `{kind:
 /// "untranslated", lang, html}`: prose of the source language `source_lang`, or `{kind:
-/// "clause", clause, html}`, the clause's context and piece from `clauses` and `pieces`) and its
-/// sections for the sidebar (their headings' ids and numbers).
+/// "clause", clause, html}`, the clause's context and piece from `shown`, in the order of
+/// `spec.clauses` as `ids` are), its sections for the sidebar (their headings' ids and numbers),
+/// and the first block that shows a clause (where the legend goes). `link` links the clause ids
+/// of its prose.
 fn chapter_blocks(
     docs: &[Document],
     d: usize,
     ids: &[&str],
     source_lang: &str,
-    clauses: &[Value],
-    pieces: &[Value],
-) -> (Value, Value) {
+    (clauses, pieces): (&[Value], &[Value]),
+    link: &dyn Fn(String) -> String,
+) -> (Value, Value, Option<usize>) {
     let doc = &docs[d];
     let numbers = context::shown_numbers(d + 1, &doc.headings);
     let mut heads = doc.headings.iter().zip(&numbers).map(|(h, n)| SectionHead {
@@ -476,45 +534,50 @@ fn chapter_blocks(
         inside.borrow_mut().insert(i);
         pieces[i].as_str().map(str::to_string)
     };
-    let blocks: Vec<Value> = doc
-        .blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Prose(p) => Some(map([
+    // The first block that shows a clause: a clause's own, or prose with clauses in its lists.
+    let mut first_clause: Option<usize> = None;
+    let mut blocks: Vec<Value> = Vec::with_capacity(doc.blocks.len());
+    for b in &doc.blocks {
+        let before = inside.borrow().len();
+        let block = match b {
+            Block::Prose(p) => map([
                 ("kind", "prose".into()),
                 (
                     "html",
-                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs, &nested)),
+                    Value::safe_string(&link(prose_html(p, &mut heads, &doc.link_defs, &nested))),
                 ),
-            ])),
+            ]),
             // The source language's prose where the translation has none yet, under a banner.
-            Block::Untranslated(p) => Some(map([
+            Block::Untranslated(p) => map([
                 ("kind", "untranslated".into()),
                 ("lang", source_lang.into()),
                 (
                     "html",
-                    Value::safe_string(&prose_html(p, &mut heads, &doc.link_defs, &nested)),
+                    Value::safe_string(&link(prose_html(p, &mut heads, &doc.link_defs, &nested))),
                 ),
-            ])),
-            Block::Clause(i) if inside.borrow().contains(i) => None,
-            Block::Clause(i) => Some(map([
+            ]),
+            Block::Clause(i) if inside.borrow().contains(i) => continue,
+            Block::Clause(i) => map([
                 ("kind", "clause".into()),
                 ("html", pieces[*i].clone()),
                 ("clause", clauses[*i].clone()),
-            ])),
-        })
-        .collect();
+            ]),
+        };
+        let shows_clause = matches!(b, Block::Clause(_)) || inside.borrow().len() > before;
+        if shows_clause && first_clause.is_none() {
+            first_clause = Some(blocks.len());
+        }
+        blocks.push(block);
+    }
     let sections = Value::from_serializable(&context::sections(&doc.headings, &numbers));
-    (blocks.into(), sections)
+    (blocks.into(), sections, first_clause)
 }
 
 /// The files of the whole site, the same in every language: `clauses.json`, `matrix.json` and
 /// `matrix.csv`.
 fn data_files(m: &Matrix, put: &Put) -> Result<(), Diagnostic> {
     put("clauses.json".into(), files::clauses_json(m.spec)?)?;
-    let json = matrix::json(m)
-        .map_err(|e| Diagnostic::error("K0401", format!("matrix.json cannot be written: {e}")))?;
-    put("matrix.json".into(), json.into_bytes())?;
+    put("matrix.json".into(), files::matrix_json(m)?)?;
     put("matrix.csv".into(), matrix::csv(m).into_bytes())
 }
 

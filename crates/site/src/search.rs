@@ -13,6 +13,11 @@ use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::markdown_options;
 use kcontract_spec::{Block, Document, Prose, Spec};
 
+/// The kind of an index entry that is not in force: an earlier version's text, on the Changes
+/// page. site.js knows the kinds in force (`KIND_TIER`); every other kind, this one included, it
+/// shows as not in force.
+pub(super) const EARLIER: &str = "earlier";
+
 /// One entry of the index: a clause, a heading, a paragraph of prose, a runtime deviation or a
 /// removed clause on the Changes page, in the page's language. `kind` orders the results (site.js ranks clause ids and exact terms first,
 /// then headings, then text).
@@ -119,15 +124,23 @@ pub(super) fn index_script(
             });
         }
     }
+    // The Changes page's entries other than its headings are texts of earlier versions, not in
+    // force (issue #48: "L7 proxy" found the withdrawn 2019 MUST first, with its red badge): they
+    // are entries of kind `earlier`, whatever the page calls them, with no level, which site.js
+    // marks "not in force" and ranks after everything current. Their text is the words of their
+    // Markdown, as a clause's is (not `[OCI interface](…)`).
     let (items, title) = changes;
-    entries.extend(items.iter().map(|i| Entry {
-        kind: i.kind,
-        id: i.id.as_deref(),
-        url: i.url.clone(),
-        level: i.level,
-        page: title,
-        section: i.section.as_deref(),
-        text: i.text.clone(),
+    entries.extend(items.iter().map(|i| {
+        let heading = i.kind == "heading";
+        Entry {
+            kind: if heading { "heading" } else { EARLIER },
+            id: i.id.as_deref(),
+            url: i.url.clone(),
+            level: if heading { i.level } else { None },
+            page: title,
+            section: i.section.as_deref(),
+            text: plain(&i.text),
+        }
     }));
     const START: &[u8] = b"window.KC_SEARCH = ";
     let mut out: Vec<u8> =
@@ -177,6 +190,13 @@ fn prose_pieces(prose: &Prose) -> Vec<Piece> {
             Event::Start(_) => depth += 1,
             Event::End(end) => {
                 depth = depth.saturating_sub(1);
+                // The end of a block inside the piece (a list item, a paragraph in one, a table
+                // cell) is a word break: without it the items of a list ran together
+                // ("specification" + "Repository"), and the first word of each later item could
+                // not be found.
+                if is_block_end(&end) {
+                    text.push(' ');
+                }
                 if matches!(end, TagEnd::Heading(_)) && depth == 0 {
                     in_heading = false;
                 } else if depth == 0 {
@@ -198,6 +218,24 @@ fn prose_pieces(prose: &Prose) -> Vec<Piece> {
         }
     }
     out
+}
+
+/// Does `end` close a block (its text a word apart from what follows) rather than inline markup?
+fn is_block_end(end: &TagEnd) -> bool {
+    matches!(
+        end,
+        TagEnd::Paragraph
+            | TagEnd::Item
+            | TagEnd::TableCell
+            | TagEnd::TableRow
+            | TagEnd::TableHead
+            | TagEnd::BlockQuote(_)
+            | TagEnd::CodeBlock
+            | TagEnd::List(_)
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition
+            | TagEnd::FootnoteDefinition
+    )
 }
 
 /// Inline Markdown as plain words.
@@ -237,6 +275,35 @@ impl serde_json::ser::Formatter for ScriptSafe {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The items of a list, the cells of a table: each its own words (issue #48: "specification"
+    /// and "Repository" ran together, and "Repository" could not be found).
+    #[test]
+    fn list_items_and_cells_are_words_apart() {
+        let prose = Prose {
+            text: "- specification\n- Repository\n\n| Method | Status |\n| --- | --- |\n| GET | 404 |\n"
+                .into(),
+            clauses: Vec::new(),
+        };
+        let words: Vec<String> = prose_pieces(&prose)
+            .into_iter()
+            .filter_map(|p| match p {
+                Piece::Text(t) => Some(t),
+                Piece::Heading => None,
+            })
+            .flat_map(|t| t.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        for word in [
+            "specification",
+            "Repository",
+            "Method",
+            "Status",
+            "GET",
+            "404",
+        ] {
+            assert!(words.iter().any(|w| w == word), "{word} in {words:?}");
+        }
+    }
 
     fn script_safe(v: &impl Serialize) -> String {
         let mut out = Vec::new();

@@ -25,8 +25,12 @@ enum Embedded {
 
 /// The embedded templates, in the order messages list them (K0402, K0406). Each page of
 /// [`OwnPage`] is here once (a test holds it so).
-const EMBEDDED: [Embedded; 17] = [
+const EMBEDDED: [Embedded; 18] = [
     Piece("base.html", include_str!("../../../templates/base.html")),
+    Piece(
+        "legend.html",
+        include_str!("../../../templates/legend.html"),
+    ),
     Piece("toc.html", include_str!("../../../templates/toc.html")),
     Piece(
         "toc-item.html",
@@ -122,6 +126,29 @@ pub fn templates_folder(given: Option<&Path>, spec: &Path) -> Option<std::path::
     }
     let dir = spec.parent().unwrap_or(Path::new("")).join("templates");
     dir.join("i18n").is_dir().then_some(dir)
+}
+
+/// The run reports `build` shows when it is given none (`--platform`): every `*.json` in
+/// `platforms/results/` beside the spec folder, by file name. Why a folder beside the spec, as
+/// `templates/` is: the committed site of a contract shows the platform results committed with
+/// it, and a plain `kcontract build` (the one every checkout and the merge run) makes the same site
+/// as the one committed; a folder that is not there is no report.
+pub fn platform_reports(spec: &Path) -> Vec<PathBuf> {
+    let dir = spec
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join("platforms")
+        .join("results");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    out.sort();
+    out
 }
 
 /// Parse the templates once: embedded, then the overrides in `dir`.

@@ -342,6 +342,9 @@ pub struct Upstream {
     pub url: String,
     /// The upstream's revision the contract follows (a git commit id), when `contract.yaml` names it.
     pub revision: Option<String>,
+    /// The day of that revision (`YYYY-MM-DD`), when `contract.yaml` gives it: the site's landing
+    /// and print pages say which upstream text, of when, the clauses follow.
+    pub date: Option<String>,
     /// The upstream's licence (`Apache-2.0`), shown in the site's footer.
     pub license: String,
     /// The attribution notice, shown on the site's index and footer.

@@ -147,6 +147,8 @@ struct RawUpstream {
     url: Spanned<String>,
     #[serde(default)]
     revision: Option<Spanned<String>>,
+    #[serde(default)]
+    date: Option<Spanned<String>>,
     license: String,
     attribution: String,
 }
@@ -260,7 +262,7 @@ impl ContractReader<'_> {
             }
         };
         self.error(d.help(
-            "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, search_hint (text, or {<lang>: text}), actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date, and optionally pull_request, title, formatting_only}); see spec/README.md",
+            "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, date, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, search_hint (text, or {<lang>: text}), actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date, and optionally pull_request, title, formatting_only}); see spec/README.md",
         ));
         None
     }
@@ -468,12 +470,17 @@ impl ContractReader<'_> {
         out
     }
 
-    /// `upstream:` its revision a git commit id (K0015).
+    /// `upstream:` its revision a git commit id, its date a `YYYY-MM-DD` date (K0015).
     fn upstream(&mut self, upstream: Option<&RawUpstream>) {
         if let Some(r) = upstream.and_then(|u| u.revision.as_ref())
             && !is_revision(&r.value)
         {
             self.error(not_a_revision(&r.value, self.span_of(&r.referenced)));
+        }
+        if let Some(d) = upstream.and_then(|u| u.date.as_ref())
+            && !is_date(&d.value)
+        {
+            self.error(not_a_date(&d.value, self.span_of(&d.referenced)));
         }
     }
 
@@ -527,14 +534,7 @@ impl ContractReader<'_> {
                 ));
             }
             if !is_date(&v.date.value) {
-                self.error(
-                    k0015(format!(
-                        "`{}` is not a date",
-                        crate::diagnostic::shown(&v.date.value)
-                    ))
-                    .at(self.span_of(&v.date.referenced), "expected YYYY-MM-DD")
-                    .help("the date of the upstream revision, e.g. `2019-04-28`"),
-                );
+                self.error(not_a_date(&v.date.value, self.span_of(&v.date.referenced)));
             }
         }
         raw.iter()
@@ -639,6 +639,7 @@ fn contract(raw: RawContract, checked: Checked) -> Contract {
             title: u.title,
             url: u.url.value,
             revision: u.revision.map(|r| r.value),
+            date: u.date.map(|d| d.value),
             license: u.license,
             attribution: u.attribution,
         }),
@@ -682,6 +683,16 @@ fn not_a_revision(value: &str, span: Span) -> Diagnostic {
     k0015(format!("`{}` is not a revision", crate::diagnostic::shown(value)))
         .at(span, "expected a git commit id")
         .help("write the commit's id, 7 to 40 lowercase hex digits (the full 40 keep it unambiguous), e.g. `c6ebb0c3be6a9b95b8826ff629970858428f1c5d`")
+}
+
+/// K0015 for a date (`history:`'s, `upstream:`'s) that is not `YYYY-MM-DD`.
+fn not_a_date(value: &str, span: Span) -> Diagnostic {
+    k0015(format!(
+        "`{}` is not a date",
+        crate::diagnostic::shown(value)
+    ))
+    .at(span, "expected YYYY-MM-DD")
+    .help("the date of the upstream revision, e.g. `2019-04-28`")
 }
 
 /// A git commit id, abbreviated or not: 7 to 40 lowercase hex digits.

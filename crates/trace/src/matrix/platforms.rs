@@ -68,6 +68,11 @@ pub struct PlatformColumn {
     pub profile: String,
     /// The day of the run.
     pub date: String,
+    /// What the report is of (`platform.kind`: `local`, `conformance-log`, `verify`): the route
+    /// its results were decided by, which the site names.
+    pub kind: String,
+    /// The host the report names (a local run's system, a vendor's platform).
+    pub host: String,
 }
 
 /// One check of a clause in a run report.
@@ -168,6 +173,8 @@ impl Matrix<'_> {
                 runtime_version: p.runtime_version.clone(),
                 profile: p.profile.name.clone(),
                 date: p.date.clone(),
+                kind: p.kind.clone(),
+                host: p.host.clone(),
             });
             let mut by_id: BTreeMap<&str, Vec<&kcontract_platform::report::ClauseResult>> =
                 BTreeMap::new();
