@@ -33,10 +33,11 @@ pub(crate) struct Build {
     /// Test results (JUnit XML or libtest output) to show in the matrix page.
     #[arg(long, value_name = "FILE")]
     results: Vec<PathBuf>,
-    /// A platform's run report (`kcontract platform run --report`): a column of the matrix page
-    /// (repeatable).
-    #[arg(long, value_name = "REPORT")]
-    platform: Vec<PathBuf>,
+    /// A platform's run report (`kcontract platform run|verify|import-log --report`): a column of
+    /// the matrix page (repeatable). `NAME=REPORT`: the column's name; reports given with one name
+    /// are one column.
+    #[arg(long, value_name = "[NAME=]REPORT")]
+    platform: Vec<crate::pipeline::PlatformArg>,
 }
 
 impl Build {
