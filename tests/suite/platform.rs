@@ -913,3 +913,47 @@ fn fuzzer_finds_render_without_panicking() {
 fn kcontract_fixtures() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
+
+/// `platform run` says, before anything runs, when the Service sets no `timeoutSeconds` and what
+/// the run will wait (the profile's grace period), and says nothing when it sets one; the controls'
+/// names and `--jobs` are checked before anything runs.
+#[test]
+fn platform_run_says_what_it_waits_without_timeout_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = dir.path().join("service.yaml");
+    std::fs::write(
+        &service,
+        "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  template:\n    spec:\n      containers:\n        - image: kcontract-probe\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let report = dir.path().join("r.json");
+        let mut args = vec![
+            "platform",
+            "run",
+            "--runtime",
+            "runc",
+            "--profile",
+            "platforms/knative-reference.yaml",
+            "--report",
+            report.to_str().unwrap(),
+            "--probe",
+            "/nonexistent/kcontract-probe",
+        ];
+        args.extend_from_slice(extra);
+        kcontract(&root(), &args)
+    };
+    let (_, out, err) = run(&["--service", service.to_str().unwrap()]);
+    assert!(
+        err.contains("note: the Service sets no timeoutSeconds: the grace period is the profile's lifecycle.grace_period_s, 300 s, and the run waits it out (300 s)"),
+        "{out}{err}"
+    );
+    let (_, out, err) = run(&[]);
+    assert!(!err.contains("timeoutSeconds"), "{out}{err}");
+    let (code, _, err) = run(&["--control", "no-such-control"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("all, or one of: no-port"), "{err}");
+    let (code, _, err) = run(&["--control", "all", "--jobs", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--jobs 0"), "{err}");
+}

@@ -526,3 +526,135 @@ fn a_token_is_required_when_set() {
     assert!(r.is_some(), "{out}{err}");
     assert!(!std::fs::read_to_string(&report).unwrap().contains(token));
 }
+
+/// K1140: an `--events` or `--token-file` that cannot be read; nothing is requested.
+#[test]
+fn k1140_a_file_verify_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.log");
+    let (code, out, err, r) = verify_with(
+        PROFILE,
+        "http://127.0.0.1:1",
+        &dir.path().join("r.json"),
+        &["--events", missing.to_str().unwrap()],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(r.is_none(), "no report");
+    let (code, _, err2, _) = verify_with(
+        PROFILE,
+        "http://127.0.0.1:1",
+        &dir.path().join("r.json"),
+        &["--token-file", dir.path().to_str().unwrap()],
+    );
+    assert_eq!(code, 1);
+    let text = format!("{err}\n{err2}").replace(&dir.path().display().to_string(), "DIR");
+    insta::assert_snapshot!(text);
+}
+
+/// The deployment kit's Service passes `platform lint`, and is what verify judges against by
+/// default (built in).
+#[test]
+fn the_kit_passes_platform_lint() {
+    let (code, out, err) = kcontract(
+        &root(),
+        &["platform", "lint", "platforms/deploy/service.yaml"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("no MUST or MUST NOT clause broken, 0 warnings"),
+        "{err}"
+    );
+    assert_eq!(
+        kcontract_platform::service::DEPLOY_SERVICE,
+        std::fs::read_to_string(root().join("platforms/deploy/service.yaml")).unwrap()
+    );
+}
+
+/// Writes the report of `platform verify` of a conforming ingress over http (or https) with a log
+/// into `path`.
+fn verify_into(path: &Path, https: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = https.then(|| Ca::new("kcontract test CA"));
+    let i = Ingress {
+        doctor: None,
+        by_name: false,
+    };
+    let addr = ingress(i, ca.as_ref());
+    let log = log_file(dir.path(), None);
+    let mut args = vec!["--events", log.to_str().unwrap()];
+    let pem = ca.as_ref().map(|c| c.pem_file(dir.path()));
+    if let Some(p) = &pem {
+        args.extend(["--ca-cert", p.as_str()]);
+    }
+    let scheme = if https { "https" } else { "http" };
+    let (code, out, err, _) = verify_with(PROFILE, &format!("{scheme}://{addr}"), path, &args);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// `matrix --platform NAME=FILE` twice with one name: an http and an https verify of one platform
+/// are one column, where h2c (http only) and https termination (https only) both pass, each cell
+/// naming the route it was decided on. Without the name the two are K0613.
+#[test]
+fn matrix_merges_an_http_and_an_https_verify_into_one_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let http = dir.path().join("http.json");
+    let https = dir.path().join("https.json");
+    verify_into(&http, false);
+    verify_into(&https, true);
+    let named = |p: &Path| format!("edge={}", p.display());
+    let (a, b) = (named(&http), named(&https));
+    let (code, out, err) = kcontract(
+        &root(),
+        &["matrix", "--platform", &a, "--platform", &b, "--format", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let m: Value = serde_json::from_str(&out).unwrap();
+    let columns = m["platforms"].as_array().unwrap();
+    assert_eq!(columns.len(), 1, "{columns:?}");
+    assert_eq!(columns[0]["name"], "edge");
+    assert_eq!(columns[0]["files"].as_array().unwrap().len(), 2);
+    assert_eq!(columns[0]["routes"], serde_json::json!(["deployed"]));
+    let cell = |id: &str| {
+        m["clauses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()["platforms"][0]
+            .clone()
+    };
+    for id in [
+        "network.ports.h2c-upgrade",
+        "network.ports.https-termination",
+        "config.env.port",
+        "lifecycle.sigterm-on-kill",
+    ] {
+        let c = cell(id);
+        assert_eq!(c["status"], "pass", "{id}: {c}");
+        assert_eq!(c["routes"], serde_json::json!(["deployed"]), "{id}");
+        assert!(
+            c["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|k| k["route"] == "deployed"),
+            "{id}: {c}"
+        );
+    }
+    // The table names the route in the cell.
+    let (_, table, _) = kcontract(&root(), &["matrix", "--platform", &a, "--platform", &b]);
+    assert!(table.contains("pass (deployed)"), "{table}");
+    // Without a name the two reports of one platform (127.0.0.1) cannot be told apart.
+    let (code, _, err) = kcontract(
+        &root(),
+        &[
+            "matrix",
+            "--platform",
+            http.to_str().unwrap(),
+            "--platform",
+            https.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("error[K0613]"), "{err}");
+}
