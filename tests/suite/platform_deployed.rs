@@ -605,7 +605,15 @@ fn matrix_merges_an_http_and_an_https_verify_into_one_column() {
     let (a, b) = (named(&http), named(&https));
     let (code, out, err) = kcontract(
         &root(),
-        &["matrix", "--platform", &a, "--platform", &b, "--format", "json"],
+        &[
+            "matrix",
+            "--platform",
+            &a,
+            "--platform",
+            &b,
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(code, 0, "{err}");
     let m: Value = serde_json::from_str(&out).unwrap();
