@@ -396,31 +396,38 @@ impl<'c> Stages<'c> {
         self.ctx.report(&diags, &SourceMap::default())
     }
 
-    /// The platforms' run reports (`--platform`), beside the results: each read as a
-    /// `kcontract-run/1` report (K1107 at its `file:line:col` otherwise), named by its platform's
-    /// runtime (two of one name: K0613, naming both files), its entries for ids the contract lacks
-    /// warned of (K0612, with the nearest id when there is one). Only the files given are read.
+    /// The platforms' run reports (`--platform [NAME=]FILE`), beside the results: each read as a
+    /// `kcontract-run/1` report (K1107 at its `file:line:col` otherwise), named by the name given
+    /// with it, else by its platform's runtime. Reports given with one name are one column (an
+    /// http and an https verify, a verify and a vendor's log); two reports of one name without one
+    /// given to both are K0613, naming both files. Entries for ids the contract lacks are warned of
+    /// (K0612, with the nearest id when there is one). Only the files given are read.
     pub(crate) fn platforms(
         &mut self,
-        files: &[PathBuf],
+        given: &[PlatformArg],
         spec: &Spec,
     ) -> Result<Vec<matrix::PlatformRun>, Failure> {
-        if files.is_empty() {
+        if given.is_empty() {
             return Ok(Vec::new());
         }
         let start = Instant::now();
         let mut sources = SourceMap::default();
         let mut diags = Vec::new();
         let mut runs: Vec<matrix::PlatformRun> = Vec::new();
-        for f in files {
+        for arg in given {
+            let f = &arg.file;
             let Some(read) = report::load(f, &mut sources, &mut diags) else {
                 continue;
             };
             let run = matrix::PlatformRun {
                 file: f.display().to_string(),
+                given_name: arg.name.clone(),
                 report: read.report,
             };
-            if let Some(first) = runs.iter().find(|r| r.name() == run.name()) {
+            let clash = runs.iter().find(|r| {
+                r.name() == run.name() && (r.given_name.is_none() || run.given_name.is_none())
+            });
+            if let Some(first) = clash {
                 diags.push(
                     Diagnostic::error(
                         "K0613",
@@ -432,7 +439,14 @@ impl<'c> Stages<'c> {
                         ),
                     )
                     .in_file(f)
-                    .help("each report is a column named by its platform's runtime: give one report per platform"),
+                    .help(format!(
+                        "each report is a column named by its platform's runtime: give one report \
+                         per platform, or give both the column's name to merge them into one \
+                         (`--platform {0}={1} --platform {0}={2}`)",
+                        run.name(),
+                        first.file,
+                        run.file
+                    )),
                 );
                 continue;
             }
@@ -661,3 +675,43 @@ fn not_run_warnings(m: &Matrix) -> Vec<Diagnostic> {
 /// a checkout writes a folder's files within moments of each other, in no set order, so only a
 /// change later than this is a test edited after its run (K0620).
 const SAME_MOMENT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A `--platform` argument of `matrix` and `build`: `FILE`, or `NAME=FILE` (the column's name;
+/// reports given with one name are one column).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PlatformArg {
+    /// The column's name, when given.
+    pub(crate) name: Option<String>,
+    /// The run report.
+    pub(crate) file: PathBuf,
+}
+
+impl std::str::FromStr for PlatformArg {
+    type Err = String;
+
+    /// `NAME=FILE` when what is before the first `=` is a name (letters, digits, `.`, `_`, `-`)
+    /// and the whole is not an existing file; else the whole is the file.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let whole = || PlatformArg {
+            name: None,
+            file: PathBuf::from(s),
+        };
+        let Some((name, file)) = s.split_once('=') else {
+            return Ok(whole());
+        };
+        let is_name = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !is_name || std::path::Path::new(s).exists() {
+            return Ok(whole());
+        }
+        if file.is_empty() {
+            return Err(format!("`{s}`: no report after `{name}=`"));
+        }
+        Ok(PlatformArg {
+            name: Some(name.to_owned()),
+            file: PathBuf::from(file),
+        })
+    }
+}

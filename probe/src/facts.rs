@@ -58,6 +58,18 @@ pub const RUNTIME_INTERFACE_PATHS: &[&str] = &[
     "/run/youki",
 ];
 
+/// The environment variables whose values every document shows: the ones the contract defines.
+/// Every other value is [`REDACTED`] unless the operator lists its name (`--show-env NAME`): a
+/// platform's environment holds its secrets, and `/report` answers whoever reaches the route.
+pub const CONTRACT_ENV: &[&str] = &["PORT", "K_SERVICE", "K_CONFIGURATION", "K_REVISION"];
+
+/// What a redacted environment value reads as.
+pub const REDACTED: &str = "<redacted>";
+
+/// The variable holding the bearer token `serve` requires for `/report` when it is set (from a
+/// Secret, in a Service). Its value is never shown, even when listed with `--show-env`.
+pub const TOKEN_ENV: &str = "KCONTRACT_PROBE_TOKEN";
+
 /// The directories a report tries to create, write and remove a file in.
 pub const WRITE_TESTED: &[&str] = &["/tmp", "/var/log"];
 
@@ -82,8 +94,14 @@ pub struct Facts {
     pub probe: ProbeInfo,
     /// The process: ids, capabilities, security flags.
     pub process: Process,
-    /// The environment variables, sorted by name.
+    /// The environment variables, sorted by name; the values of those not in `env_shown` are
+    /// [`REDACTED`].
     pub env: BTreeMap<String, String>,
+    /// The names whose values `env` shows: [`CONTRACT_ENV`] and those listed with `--show-env`
+    /// (added within `kcontract-probe/1`: absent from a document of an older probe, which showed
+    /// every value).
+    #[serde(default)]
+    pub env_shown: Vec<String>,
     /// Namespace inode numbers by type (`net`, `pid`, …), from `/proc/self/ns`; `null` when the
     /// link cannot be read.
     pub namespaces: BTreeMap<String, Option<u64>>,
@@ -395,6 +413,13 @@ pub enum Event {
         /// What the probe does about it: `exit`, `ignore`, `delay:N`, `record`.
         action: String,
     },
+    /// It is still running after a SIGTERM it did not exit on (`--on-term ignore`, `delay:N`):
+    /// printed every `--alive-ms`, so that a platform's log shows how long the process ran on
+    /// after SIGTERM and when it stopped (a SIGKILL leaves no line of its own).
+    Alive {
+        /// Milliseconds since start.
+        ms: u64,
+    },
     /// It exits now, with this status.
     Exit {
         /// The exit status.
@@ -402,6 +427,22 @@ pub enum Event {
         /// Milliseconds since start.
         ms: u64,
     },
+}
+
+impl Event {
+    /// Whether it is the first line a probe prints once it runs (`listening`, `waiting`,
+    /// `serve-error`): one per start of the probe.
+    pub fn is_start(&self) -> bool {
+        matches!(
+            self,
+            Event::Listening { .. } | Event::Waiting | Event::ServeError { .. }
+        )
+    }
+}
+
+/// Whether the environment variable `name`'s value is shown, given the names the operator listed.
+pub fn env_shown(name: &str, listed: &[String]) -> bool {
+    name != TOKEN_ENV && (CONTRACT_ENV.contains(&name) || listed.iter().any(|l| l == name))
 }
 
 impl Facts {

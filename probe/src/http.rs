@@ -2,13 +2,17 @@
 //! and speaks HTTP/1.1 to the container, which is all the probe needs to answer. `GET /report`
 //! returns the facts with the request added, `GET /healthz` answers `ok` (for platforms' probes);
 //! anything else is 404. Every response closes the connection.
+//!
+//! With a token (`KCONTRACT_PROBE_TOKEN`, [`crate::facts::TOKEN_ENV`]) `/report` answers only a
+//! request carrying `Authorization: Bearer TOKEN` (401 otherwise); the echoed request never shows
+//! an `Authorization` value.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::facts::{Facts, Request};
+use crate::facts::{Facts, REDACTED, Request};
 
 /// The longest request head read (request line and headers).
 const MAX_HEAD: u64 = 64 * 1024;
@@ -39,17 +43,35 @@ pub fn parse_head(head: &str) -> Option<Request> {
     })
 }
 
-/// Serves `listener` forever; each answer to `/report` is `facts()` with the request added.
-pub fn serve(listener: TcpListener, facts: Arc<Mutex<Facts>>) {
+/// Serves `listener` forever; each answer to `/report` is `facts()` with the request added, only to
+/// a request bearing `token` when one is given.
+pub fn serve(listener: TcpListener, facts: Arc<Mutex<Facts>>, token: Option<String>) {
+    let token: Option<Arc<str>> = token.filter(|t| !t.is_empty()).map(Arc::from);
     for stream in listener.incoming().flatten() {
         let facts = Arc::clone(&facts);
+        let token = token.clone();
         std::thread::spawn(move || {
-            let _ = answer(stream, &facts);
+            let _ = answer(stream, &facts, token.as_deref());
         });
     }
 }
 
-fn answer(stream: TcpStream, facts: &Mutex<Facts>) -> std::io::Result<()> {
+/// Whether `req` carries `Authorization: Bearer TOKEN` (compared in time independent of where the
+/// first difference is).
+fn authorized(req: &Request, token: &str) -> bool {
+    req.headers.iter().any(|(name, value)| {
+        name.eq_ignore_ascii_case("authorization")
+            && value
+                .strip_prefix("Bearer ")
+                .is_some_and(|given| same(given.trim().as_bytes(), token.as_bytes()))
+    })
+}
+
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn answer(stream: TcpStream, facts: &Mutex<Facts>, token: Option<&str>) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let peer = stream.peer_addr().ok().map(|a| a.to_string());
     let mut reader = BufReader::new(stream.try_clone()?).take(MAX_HEAD);
@@ -69,7 +91,18 @@ fn answer(stream: TcpStream, facts: &Mutex<Facts>) -> std::io::Result<()> {
         Some(mut req) => {
             req.peer = peer;
             let path = req.target.split('?').next().unwrap_or("");
+            let allowed = token.is_none_or(|t| authorized(&req, t));
+            for (name, value) in &mut req.headers {
+                if name.eq_ignore_ascii_case("authorization") {
+                    *value = REDACTED.to_owned();
+                }
+            }
             match (req.method.as_str(), path) {
+                ("GET", "/report") if !allowed => (
+                    "401 Unauthorized\r\nWWW-Authenticate: Bearer",
+                    "text/plain",
+                    "a bearer token is required\n".to_owned(),
+                ),
                 ("GET", "/report") => {
                     let mut doc = facts
                         .lock()

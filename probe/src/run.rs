@@ -29,6 +29,13 @@ options:
   --write-test DIR                try to write a file in this directory too (repeatable)
   --port-fallback N               listen on N when PORT is unset or not a port
   --stdin-wait-ms N               wait at most N ms for stdin to be readable (default 500)
+  --show-env NAME                 show this variable's value too (repeatable); every value but
+                                  PORT, K_SERVICE, K_CONFIGURATION, K_REVISION is <redacted>
+  --alive-ms N                    after a SIGTERM it does not exit on, print an `alive` line
+                                  every N ms (default 1000)
+
+environment:
+  KCONTRACT_PROBE_TOKEN           when set, GET /report needs `Authorization: Bearer <it>`
 ";
 
 /// What to do on SIGTERM.
@@ -80,6 +87,10 @@ pub struct Cli {
     pub port_fallback: Option<u16>,
     /// `--stdin-wait-ms`.
     pub stdin_wait_ms: u64,
+    /// `--show-env`.
+    pub show_env: Vec<String>,
+    /// `--alive-ms`.
+    pub alive_ms: u64,
 }
 
 /// Parses the arguments after the program name. `Err` is the message for a usage error;
@@ -105,6 +116,8 @@ pub fn parse(args: &[String]) -> Result<Option<Cli>, String> {
         write_tests: Vec::new(),
         port_fallback: None,
         stdin_wait_ms: 500,
+        show_env: Vec::new(),
+        alive_ms: 1000,
     };
     while let Some(flag) = it.next() {
         let mut value = || {
@@ -148,6 +161,13 @@ pub fn parse(args: &[String]) -> Result<Option<Cli>, String> {
                     .parse()
                     .map_err(|_| format!("`--stdin-wait-ms {v}`: a number"))?;
             }
+            "--show-env" => cli.show_env.push(value()?),
+            "--alive-ms" => {
+                let v = value()?;
+                cli.alive_ms = v.parse().ok().filter(|n| *n > 0).ok_or(format!(
+                    "`--alive-ms {v}`: a number of milliseconds above 0"
+                ))?;
+            }
             other => return Err(format!("unknown option `{other}`")),
         }
     }
@@ -190,6 +210,7 @@ pub fn main(cli: &Cli, args: Vec<String>) -> i32 {
         paths: cli.paths.clone(),
         write_tests: cli.write_tests.clone(),
         stdin_wait: Duration::from_millis(cli.stdin_wait_ms),
+        show_env: cli.show_env.clone(),
     });
     if cli.report {
         emit(&serde_json::to_string(&facts).unwrap_or_default());
@@ -203,7 +224,7 @@ pub fn main(cli: &Cli, args: Vec<String>) -> i32 {
     } else {
         emit_event(&Event::Waiting);
     }
-    wait_for_signals(cli.on_term, &facts, start)
+    wait_for_signals(cli, &facts, start)
 }
 
 /// The port from `PORT`, else `--port-fallback`; binds and serves on a thread of its own.
@@ -229,7 +250,8 @@ fn start_serving(cli: &Cli, facts: &Arc<Mutex<Facts>>) {
                 source: source.into(),
             });
             let facts = Arc::clone(facts);
-            std::thread::spawn(move || crate::http::serve(listener, facts));
+            let token = std::env::var(crate::facts::TOKEN_ENV).ok();
+            std::thread::spawn(move || crate::http::serve(listener, facts, token));
         }
         Err(e) => emit_event(&Event::ServeError {
             message: format!("cannot listen on port {port}: {e}"),
@@ -241,8 +263,20 @@ fn since(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
+/// Prints an `alive` line every `every` from now on, on a thread of its own (once).
+fn keep_saying_alive(every: Duration, start: Instant) {
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(every);
+            emit_event(&Event::Alive { ms: since(start) });
+        }
+    });
+}
+
 /// Receives the watched signals until SIGTERM says to exit.
-fn wait_for_signals(on_term: OnTerm, facts: &Arc<Mutex<Facts>>, start: Instant) -> i32 {
+fn wait_for_signals(cli: &Cli, facts: &Arc<Mutex<Facts>>, start: Instant) -> i32 {
+    let on_term = cli.on_term;
+    let mut alive = false;
     loop {
         let signal = match wait_signal() {
             Ok(s) => s,
@@ -270,6 +304,10 @@ fn wait_for_signals(on_term: OnTerm, facts: &Arc<Mutex<Facts>>, start: Instant) 
         });
         if !term {
             continue;
+        }
+        if on_term != OnTerm::Exit && !alive {
+            alive = true;
+            keep_saying_alive(Duration::from_millis(cli.alive_ms), start);
         }
         match on_term {
             OnTerm::Exit => {

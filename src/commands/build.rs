@@ -33,11 +33,12 @@ pub(crate) struct Build {
     /// Test results (JUnit XML or libtest output) to show in the matrix page.
     #[arg(long, value_name = "FILE")]
     results: Vec<PathBuf>,
-    /// A platform's run report (`kcontract platform run --report`): a column of the matrix and
-    /// platforms pages (repeatable). Without it: every `*.json` in `platforms/results/` beside
-    /// the spec folder, by name (the committed results).
-    #[arg(long, value_name = "REPORT")]
-    platform: Vec<PathBuf>,
+    /// A platform's run report (`kcontract platform run|verify|import-log --report`): a column of
+    /// the matrix and platforms pages (repeatable). `NAME=REPORT`: the column's name; reports given
+    /// with one name are one column. Without it: every `*.json` in `platforms/results/` beside the
+    /// spec folder (the committed results).
+    #[arg(long, value_name = "[NAME=]REPORT")]
+    platform: Vec<crate::pipeline::PlatformArg>,
 }
 
 impl Build {
@@ -105,6 +106,9 @@ impl Build {
         let results = stages.results(&self.results, &scan)?;
         let reports = if self.platform.is_empty() {
             site::platform_reports(&ctx.spec)
+                .into_iter()
+                .map(|file| crate::pipeline::PlatformArg { name: None, file })
+                .collect()
         } else {
             self.platform.clone()
         };

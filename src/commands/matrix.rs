@@ -21,10 +21,12 @@ pub(crate) struct Matrix {
     /// Test results: cargo-nextest JUnit XML or libtest's plain output (repeatable).
     #[arg(long, value_name = "FILE")]
     results: Vec<PathBuf>,
-    /// A platform's run report (`kcontract platform run --report`): a column named by its
-    /// runtime, each clause's status there (`stale` when judged against an older text; repeatable).
-    #[arg(long, value_name = "REPORT")]
-    platform: Vec<PathBuf>,
+    /// A platform's run report (`kcontract platform run|verify|import-log --report`): a column
+    /// named by its runtime, each clause's status there and the route it was decided on (`stale`
+    /// when judged against an older text; repeatable). `NAME=REPORT`: the column's name; reports
+    /// given with one name are one column (an http and an https verify, a verify and a vendor log).
+    #[arg(long, value_name = "[NAME=]REPORT")]
+    platform: Vec<crate::pipeline::PlatformArg>,
     #[arg(long, default_value = "table")]
     format: MatrixFormat,
     /// SELECTOR=STATUS: exit 1 unless every selected clause has at least STATUS

@@ -102,7 +102,7 @@ fn the_matrix_follows_its_schema_with_results_and_a_platform_column() {
 fn the_diff_follows_its_schema() {
     let dir = tempfile::tempdir().unwrap();
     // Two versions that differ in every way the JSON has fields for: this repository's history.
-    let old = root().join("spec/history/knative-serving-2019-04-28");
+    let old = root().join("spec/history/knative-serving-2018-07-26");
     let (code, out, err) = kcontract(
         dir.path(),
         &[

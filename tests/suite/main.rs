@@ -37,6 +37,7 @@ mod ordinary_files;
 mod parser_props;
 mod platform;
 mod platform_controls;
+mod platform_deployed;
 mod platform_docs;
 mod platform_import_log;
 mod platform_lint;

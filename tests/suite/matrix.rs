@@ -807,9 +807,16 @@ fn platform_reports_are_columns_in_json_csv_and_table() {
             Some((runc, crun))
         })
         .collect();
+    // Each decided cell names its route: these reports predate entries' `route`, so it is the
+    // one their `platform.kind` (`local`) implies.
+    let with_route = |s: Option<&str>| match s {
+        None => String::new(),
+        Some("stale") => "stale".to_owned(),
+        Some(s) => format!("{s} (simulated)"),
+    };
     let want: Vec<(String, String)> = PLATFORM_STATUSES
         .iter()
-        .map(|(_, r, c)| (r.unwrap_or("").to_string(), c.unwrap_or("").to_string()))
+        .map(|(_, r, c)| (with_route(*r), with_route(*c)))
         .collect();
     assert_eq!(cells, want);
 
@@ -965,11 +972,15 @@ fn every_testable_clause_of_the_contract_has_a_route_or_a_reason() {
         serde_json::from_value(c["routes"].clone()).unwrap()
     };
     // A `platform run` check and TestMustEnvVars.
-    assert_eq!(routes_of("config.env.port"), ["local", "conformance-log"]);
+    // A check of both `platform run` and `platform verify`, and TestMustEnvVars.
+    assert_eq!(
+        routes_of("config.env.port"),
+        ["simulated", "vendor-log", "deployed"]
+    );
     // The request side, judged by `verify` (and TestMustHaveHeadersSet).
     assert_eq!(
         routes_of("network.headers.host"),
-        ["conformance-log", "verify"]
+        ["vendor-log", "deployed"]
     );
     // LINT_CHECKS only.
     assert_eq!(routes_of("config.mounts.per-container-volumes"), ["lint"]);

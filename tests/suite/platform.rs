@@ -9,13 +9,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::common::cli::{kcontract, root, spec_with_clause_renamed};
-use kcontract_platform::checks::{CHECKS, Status, Verdict};
+use kcontract_platform::checks::{CHECKS, Status, Verdict, on};
 use kcontract_platform::controls::Control;
 use kcontract_platform::expect::{Image, expected, probe_image};
 use kcontract_platform::observed::Role;
 use kcontract_platform::oci_config::{HostPaths, config};
 use kcontract_platform::profile::{self, Profile};
 use kcontract_platform::report::{self, ContractRef, FileRef, Platform, Report};
+use kcontract_platform::routes::Route;
 use kcontract_platform::service::{self, CONFORMANCE_SERVICE, Service};
 use kcontract_spec::diagnostic::SourceMap;
 use proptest::prelude::*;
@@ -637,6 +638,7 @@ fn probe_facts_follow_their_schema() {
         paths: vec!["/proc/self".into()],
         write_tests: vec![std::env::temp_dir().display().to_string()],
         stdin_wait: std::time::Duration::ZERO,
+        show_env: Vec::new(),
     });
     let doc = serde_json::to_value(&facts).unwrap();
     let p = problems(&v, &doc);
@@ -818,12 +820,15 @@ fn the_table_of_checks_agrees_with_the_spec_the_controls_and_the_docs() {
             !clause.verify.is_untestable(),
             "{c:?} judges an untestable clause"
         );
+        let Some(control) = c.control else {
+            continue;
+        };
         assert_eq!(
-            c.control.role(),
+            control.role(),
             c.role,
             "{c:?}: its control changes the other container"
         );
-        by_control.entry(c.control).or_default().push(c.clause);
+        by_control.entry(control).or_default().push(c.clause);
     }
     let unused: Vec<&str> = Control::VARIANTS
         .iter()
@@ -841,21 +846,35 @@ fn the_table_of_checks_agrees_with_the_spec_the_controls_and_the_docs() {
     let docs = std::fs::read_to_string(root().join("docs/platforms.md")).unwrap();
     for c in CHECKS {
         assert!(
-            docs.contains(&format!("`{}`", c.clause))
-                && docs.contains(&format!("`{}`", c.control.name())),
-            "docs/platforms.md does not list {c:?} and its control `{}`",
-            c.control.name()
+            docs.contains(&format!("`{}`", c.clause)),
+            "docs/platforms.md does not list {c:?}"
         );
+        if let Some(control) = c.control {
+            assert!(
+                docs.contains(&format!("`{}`", control.name())),
+                "docs/platforms.md does not list {c:?}'s control `{}`",
+                control.name()
+            );
+        }
     }
-    let local: BTreeSet<&str> = CHECKS.iter().map(|c| c.clause).collect();
+    let simulated: Vec<_> = on(Route::Simulated).collect();
+    let local: BTreeSet<&str> = simulated.iter().map(|c| c.clause).collect();
+    let deployed: BTreeSet<&str> = on(Route::Deployed).map(|c| c.clause).collect();
     eprintln!(
-        "{} clauses judged locally by {} checks with {} negative controls",
+        "{} clauses judged on the simulated route by {} checks with {} negative controls; {} on \
+         the deployed route",
         local.len(),
-        CHECKS.len(),
-        Control::VARIANTS.len()
+        simulated.len(),
+        Control::VARIANTS.len(),
+        deployed.len()
     );
-    assert_eq!(local.len(), CHECKS.len(), "one check per clause");
+    assert_eq!(
+        local.len(),
+        simulated.len(),
+        "one simulated check per clause"
+    );
     assert!(local.len() >= 25);
+    assert!(deployed.len() >= 28, "{deployed:?}");
     assert!(CHECKS.iter().filter(|c| c.role == Role::Defaults).count() >= 3);
 }
 
@@ -893,4 +912,48 @@ fn fuzzer_finds_render_without_panicking() {
 
 fn kcontract_fixtures() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// `platform run` says, before anything runs, when the Service sets no `timeoutSeconds` and what
+/// the run will wait (the profile's grace period), and says nothing when it sets one; the controls'
+/// names and `--jobs` are checked before anything runs.
+#[test]
+fn platform_run_says_what_it_waits_without_timeout_seconds() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = dir.path().join("service.yaml");
+    std::fs::write(
+        &service,
+        "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  template:\n    spec:\n      containers:\n        - image: kcontract-probe\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let report = dir.path().join("r.json");
+        let mut args = vec![
+            "platform",
+            "run",
+            "--runtime",
+            "runc",
+            "--profile",
+            "platforms/knative-reference.yaml",
+            "--report",
+            report.to_str().unwrap(),
+            "--probe",
+            "/nonexistent/kcontract-probe",
+        ];
+        args.extend_from_slice(extra);
+        kcontract(&root(), &args)
+    };
+    let (_, out, err) = run(&["--service", service.to_str().unwrap()]);
+    assert!(
+        err.contains("note: the Service sets no timeoutSeconds: the grace period is the profile's lifecycle.grace_period_s, 300 s, and the run waits it out (300 s)"),
+        "{out}{err}"
+    );
+    let (_, out, err) = run(&[]);
+    assert!(!err.contains("timeoutSeconds"), "{out}{err}");
+    let (code, _, err) = run(&["--control", "no-such-control"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("all, or one of: no-port"), "{err}");
+    let (code, _, err) = run(&["--control", "all", "--jobs", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--jobs 0"), "{err}");
 }

@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::common::cli::{kcontract, root};
 
 /// The vendor logs' reports: (report, `--platform`, the log), paths from the repository's root.
-const VENDOR: [(&str, &str, &str); 2] = [
+const VENDOR: [(&str, &str, &str); 3] = [
     (
         "platforms/results/google-cloud-run.json",
         "google-cloud-run",
@@ -27,6 +27,11 @@ const VENDOR: [(&str, &str, &str); 2] = [
         "platforms/results/ibm-code-engine.json",
         "ibm-code-engine",
         "upstream/knative/conformance-logs/2022-11-15-ibm-cloud-code-engine.serving_runtime_e2e.log",
+    ),
+    (
+        "platforms/results/google-cloud-run-for-anthos.json",
+        "google-cloud-run-for-anthos",
+        "upstream/knative/conformance-logs/2022-04-13-google-cloud-run-for-anthos.serving_runtime_e2e.log",
     ),
 ];
 
@@ -56,7 +61,7 @@ fn by_clause(report: &Value) -> BTreeMap<String, (String, String, String)> {
         .collect()
 }
 
-/// The folder holds exactly the four reports this file tests, and its README: a report added
+/// The folder holds exactly the five reports this file tests, and its README: a report added
 /// without a freshness test would be shown on the site unchecked.
 #[test]
 fn the_folder_holds_the_tested_reports() {
@@ -243,13 +248,19 @@ fn no_absolute_path_of_the_builder_in_the_site() {
     }
 }
 
-/// The committed site shows the four committed reports as columns, each with its route.
+/// The committed site shows the five committed reports as columns, each with its route.
 #[test]
-fn committed_site_shows_four_platform_columns() {
+fn committed_site_shows_five_platform_columns() {
     let page = std::fs::read_to_string(root().join("site/en/platforms.html")).unwrap();
     let columns = page.matches("<tr class=\"column\"").count();
-    assert!(columns >= 4, "site/en/platforms.html has {columns} columns");
-    for name in ["google-cloud-run", "ibm-code-engine", "runc", "crun"] {
+    assert!(columns >= 5, "site/en/platforms.html has {columns} columns");
+    for name in [
+        "google-cloud-run",
+        "ibm-code-engine",
+        "google-cloud-run-for-anthos",
+        "runc",
+        "crun",
+    ] {
         assert!(
             page.contains(&format!("data-platform=\"{name}\"")),
             "no column {name}"

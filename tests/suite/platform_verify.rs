@@ -1,6 +1,6 @@
 //! `kcontract platform verify` against fake ingresses on 127.0.0.1: each a thread of this test
 //! that answers `/report` the way a Knative ingress in front of the probe would (the probe's own
-//! facts, collected on this host, with the request as it reached the "container"). One conforms
+//! facts, as a probe reported them under runc (tests/fixtures/deployed), with the request as it reached the "container"). One conforms
 //! and passes every request-side clause; each of the others breaks one thing a platform can get
 //! wrong, and must fail exactly that clause. Then the ways a URL is not a probe.
 
@@ -10,7 +10,6 @@ use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use kcontract_probe::collect::{Options, collect};
 use kcontract_probe::facts::{Facts, Ids};
 use kcontract_probe::http::parse_head;
 use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -48,30 +47,20 @@ pub(crate) enum Fault {
     NoProtocolTransformation,
 }
 
-/// The facts of the probe "behind" the ingresses: collected once on this host, then made what a
-/// probe deployed without a port or a user on the reference platform reports.
+/// The facts of the probe "behind" the ingresses: what a probe reported under runc as the
+/// reference platform runs the kit's Service (tests/fixtures/deployed/README.md): every check of the
+/// deployed route passes on them.
 fn facts() -> &'static Facts {
     static FACTS: OnceLock<Facts> = OnceLock::new();
     FACTS.get_or_init(|| {
-        let mut f = collect(&Options {
-            mode: "serve".into(),
-            ..Options::default()
-        });
-        f.env.insert("PORT".into(), "8080".into());
-        let ids = Ids {
-            real: 65532,
-            effective: 65532,
-            saved: 65532,
-            filesystem: 65532,
-        };
-        f.process.uid = Some(ids);
-        f.process.gid = Some(ids);
-        f
+        let text =
+            std::fs::read_to_string(root().join("tests/fixtures/deployed/report.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
     })
 }
 
 /// Reads a request head from `s`.
-fn read_head(s: impl Read) -> String {
+pub(crate) fn read_head(s: impl Read) -> String {
     let mut reader = BufReader::new(s);
     let mut head = String::new();
     loop {
@@ -87,7 +76,7 @@ fn read_head(s: impl Read) -> String {
     head
 }
 
-fn respond(mut s: impl Write, status: &str, body: &str) {
+pub(crate) fn respond(mut s: impl Write, status: &str, body: &str) {
     let _ = write!(
         s,
         "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -97,7 +86,7 @@ fn respond(mut s: impl Write, status: &str, body: &str) {
 
 /// Serves `answer` on a fresh port of 127.0.0.1, a connection at a time, for the rest of the test
 /// binary's life.
-fn serve(answer: impl Fn(TcpStream) + Send + 'static) -> SocketAddr {
+pub(crate) fn serve(answer: impl Fn(TcpStream) + Send + 'static) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
@@ -225,7 +214,7 @@ pub(crate) fn verify_with(
 }
 
 /// The clauses of `report` with `status`.
-fn with_status(report: &Value, status: &str) -> BTreeSet<String> {
+pub(crate) fn with_status(report: &Value, status: &str) -> BTreeSet<String> {
     report["clauses"]
         .as_array()
         .unwrap()
@@ -235,17 +224,14 @@ fn with_status(report: &Value, status: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The clauses verify passes on a conforming platform.
-const JUDGED: &[&str] = &[
-    "network.ports.h2c-upgrade",
-    "network.ports.default-port",
-    "network.headers.preserve-inbound",
-    "network.headers.host",
-    "network.headers.forwarded",
-    "network.headers.x-forwarded",
-    "network.headers.tracing",
-    "config.user.platform-default",
-];
+/// The clauses verify passes on a conforming platform over http without a log: every clause of
+/// the deployed route but the lifecycle (from the log) and https termination (an https URL).
+fn judged() -> BTreeSet<String> {
+    kcontract_platform::checks::on(kcontract_platform::routes::Route::Deployed)
+        .map(|c| c.clause.to_owned())
+        .filter(|c| !c.starts_with("lifecycle.sig") && c != "network.ports.https-termination")
+        .collect()
+}
 
 /// The port of `text`'s 127.0.0.1 addresses replaced, for snapshots.
 fn redact(text: &str, addr: SocketAddr) -> String {
@@ -267,7 +253,8 @@ fn a_conforming_ingress_passes_every_request_side_clause() {
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(r["platform"]["kind"], "verify");
     assert_eq!(r["platform"]["runtime"], "127.0.0.1");
-    let want: BTreeSet<String> = JUDGED.iter().map(|s| (*s).to_owned()).collect();
+    let want = judged();
+    assert!(want.len() >= 26, "{want:?}");
     assert_eq!(with_status(&r, "pass"), want);
     assert!(with_status(&r, "fail").is_empty());
     let clause = |id: &str| clause_of(&r, id).clone();
@@ -415,7 +402,24 @@ fn usage_errors() {
         ),
         (
             vec!["--url", "http://127.0.0.1:1", "--ca-cert", "ca.pem"],
-            "--ca-cert with an http:// URL",
+            "--ca-cert without an https:// URL",
+        ),
+        (
+            vec![
+                "--url",
+                "https://127.0.0.1:1",
+                "--host",
+                "probe.example.com",
+            ],
+            "--host with an https:// URL",
+        ),
+        (
+            vec!["--url", "http://127.0.0.1:1", "--host", "a b"],
+            "is not a host name",
+        ),
+        (
+            vec!["--events", "log.txt", "--host", "probe.example.com"],
+            "--host and --token-file go with --url",
         ),
         (vec!["--url", "not a url"], "is not a URL"),
         (vec!["--url", "probe.example.com"], "has no scheme"),
@@ -480,7 +484,7 @@ fn k1108_a_verify_against_a_spec_lacking_a_checked_clause() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         err.contains(
-            "error[K1108]: `spec` (Knative Runtime Contract 0.1.0) lacks 1 of the 10 clauses `platform verify` judges: `network.headers.host`"
+            "error[K1108]: `spec` (Knative Runtime Contract 0.1.0) lacks 1 of the 29 clauses `platform verify` judges: `network.headers.host`"
         ),
         "{err}"
     );
@@ -488,12 +492,12 @@ fn k1108_a_verify_against_a_spec_lacking_a_checked_clause() {
 }
 
 /// A certificate authority minted for a test, and certificates it signs.
-struct Ca {
+pub(crate) struct Ca {
     issuer: rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
 }
 
 impl Ca {
-    fn new(name: &str) -> Ca {
+    pub(crate) fn new(name: &str) -> Ca {
         let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
         params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
         params
@@ -506,14 +510,14 @@ impl Ca {
     }
 
     /// The CA's certificate as a PEM file in `dir`.
-    fn pem_file(&self, dir: &std::path::Path) -> String {
+    pub(crate) fn pem_file(&self, dir: &std::path::Path) -> String {
         let p = dir.join("ca.pem");
         std::fs::write(&p, self.issuer.pem()).unwrap();
         p.to_str().unwrap().to_owned()
     }
 
     /// A server configuration with a certificate for `names` signed by this CA.
-    fn server(&self, names: &[&str]) -> Arc<rustls::ServerConfig> {
+    pub(crate) fn server(&self, names: &[&str]) -> Arc<rustls::ServerConfig> {
         let params = rcgen::CertificateParams::new(
             names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>(),
         )
@@ -536,7 +540,7 @@ impl Ca {
 }
 
 /// Serves `answer` over TLS with `config` on a fresh port of 127.0.0.1.
-fn serve_tls(
+pub(crate) fn serve_tls(
     config: Arc<rustls::ServerConfig>,
     answer: impl Fn(rustls::StreamOwned<rustls::ServerConnection, TcpStream>, IpAddr) + Send + 'static,
 ) -> SocketAddr {
@@ -566,7 +570,7 @@ fn over_https_a_conforming_ingress_passes_what_it_passes_over_http_and_terminate
     let r = report.expect("a report");
     // Every clause judged over http passes, but the h2c upgrade (cleartext only); https
     // termination passes in its place.
-    let mut want: BTreeSet<String> = JUDGED.iter().map(|s| (*s).to_owned()).collect();
+    let mut want = judged();
     want.remove("network.ports.h2c-upgrade");
     want.insert("network.ports.https-termination".into());
     assert_eq!(with_status(&r, "pass"), want);
@@ -600,9 +604,10 @@ fn over_https_each_broken_ingress_fails_exactly_its_clause() {
     let dir = tempfile::tempdir().unwrap();
     let pem = ca.pem_file(dir.path());
     for (fault, clause) in [
+        // HTTP/2 reaching the probe is neither terminated nor HTTP/1.1.
         (
             Fault::NoProtocolTransformation,
-            "network.ports.https-termination",
+            "network.ports.https-termination network.ports.accept-http1",
         ),
         (Fault::NoXForwarded, "network.headers.x-forwarded"),
         (Fault::WrongHost, "network.headers.host"),
@@ -612,7 +617,10 @@ fn over_https_each_broken_ingress_fails_exactly_its_clause() {
         let r = report.unwrap_or_else(|| panic!("{fault:?}: no report\n{out}{err}"));
         assert_eq!(
             with_status(&r, "fail"),
-            BTreeSet::from([clause.to_owned()]),
+            clause
+                .split(' ')
+                .map(str::to_owned)
+                .collect::<BTreeSet<_>>(),
             "{fault:?}\n{out}"
         );
     }

@@ -116,7 +116,7 @@ fn the_server_answers_with_the_facts_and_the_request() {
     let listener = TcpListener::bind(("127.0.0.1", 0)).unwrap();
     let port = listener.local_addr().unwrap().port();
     let shared = Arc::new(Mutex::new(facts.clone()));
-    std::thread::spawn(move || serve(listener, shared));
+    std::thread::spawn(move || serve(listener, shared, None));
     let r = exchange(
         port,
         "GET /report HTTP/1.1\r\nHost: probe\r\nThis-Was-User-Set: a value\r\n\r\n",

@@ -1422,7 +1422,7 @@ fn the_platforms_page_without_reports_says_how_to_make_a_column() {
             );
         }
         assert!(!commands.contains("platform lint"), "{lang}: {commands}");
-        for route in ["local", "conformance-log", "verify", "lint", "model"] {
+        for route in ["simulated", "vendor-log", "deployed", "lint", "model"] {
             assert!(
                 html.contains(&format!("<tr id=\"route-{route}\">")),
                 "{lang}: {route}"

@@ -105,8 +105,14 @@ fn search_holds_earlier_clauses_only_as_not_in_force() {
         // The two queries of the issue: each finds an earlier clause, and it is not in force;
         // each also finds today's text, in force.
         for (query, old) in [
-            ("L7 proxy", "network.ports.assume-l7-proxy"),
-            ("dev/log", "config.filesystems.dev-log-syslog"),
+            (
+                "L7 proxy",
+                "protocols-and-ports.developers-assume-traffic-intermediated-l7-proxy",
+            ),
+            (
+                "dev/log",
+                "default-filesystems.dev-log-writable-socket-syslog",
+            ),
         ] {
             let found: Vec<&Value> = entries
                 .iter()
@@ -148,7 +154,7 @@ fn clause_index_and_chapters_hold_current_clauses_only() {
         .filter(|id| !current.contains(id))
         .collect();
     assert!(
-        earlier.contains("network.ports.assume-l7-proxy"),
+        earlier.contains("protocols-and-ports.developers-assume-traffic-intermediated-l7-proxy"),
         "{earlier:?}"
     );
     for lang in ["en", "zh"] {

@@ -90,7 +90,7 @@ fn every_internal_link_of_every_page_lands() {
 fn every_link_lands_with_platform_columns() {
     let (_tmp, files) = build_with(|dir| crate::common::platform_reports::four_columns(dir).1);
     let page = String::from_utf8(files["en/platforms.html"].clone()).unwrap();
-    assert!(page.contains("href=\"#route-verify\"") && page.contains("href=\"#reason-manual\""));
+    assert!(page.contains("href=\"#route-deployed\"") && page.contains("href=\"#reason-manual\""));
     assert_links_land(&files);
 }
 

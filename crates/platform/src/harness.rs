@@ -114,6 +114,8 @@ impl<'a> Harness<'a> {
             main,
             defaults,
             host_namespaces,
+            ingress: None,
+            log: None,
         })
     }
 
@@ -294,7 +296,7 @@ impl<'a> Harness<'a> {
         let mut container = Container {
             role,
             expected: s.prepared.expected.clone(),
-            config: s.prepared.config.clone(),
+            config: Some(s.prepared.config.clone()),
             facts: None,
             problem: s.problem.clone(),
             events: Vec::new(),

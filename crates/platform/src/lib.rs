@@ -13,8 +13,11 @@
 //! - [`harness`]: one run on a runtime (two containers, HTTP in the container's network namespace,
 //!   `netns`, SIGTERM, grace, SIGKILL, clean-up), giving [`observed`] facts; [`controls`]: the
 //!   negative controls' changes to a run.
-//! - [`checks`]: the one table of clauses and checks; [`judge`]: its judges, giving a
-//!   [`verdict`]; [`local`]: runs, judged.
+//! - [`checks`]: the one table of clauses and checks, each saying what facts it needs and so on
+//!   which routes it is decided (simulated: `platform run`; deployed: `platform verify`); `judge`:
+//!   the judges both routes share and the simulated ones, `judge_deployed`: those of the request
+//!   through an ingress and of a platform's log ([`platform_log`]), each giving a `verdict`;
+//!   [`local`]: runs, judged; [`doctored`]: the deployed route's negative controls.
 //! - [`report`]: the `kcontract-run/1` report and its reader; [`export`]: JUnit and TAP.
 //! - The commands (`kcontract platform run`, `lint`, `import-log`, `verify`, `image`,
 //!   `review-docs`) are the binary's: this crate returns values and typed errors, each error with
@@ -25,11 +28,12 @@
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
 //! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,
-//!   deployed, read over http or https ([`tls`]: roots, handshake, TLS errors) and its
-//!   request-side clauses judged (`kcontract platform verify`).
+//!   deployed, read over http or https ([`tls`]: roots, handshake, TLS errors), with the
+//!   platform's log of it, every check of the deployed route judged (`kcontract platform
+//!   verify`).
 //! - [`docs`]: the documentation clauses, answered by a profile's `docs:` links once a person
 //!   has reviewed them (`kcontract platform review-docs`).
-//! - [`routes`]: how each testable clause can be executed (local, conformance log, verify, lint,
+//! - [`routes`]: how each testable clause can be executed (simulated, vendor-log, deployed, lint,
 //!   model), derived from the tables above, or why a person judges it.
 
 // A `Diagnostic` (~180 bytes) is the error type of a few cold paths (a file that cannot be read, a
@@ -40,6 +44,7 @@ pub mod checks;
 pub mod contract;
 pub mod controls;
 pub mod docs;
+pub mod doctored;
 pub mod expect;
 pub mod export;
 mod fetch_error;
@@ -47,12 +52,14 @@ pub mod harness;
 pub mod image;
 pub mod import_log;
 mod judge;
+mod judge_deployed;
 pub mod lint;
 pub mod local;
 mod manifest;
 mod netns;
 pub mod observed;
 pub mod oci_config;
+pub mod platform_log;
 pub mod profile;
 mod quantity;
 pub mod report;

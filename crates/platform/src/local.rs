@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use kcontract_oci::conformance::HarnessError;
 use kcontract_oci::conformance::Session;
 
-use super::checks::{CHECKS, Input, Verdict};
+use super::checks::{Input, Verdict};
 use super::controls::Control;
 use super::harness::Harness;
 use super::observed::Observed;
@@ -59,11 +59,10 @@ impl Judged {
     }
 }
 
-/// Every check's verdict on `observed`.
+/// The verdict of every check of the simulated route on `observed`.
 pub(crate) fn judge(profile: &Profile, observed: &Observed) -> BTreeMap<(String, String), Verdict> {
     let input = Input { profile, observed };
-    CHECKS
-        .iter()
+    super::checks::on(super::routes::Route::Simulated)
         .map(|c| ((c.clause.to_owned(), c.name.to_owned()), (c.judge)(&input)))
         .collect()
 }

@@ -1,13 +1,18 @@
-//! What a local run observed, the judge's input: per container the config the runtime was given,
-//! the probe's facts and events, the HTTP exchange, the cgroup limits read on the host and what the
-//! shutdown did; and the host's own namespaces.
+//! What a run observed, the judge's input. A local run (the simulated route): per container the
+//! config the runtime was given, the probe's facts and events, the HTTP exchange, the cgroup limits
+//! read on the host and what the shutdown did; and the host's own namespaces. A deployed probe
+//! (`platform verify`): its facts as both containers, the exchange through the ingress, the
+//! request as it arrived ([`Ingress`]) and the platform's log of it ([`PlatformLog`]).
 
 use std::collections::BTreeMap;
 
-use kcontract_probe::facts::{Event, Facts, mount_of};
+use kcontract_probe::facts::{Event, Facts, Request, mount_of};
 use serde_json::Value;
 
 use super::expect::Expected;
+use super::platform_log::PlatformLog;
+use super::tls::Handshake;
+use super::verify::{Target, Upgrade};
 
 /// The two containers of a run (`main`, `defaults`: the words come from this declaration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::IntoStaticStr)]
@@ -65,8 +70,9 @@ pub struct Container {
     pub role: Role,
     /// The values the profile promises its Service.
     pub expected: Expected,
-    /// The `config.json` given to the runtime (after a control's change).
-    pub config: Value,
+    /// The `config.json` given to the runtime (after a control's change); `None` for a deployed
+    /// probe, whose config only the platform knows.
+    pub config: Option<Value>,
     /// The first line of its standard output.
     pub facts: Option<Facts>,
     /// Why there are no facts (the runtime failed, the probe printed nothing).
@@ -103,6 +109,20 @@ impl Container {
     }
 }
 
+/// What `platform verify` sent a deployed probe through the platform's ingress, and what came of it.
+#[derive(Debug, Clone)]
+pub struct Ingress {
+    /// The URL read (with the `Host` sent).
+    pub target: Target,
+    /// The request as the probe received it.
+    pub request: Request,
+    /// The answer to an `Upgrade: h2c` request (`None`: not tried: the profile does not list the
+    /// feature, or the URL is https).
+    pub upgrade: Option<Upgrade>,
+    /// The TLS handshake (`None` over http).
+    pub tls: Option<Handshake>,
+}
+
 /// Everything a run observed.
 #[derive(Debug, Clone)]
 pub struct Observed {
@@ -110,8 +130,13 @@ pub struct Observed {
     pub main: Container,
     /// The defaults container.
     pub defaults: Container,
-    /// The harness's own namespaces (`/proc/self/ns`), by the names the probe uses.
+    /// The harness's own namespaces (`/proc/self/ns`), by the names the probe uses (empty for a
+    /// deployed probe).
     pub host_namespaces: BTreeMap<String, u64>,
+    /// The request through the ingress: a deployed probe read over http or https only.
+    pub ingress: Option<Ingress>,
+    /// The platform's log of the deployed probe (`platform verify --events`), when given.
+    pub log: Option<PlatformLog>,
 }
 
 impl Observed {

@@ -1,8 +1,9 @@
 //! The report of a platform run (`kcontract-run/1`, `docs/run-report.schema.json`): which platform
 //! (runtime and version, the profile and its SHA-256, the Service, the probe), and per testable
-//! clause of the loaded spec its status with the check, the evidence and a message. Each clause
-//! carries its stamp from the spec the run was judged against, so a reader can tell a report made
-//! for an older text of a clause. [`read`] reads one back; [`load`] is the reader of the matrix's
+//! clause of the loaded spec its status with the check, the evidence, a message and the route it
+//! was decided on (`simulated`, `deployed`, `vendor-log`). Each clause carries its stamp from the
+//! spec the run was judged against, so a reader can tell a report made for an older text of a
+//! clause. [`read`] reads one back; [`load`] is the reader of the matrix's
 //! platform columns (`matrix --platform`), with `file:line:col` diagnostics.
 
 use std::collections::BTreeMap;
@@ -16,6 +17,7 @@ use kcontract_spec::diagnostic::Diagnostic;
 
 use super::checks::{self, Status, Verdict};
 use super::profile::DocReview;
+use super::routes::Route;
 
 /// The `format` of the reports this version writes and reads.
 pub const RUN_FORMAT: &str = "kcontract-run/1";
@@ -40,8 +42,9 @@ pub struct Report {
 /// The platform a report is about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Platform {
-    /// `local`: an OCI runtime driven by kcontract as the platform; `conformance-log`: a vendor's
-    /// log; `verify`: a deployed probe read over http.
+    /// The command that made the report: `local` (`platform run`: kcontract simulated the platform
+    /// with an OCI runtime), `conformance-log` (`platform import-log`: a vendor's log), `verify`
+    /// (`platform verify`: a deployed probe). Each entry's `route` says where it was decided.
     pub kind: String,
     /// `runc`, `crun`; the URL's host for `verify`.
     pub runtime: String,
@@ -73,6 +76,12 @@ pub struct Platform {
 pub const LOG_KIND: &str = "conformance-log";
 
 impl Platform {
+    /// The route of the report's entries when they do not say (a report written before they
+    /// carried it), from `kind`.
+    pub fn route(&self) -> Option<Route> {
+        Route::of_kind(&self.kind)
+    }
+
     /// The report's column in the matrix: the runtime of a local run (`runc`), the platform's
     /// name of a vendor's log (`google-cloud-run`, given to `import-log`, which is the profile's
     /// name there: its runtime is only "knative conformance log").
@@ -122,6 +131,11 @@ pub struct ClauseResult {
     pub evidence: Value,
     /// What was found, or why it was not run.
     pub message: String,
+    /// Where it was decided, or would have been: `simulated` (a local run), `deployed` (verify),
+    /// `vendor-log` (an imported log). Added within `kcontract-run/1`: absent from a report written
+    /// before it, whose entries' route is the report's `platform.kind`'s ([`Platform::route`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<Route>,
 }
 
 /// Whether a failing clause of this level fails the run (a MUST or MUST NOT).
@@ -138,8 +152,9 @@ pub fn sha256(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The entries for `spec`'s testable clauses: each check's verdict (`verdicts`, keyed by the
-/// check's clause and name), `not-run` with the reason for a clause no check decides.
+/// The entries of a local run (the simulated route) for `spec`'s testable clauses: each simulated
+/// check's verdict (`verdicts`, keyed by the check's clause and name), `not-run` with the reason for
+/// a clause no simulated check decides.
 pub fn clause_results(
     spec: &Spec,
     verdicts: &BTreeMap<(String, String), Verdict>,
@@ -147,14 +162,14 @@ pub fn clause_results(
     let mut out = Vec::new();
     for c in spec.clauses.iter().filter(|c| !c.verify.is_untestable()) {
         let level = c.level.as_str().to_owned();
-        let rows: Vec<_> = checks::for_clause(&c.id).collect();
+        let rows: Vec<_> = checks::for_clause_on(&c.id, Route::Simulated).collect();
         if rows.is_empty() {
             let message = if c.verify.as_str() == "model" {
                 "decided by the model's tests and the differential runs against runc and crun \
-                 (tests/model_*.rs, tests/differential.rs), not by a platform run"
+                 (tests/suite/model_*.rs, tests/suite/differential.rs), not by a platform run"
             } else {
-                "no local check: it needs a platform serving the probe, a lint of the Service, or a \
-                 person's review"
+                "no simulated check: it needs the probe deployed on a real platform (platform \
+                 verify), a lint of the Service, a vendor's log, or a person's review"
             };
             out.push(ClauseResult {
                 id: c.id.clone(),
@@ -164,6 +179,7 @@ pub fn clause_results(
                 check: None,
                 evidence: Value::Null,
                 message: message.to_owned(),
+                route: Some(Route::Simulated),
             });
             continue;
         }
@@ -178,6 +194,7 @@ pub fn clause_results(
                 evidence: v.map_or(Value::Null, |v| v.evidence.clone()),
                 message: v
                     .map_or_else(|| "the check was not run".to_owned(), |v| v.message.clone()),
+                route: Some(Route::Simulated),
             });
         }
     }

@@ -4,9 +4,9 @@
 //!
 //! | route | what decides it | derived from |
 //! | --- | --- | --- |
-//! | `local` | `kcontract platform run` under runc or crun | a row of [`checks::CHECKS`] |
-//! | `conformance-log` | `kcontract platform import-log` of a vendor's `go test -v` log | the clause's `upstream-tests` |
-//! | `verify` | `kcontract platform verify` against a deployed probe | a row of [`verify::VERIFY_CHECKS`] |
+//! | `simulated` | `kcontract platform run`: kcontract plays the platform a profile describes, running the probe under runc or crun (not a real platform) | a row of [`checks::CHECKS`] whose facts a local run provides |
+//! | `vendor-log` | `kcontract platform import-log` of a vendor's `go test -v` log | the clause's `upstream-tests` |
+//! | `deployed` | `kcontract platform verify`: the probe deployed on a real platform, read through its ingress, and the platform's log of it | a row of [`checks::CHECKS`] whose facts a deployed probe provides |
 //! | `lint` | `kcontract platform lint` of a Service manifest | a row of [`lint::LINT_CHECKS`] |
 //! | `model` | `kcontract conformance`: the model replayed against a runtime | `verify: model` |
 //!
@@ -16,13 +16,14 @@
 //! real platform shows it, through its API or log store, and no command of kcontract reads those
 //! yet).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::{checks, lint, verify};
+use super::{checks, lint};
 use kcontract_spec::Clause;
 
-/// A way a clause can be executed. Its name (in the JSON and on the site, `conformance-log`) and
-/// its list, in the order they are listed, come from this declaration.
+/// A way a clause can be executed: where a result was decided. Its name (in the JSON, a report's
+/// entries and on the site, `vendor-log`) and its list, in the order they are listed, come from
+/// this declaration.
 #[derive(
     Clone,
     Copy,
@@ -33,18 +34,23 @@ use kcontract_spec::Clause;
     Ord,
     Hash,
     Serialize,
+    Deserialize,
     strum::VariantArray,
     strum::IntoStaticStr,
+    strum::EnumString,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum Route {
-    /// A check of `kcontract platform run` decides it.
-    Local,
-    /// Knative's conformance tests name it (`upstream-tests`): a vendor log decides it.
-    ConformanceLog,
-    /// `kcontract platform verify` judges it from a deployed probe.
-    Verify,
+    /// A check of `kcontract platform run` decides it: kcontract plays the platform a profile
+    /// describes and runs the probe under runc or crun. It shows what a platform doing what the
+    /// profile says would give, not what a real platform does.
+    Simulated,
+    /// Knative's conformance tests name it (`upstream-tests`): a vendor's log decides it.
+    VendorLog,
+    /// `kcontract platform verify` judges it from the probe deployed on a real platform (its
+    /// `/report` through the ingress, and the platform's log of it).
+    Deployed,
     /// `kcontract platform lint` finds what breaks it in a manifest.
     Lint,
     /// The lifecycle model replayed against a runtime (`kcontract conformance`).
@@ -56,21 +62,34 @@ impl Route {
     /// under the name the site's platforms page counts by.
     pub const ALL: &'static [Route] = <Route as strum::VariantArray>::VARIANTS;
 
-    /// The name in the JSON and on the site (`conformance-log`).
+    /// The name in the JSON and on the site (`vendor-log`).
     pub fn as_str(self) -> &'static str {
         self.into()
+    }
+
+    /// The route of a report's entries by the report's `platform.kind` (`local`, `conformance-log`,
+    /// `verify`): for a report written before entries carried their route.
+    pub fn of_kind(kind: &str) -> Option<Route> {
+        match kind {
+            "local" => Some(Route::Simulated),
+            super::report::LOG_KIND => Some(Route::VendorLog),
+            "verify" => Some(Route::Deployed),
+            _ => None,
+        }
     }
 
     /// The command that executes it, as the platforms page and docs/platforms.md show it.
     pub fn command(self) -> &'static str {
         match self {
-            Route::Local => {
+            Route::Simulated => {
                 "kcontract platform run --runtime runc --profile FILE --report runc.json"
             }
-            Route::ConformanceLog => {
+            Route::VendorLog => {
                 "kcontract platform import-log --platform NAME LOG --report NAME.json"
             }
-            Route::Verify => "kcontract platform verify --url URL --profile FILE --report FILE",
+            Route::Deployed => {
+                "kcontract platform verify --url URL [--events LOG] --profile FILE --report FILE"
+            }
             Route::Lint => "kcontract platform lint FILE…",
             Route::Model => "kcontract conformance",
         }
@@ -78,15 +97,16 @@ impl Route {
 
     /// Does its command write a run report, a column of the matrix and the platforms page?
     pub fn makes_column(self) -> bool {
-        matches!(self, Route::Local | Route::ConformanceLog | Route::Verify)
+        matches!(self, Route::Simulated | Route::VendorLog | Route::Deployed)
     }
 
     /// Does this route execute `clause`?
     fn executes(self, clause: &Clause) -> bool {
         match self {
-            Route::Local => checks::for_clause(&clause.id).next().is_some(),
-            Route::ConformanceLog => !clause.upstream_tests.is_empty(),
-            Route::Verify => verify::VERIFY_CHECKS.iter().any(|c| c.clause == clause.id),
+            Route::Simulated | Route::Deployed => {
+                checks::for_clause_on(&clause.id, self).next().is_some()
+            }
+            Route::VendorLog => !clause.upstream_tests.is_empty(),
             Route::Lint => lint::LINT_CHECKS.iter().any(|c| c.clause == clause.id),
             Route::Model => clause.verify.as_str() == "model",
         }
@@ -153,7 +173,7 @@ pub fn of(clause: &Clause) -> Routes {
 /// contract of another project, whose ids none of the tables name, does not)?
 pub fn knows(clauses: &[Clause]) -> bool {
     clauses.iter().any(|c| {
-        [Route::Local, Route::Verify, Route::Lint]
+        [Route::Simulated, Route::Deployed, Route::Lint]
             .into_iter()
             .any(|r| r.executes(c))
     })

@@ -38,6 +38,13 @@ pub const CONFORMANCE_SERVICE: &str = include_str!("../../../platforms/services/
 /// The file name shown for [`CONFORMANCE_SERVICE`].
 pub const CONFORMANCE_SERVICE_PATH: &str = "platforms/services/conformance.yaml";
 
+/// The deployment kit's Service (`platforms/deploy/service.yaml`): the probe as a platform team
+/// deploys it, and what `platform verify` judges a deployed probe against by default.
+pub const DEPLOY_SERVICE: &str = include_str!("../../../platforms/deploy/service.yaml");
+
+/// The file name shown for [`DEPLOY_SERVICE`].
+pub const DEPLOY_SERVICE_PATH: &str = "platforms/deploy/service.yaml";
+
 /// What a run takes from a Service.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Service {

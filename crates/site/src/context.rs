@@ -420,10 +420,11 @@ pub(super) struct ColumnCtx<'a> {
     pub(super) profile: &'a str,
     pub(super) date: &'a str,
     pub(super) host: &'a str,
-    /// The report's kind, and the route it names (`route_<route>` of the interface text), when
-    /// kcontract knows it.
+    /// The first report's kind (shown when no clause of the column has a route).
     pub(super) kind: &'a str,
-    pub(super) route: Option<&'static str>,
+    /// The routes the column's reports decided clauses on (`route_<route>` of the interface
+    /// text): one, or several for a column merging reports (`--platform NAME=FILE` repeated).
+    pub(super) routes: Vec<&'static str>,
 }
 
 impl<'a> ColumnCtx<'a> {
@@ -439,7 +440,7 @@ impl<'a> ColumnCtx<'a> {
                 date: &c.date,
                 host: &c.host,
                 kind: &c.kind,
-                route: super::legend::route_of(&c.kind).map(|r| r.as_str()),
+                routes: c.routes.iter().map(|r| r.as_str()).collect(),
             })
             .collect()
     }

@@ -62,7 +62,7 @@ impl Shows {
 
     /// The matrix page: levels, the statuses (its status column is always there), and with
     /// platform columns their cells and routes.
-    pub(super) fn matrix(self, columns: &[&str]) -> Legend {
+    pub(super) fn matrix(self, columns: &[&[Route]]) -> Legend {
         Legend {
             levels: true,
             actors: true,
@@ -72,7 +72,7 @@ impl Shows {
     }
 
     /// The platforms page: levels, and with columns their cells and routes.
-    pub(super) fn platforms(self, columns: &[&str]) -> Legend {
+    pub(super) fn platforms(self, columns: &[&[Route]]) -> Legend {
         Legend {
             levels: true,
             ..platforms(columns)
@@ -80,16 +80,15 @@ impl Shows {
     }
 }
 
-/// The cells and routes of platform columns whose reports' kinds are `columns` (none: nothing).
-fn platforms(columns: &[&str]) -> Legend {
+/// The cells and routes of platform columns, each given by the routes its reports decided
+/// clauses on (none: nothing; a column of no decided clause still shows the cells).
+fn platforms(columns: &[&[Route]]) -> Legend {
     if columns.is_empty() {
         return Legend::default();
     }
     let mut routes: Vec<&'static str> = Vec::new();
-    for kind in columns {
-        if let Some(r) = route_of(kind)
-            && !routes.contains(&r.as_str())
-        {
+    for r in columns.iter().flat_map(|c| c.iter()) {
+        if !routes.contains(&r.as_str()) {
             routes.push(r.as_str());
         }
     }
@@ -101,13 +100,6 @@ fn platforms(columns: &[&str]) -> Legend {
         routes,
         ..Legend::default()
     }
-}
-
-/// The route a report's `platform.kind` names (`local`, `conformance-log`, `verify`): the route's
-/// own word, so the interface key `route_<name>` gives its words; `None` for a kind no route
-/// has (a report of a newer kcontract), which the page then shows as written.
-pub(super) fn route_of(kind: &str) -> Option<Route> {
-    Route::ALL.iter().copied().find(|r| r.as_str() == kind)
 }
 
 #[cfg(test)]
@@ -129,7 +121,7 @@ mod tests {
                 .map(|l| format!("legend_level_{}", crate::markdown::level_class(*l)))
                 .collect();
             keys.extend(Status::ALL.iter().map(|s| format!("legend_{}", s.as_str())));
-            let legend = platforms(&Route::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>());
+            let legend = platforms(&[&Route::ALL[..]]);
             keys.extend(
                 legend
                     .cells
@@ -144,20 +136,15 @@ mod tests {
         }
     }
 
-    /// Without columns a page explains no cell and no route; with a vendor log and a local run,
-    /// both routes once each.
+    /// Without columns a page explains no cell and no route; with two columns of two routes,
+    /// both routes once each; a column that decided nothing still explains the cells.
     #[test]
     fn the_routes_are_those_of_the_columns() {
         assert!(platforms(&[]).cells.is_empty());
-        let kinds = [
-            Route::ALL[0].as_str(),
-            Route::ALL[1].as_str(),
-            Route::ALL[0].as_str(),
-        ];
-        assert_eq!(platforms(&kinds).routes, [kinds[0], kinds[1]]);
-        assert_eq!(
-            platforms(&["a kind of the future"]).routes,
-            Vec::<&str>::new()
-        );
+        let (a, b) = (Route::ALL[0], Route::ALL[1]);
+        assert_eq!(platforms(&[&[a, b], &[a]]).routes, [a.as_str(), b.as_str()]);
+        let none = platforms(&[&[]]);
+        assert!(none.routes.is_empty());
+        assert!(!none.cells.is_empty());
     }
 }

@@ -387,7 +387,8 @@ impl<'s> Lang<'s> {
             _ => self.t.text(own.title_key()),
         };
         let page = self.page_at(own.template().0, own.name(), title, None);
-        let kinds: Vec<&str> = self.m.platforms.iter().map(|p| p.kind.as_str()).collect();
+        let kinds: Vec<&[kcontract_platform::routes::Route]> =
+            self.m.platforms.iter().map(|p| &p.routes[..]).collect();
         let legend = |l: legend::Legend| Value::from_serializable(&l);
         Ok(match own {
             OwnPage::Index => page

@@ -6,6 +6,7 @@
 //! One file per command (its arguments and its steps); `shared` holds what they share: the
 //! contract they judge against, the static probe, the report they write and the results they print.
 
+mod controls_run;
 mod image;
 mod import_log;
 mod lint;
@@ -31,9 +32,9 @@ pub(crate) enum Platform {
     /// and the Service, SIGTERM, grace period, SIGKILL), judge every clause, write the report.
     /// Needs root. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise.
     Run(RunArgs),
-    /// Read the `go test -v` log of Knative's runtime conformance suite as a platform's results:
-    /// each clause judged from the tests its `upstream-tests` name (a skipped test is not-run,
-    /// never a pass), written as a report. Exit 0 when no MUST or MUST NOT clause fails, 1
+    /// Read a log of Knative's runtime conformance suite (`go test -v`, `go test -json` or JUnit
+    /// XML) as a vendor's results: each clause judged from the tests its `upstream-tests` name (a
+    /// skipped test is not-run, never a pass), written as a report. Exit 0 when no MUST or MUST NOT clause fails, 1
     /// otherwise or when the log cannot be read.
     ImportLog(ImportLogArgs),
     /// Check Knative Service, Configuration and Revision manifests for what the contract says a
@@ -49,12 +50,14 @@ pub(crate) enum Platform {
     /// user, the probe's `serve` mode as entry point), to push with your own tools, e.g.
     /// `skopeo copy oci-archive:probe.tar docker://REGISTRY/kcontract-probe:TAG`.
     Image(ImageArgs),
-    /// Read a probe deployed on a platform (`serve` mode, behind the platform's ingress) over
-    /// http or https: send a user header, a W3C traceparent and (over http) an `Upgrade: h2c`
-    /// request, judge the request-side clauses (Host, Forwarded, X-Forwarded-*, tracing, inbound
-    /// headers, h2c, https termination) and the platform's default port and user, write the
-    /// report. Exit 0 when no MUST or MUST NOT clause fails, 1 otherwise or when the probe cannot
-    /// be read, 2 for a bad URL.
+    /// Read a probe deployed on a real platform (`serve` mode, behind the platform's ingress) over
+    /// http or https, and the platform's log of it: send a user header, a W3C traceparent and
+    /// (over http) an `Upgrade: h2c` request, judge every check of the deployed route (the request
+    /// side: Host, Forwarded, X-Forwarded-*, tracing, inbound headers, h2c, https termination; what
+    /// the probe sees of its container: the environment, the user, the filesystems, the cgroup,
+    /// the devices, the capabilities; from the log: SIGTERM and SIGKILL after the grace period),
+    /// write the report (docs/deploying.md). Exit 0 when no MUST or MUST NOT clause fails, 1
+    /// otherwise or when the probe cannot be read, 2 for a bad URL.
     Verify(VerifyArgs),
     /// Record that you reviewed the profile's `docs:` link for a documentation clause (one the
     /// platform must or should document): who, when, and a stamp of the link and the clause's

@@ -1,8 +1,10 @@
 //! `kcontract platform run`: load the spec, the profile and the Service (every problem reported at
 //! its line), check the environment (root, the runtime, a static probe), run the probe as the
-//! profile's platform would, judge every check, write the report (and its JUnit and TAP exports),
-//! print the results. Exit 0 when no MUST or MUST NOT clause fails (or could not be checked), 1
-//! otherwise or for a problem in the input or the environment, 2 for usage errors.
+//! profile's platform would (the simulated route), judge every check it decides, write the report
+//! (and its JUnit and TAP exports), print the results. Exit 0 when no MUST or MUST NOT clause fails
+//! (or could not be checked), 1 otherwise or for a problem in the input or the environment, 2 for
+//! usage errors. With several negative controls (`--control all`) the runs go concurrently and
+//! each control must fail exactly the clauses whose checks name it.
 
 use std::path::{Path, PathBuf};
 
@@ -46,11 +48,16 @@ pub(crate) struct RunArgs {
     /// The static probe [default: $KCONTRACT_PROBE, kcontract-probe beside this binary, or
     /// target/probe/x86_64-unknown-linux-gnu/release/kcontract-probe].
     #[arg(long, value_name = "FILE")]
-    probe: Option<PathBuf>,
+    pub(super) probe: Option<PathBuf>,
     /// Apply a negative control (docs/platforms.md lists them): the run must then fail exactly
-    /// the clauses whose checks name it.
+    /// the clauses whose checks name it. Repeatable, or `all`: then the profile's own run (the
+    /// report) and each control's run go concurrently, and each control must fail exactly its
+    /// clauses (exit 1 otherwise).
     #[arg(long, value_name = "NAME")]
-    control: Option<String>,
+    control: Vec<String>,
+    /// With several controls: how many runs at a time (each mostly waits out its grace period).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub(super) jobs: usize,
 }
 
 /// The local runtimes a run can use.
@@ -61,40 +68,56 @@ pub(crate) enum LocalRuntime {
 }
 
 impl RunArgs {
-    /// Runs the command, after checking the control's name.
+    /// Runs the command, after checking the controls' names and `--jobs`.
     pub(super) fn run(self, ctx: &Ctx) -> Outcome {
-        let control = match self.control.as_deref() {
-            None => None,
-            Some(name) => Some(Control::from_name(name).ok_or_else(|| {
+        let mut controls: Vec<Control> = Vec::new();
+        for name in &self.control {
+            if name == "all" {
+                controls.extend(Control::VARIANTS);
+                continue;
+            }
+            controls.push(Control::from_name(name).ok_or_else(|| {
                 let names: Vec<&str> = Control::VARIANTS.iter().map(|c| c.name()).collect();
                 ctx.usage(
                     &format!("no negative control `{name}`"),
-                    &format!("one of: {}", names.join(", ")),
+                    &format!("all, or one of: {}", names.join(", ")),
                 )
-            })?),
-        };
+            })?);
+        }
+        controls.sort_unstable();
+        controls.dedup();
+        if self.jobs == 0 {
+            return Err(ctx.usage(
+                "--jobs 0: no run would start",
+                "give how many runs go at a time, e.g. --jobs 4",
+            ));
+        }
         let runtime = match self.runtime {
             LocalRuntime::Runc => OciRuntime::Runc,
             LocalRuntime::Crun => OciRuntime::Crun,
         };
-        run(ctx, &self, runtime, control)
+        match controls.as_slice() {
+            [] => run(ctx, &self, runtime, None),
+            [one] => run(ctx, &self, runtime, Some(*one)),
+            several => super::controls_run::run(ctx, &self, runtime, several),
+        }
     }
 }
 
 /// The profile and the Service, read and checked, with the references the report gives them.
-struct Inputs {
-    profile: Profile,
-    service: Service,
+pub(super) struct Inputs {
+    pub(super) profile: Profile,
+    pub(super) service: Service,
     profile_ref: FileRef,
     service_ref: FileRef,
 }
 
 /// What the run runs on: the static probe (and its digest, taken before the run) and a session on
 /// the runtime.
-struct Environment {
-    probe: PathBuf,
+pub(super) struct Environment {
+    pub(super) probe: PathBuf,
     probe_sha256: String,
-    session: Session,
+    pub(super) session: Session,
 }
 
 /// The command's steps: the contract, the inputs, the environment, the run, the report.
@@ -105,6 +128,22 @@ fn run(ctx: &Ctx, args: &RunArgs, runtime: OciRuntime, control: Option<Control>)
     let env = environment(args.probe.as_deref(), runtime).map_err(|d| fail(ctx, d))?;
     let grace = announce(args, runtime, &inputs, &env, control);
     let judged = run_judged(ctx, &env, &inputs, control)?;
+    let report = report_of_run(spec, runtime, inputs, env, (&judged, grace));
+    write_all(ctx, args, &report)?;
+    print(&results_text(&report))?;
+    verdict(&report)
+}
+
+/// The report of `judged`, a run with `grace` seconds of grace period; the session is cleaned up
+/// (every container and folder it made) before.
+pub(super) fn report_of_run(
+    spec: &Spec,
+    runtime: OciRuntime,
+    inputs: Inputs,
+    env: Environment,
+    (judged, grace): (&Judged, u64),
+) -> Report {
+    let control = judged.control;
     let Environment {
         probe,
         probe_sha256,
@@ -122,7 +161,7 @@ fn run(ctx: &Ctx, args: &RunArgs, runtime: OciRuntime, control: Option<Control>)
         grace_period_s: grace,
         features: inputs.profile.features.clone(),
         probe: FileRef {
-            name: format!("kcontract-probe {}", probe_version(&judged)),
+            name: format!("kcontract-probe {}", probe_version(judged)),
             path: Some(probe.display().to_string()),
             sha256: probe_sha256,
         },
@@ -132,19 +171,53 @@ fn run(ctx: &Ctx, args: &RunArgs, runtime: OciRuntime, control: Option<Control>)
         profile: inputs.profile_ref,
         service: inputs.service_ref,
     };
-    let report = report_of(
+    report_of(
         platform,
         report::clause_results(spec, &judged.verdicts),
         kcontract_platform::docs::judge_all(spec, &inputs.profile),
-    );
-    write_all(ctx, args, &report)?;
-    print(&results_text(&report))?;
-    verdict(&report)
+    )
 }
 
 /// The profile and the Service, or the command's end after reporting their problems (all of them,
-/// with the contract's missing clauses, at once).
-fn inputs(ctx: &Ctx, spec: &Spec, source: &Source, args: &RunArgs) -> Result<Inputs, Failure> {
+/// with the contract's missing clauses, at once); then, before anything runs, what the run will
+/// wait when the Service sets no `timeoutSeconds` ([`grace_note`]).
+pub(super) fn inputs(
+    ctx: &Ctx,
+    spec: &Spec,
+    source: &Source,
+    args: &RunArgs,
+) -> Result<Inputs, Failure> {
+    let inputs = read_inputs(ctx, spec, source, args)?;
+    if let Some(note) = grace_note(&inputs.profile, &inputs.service) {
+        eprintln!("{note}");
+    }
+    Ok(inputs)
+}
+
+/// When the Service sets no `timeoutSeconds` (or the profile does not take the grace period from
+/// it): where the grace period comes from and what the run waits for it. A run's second container
+/// ignores SIGTERM, so the run lasts the grace period; the profile's default (Knative's 300 s)
+/// would otherwise pass silently as a hang.
+pub(super) fn grace_note(profile: &Profile, service: &Service) -> Option<String> {
+    let grace = profile.grace_period_s;
+    match service.timeout_seconds {
+        None => Some(format!(
+            "note: the Service sets no timeoutSeconds: the grace period is the profile's \
+             lifecycle.grace_period_s, {grace} s, and the run waits it out ({grace} s) before \
+             SIGKILL ends the container that ignores SIGTERM; set \
+             spec.template.spec.timeoutSeconds in the Service for a shorter run"
+        )),
+        Some(t) if !profile.grace_from_timeout && t != grace => Some(format!(
+            "note: the profile does not take the grace period from timeoutSeconds \
+             (lifecycle.grace_from_timeout is false): the run waits the profile's {grace} s, not \
+             the Service's {t} s"
+        )),
+        Some(_) => None,
+    }
+}
+
+/// [`inputs`]' reading and checking.
+fn read_inputs(ctx: &Ctx, spec: &Spec, source: &Source, args: &RunArgs) -> Result<Inputs, Failure> {
     let mut sources = SourceMap::default();
     let mut diags =
         kcontract_platform::contract::missing(spec, source, &kcontract_platform::checks::table());
@@ -220,7 +293,10 @@ fn service_file(
 }
 
 /// Root, the static probe and a session on the runtime, or why not (K0703, K1110).
-fn environment(probe: Option<&Path>, runtime: OciRuntime) -> Result<Environment, Diagnostic> {
+pub(super) fn environment(
+    probe: Option<&Path>,
+    runtime: OciRuntime,
+) -> Result<Environment, Diagnostic> {
     require_root("platform run").map_err(|e| e.diagnostic())?;
     let probe = find_probe(probe)?;
     let session = Session::bare(runtime).map_err(|e| e.diagnostic())?;
@@ -232,7 +308,7 @@ fn environment(probe: Option<&Path>, runtime: OciRuntime) -> Result<Environment,
 }
 
 /// Says on stderr what runs, where and with which control; the grace period, in seconds.
-fn announce(
+pub(super) fn announce(
     args: &RunArgs,
     runtime: OciRuntime,
     inputs: &Inputs,
@@ -284,7 +360,7 @@ fn run_judged(
 }
 
 /// The report, and its JUnit and TAP exports when asked for.
-fn write_all(ctx: &Ctx, args: &RunArgs, report: &Report) -> Outcome {
+pub(super) fn write_all(ctx: &Ctx, args: &RunArgs, report: &Report) -> Outcome {
     write_report(ctx, &args.report, report)?;
     if let Some(p) = &args.junit {
         write_output(ctx, p, &kcontract_platform::export::junit(report))?;

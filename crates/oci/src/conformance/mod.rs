@@ -9,7 +9,7 @@
 //!   `kcontract model replay`'s ([`crate::model::ReplayLine`]); the clean-up guards.
 //! - [`error`]: why the harness could not do what was asked ([`HarnessError`], K0703).
 //!
-//! `docs/runtimes.md` describes the harness, the differential tests (`tests/differential.rs`) and
+//! `docs/runtimes.md` describes the harness, the differential tests (`tests/suite/differential.rs`) and
 //! the deviations the runtimes were found to have (`spec/runtimes/deviations.yaml`).
 
 mod bundle;

@@ -2,7 +2,7 @@
 //! on top of the spec model.
 //!
 //! Each [`Deviation`] is one way a real runtime (runc 1.1.5, crun 1.8.1, youki 0.7.0, as measured by
-//! `tests/differential.rs`) differs from the model. Its full record — title and summary in English
+//! `tests/suite/differential.rs`) differs from the model. Its full record — title and summary in English
 //! and Chinese, the spec sentence, the runtimes and versions affected, a minimal trace and the
 //! observed and expected output lines — is in `spec/runtimes/deviations.yaml`; `docs/runtimes.md`
 //! describes it. The code cites the deviation by its id; `tests/deviations.rs` checks that the

@@ -42,7 +42,7 @@ pub struct Measured {
     pub host: String,
     /// One entry per runtime measured.
     pub runtimes: Vec<MeasuredRuntime>,
-    /// Recorded runs of the differential tests (`tests/differential.rs`).
+    /// Recorded runs of the differential tests (`tests/suite/differential.rs`).
     pub differential: Vec<DifferentialRun>,
 }
 

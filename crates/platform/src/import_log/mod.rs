@@ -154,6 +154,7 @@ pub fn clause_results(spec: &Spec, log: &GoTestLog) -> Vec<ClauseResult> {
                 check: (!tests.is_empty()).then(|| CHECK.to_owned()),
                 evidence,
                 message,
+                route: Some(super::routes::Route::VendorLog),
             }
         })
         .collect()

@@ -7,7 +7,8 @@ use super::{Matrix, TestView};
 
 /// RFC 4180 CSV, one row per clause; `tests` lists the claiming tests as `binary name [outcome]`,
 /// `; `-separated. With run reports, a column `platform:<name>` per platform after `messages`,
-/// holding the clause's status there (empty: not in the report).
+/// holding the clause's status there and the routes it was decided on (`pass (deployed)`; empty:
+/// not in the report).
 pub fn csv(m: &Matrix) -> String {
     let mut out = String::from(
         "id,level,actor,verify,chapter,status,real_tests,stubs,tests,upstream_tests,reason,messages",
@@ -54,7 +55,11 @@ pub fn csv(m: &Matrix) -> String {
         let line: Vec<String> = fields
             .iter()
             .map(|f| csv_field(f))
-            .chain(r.platforms.iter().map(|p| csv_field(p.shown())))
+            .chain(
+                r.platforms
+                    .iter()
+                    .map(|p| csv_field(&format!("{}{}", p.shown(), p.routes_suffix()))),
+            )
             .collect();
         out.push_str(&line.join(","));
         out.push_str("\r\n");

@@ -1,5 +1,8 @@
 //! The platform columns: each run report given (`--platform`) folded into the rows, a clause's
-//! cell being the report's status for it (`stale` when the report judged an older text).
+//! cell being the report's status for it (`stale` when the report judged an older text). Several
+//! reports given with one name (`--platform NAME=FILE`) are one column: an http and an https
+//! verify of one platform, or a verify and a vendor's log. Each of a cell's checks keeps the route
+//! it was decided on (`deployed`, `simulated`, `vendor-log`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -7,6 +10,8 @@ use std::fmt;
 use serde::Serialize;
 
 use super::{Matrix, Row};
+use kcontract_platform::report::{ClauseResult, Report};
+use kcontract_platform::routes::Route;
 use kcontract_spec::Clause;
 
 /// A clause's status in one platform's run report (`kcontract matrix --platform REPORT`): the
@@ -54,22 +59,29 @@ impl fmt::Display for PlatformStatus {
     }
 }
 
-/// A platform whose run report was given: a column of the matrix.
+/// A platform whose run reports were given: a column of the matrix.
 #[derive(Clone, Debug, Serialize)]
 pub struct PlatformColumn {
-    /// The column's name ([`kcontract_platform::report::Platform::column_name`]: `runc`,
-    /// `google-cloud-run`), unique among the columns.
+    /// The column's name: the one given (`--platform NAME=FILE`), else the report's
+    /// ([`kcontract_platform::report::Platform::column_name`]: `runc`, `google-cloud-run`),
+    /// unique among the columns.
     pub name: String,
-    /// The report file, as given.
+    /// The report file, as given; of a column merging several reports, their files joined by
+    /// `, ` (each is in `files`).
     pub file: String,
+    /// Added to `kcontract-matrix/1`: every report file of the column, in the order given.
+    pub files: Vec<String>,
+    /// Added to `kcontract-matrix/1`: the routes the column's reports decided clauses on, in the
+    /// routes' order.
+    pub routes: Vec<Route>,
     /// The runtime's version the report names.
     pub runtime_version: String,
     /// The profile judged against (its name).
     pub profile: String,
     /// The day of the run.
     pub date: String,
-    /// What the report is of (`platform.kind`: `local`, `conformance-log`, `verify`): the route
-    /// its results were decided by, which the site names.
+    /// What the first report of the column is of (`platform.kind`: `local`, `conformance-log`,
+    /// `verify`); the routes its results were decided by are `routes`.
     pub kind: String,
     /// The host the report names (a local run's system, a vendor's platform).
     pub host: String,
@@ -84,6 +96,14 @@ pub struct CheckView {
     pub status: ReportStatus,
     /// What was found, or why it was not run.
     pub message: String,
+    /// Added to `kcontract-matrix/1`: where it was decided (`deployed`, `simulated`,
+    /// `vendor-log`): the report entry's `route`; for a report written before entries carried
+    /// one, the route its `platform.kind` implies (then `route_derived` is true); null when
+    /// neither says.
+    pub route: Option<Route>,
+    /// Whether `route` was derived from the report's `platform.kind`, not read from the entry.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub route_derived: bool,
 }
 
 /// A clause in one platform's report.
@@ -97,8 +117,11 @@ pub struct PlatformCell {
     /// The stamp the report judged, when it is not the clause's current one (`stale`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stale_stamp: Option<String>,
-    /// The report's entries for the clause, one per check.
+    /// The report's entries for the clause, one per check (of every report of the column).
     pub checks: Vec<CheckView>,
+    /// Added to `kcontract-matrix/1`: the routes of the checks that decided the shown status
+    /// (those with that status), in the routes' order: where the cell was decided.
+    pub routes: Vec<Route>,
     /// For a documentation clause ([`kcontract_platform::docs`]): `documented` (a link a person
     /// reviewed), `undocumented` (saying why) or `n/a`, from the report's `documentation`; what
     /// the cell shows then. Absent for other clauses.
@@ -141,66 +164,148 @@ impl PlatformCell {
                 );
             Some(PlatformStatus::Reported(worst))
         };
+        let mut routes: Vec<Route> = self
+            .checks
+            .iter()
+            .filter(|c| self.status == Some(PlatformStatus::Reported(c.status)))
+            .filter_map(|c| c.route)
+            .collect();
+        routes.sort_unstable();
+        routes.dedup();
+        self.routes = routes;
+    }
+
+    /// The cell's routes as the table and the CSV show them after its status: ` (deployed)`,
+    /// ` (deployed, vendor-log)`; empty when none is known or the cell shows a documentation
+    /// clause's review (no route decides those).
+    pub(crate) fn routes_suffix(&self) -> String {
+        if self.routes.is_empty() || self.documentation.is_some() {
+            return String::new();
+        }
+        let names: Vec<&str> = self.routes.iter().map(|r| r.as_str()).collect();
+        format!(" ({})", names.join(", "))
     }
 }
 
-/// A run report to fold into the matrix: its file as given and its content.
+/// A run report to fold into the matrix: its file as given, the column's name when given, and
+/// its content.
 #[derive(Clone, Debug)]
 pub struct PlatformRun {
     /// The file, as given on the command line.
     pub file: String,
+    /// The column's name given with it (`--platform NAME=FILE`): reports given with one name are
+    /// one column.
+    pub given_name: Option<String>,
     /// The report.
     pub report: kcontract_platform::report::Report,
 }
 
 impl PlatformRun {
-    /// The column's name: the platform's runtime (`runc`), or a vendor log's platform name.
+    /// The column's name: the one given, else the platform's runtime (`runc`), or a vendor log's
+    /// platform name.
     pub fn name(&self) -> &str {
-        self.report.platform.column_name()
+        self.given_name
+            .as_deref()
+            .unwrap_or_else(|| self.report.platform.column_name())
     }
 }
 
 impl Matrix<'_> {
-    /// Adds a column per run report (`--platform`), each named by its platform's runtime: the
-    /// names must differ (the pipeline refuses two reports of one name, K0613). Entries for ids
-    /// the contract lacks are left out (the pipeline warns of them, K0612).
+    /// Adds a column per name (`--platform [NAME=]FILE`), in the order the names first come:
+    /// reports of one name are one column, which the pipeline allows only when each was given
+    /// that name (two reports of one platform without a name are K0613). Entries for ids the
+    /// contract lacks are left out (the pipeline warns of them, K0612).
     pub fn add_platforms(&mut self, runs: &[PlatformRun]) {
+        let mut names: Vec<&str> = Vec::new();
         for run in runs {
-            let p = &run.report.platform;
-            self.platforms.push(PlatformColumn {
-                name: run.name().to_string(),
-                file: run.file.clone(),
-                runtime_version: p.runtime_version.clone(),
-                profile: p.profile.name.clone(),
-                date: p.date.clone(),
-                kind: p.kind.clone(),
-                host: p.host.clone(),
-            });
-            let mut by_id: BTreeMap<&str, Vec<&kcontract_platform::report::ClauseResult>> =
-                BTreeMap::new();
-            for c in &run.report.clauses {
-                by_id.entry(c.id.as_str()).or_default().push(c);
+            if !names.contains(&run.name()) {
+                names.push(run.name());
             }
-            for row in &mut self.rows {
-                let entries = by_id.get(row.clause.id.as_str()).map_or(&[][..], |v| v);
-                let mut cell = PlatformCell {
-                    platform: run.name().to_string(),
-                    status: None,
-                    stale_stamp: None,
-                    checks: entries
-                        .iter()
-                        .map(|e| CheckView {
+        }
+        for name in names {
+            let group: Vec<&PlatformRun> = runs.iter().filter(|r| r.name() == name).collect();
+            self.add_column(name, &group);
+        }
+    }
+
+    /// One column named `name` of the reports `group` (at least one).
+    fn add_column(&mut self, name: &str, group: &[&PlatformRun]) {
+        let Some(first) = group.first() else {
+            return;
+        };
+        let p = &first.report.platform;
+        let files: Vec<String> = group.iter().map(|r| r.file.clone()).collect();
+        let mut routes: Vec<Route> = group
+            .iter()
+            .flat_map(|r| {
+                r.report
+                    .clauses
+                    .iter()
+                    .filter_map(|c| route_of(c, &r.report).0)
+            })
+            .collect();
+        routes.sort_unstable();
+        routes.dedup();
+        self.platforms.push(PlatformColumn {
+            name: name.to_owned(),
+            file: files.join(", "),
+            files,
+            routes,
+            runtime_version: p.runtime_version.clone(),
+            profile: p.profile.name.clone(),
+            date: p.date.clone(),
+            kind: p.kind.clone(),
+            host: p.host.clone(),
+        });
+        let mut by_id: BTreeMap<&str, Vec<(&ClauseResult, &Report)>> = BTreeMap::new();
+        for run in group {
+            for c in &run.report.clauses {
+                by_id
+                    .entry(c.id.as_str())
+                    .or_default()
+                    .push((c, &run.report));
+            }
+        }
+        for row in &mut self.rows {
+            let entries = by_id.get(row.clause.id.as_str()).map_or(&[][..], |v| v);
+            let mut cell = PlatformCell {
+                platform: name.to_owned(),
+                status: None,
+                stale_stamp: None,
+                checks: entries
+                    .iter()
+                    .map(|(e, report)| {
+                        let (route, route_derived) = route_of(e, report);
+                        CheckView {
                             check: e.check.clone(),
                             status: e.status,
                             message: e.message.clone(),
-                        })
-                        .collect(),
-                    documentation: documentation(row.clause, &run.report),
-                };
-                let stamps: Vec<&str> = entries.iter().map(|e| e.stamp.as_str()).collect();
-                cell.decide(&row.clause.stamp, &stamps);
-                row.platforms.push(cell);
-            }
+                            route,
+                            route_derived,
+                        }
+                    })
+                    .collect(),
+                routes: Vec::new(),
+                documentation: group
+                    .iter()
+                    .filter_map(|r| documentation(row.clause, &r.report))
+                    .min_by_key(|d| d.status != kcontract_platform::docs::DocStatus::Documented),
+            };
+            let stamps: Vec<&str> = entries.iter().map(|(e, _)| e.stamp.as_str()).collect();
+            cell.decide(&row.clause.stamp, &stamps);
+            row.platforms.push(cell);
+        }
+    }
+}
+
+/// The route `entry` of `report` was decided on, and whether it was derived from the report's
+/// `platform.kind` (a report written before entries carried their route).
+fn route_of(entry: &ClauseResult, report: &Report) -> (Option<Route>, bool) {
+    match entry.route {
+        Some(r) => (Some(r), false),
+        None => {
+            let r = report.platform.route();
+            (r, r.is_some())
         }
     }
 }

@@ -235,7 +235,7 @@ fn cells(r: &Row) -> Vec<String> {
     ];
     cells.extend(r.platforms.iter().map(|p| match p.shown() {
         "" => "-".to_string(),
-        s => s.to_string(),
+        s => format!("{s}{}", p.routes_suffix()),
     }));
     cells
 }
@@ -316,10 +316,15 @@ fn footer(out: &mut String, m: &Matrix) {
         } else {
             format!("runtime {}, ", p.runtime_version)
         };
+        let routes: Vec<&str> = p.routes.iter().map(|r| r.as_str()).collect();
         let _ = writeln!(
             out,
-            "platform {}: {} ({runtime}profile {}, run {})",
-            p.name, p.file, p.profile, p.date
+            "platform {}: {} ({runtime}profile {}, run {}; route {})",
+            p.name,
+            p.file,
+            p.profile,
+            p.date,
+            routes.join(", ")
         );
     }
     if !m.platforms.is_empty() {

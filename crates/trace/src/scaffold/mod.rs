@@ -23,7 +23,7 @@
 //!
 //! **Which clauses get a stub.** Every testable clause of the chapter, except one that a real (not
 //! stub) test in the scanned project already claims (in this repository, the five `verify: model`
-//! clauses, claimed by `tests/model_*.rs`) and one already claimed by any test in the folder.
+//! clauses, claimed by `tests/suite/model_*.rs`) and one already claimed by any test in the folder.
 //!
 //! **Regeneration.** Only *untouched* stubs are ever rewritten. An untouched stub is a top-level
 //! test function whose text, once its `///` doc lines and all whitespace are taken out, is exactly
