@@ -121,7 +121,7 @@ mod tests {
                 .map(|l| format!("legend_level_{}", crate::markdown::level_class(*l)))
                 .collect();
             keys.extend(Status::ALL.iter().map(|s| format!("legend_{}", s.as_str())));
-            let legend = platforms(&[&Route::ALL[..]]);
+            let legend = platforms(&[Route::ALL]);
             keys.extend(
                 legend
                     .cells
