@@ -135,3 +135,36 @@ fn every_benchmark_row_names_its_command() {
     }
     assert!(tables >= 6, "{tables} tables");
 }
+
+/// The README's count of clauses per route is the one the site computes from the spec (the Routes
+/// table of the platforms page): a check added to a route, or a clause rewritten, cannot leave the
+/// README claiming more, or less, than kcontract decides.
+#[test]
+fn the_readme_counts_the_routes_as_the_site_does() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let page = std::fs::read_to_string(root().join("site/en/platforms.html")).unwrap();
+    let mut seen = 0;
+    for line in readme.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (route, count) = (cells[1], cells[2]);
+        if count.parse::<usize>().is_err() {
+            continue;
+        }
+        let anchor = format!("<tr id=\"route-{}\">", route.replace(' ', "-"));
+        let at = page
+            .find(&anchor)
+            .unwrap_or_else(|| panic!("the README's route {route:?} is not on the platforms page"));
+        let row = &page[at..at + page[at..].find("</tr>").unwrap()];
+        let site = row.split("<td>").nth(1).and_then(|c| c.split('<').next());
+        assert_eq!(
+            site,
+            Some(count),
+            "README.md says the {route} route decides {count} clauses; site/en/platforms.html says {site:?}"
+        );
+        seen += 1;
+    }
+    assert_eq!(
+        seen, 5,
+        "the README's route table lost rows (deployed, simulated, vendor log, lint, model)"
+    );
+}
