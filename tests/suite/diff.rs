@@ -455,3 +455,113 @@ fn git_problems() {
     assert_eq!(code, 1);
     insta::assert_snapshot!(err);
 }
+
+/// A spec `one` chapter made of `body`, written under `dir/name`.
+fn one_chapter(dir: &Path, name: &str, body: &str) {
+    let spec = dir.join(name);
+    std::fs::create_dir_all(spec.join("en")).unwrap();
+    std::fs::write(
+        spec.join("contract.yaml"),
+        "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n",
+    )
+    .unwrap();
+    std::fs::write(spec.join("en/one.md"), format!("# One\n\n{body}")).unwrap();
+}
+
+fn clause(id: &str, level: &str, text: &str) -> String {
+    format!(
+        "```clause\nid: {id}\nlevel: {level}\nactor: platform\ntext: \"{text}\"\nverify: manual\n```\n\n"
+    )
+}
+
+/// Item 6 of #49: a level change leads, moves are one summary line, a rewording that only changed
+/// a link's target is listed apart, and a changed table row far down a chapter's prose is shown.
+/// The controls: a real rewording stays under its chapter, and without a level or actor change
+/// there is no "levels and actors" section.
+#[test]
+fn levels_first_moves_summarised_link_targets_apart_table_rows_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    // Eight changed lines of prose before the table: more than a chapter's lines shown.
+    let prose = |word: &str, row: &str| {
+        let lines: String = (1..=8)
+            .map(|i| format!("Line {i} of the {word} text.\n\n"))
+            .collect();
+        format!("{lines}| Mount | Use |\n| --- | --- |\n| /tmp | scratch |\n| {row} |\n\n")
+    };
+    let old = format!(
+        "{}## First\n\n{}{}{}{}{}",
+        prose("old", "/var/log | logs"),
+        clause(
+            "one.link",
+            "MUST",
+            "The platform MUST follow [the rules](https://example.com/a)."
+        ),
+        clause("one.words", "MUST", "The platform MUST do this thing."),
+        clause("one.m1", "MAY", "The platform MAY move one."),
+        clause("one.m2", "MAY", "The platform MAY move two."),
+        clause("one.level", "SHOULD", "The platform SHOULD be quick."),
+    );
+    let new = format!(
+        "{}## First\n\n{}{}## Second\n\n{}{}{}",
+        prose("new", "/var/log | the logs of the container"),
+        clause(
+            "one.link",
+            "MUST",
+            "The platform MUST follow [the rules](https://example.com/b)."
+        ),
+        clause(
+            "one.words",
+            "MUST",
+            "The platform MUST do that other thing."
+        ),
+        clause("one.m1", "MAY", "The platform MAY move one."),
+        clause("one.m2", "MAY", "The platform MAY move two."),
+        clause("one.level", "MUST", "The platform MUST be quick."),
+    );
+    one_chapter(dir.path(), "old", &old);
+    one_chapter(dir.path(), "new", &new);
+    let (code, out, err) = run_in(dir.path(), &["diff", "old", "new"]);
+    assert_eq!(code, 0, "{err}");
+    let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("no {s:?} in\n{out}"));
+    assert!(at("levels and actors") < at("\none\n"), "{out}");
+    assert!(at("one.level") < at("one.words"), "{out}");
+    assert!(
+        out.contains("3 clauses moved: one § First → one § Second (3)"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("  moved "),
+        "moves are summarised, not listed: {out}"
+    );
+    let links = at("link targets only (the same words): 1");
+    assert!(at("one.link ") > links, "{out}");
+    assert!(
+        at("one.words") < links,
+        "a real rewording is no link change: {out}"
+    );
+    assert!(
+        out.contains("+ | /var/log | the logs of the container |"),
+        "{out}"
+    );
+    assert!(out.contains("- | /var/log | logs |"), "{out}");
+    let (_, md, _) = run_in(dir.path(), &["diff", "old", "new", "--format", "markdown"]);
+    assert!(
+        md.find("#### Levels and actors").unwrap() < md.find("#### one").unwrap(),
+        "{md}"
+    );
+    assert!(md.contains("#### Link targets only"), "{md}");
+    assert!(
+        md.contains("+ | /var/log | the logs of the container |"),
+        "{md}"
+    );
+
+    // Control: the same pair without the level change has no levels section.
+    let new = new.replace(
+        "level: MUST\nactor: platform\ntext: \"The platform MUST be quick.",
+        "level: SHOULD\nactor: platform\ntext: \"The platform SHOULD be quick.",
+    );
+    one_chapter(dir.path(), "new", &new);
+    let (_, out, _) = run_in(dir.path(), &["diff", "old", "new"]);
+    assert!(!out.contains("levels and actors"), "{out}");
+    assert!(out.contains("3 clauses moved"), "{out}");
+}

@@ -159,6 +159,16 @@ fn k0122_clause_block_never_closed() {
     ));
 }
 case!(
+    k0123_clause_block_runs_on,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n\n## Two\n\nSome prose: that the block swallowed.\n\n```clause\nid: one.b\nlevel: MAY\nactor: platform\ntext: The platform MAY do more.\nverify: manual\n```\n"
+);
+// The negative control: the same first clause, closed, with a real YAML error in it, is still
+// K0101 with its quoting hint, not K0123.
+case!(
+    k0123_not_for_a_closed_block,
+    "```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\nreason: `code` first\n```\n\nSome prose: after the block.\n"
+);
+case!(
     k0201_keyword_in_prose,
     "Containers SHOULD start fast, but `MUST` in code and \"MAY\" quoted are fine.\n\n```text\nMUST in a code block is fine\n```\n\n| Mount | Rule |\n| --- | --- |\n| `/tmp` | MUST be read-write |\n"
 );

@@ -599,3 +599,45 @@ fn a_clause_in_a_list_with_inline_html_keeps_its_markup() {
     );
     assert!(!page.contains('\u{E000}'), "{page}");
 }
+
+/// A table row names a case in its first cell and the requirement in the next: "| receiver gone |
+/// a relay MUST drop |" binds `relay` (the subject is in the keyword's cell), with no note; the
+/// control: a sentence whose subject really names two actors stays a guess, and its note says so
+/// (not that an actor of the contract is none of its actors).
+#[test]
+fn a_table_rows_subject_is_in_the_keywords_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("in.md"),
+        "# Relay\n\n## Rules\n\nA relay MUST forward.\n\nA receiver MUST answer.\n\n\
+         | Case | Rule |\n| --- | --- |\n| receiver gone | a relay MUST drop the message |\n\n\
+         The relay and the receiver MUST agree.\n",
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["import", "in.md", "--out", "spec"]);
+    assert_eq!(code, 0, "{err}");
+    let chapter = std::fs::read_to_string(dir.path().join("spec/en/rules.md")).unwrap();
+    let block = |needle: &str| {
+        let at = chapter
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {chapter}"));
+        let start = chapter[..at].rfind("```clause").unwrap();
+        let end = at + chapter[at..].find("```").unwrap();
+        chapter[start..end].to_string()
+    };
+    let row = block("a relay MUST drop");
+    assert!(
+        row.contains("actor: relay\n") && !row.contains("review:"),
+        "{row}"
+    );
+    let both = block("MUST agree");
+    assert!(
+        both.contains("actor: unassigned\n")
+            && both.contains("is a guess: the subject names more than one actor"),
+        "{both}"
+    );
+    assert!(
+        !chapter.contains("is not one of the contract's actors"),
+        "{chapter}"
+    );
+}

@@ -62,10 +62,107 @@ fn counts(changes: &[Change]) -> String {
         .join(", ")
 }
 
+/// The changes as a reader takes them in: what a clause obliges and whom (`level`, `actor`)
+/// first, since one strengthened MUST matters more than a hundred moves; the moves summarised
+/// (a restructured upstream moves most clauses at once); rewordings that only changed a link's
+/// target (import rewrites links, so a new import changes many) apart; the rest by chapter.
+struct Groups<'a> {
+    first: Vec<&'a Change>,
+    rest: Vec<&'a Change>,
+    moved: Vec<&'a Change>,
+    links: Vec<&'a Change>,
+}
+
+impl<'a> Groups<'a> {
+    fn of(changes: &'a [Change]) -> Self {
+        let mut g = Groups {
+            first: Vec::new(),
+            rest: Vec::new(),
+            moved: Vec::new(),
+            links: Vec::new(),
+        };
+        for c in changes {
+            match c.kind {
+                Kind::Level | Kind::Actor => g.first.push(c),
+                Kind::Moved => g.moved.push(c),
+                Kind::Reworded if link_targets_only(c) => g.links.push(c),
+                _ => g.rest.push(c),
+            }
+        }
+        g
+    }
+
+    /// `12 clauses moved: a → b (10), c → d (2)`: each distinct move and how many made it,
+    /// the most common first (then in order), at most [`MOVES_SHOWN`] of them.
+    fn moves_line(&self) -> Option<String> {
+        if self.moved.is_empty() {
+            return None;
+        }
+        let mut pairs: Vec<(String, usize)> = Vec::new();
+        for c in &self.moved {
+            let pair = format!("{} → {}", value(&c.old), value(&c.new));
+            match pairs.iter_mut().find(|(p, _)| *p == pair) {
+                Some((_, n)) => *n += 1,
+                None => pairs.push((pair, 1)),
+            }
+        }
+        pairs.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        let n = self.moved.len();
+        let mut shown: Vec<String> = pairs
+            .iter()
+            .take(MOVES_SHOWN)
+            .map(|(p, k)| format!("{p} ({k})"))
+            .collect();
+        if pairs.len() > MOVES_SHOWN {
+            shown.push(format!("{} other moves", pairs.len() - MOVES_SHOWN));
+        }
+        Some(format!(
+            "{n} clause{} moved: {}",
+            plural(n),
+            shown.join(", ")
+        ))
+    }
+}
+
+/// How many distinct moves the summary names.
+const MOVES_SHOWN: usize = 5;
+
+/// Whether a rewording changed only where links point: the words are the same once each
+/// Markdown link `[words](target)` is read as its words.
+fn link_targets_only(c: &Change) -> bool {
+    match (&c.old, &c.new) {
+        (Some(Value::Text(a)), Some(Value::Text(b))) => {
+            let (a, b) = (link_words(a), link_words(b));
+            a != link_words("") && a == b
+        }
+        _ => false,
+    }
+}
+
+/// `text` with each inline link read as its words (its `(target)` and brackets left out, so a
+/// link added around the same words is no rewording either) and whitespace collapsed.
+fn link_words(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("](") {
+        out.push_str(&rest[..=i]);
+        let after = &rest[i + 2..];
+        match after.find(')') {
+            Some(j) => rest = &after[j + 1..],
+            None => {
+                rest = &rest[i + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.retain(|c| c != '[' && c != ']');
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The chapters of the changes, in order of first appearance, each with its changes.
-fn by_chapter(changes: &[Change]) -> Vec<(&str, Vec<&Change>)> {
+fn by_chapter<'a>(changes: &[&'a Change]) -> Vec<(&'a str, Vec<&'a Change>)> {
     let mut out: Vec<(&str, Vec<&Change>)> = Vec::new();
-    for c in changes {
+    for &c in changes {
         match out.iter_mut().find(|(ch, _)| *ch == c.chapter) {
             Some((_, list)) => list.push(c),
             None => out.push((&c.chapter, vec![c])),
@@ -167,12 +264,17 @@ const PROSE_WIDTH: usize = 100;
 
 /// The first [`PROSE_LINES`] changed lines of `p`, each `-` or `+` and its text cut at
 /// [`PROSE_WIDTH`] characters, and how many more there are.
+///
+/// A changed table row is always shown: a table's rows are its statements (one row is one
+/// mount, one header, one signal), so a changed row is the change, and it would otherwise be
+/// lost behind the first lines of a long chapter.
 fn prose_lines(p: &Prose) -> (Vec<(char, String)>, usize) {
-    let shown = p
+    let shown: Vec<(char, String)> = p
         .lines
         .iter()
-        .take(PROSE_LINES)
-        .map(|w| {
+        .enumerate()
+        .filter(|(i, w)| *i < PROSE_LINES || w.text.trim_start().starts_with('|'))
+        .map(|(_, w)| {
             let sign = if w.op == Op::Delete { '-' } else { '+' };
             let mut text: String = w.text.chars().take(PROSE_WIDTH).collect();
             if w.text.chars().count() > PROSE_WIDTH {
@@ -181,7 +283,8 @@ fn prose_lines(p: &Prose) -> (Vec<(char, String)>, usize) {
             (sign, text)
         })
         .collect();
-    (shown, p.lines.len().saturating_sub(PROSE_LINES))
+    let more = p.lines.len() - shown.len();
+    (shown, more)
 }
 
 /// A line per side that had errors, and one naming the clauses not compared because of them.
@@ -253,18 +356,43 @@ pub fn terminal(diff: &Diff, old: &Side, new: &Side, styled: bool) -> String {
         );
     }
     let width = diff.changes.iter().map(|c| c.id.chars().count()).max();
-    for (chapter, changes) in by_chapter(&diff.changes) {
+    let line = |c: &Change| {
+        let pad = width.unwrap_or(0) - c.id.chars().count();
+        format!(
+            "  {:<11} {}{}  {}",
+            c.kind.as_str(),
+            paint(bold, &c.id),
+            " ".repeat(pad),
+            detail(c, del, ins)
+        )
+    };
+    let groups = Groups::of(&diff.changes);
+    if !groups.first.is_empty() {
+        let _ = writeln!(out, "\n{}", paint(bold, "levels and actors"));
+        for c in &groups.first {
+            let _ = writeln!(out, "{}", line(c));
+        }
+    }
+    for (chapter, changes) in by_chapter(&groups.rest) {
         let _ = writeln!(out, "\n{}", paint(bold, chapter));
         for c in changes {
-            let pad = width.unwrap_or(0) - c.id.chars().count();
-            let _ = writeln!(
-                out,
-                "  {:<11} {}{}  {}",
-                c.kind.as_str(),
-                paint(bold, &c.id),
-                " ".repeat(pad),
-                detail(c, del, ins)
-            );
+            let _ = writeln!(out, "{}", line(c));
+        }
+    }
+    if let Some(moves) = groups.moves_line() {
+        let _ = writeln!(out, "\n{moves}");
+    }
+    if !groups.links.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint(
+                bold,
+                &format!("link targets only (the same words): {}", groups.links.len())
+            )
+        );
+        for c in &groups.links {
+            let _ = writeln!(out, "{}", line(c));
         }
     }
     if !diff.prose.is_empty() {
@@ -322,8 +450,8 @@ pub fn markdown(diff: &Diff, old: &Side, new: &Side) -> String {
             counts(&diff.changes)
         );
     }
-    for (chapter, changes) in by_chapter(&diff.changes) {
-        let _ = writeln!(out, "\n#### {chapter}\n");
+    let table = |out: &mut String, heading: &str, changes: &[&Change]| {
+        let _ = writeln!(out, "\n#### {heading}\n");
         let _ = writeln!(out, "| change | clause | what |\n| --- | --- | --- |");
         for c in changes {
             let _ = writeln!(
@@ -334,6 +462,23 @@ pub fn markdown(diff: &Diff, old: &Side, new: &Side) -> String {
                 detail(c, del, ins)
             );
         }
+    };
+    let groups = Groups::of(&diff.changes);
+    if !groups.first.is_empty() {
+        table(&mut out, "Levels and actors", &groups.first);
+    }
+    for (chapter, changes) in by_chapter(&groups.rest) {
+        table(&mut out, chapter, &changes);
+    }
+    if let Some(moves) = groups.moves_line() {
+        let _ = writeln!(out, "\n{}.", cell(&moves));
+    }
+    if !groups.links.is_empty() {
+        table(
+            &mut out,
+            "Link targets only (the same words)",
+            &groups.links,
+        );
     }
     if !diff.prose.is_empty() {
         let _ = writeln!(

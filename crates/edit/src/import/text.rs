@@ -365,7 +365,11 @@ fn actors_in<'c>(contract: &'c Contract, words: &[&str]) -> Vec<&'c str> {
 pub(super) fn subject_noun(text: &str, first_keyword: usize) -> Option<String> {
     const DETERMINERS: [&str; 8] = ["the", "a", "an", "each", "every", "any", "all", "some"];
     let subject = strip_link_targets(&text[..first_keyword]).to_ascii_lowercase();
-    let last = subject.rsplit([',', ';', ':']).next().unwrap_or(&subject);
+    // A table cell is a part too: "| receiver gone | a relay MUST": the subject is `a relay`.
+    let last = subject
+        .rsplit([',', ';', ':', '|'])
+        .next()
+        .unwrap_or(&subject);
     let words: Vec<&str> = last
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -401,7 +405,7 @@ pub(super) fn subject_noun(text: &str, first_keyword: usize) -> Option<String> {
 
 /// The actor a sentence binds, guessed from the words before its first keyword (its subject), and
 /// whether the guess is sure: exactly one actor is named there, or in the last part of it (after
-/// its last `,` or `;`: "If the consumer asks, the producer MUST"). Otherwise the contract's first
+/// its last `,` or `;`: "If the consumer asks, the producer MUST"; or its last table cell). Otherwise the contract's first
 /// actor, not sure.
 pub(super) fn guess_actor(contract: &Contract, text: &str, first_keyword: usize) -> (String, bool) {
     let subject = strip_link_targets(&text[..first_keyword]).to_ascii_lowercase();
@@ -411,7 +415,8 @@ pub(super) fn guess_actor(contract: &Contract, text: &str, first_keyword: usize)
             .map(str::to_string)
             .collect()
     };
-    let last = subject.rsplit([',', ';']).next().unwrap_or(&subject);
+    // A table row's cells are parts: the cell before holds the case, not the subject.
+    let last = subject.rsplit([',', ';', '|']).next().unwrap_or(&subject);
     let found = |s: &str| {
         let w = words(s);
         let refs: Vec<&str> = w.iter().map(String::as_str).collect();

@@ -208,6 +208,10 @@ impl<'c> Writer<'c> {
         // Say what the subject is, when it names something: "names no single actor" read wrongly
         // of "The server MUST …", whose subject is one, just not the contract's.
         let note = match &noun {
+            // The subject's noun is an actor, but the words before the keyword name others too.
+            Some(noun) if self.contract.actor(noun).is_some() => format!(
+                "actor `{guessed}` is a guess: the subject names more than one actor (`{noun}` and another)"
+            ),
             Some(noun) => format!(
                 "actor `{guessed}` is a guess: the subject `{noun}` is not one of the contract's actors"
             ),

@@ -431,6 +431,10 @@ pub(super) fn parse_block(
     let yaml = &pos.file.text[pos.content.clone()];
     match ClauseYaml::parse(yaml) {
         Ok(raw) => check(pos, schema, raw, diags),
+        Err(_) if runs_on(yaml).is_some() => {
+            diags.push(run_on_diagnostic(pos, yaml));
+            ClauseFields::default()
+        }
         Err(e) => {
             let span = match e.location() {
                 Some(loc) if !yaml.trim().is_empty() => {
@@ -458,6 +462,89 @@ pub(super) fn parse_block(
             ClauseFields::default()
         }
     }
+}
+
+/// Where in `yaml` (a clause block's text that is not valid YAML) the block ran on past the clause:
+/// the first fence line (the next block's opening, which cannot close this one: a fence with an
+/// info string never closes) or the first unindented line after a blank one that is neither a
+/// `key:`, a comment nor a list item (a paragraph of prose). Either means the clause's closing
+/// fence is missing and the reader went on until some later fence closed the block, so the YAML
+/// error it reports is about the text after the clause, and its quoting hint misleads.
+fn runs_on(yaml: &str) -> Option<usize> {
+    let mut at = 0;
+    let mut after_blank = false;
+    for line in yaml.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let trimmed = line.trim_start_matches(' ');
+        let indent = line.len() - trimmed.len();
+        if indent <= 3 && (trimmed.starts_with("```") || trimmed.starts_with("~~~")) {
+            return Some(start);
+        }
+        if trimmed.trim().is_empty() {
+            after_blank = true;
+            continue;
+        }
+        if after_blank && indent == 0 && !yaml_line(trimmed) {
+            return Some(start);
+        }
+        after_blank = false;
+    }
+    None
+}
+
+/// Whether an unindented `line` reads as YAML: a `key:`, a comment or a list item.
+fn yaml_line(line: &str) -> bool {
+    if line.starts_with('#') || line.starts_with("- ") || line.trim_end() == "-" {
+        return true;
+    }
+    let key = line.split(':').next().unwrap_or_default();
+    line.len() > key.len()
+        && !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// K0123: the clause block's closing fence is missing and the block ran on into the text after
+/// it (found by [`runs_on`]). Points at the opening fence, shows the line the block ran into, and
+/// says what to add where: the last line of the clause itself is the one before the blank lines
+/// that precede that line.
+fn run_on_diagnostic(pos: &BlockPos<'_>, yaml: &str) -> Diagnostic {
+    let into = runs_on(yaml).unwrap_or_default();
+    let into_at = pos.content.start + into;
+    let into_line = pos.file.line_end(into_at);
+    // The clause ends before the blank lines and Markdown headings (YAML comments to the
+    // reader) that lead to the prose.
+    let mut last = yaml[..into].trim_end();
+    while let Some(nl) = last.rfind('\n') {
+        if !last[nl + 1..].starts_with('#') {
+            break;
+        }
+        last = last[..nl].trim_end();
+    }
+    let close_after = pos.file.line_col(pos.content.start + last.len()).0;
+    let (open_line, _) = pos.file.line_col(pos.fence.start);
+    let fence = pos.file.text[pos.fence.clone()].trim_start();
+    let (ch, width) = fence.chars().next().map_or(('`', 3), |c| {
+        (c, fence.len() - fence.trim_start_matches(c).len())
+    });
+    Diagnostic::error(
+        "K0123",
+        "this clause block is never closed: it runs on into the text after it",
+    )
+    .at(
+        pos.fence_span(),
+        format!("the clause opened on line {open_line} has no closing fence"),
+    )
+    .with_context(
+        Span::new(pos.file_id, into_at..into_line),
+        "the block reads on into this line",
+    )
+    .help(format!(
+        "add a line {} after the clause's last field (after line {close_after}), before this text",
+        ch.to_string().repeat(width)
+    ))
 }
 
 /// Check a block's fields: each value, the fields a schema requires or does not know, and the text's
