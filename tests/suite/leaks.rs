@@ -79,3 +79,81 @@ fn a_script_link_in_a_run_report_is_refused_and_never_live() {
         );
     }
 }
+
+/// An output naming an input of the same command is a usage error (exit 2) before anything is
+/// read or written: `--report` naming the `--profile` (also through a symbolic link or a hard
+/// link), `--report` naming the log; the profile and the log stay as they were. The control: the
+/// same command with another `--report` writes it (exit 0).
+#[test]
+fn an_output_naming_an_input_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("vendor.log");
+    std::fs::copy(
+        root().join(
+            "upstream/knative/conformance-logs/2022-04-11-google-cloud-run.serving_runtime_e2e.log",
+        ),
+        &log,
+    )
+    .unwrap();
+    let profile = dir.path().join("profile.yaml");
+    std::fs::copy(root().join("platforms/knative-reference.yaml"), &profile).unwrap();
+    let profile_text = std::fs::read(&profile).unwrap();
+    let log_text = std::fs::read(&log).unwrap();
+    let linked = dir.path().join("linked.yaml");
+    std::os::unix::fs::symlink(&profile, &linked).unwrap();
+    let hard = dir.path().join("hard.yaml");
+    std::fs::hard_link(&profile, &hard).unwrap();
+    let import = |report: &Path| {
+        let p = profile.to_str().unwrap();
+        kcontract(
+            &root(),
+            &[
+                "--spec",
+                "spec",
+                "platform",
+                "import-log",
+                "--platform",
+                "acme",
+                log.to_str().unwrap(),
+                "--profile",
+                p,
+                "--report",
+                report.to_str().unwrap(),
+            ],
+        )
+    };
+    for report in [&profile, &linked, &hard, &log] {
+        let (code, _, err) = import(report);
+        assert_eq!(code, 2, "{}: {err}", report.display());
+        assert!(
+            err.contains("--report") && err.contains("writing it would replace it"),
+            "{err}"
+        );
+    }
+    // `platform run` refuses it before looking for a runtime.
+    let p = profile.to_str().unwrap();
+    let (code, _, err) = kcontract(
+        &root(),
+        &[
+            "platform",
+            "run",
+            "--runtime",
+            "runc",
+            "--profile",
+            p,
+            "--report",
+            p,
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--report") && err.contains("--profile"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&profile).unwrap(), profile_text);
+    assert_eq!(std::fs::read(&log).unwrap(), log_text);
+    let good = dir.path().join("r.json");
+    let (code, _, err) = import(&good);
+    assert!(code == 0 || code == 1, "{err}");
+    assert!(good.exists(), "{err}");
+}
