@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::cli::{kcontract, root};
+use crate::common::cli::{copy_dir, kcontract, root};
 
 /// The committed runc run report with its first documentation entry's link set to `url`, written
 /// to `dir/r.json`.
@@ -156,4 +156,121 @@ fn an_output_naming_an_input_is_a_usage_error() {
     let (code, _, err) = import(&good);
     assert!(code == 0 || code == 1, "{err}");
     assert!(good.exists(), "{err}");
+}
+
+/// The token of the decoy files below: no built file may hold it.
+const TOKEN: &str = "ghp_DECOYTOKEN1234567890";
+
+/// Every file under `dir` whose bytes hold [`TOKEN`].
+fn holding_token(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(holding_token(&p));
+        } else if std::fs::read(&p)
+            .is_ok_and(|b| b.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()))
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// `kcontract --spec spec build --out site` in `dir`.
+fn build(dir: &Path) -> (i32, String) {
+    let (code, _, err) = kcontract(dir, &["--spec", "spec", "build", "--out", "site"]);
+    (code, err)
+}
+
+/// A file of the templates folder (used with no flag: it holds `i18n/`) linked to a decoy outside
+/// it is refused with the chapter's diagnostic (K0004), and the token is in no built file: an
+/// asset, a template, interface text. The control: the same files copied in are built.
+#[test]
+fn a_templates_file_linked_out_of_the_folder_is_refused() {
+    for (name, decoy) in [
+        ("assets/leak.txt", TOKEN.to_owned()),
+        ("redirect.html", format!("<p>{TOKEN}</p>")),
+        (
+            "i18n/en.yaml",
+            std::fs::read_to_string(root().join("templates/i18n/en.yaml"))
+                .unwrap()
+                .replacen(
+                    "name: \"English\"",
+                    &format!("name: \"English {TOKEN}\""),
+                    1,
+                ),
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&root().join("spec"), &dir.path().join("spec"));
+        std::fs::create_dir_all(dir.path().join("templates/i18n")).unwrap();
+        std::fs::create_dir_all(dir.path().join("templates/assets")).unwrap();
+        let outside = dir.path().join("decoy");
+        std::fs::write(&outside, &decoy).unwrap();
+        let file = dir.path().join("templates").join(name);
+        std::os::unix::fs::symlink(&outside, &file).unwrap();
+        let (code, err) = build(dir.path());
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(
+            err.contains("error[K0004]") && err.contains("outside the folder"),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            holding_token(&dir.path().join("site")),
+            Vec::<std::path::PathBuf>::new(),
+            "{name}"
+        );
+        // The control: the same text copied into the folder is read (and so published).
+        std::fs::remove_file(&file).unwrap();
+        std::fs::write(&file, &decoy).unwrap();
+        let (code, err) = build(dir.path());
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(
+            !holding_token(&dir.path().join("site")).is_empty(),
+            "{name}"
+        );
+    }
+}
+
+/// A `history:` folder of contract.yaml linked to a decoy spec folder outside the spec folder is
+/// refused (K0004 at its `path`), and the decoy's text is in no built file (the Changes page, the
+/// search index). The control: the decoy copied into the spec folder is published.
+#[test]
+fn a_history_folder_linked_out_of_the_spec_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("spec"), &dir.path().join("spec"));
+    let version = dir.path().join("spec/history/knative-serving-2018-07-26");
+    let decoy = dir.path().join("decoy");
+    copy_dir(&version, &decoy);
+    // A clause's text of that version, changed: the Changes page shows it.
+    let chapter = decoy.join("en/configuration.md");
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    let changed = text.replacen(
+        "allow additional volume mounts.",
+        &format!("allow additional volume mounts {TOKEN}."),
+        1,
+    );
+    assert_ne!(changed, text);
+    std::fs::write(&chapter, changed).unwrap();
+    std::fs::remove_dir_all(&version).unwrap();
+    std::os::unix::fs::symlink(&decoy, &version).unwrap();
+    let (code, err) = build(dir.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("error[K0004]") && err.contains("outside the folder"),
+        "{err}"
+    );
+    assert_eq!(
+        holding_token(&dir.path().join("site")),
+        Vec::<std::path::PathBuf>::new()
+    );
+    std::fs::remove_file(&version).unwrap();
+    copy_dir(&decoy, &version);
+    let (code, err) = build(dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(!holding_token(&dir.path().join("site")).is_empty());
 }

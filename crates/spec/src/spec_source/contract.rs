@@ -520,6 +520,17 @@ impl ContractReader<'_> {
                         .at(path_span, "listed again here")
                         .help("each earlier version has a folder of its own"),
                 );
+            } else if let Some(e) = matches!(tree, Tree::Disk)
+                .then(|| crate::fsutil::inside(dir, &dir.join(path)).err())
+                .flatten()
+                .filter(|e| crate::fsutil::refusal(e).is_some())
+            {
+                // A folder linked out of the spec folder: its text would be published on the
+                // Changes page and in the search index (a decoy, `/proc`, a secret).
+                self.error(
+                    crate::io_error(&dir.join(path), &e)
+                        .at(path_span, "this folder leads out of the spec folder"),
+                );
             } else if matches!(tree, Tree::Disk)
                 && !tree.exists(&dir.join(path).join("contract.yaml"))
             {
