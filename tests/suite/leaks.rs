@@ -274,3 +274,116 @@ fn a_history_folder_linked_out_of_the_spec_folder_is_refused() {
     assert_eq!(code, 0, "{err}");
     assert!(!holding_token(&dir.path().join("site")).is_empty());
 }
+
+/// `kcontract ARGS` in `dir`, killed after 10 s: the exit code (`None` when killed), stderr and
+/// how long it took.
+fn timed(dir: &Path, args: &[&str]) -> (Option<i32>, String, std::time::Duration) {
+    use std::io::Read as _;
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir)
+        .args(["--color", "never"])
+        .args(args)
+        .env("KCONTRACT_NO_CACHE", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let took = start.elapsed();
+    let mut err = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    (code, err, took)
+}
+
+/// A FIFO and `/dev/zero` (linked) as the project's `Cargo.toml`, `matrix --ci`'s file,
+/// `tests/contract/.scaffolded` and `--manifest-path`: each command ends within 1 s (before: a
+/// FIFO hung it, /dev/zero grew its memory without bound), and where the file is the one asked
+/// for (`--ci`, `--manifest-path`) it says why it is not read.
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_within_a_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // A small spec: the time measured is the reading, not the debug binary's work.
+    std::fs::create_dir_all(dir.join("spec/en")).unwrap();
+    std::fs::write(
+        dir.join("spec/contract.yaml"),
+        "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("spec/en/one.md"),
+        "# One\n\n```clause\nid: one.good\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: conformance\n```\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("tests/contract")).unwrap();
+    // An annotated test: the scan reads the project's Cargo.toml for its package's name.
+    std::fs::write(
+        dir.join("tests/t.rs"),
+        "/// Clause: one.good\n#[test]\nfn t() {}\n",
+    )
+    .unwrap();
+    let special = |p: &Path, fifo: bool| {
+        let _ = std::fs::remove_file(p);
+        if fifo {
+            crate::common::cli::mkfifo(p);
+        } else {
+            std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+        }
+    };
+    let second = std::time::Duration::from_secs(1);
+    for fifo in [true, false] {
+        let what = if fifo { "FIFO" } else { "character device" };
+        special(&dir.join("Cargo.toml"), fifo);
+        for args in [
+            &["--spec", "spec", "check"][..],
+            &["--spec", "spec", "build", "--out", "site"],
+        ] {
+            let (code, err, took) = timed(dir, args);
+            assert!(
+                code.is_some() && took < second,
+                "Cargo.toml {what} {args:?}: {code:?} {took:?} {err}"
+            );
+        }
+        std::fs::remove_file(dir.join("Cargo.toml")).unwrap();
+
+        special(&dir.join("coverage.json"), fifo);
+        let (code, err, took) = timed(dir, &["--spec", "spec", "matrix", "--ci", "coverage.json"]);
+        assert_eq!(code, Some(1), "--ci {what}: {err}");
+        assert!(
+            took < second && err.contains(what),
+            "--ci {what}: {took:?} {err}"
+        );
+
+        special(&dir.join("tests/contract/.scaffolded"), fifo);
+        let (code, err, took) = timed(dir, &["--spec", "spec", "scaffold"]);
+        assert!(
+            code.is_some() && took < second,
+            ".scaffolded {what}: {code:?} {took:?} {err}"
+        );
+
+        std::fs::create_dir_all(dir.join("m")).unwrap();
+        special(&dir.join("m/Cargo.toml"), fifo);
+        let (code, err, took) = timed(
+            dir,
+            &["--spec", "spec", "check", "--manifest-path", "m/Cargo.toml"],
+        );
+        assert_eq!(code, Some(2), "--manifest-path {what}: {err}");
+        assert!(
+            took < second && err.contains(what),
+            "--manifest-path {what}: {took:?} {err}"
+        );
+    }
+}

@@ -96,6 +96,12 @@ fn kind_of(ft: fs::FileType) -> &'static str {
 /// is what was checked: a FIFO, a device or a socket is [`Refused::NotRegular`], a folder
 /// `IsADirectory`, a file over `limit` (also one growing while it is read) [`Refused::TooLarge`].
 pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_regular_with_meta(path, limit).map(|(bytes, _)| bytes)
+}
+
+/// [`read_regular`], with the open file's metadata taken before reading it (a cache's stamp: a
+/// write during the read changes what the next read sees).
+pub fn read_regular_with_meta(path: &Path, limit: u64) -> io::Result<(Vec<u8>, fs::Metadata)> {
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -119,7 +125,7 @@ pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     if bytes.len() as u64 > limit {
         return Err(Refused::TooLarge(limit).into_io());
     }
-    Ok(bytes)
+    Ok((bytes, meta))
 }
 
 /// [`read_regular`] of a UTF-8 text file of at most [`MAX_INPUT`] bytes: what `fs::read_to_string`
