@@ -308,7 +308,7 @@ fn ratchet_run(
         );
         return Ok(());
     }
-    let old: ratchet::Snapshot = match std::fs::read_to_string(file)
+    let old: ratchet::Snapshot = match kcontract_spec::fsutil::read_text(file)
         .map(kcontract_spec::fsutil::plain_text)
     {
         Ok(text) => match serde_json::from_str::<ratchet::Snapshot>(&text) {

@@ -185,7 +185,7 @@ fn crate_dir(ctx: &Ctx, manifest: &std::path::Path) -> Result<PathBuf, Failure> 
             help,
         ));
     }
-    let text = std::fs::read_to_string(manifest).map_err(|e| {
+    let text = kcontract_spec::fsutil::read_text(manifest).map_err(|e| {
         ctx.usage(
             &format!("--manifest-path `{shown}` cannot be read: {e}"),
             help,

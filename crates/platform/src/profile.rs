@@ -718,8 +718,8 @@ impl Validator<'_, '_> {
                 Some(DocLink::NotApplicable(reason.clone()))
             }
             (Some(url), None) => {
-                if !(url.starts_with("https://") || url.starts_with("http://"))
-                    || url.contains(char::is_whitespace)
+                if kcontract_spec::url::judge(url) != Ok(kcontract_spec::url::UrlKind::Web)
+                    || url.starts_with("//")
                 {
                     self.bad(
                         d,

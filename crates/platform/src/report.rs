@@ -262,7 +262,29 @@ pub fn read(path: &Path) -> Result<Report, Diagnostic> {
         None => return Err(not_a_report("it has no `format`".into())),
     }
     let report: Report = serde_json::from_value(value).map_err(|e| not_a_report(e.to_string()))?;
+    if let Some((id, url, why)) = refused_url(&report) {
+        return Err(not_a_report(format!(
+            "the documentation link of `{id}` is not a web address ({why}): `{}`",
+            kcontract_spec::diagnostic::shown(url)
+        )));
+    }
     Ok(report)
+}
+
+/// The first `documentation[].url` of `report` that [`kcontract_spec::url::judge`] refuses or
+/// that is not an `http(s)` address (a profile's docs link must be one): the clause, the URL and
+/// why. A report is written by `platform run` from a checked profile, but the file a build is given
+/// may have been written by anyone, and the platforms page publishes the link.
+fn refused_url(report: &Report) -> Option<(&str, &str, String)> {
+    use kcontract_spec::url::{UrlKind, judge};
+    report.documentation.iter().find_map(|d| {
+        let url = d.url.as_deref()?;
+        match judge(url) {
+            Ok(UrlKind::Web) => None,
+            Ok(_) => Some((d.id.as_str(), url, "not an http(s) address".to_owned())),
+            Err(why) => Some((d.id.as_str(), url, why.to_string())),
+        }
+    })
 }
 
 /// A run report read for the matrix, with where its clause ids are in its file.
@@ -371,6 +393,23 @@ fn parse_located(
         ));
     }
     let report: Report = serde_json::from_str(text).map_err(json_error)?;
+    if let Some((id, url, why)) = refused_url(&report) {
+        // The URL's place in the file: its JSON string (the first one, as written by serde).
+        let quoted = serde_json::to_string(url).unwrap_or_default();
+        let at = text.find(&quoted).unwrap_or(first);
+        return Err(Diagnostic::error(
+            "K1107",
+            format!("`{}` is not a run report", path.display()),
+        )
+        .at(
+            Span::new(fid, at..(at + quoted.len()).min(file.line_end(at)).max(at)),
+            format!("the documentation link of `{id}` is not a web address: {why}"),
+        )
+        .help(
+            "a documentation link is an http(s) address; write the run report again with \
+             `kcontract platform run --report FILE`",
+        ));
+    }
     let id_spans = positions
         .clauses
         .unwrap_or_default()

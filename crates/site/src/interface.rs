@@ -79,6 +79,7 @@ impl Interfaces {
     /// fallback.
     pub(super) fn load(dir: Option<&Path>) -> Result<Interfaces, Diagnostic> {
         let mut by_lang = BTreeMap::new();
+        let root = dir;
         if let Some(dir) = dir.map(|d| d.join("i18n")).filter(|d| d.is_dir()) {
             let entries = fs::read_dir(&dir).map_err(|e| kcontract_spec::io_error(&dir, &e))?;
             for entry in entries {
@@ -91,7 +92,8 @@ impl Interfaces {
                 if !file.ends_with(".yaml") || !path.is_file() {
                     continue;
                 }
-                let src = kcontract_spec::fsutil::read_text(&path)
+                // Inside the templates folder only, as every file of it.
+                let src = kcontract_spec::fsutil::read_text_inside(root.unwrap_or(&dir), &path)
                     .map(kcontract_spec::fsutil::plain_text)
                     .map_err(|e| kcontract_spec::io_error(&path, &e))?;
                 let interface = parse(&src, &path)?;

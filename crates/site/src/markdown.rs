@@ -433,16 +433,12 @@ fn safe_url<'a>(url: &CowStr<'a>) -> CowStr<'a> {
         .filter(|c| !c.is_whitespace() && !c.is_control())
         .collect::<String>()
         .to_ascii_lowercase();
-    let scheme = lower.split_once(':').map(|(s, _)| s);
-    let has_scheme = scheme.is_some_and(|s| {
-        !s.is_empty()
-            && !s.contains(['/', '?', '#'])
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    });
-    if has_scheme && !scheme.is_some_and(|s| kcontract_spec::LINK_SCHEMES.contains(&s)) {
+    // Judged with what browsers strip removed (`java\tscript:` is `javascript:`).
+    let kind = kcontract_spec::url::judge(&lower);
+    if kind.is_err() {
         return CowStr::from("#");
     }
+    let has_scheme = kcontract_spec::url::scheme_of(&lower).is_some();
     if !has_scheme && !u.starts_with("//") {
         // A relative link to another chapter's Markdown file points at its rendered page.
         let (path, frag) = u.split_once('#').unwrap_or((u, ""));

@@ -148,7 +148,8 @@ pub(super) fn context<'a>(m: &'a Matrix) -> PlatformsPage<'a> {
                 doc: p.documentation.as_ref().map(|d| {
                     use kcontract_platform::docs::Undocumented as U;
                     DocEvidence {
-                        url: d.url.as_deref(),
+                        // Inert even if a reader let a script URL through.
+                        url: d.url.as_deref().map(kcontract_spec::url::inert),
                         by: d.review.as_ref().map(|r| r.by.as_str()),
                         date: d.review.as_ref().map(|r| r.date.as_str()),
                         why: d.undocumented.map(|u| match u {

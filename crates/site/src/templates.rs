@@ -169,7 +169,7 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
         for (name, src) in &mut sources {
             let p = dir.join(*name);
             if p.exists() {
-                *src = kcontract_spec::fsutil::read_text(&p)
+                *src = kcontract_spec::fsutil::read_text_inside(dir, &p)
                     .map(kcontract_spec::fsutil::plain_text)
                     .map_err(|e| kcontract_spec::io_error(&p, &e))?;
             }
@@ -184,7 +184,7 @@ pub fn templates(dir: Option<&Path>) -> Result<Templates, Diagnostic> {
         tera,
         interfaces: Interfaces::load(dir)?,
         serve: false,
-        assets: assets(&files)?,
+        assets: assets(dir, &files)?,
         warnings: unused_files(&files),
     })
 }
@@ -223,7 +223,10 @@ fn files_under(dir: &Path) -> Result<Vec<(String, PathBuf)>, Diagnostic> {
 }
 
 /// The files of `assets/` (see [`Templates::assets`]) from the folder's `files`.
-fn assets(files: &[(String, PathBuf)]) -> Result<BTreeMap<String, Vec<u8>>, Diagnostic> {
+fn assets(
+    dir: Option<&Path>,
+    files: &[(String, PathBuf)],
+) -> Result<BTreeMap<String, Vec<u8>>, Diagnostic> {
     let mut out: BTreeMap<String, Vec<u8>> = ASSETS
         .iter()
         .map(|(name, text)| (name.to_string(), text.as_bytes().to_vec()))
@@ -242,8 +245,12 @@ fn assets(files: &[(String, PathBuf)]) -> Result<BTreeMap<String, Vec<u8>>, Diag
             .in_file(path)
             .help("rename the file: `assets/search-<lang>.js` is written by the build"));
         }
-        let bytes = kcontract_spec::fsutil::read_regular(path, kcontract_spec::fsutil::MAX_INPUT)
-            .map_err(|e| kcontract_spec::io_error(path, &e))?;
+        // Inside the templates folder only: `assets/leak.txt -> /proc/self/environ` would
+        // publish the build's environment.
+        let root = dir.unwrap_or(Path::new("."));
+        let bytes =
+            kcontract_spec::fsutil::read_inside(root, path, kcontract_spec::fsutil::MAX_INPUT)
+                .map_err(|e| kcontract_spec::io_error(path, &e))?;
         out.insert(name.to_string(), bytes);
     }
     Ok(out)

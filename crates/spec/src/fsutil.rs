@@ -96,6 +96,12 @@ fn kind_of(ft: fs::FileType) -> &'static str {
 /// is what was checked: a FIFO, a device or a socket is [`Refused::NotRegular`], a folder
 /// `IsADirectory`, a file over `limit` (also one growing while it is read) [`Refused::TooLarge`].
 pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_regular_with_meta(path, limit).map(|(bytes, _)| bytes)
+}
+
+/// [`read_regular`], with the open file's metadata taken before reading it (a cache's stamp: a
+/// write during the read changes what the next read sees).
+pub fn read_regular_with_meta(path: &Path, limit: u64) -> io::Result<(Vec<u8>, fs::Metadata)> {
     let mut opts = fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -119,7 +125,7 @@ pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     if bytes.len() as u64 > limit {
         return Err(Refused::TooLarge(limit).into_io());
     }
-    Ok(bytes)
+    Ok((bytes, meta))
 }
 
 /// [`read_regular`] of a UTF-8 text file of at most [`MAX_INPUT`] bytes: what `fs::read_to_string`
@@ -133,13 +139,30 @@ pub fn read_text(path: &Path) -> io::Result<String> {
 /// link on the way resolved, must still be below `root` (itself resolved). Why: a spec folder is
 /// often someone else's (a pull request a CI builds previews of), and git stores symbolic links;
 /// a chapter linked to `/proc/self/environ` would otherwise publish the build's secrets.
-pub(crate) fn read_inside(root: &Path, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+/// The boundary of every folder kcontract reads (the spec, the templates, an earlier version,
+/// the platform results): a file is read with this, never with `fs::read*` (clippy.toml bans those
+/// outside this module).
+pub fn read_inside(root: &Path, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_regular(&inside(root, path)?, limit)
+}
+
+/// `path` resolved (every symbolic link on the way followed), when it lies below `root` (itself
+/// resolved); [`Refused::Outside`] when it leads out. For a folder given inside another (an
+/// earlier version's folder inside the spec folder) as for a file.
+pub fn inside(root: &Path, path: &Path) -> io::Result<PathBuf> {
     let real = fs::canonicalize(path)?;
     let real_root = fs::canonicalize(root)?;
     if !real.starts_with(&real_root) {
         return Err(Refused::Outside { target: real }.into_io());
     }
-    read_regular(&real, limit)
+    Ok(real)
+}
+
+/// [`read_inside`] of a UTF-8 text file of at most [`MAX_INPUT`] bytes (a template, interface
+/// text).
+pub fn read_text_inside(root: &Path, path: &Path) -> io::Result<String> {
+    String::from_utf8(read_inside(root, path, MAX_INPUT)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "it is not UTF-8 text"))
 }
 
 /// The byte-order mark some editors (Notepad, many Windows tools) write at the start of a UTF-8

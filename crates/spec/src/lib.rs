@@ -27,6 +27,7 @@ mod spec;
 mod spec_source;
 pub mod suggest;
 pub mod timings;
+pub mod url;
 
 pub use spec::{
     Actor, Block, Clause, Contract, Document, EarlierVersion, Heading, Labelled, Level, LinkBase,

@@ -47,6 +47,15 @@ const LOG_RUNTIME: &str = "knative conformance log";
 impl ImportLogArgs {
     /// Runs the command, after checking the name: one word, as a column's name must be.
     pub(super) fn run(self, ctx: &Ctx) -> Outcome {
+        super::shared::outputs_apart(
+            ctx,
+            &[
+                ("LOG", Some(&self.log), false),
+                ("--require-tests", self.require_tests.as_deref(), false),
+                ("--profile", self.profile.as_deref(), false),
+                ("--report", Some(&self.report), true),
+            ],
+        )?;
         let word = !self.platform.is_empty()
             && self
                 .platform

@@ -70,6 +70,17 @@ pub(crate) enum LocalRuntime {
 impl RunArgs {
     /// Runs the command, after checking the controls' names and `--jobs`.
     pub(super) fn run(self, ctx: &Ctx) -> Outcome {
+        super::shared::outputs_apart(
+            ctx,
+            &[
+                ("--profile", Some(&self.profile), false),
+                ("--service", self.service.as_deref(), false),
+                ("--probe", self.probe.as_deref(), false),
+                ("--report", Some(&self.report), true),
+                ("--junit", self.junit.as_deref(), true),
+                ("--tap", self.tap.as_deref(), true),
+            ],
+        )?;
         let mut controls: Vec<Control> = Vec::new();
         for name in &self.control {
             if name == "all" {

@@ -254,3 +254,50 @@ fn verdict_line(r: &Report) -> String {
         format!("failed: {}\n", blocking.join(", "))
     }
 }
+
+/// Whether two paths name one file: the same path once resolved (symbolic links followed), or,
+/// when both exist, the same file (a hard link).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let resolved = |p: &Path| kcontract_spec::fsutil::resolved(p).ok();
+    if resolved(a).is_some_and(|r| Some(r) == resolved(b)) {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    false
+}
+
+/// Refuses, as a usage error (exit 2) before anything runs, an output of the command (`--report`,
+/// `--junit`, `--tap`) that names one of its inputs (`--profile`, `--service`, the log, …) or
+/// another output: written at the end, it would replace the file the command read (a person who
+/// typed `--report platforms/x.yaml` for `--profile` loses the profile) or the other output.
+/// `flags`: (flag, path, is an output).
+pub(super) fn outputs_apart(ctx: &Ctx, flags: &[(&str, Option<&Path>, bool)]) -> Outcome {
+    for (i, (out_flag, out, is_out)) in flags.iter().enumerate() {
+        let (Some(out), true) = (out, is_out) else {
+            continue;
+        };
+        for (j, (flag, path, _)) in flags.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            if let Some(path) = path
+                && same_file(out, path)
+            {
+                return Err(ctx.usage(
+                    &format!(
+                        "{out_flag} `{}` is the file of {flag}: writing it would replace it",
+                        out.display()
+                    ),
+                    &format!("give {out_flag} another file"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -89,6 +89,17 @@ impl VerifyArgs {
     /// Runs the command, after checking the URL, the timeout, `--host` and that `--ca-cert` goes
     /// with https.
     pub(super) fn run(self, ctx: &Ctx) -> Outcome {
+        super::shared::outputs_apart(
+            ctx,
+            &[
+                ("--profile", Some(&self.profile), false),
+                ("--service", self.service.as_deref(), false),
+                ("--events", self.events.as_deref(), false),
+                ("--token-file", self.token_file.as_deref(), false),
+                ("--ca-cert", self.ca_cert.as_deref(), false),
+                ("--report", Some(&self.report), true),
+            ],
+        )?;
         let target = self.target(ctx)?;
         let https = target.as_ref().is_some_and(|t| t.https);
         let usage = |what: &str, hint: &str| Err(ctx.usage(what, hint));

@@ -520,6 +520,17 @@ impl ContractReader<'_> {
                         .at(path_span, "listed again here")
                         .help("each earlier version has a folder of its own"),
                 );
+            } else if let Some(e) = matches!(tree, Tree::Disk)
+                .then(|| crate::fsutil::inside(dir, &dir.join(path)).err())
+                .flatten()
+                .filter(|e| crate::fsutil::refusal(e).is_some())
+            {
+                // A folder linked out of the spec folder: its text would be published on the
+                // Changes page and in the search index (a decoy, `/proc`, a secret).
+                self.error(
+                    crate::io_error(&dir.join(path), &e)
+                        .at(path_span, "this folder leads out of the spec folder"),
+                );
             } else if matches!(tree, Tree::Disk)
                 && !tree.exists(&dir.join(path).join("contract.yaml"))
             {
@@ -731,19 +742,9 @@ fn path_problem(path: &str) -> Option<&'static str> {
     }
 }
 
-/// Why `url` may not be published as a link, if it may not: whitespace or a control character
-/// (which browsers strip, so `java\tscript:` is `javascript:`), or a scheme other than
-/// [`LINK_SCHEMES`](super::links::LINK_SCHEMES). A relative path has no scheme and is fine.
+/// Why `url` may not be published as a link, if it may not: [`crate::url::judge`]'s refusal.
 fn url_problem(url: &str) -> Option<String> {
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Some("whitespace or a control character in an address".into());
-    }
-    match super::links::scheme_of(url) {
-        Some(s) if !super::links::LINK_SCHEMES.contains(&s.to_ascii_lowercase().as_str()) => {
-            Some(format!("the `{s}:` scheme is not a web link"))
-        }
-        _ => None,
-    }
+    crate::url::judge(url).err().map(|why| why.to_string())
 }
 
 /// Chapter names that would replace a page of the site's own (`<lang>/<name>.html`): the

@@ -42,21 +42,8 @@ fn ids_of<'s>(spec: &'s Spec, doc: &'s Document) -> BTreeSet<&'s str> {
     headings.chain(clauses).collect()
 }
 
-/// The schemes a published link may have (spec text's links and contract.yaml's addresses);
-/// any other (`javascript:`, `data:`, `vbscript:`) could run in a reader's browser.
-pub const LINK_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
-
-/// The scheme of a URL (`https` of `https://…`), as written, if it has one (RFC 3986: a letter,
-/// then letters, digits, `+`, `-`, `.`, then `:`).
-pub(crate) fn scheme_of(dest: &str) -> Option<&str> {
-    let (scheme, _) = dest.split_once(':')?;
-    (!scheme.is_empty()
-        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)))
-    .then_some(scheme)
-}
+pub use crate::url::LINK_SCHEMES;
+pub(crate) use crate::url::scheme_of;
 
 /// Whether a destination leaves the contract: it has a URL scheme (`https:`, `mailto:`) or is
 /// protocol-relative (`//host/…`).

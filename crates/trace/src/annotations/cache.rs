@@ -322,7 +322,8 @@ enum CacheError {
 
 /// Read a stored cache; `Err(None)` when there is none, `Err(Some(why))` when it is unusable.
 fn load(path: &Path) -> Result<Stored, Option<CacheError>> {
-    let bytes = match fs::read(path) {
+    let bytes = match kcontract_spec::fsutil::read_regular(path, kcontract_spec::fsutil::MAX_INPUT)
+    {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(None),
         Err(source) => {

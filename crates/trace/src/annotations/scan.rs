@@ -7,7 +7,6 @@
 //! [`SourceMap`], so the scan depends on the loaded spec but never writes into it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -220,11 +219,8 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
 /// taken before reading it (as `fs::read` takes it for the size): a write during the read changes
 /// what the next scan sees, and no second lookup of the path is made.
 fn read_stamped(path: &Path, cache: &Cache) -> std::io::Result<(Vec<u8>, Option<Stamp>)> {
-    use std::io::Read as _;
-    let mut f = fs::File::open(path)?;
-    let meta = f.metadata()?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    f.read_to_end(&mut bytes)?;
+    let (bytes, meta) =
+        kcontract_spec::fsutil::read_regular_with_meta(path, kcontract_spec::fsutil::MAX_INPUT)?;
     Ok((bytes, cache.stamp(&meta)))
 }
 

@@ -4,7 +4,6 @@
 //! `#[path]` attributes and `[[test]] path = …` targets are not followed.
 
 use std::collections::HashMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 /// A Cargo target, as cargo-nextest names test binaries (without the package).
@@ -179,7 +178,7 @@ pub fn package_name(path: &Path) -> Option<String> {
     struct Package {
         name: Option<toml::Value>,
     }
-    let text = fs::read_to_string(path).ok()?;
+    let text = kcontract_spec::fsutil::read_text(path).ok()?;
     let manifest: Manifest = toml::from_str(&text).ok()?;
     match manifest.package?.name? {
         toml::Value::String(name) => Some(name),

@@ -65,7 +65,7 @@ impl Folder {
             existing: BTreeMap::new(),
             sources: SourceMap::default(),
             ids: BTreeMap::new(),
-            record_old: fs::read_to_string(dir.join(RECORD)).ok(),
+            record_old: kcontract_spec::fsutil::read_text(&dir.join(RECORD)).ok(),
             problems: Vec::new(),
         };
         let Ok(entries) = fs::read_dir(dir) else {
@@ -87,7 +87,9 @@ impl Folder {
     /// Read one file of the folder.
     fn add(&mut self, name: String) {
         let path = self.dir.join(&name);
-        match fs::read(&path).map(String::from_utf8) {
+        match kcontract_spec::fsutil::read_regular(&path, kcontract_spec::fsutil::MAX_INPUT)
+            .map(String::from_utf8)
+        {
             Ok(Ok(text)) => {
                 self.ids
                     .insert(name.clone(), self.sources.add(path, text.clone()));
@@ -244,7 +246,7 @@ impl Job<'_> {
             return false;
         };
         let config_path = self.target.root.join(crate_config::FILE);
-        match fs::read_to_string(&config_path) {
+        match kcontract_spec::fsutil::read_text(&config_path) {
             Ok(text) => {
                 let new = crate_config::set_select(&text, &sel.text);
                 if new != text {

@@ -1,0 +1,389 @@
+//! Nothing leaks (issue #50): every URL from any input through one judge
+//! (`kcontract_spec::url::judge`), every output path not an input of the same command, every file
+//! read inside the folder it was given.
+
+use std::path::Path;
+
+use crate::common::cli::{copy_dir, kcontract, root};
+
+/// The committed runc run report with its first documentation entry's link set to `url`, written
+/// to `dir/r.json`.
+fn report_with_doc_url(dir: &Path, url: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(root().join("platforms/results/runc.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["documentation"][0]["url"] = url.into();
+    let p = dir.join("r.json");
+    std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    p
+}
+
+/// A run report's `documentation[].url` of `javascript:` is refused with a diagnostic at the
+/// link, and no platforms page (en/ or zh/) carries it live; an http(s) link is published.
+#[test]
+fn a_script_link_in_a_run_report_is_refused_and_never_live() {
+    let dir = tempfile::tempdir().unwrap();
+    for bad in [
+        "javascript:alert(document.cookie)",
+        "java\tscript:alert(1)",
+        "data:text/html,x",
+    ] {
+        let report = report_with_doc_url(dir.path(), bad);
+        let out = dir.path().join("site");
+        let (code, _, err) = kcontract(
+            &root(),
+            &[
+                "--spec",
+                "spec",
+                "build",
+                "--out",
+                out.to_str().unwrap(),
+                "--platform",
+                report.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, 1, "{bad:?}: {err}");
+        assert!(err.contains("error[K1107]"), "{err}");
+        assert!(err.contains("is not a web address"), "{err}");
+        for lang in ["en", "zh"] {
+            if let Ok(page) = std::fs::read_to_string(out.join(lang).join("platforms.html")) {
+                assert!(
+                    !page.to_ascii_lowercase().contains("script:alert"),
+                    "{lang}"
+                );
+                assert!(!page.contains("data:text"), "{lang}");
+            }
+        }
+    }
+    // The control: an https link is published, live, on both pages.
+    let good = "https://docs.example.com/lifecycle";
+    let report = report_with_doc_url(dir.path(), good);
+    let out = dir.path().join("site");
+    let (code, _, err) = kcontract(
+        &root(),
+        &[
+            "--spec",
+            "spec",
+            "build",
+            "--out",
+            out.to_str().unwrap(),
+            "--platform",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    for lang in ["en", "zh"] {
+        let page = std::fs::read_to_string(out.join(lang).join("platforms.html")).unwrap();
+        assert!(
+            page.contains(&format!("<a href=\"{good}\" rel=\"nofollow\">")),
+            "{lang}"
+        );
+    }
+}
+
+/// An output naming an input of the same command is a usage error (exit 2) before anything is
+/// read or written: `--report` naming the `--profile` (also through a symbolic link or a hard
+/// link), `--report` naming the log; the profile and the log stay as they were. The control: the
+/// same command with another `--report` writes it (exit 0).
+#[test]
+fn an_output_naming_an_input_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("vendor.log");
+    std::fs::copy(
+        root().join(
+            "upstream/knative/conformance-logs/2022-04-11-google-cloud-run.serving_runtime_e2e.log",
+        ),
+        &log,
+    )
+    .unwrap();
+    let profile = dir.path().join("profile.yaml");
+    std::fs::copy(root().join("platforms/knative-reference.yaml"), &profile).unwrap();
+    let profile_text = std::fs::read(&profile).unwrap();
+    let log_text = std::fs::read(&log).unwrap();
+    let linked = dir.path().join("linked.yaml");
+    std::os::unix::fs::symlink(&profile, &linked).unwrap();
+    let hard = dir.path().join("hard.yaml");
+    std::fs::hard_link(&profile, &hard).unwrap();
+    let import = |report: &Path| {
+        let p = profile.to_str().unwrap();
+        kcontract(
+            &root(),
+            &[
+                "--spec",
+                "spec",
+                "platform",
+                "import-log",
+                "--platform",
+                "acme",
+                log.to_str().unwrap(),
+                "--profile",
+                p,
+                "--report",
+                report.to_str().unwrap(),
+            ],
+        )
+    };
+    for report in [&profile, &linked, &hard, &log] {
+        let (code, _, err) = import(report);
+        assert_eq!(code, 2, "{}: {err}", report.display());
+        assert!(
+            err.contains("--report") && err.contains("writing it would replace it"),
+            "{err}"
+        );
+    }
+    // `platform run` refuses it before looking for a runtime.
+    let p = profile.to_str().unwrap();
+    let (code, _, err) = kcontract(
+        &root(),
+        &[
+            "platform",
+            "run",
+            "--runtime",
+            "runc",
+            "--profile",
+            p,
+            "--report",
+            p,
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--report") && err.contains("--profile"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&profile).unwrap(), profile_text);
+    assert_eq!(std::fs::read(&log).unwrap(), log_text);
+    let good = dir.path().join("r.json");
+    let (code, _, err) = import(&good);
+    assert!(code == 0 || code == 1, "{err}");
+    assert!(good.exists(), "{err}");
+}
+
+/// The token of the decoy files below: no built file may hold it.
+const TOKEN: &str = "ghp_DECOYTOKEN1234567890";
+
+/// Every file under `dir` whose bytes hold [`TOKEN`].
+fn holding_token(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(holding_token(&p));
+        } else if std::fs::read(&p)
+            .is_ok_and(|b| b.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()))
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// `kcontract --spec spec build --out site` in `dir`.
+fn build(dir: &Path) -> (i32, String) {
+    let (code, _, err) = kcontract(dir, &["--spec", "spec", "build", "--out", "site"]);
+    (code, err)
+}
+
+/// A file of the templates folder (used with no flag: it holds `i18n/`) linked to a decoy outside
+/// it is refused with the chapter's diagnostic (K0004), and the token is in no built file: an
+/// asset, a template, interface text. The control: the same files copied in are built.
+#[test]
+fn a_templates_file_linked_out_of_the_folder_is_refused() {
+    for (name, decoy) in [
+        ("assets/leak.txt", TOKEN.to_owned()),
+        ("redirect.html", format!("<p>{TOKEN}</p>")),
+        (
+            "i18n/en.yaml",
+            std::fs::read_to_string(root().join("templates/i18n/en.yaml"))
+                .unwrap()
+                .replacen(
+                    "name: \"English\"",
+                    &format!("name: \"English {TOKEN}\""),
+                    1,
+                ),
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&root().join("spec"), &dir.path().join("spec"));
+        std::fs::create_dir_all(dir.path().join("templates/i18n")).unwrap();
+        std::fs::create_dir_all(dir.path().join("templates/assets")).unwrap();
+        let outside = dir.path().join("decoy");
+        std::fs::write(&outside, &decoy).unwrap();
+        let file = dir.path().join("templates").join(name);
+        std::os::unix::fs::symlink(&outside, &file).unwrap();
+        let (code, err) = build(dir.path());
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(
+            err.contains("error[K0004]") && err.contains("outside the folder"),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            holding_token(&dir.path().join("site")),
+            Vec::<std::path::PathBuf>::new(),
+            "{name}"
+        );
+        // The control: the same text copied into the folder is read (and so published).
+        std::fs::remove_file(&file).unwrap();
+        std::fs::write(&file, &decoy).unwrap();
+        let (code, err) = build(dir.path());
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(
+            !holding_token(&dir.path().join("site")).is_empty(),
+            "{name}"
+        );
+    }
+}
+
+/// A `history:` folder of contract.yaml linked to a decoy spec folder outside the spec folder is
+/// refused (K0004 at its `path`), and the decoy's text is in no built file (the Changes page, the
+/// search index). The control: the decoy copied into the spec folder is published.
+#[test]
+fn a_history_folder_linked_out_of_the_spec_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("spec"), &dir.path().join("spec"));
+    let version = dir.path().join("spec/history/knative-serving-2018-07-26");
+    let decoy = dir.path().join("decoy");
+    copy_dir(&version, &decoy);
+    // A clause's text of that version, changed: the Changes page shows it.
+    let chapter = decoy.join("en/configuration.md");
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    let changed = text.replacen(
+        "allow additional volume mounts.",
+        &format!("allow additional volume mounts {TOKEN}."),
+        1,
+    );
+    assert_ne!(changed, text);
+    std::fs::write(&chapter, changed).unwrap();
+    std::fs::remove_dir_all(&version).unwrap();
+    std::os::unix::fs::symlink(&decoy, &version).unwrap();
+    let (code, err) = build(dir.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("error[K0004]") && err.contains("outside the folder"),
+        "{err}"
+    );
+    assert_eq!(
+        holding_token(&dir.path().join("site")),
+        Vec::<std::path::PathBuf>::new()
+    );
+    std::fs::remove_file(&version).unwrap();
+    copy_dir(&decoy, &version);
+    let (code, err) = build(dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(!holding_token(&dir.path().join("site")).is_empty());
+}
+
+/// `kcontract ARGS` in `dir`, killed after 10 s: the exit code (`None` when killed), stderr and
+/// how long it took.
+fn timed(dir: &Path, args: &[&str]) -> (Option<i32>, String, std::time::Duration) {
+    use std::io::Read as _;
+    let start = std::time::Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir)
+        .args(["--color", "never"])
+        .args(args)
+        .env("KCONTRACT_NO_CACHE", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let took = start.elapsed();
+    let mut err = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    (code, err, took)
+}
+
+/// A FIFO and `/dev/zero` (linked) as the project's `Cargo.toml`, `matrix --ci`'s file,
+/// `tests/contract/.scaffolded` and `--manifest-path`: each command ends within 1 s (before: a
+/// FIFO hung it, /dev/zero grew its memory without bound), and where the file is the one asked
+/// for (`--ci`, `--manifest-path`) it says why it is not read.
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_within_a_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // A small spec: the time measured is the reading, not the debug binary's work.
+    std::fs::create_dir_all(dir.join("spec/en")).unwrap();
+    std::fs::write(
+        dir.join("spec/contract.yaml"),
+        "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: u, license: Apache-2.0, attribution: a}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("spec/en/one.md"),
+        "# One\n\n```clause\nid: one.good\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: conformance\n```\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("tests/contract")).unwrap();
+    // An annotated test: the scan reads the project's Cargo.toml for its package's name.
+    std::fs::write(
+        dir.join("tests/t.rs"),
+        "/// Clause: one.good\n#[test]\nfn t() {}\n",
+    )
+    .unwrap();
+    let special = |p: &Path, fifo: bool| {
+        let _ = std::fs::remove_file(p);
+        if fifo {
+            crate::common::cli::mkfifo(p);
+        } else {
+            std::os::unix::fs::symlink("/dev/zero", p).unwrap();
+        }
+    };
+    let second = std::time::Duration::from_secs(1);
+    for fifo in [true, false] {
+        let what = if fifo { "FIFO" } else { "character device" };
+        special(&dir.join("Cargo.toml"), fifo);
+        for args in [
+            &["--spec", "spec", "check"][..],
+            &["--spec", "spec", "build", "--out", "site"],
+        ] {
+            let (code, err, took) = timed(dir, args);
+            assert!(
+                code.is_some() && took < second,
+                "Cargo.toml {what} {args:?}: {code:?} {took:?} {err}"
+            );
+        }
+        std::fs::remove_file(dir.join("Cargo.toml")).unwrap();
+
+        special(&dir.join("coverage.json"), fifo);
+        let (code, err, took) = timed(dir, &["--spec", "spec", "matrix", "--ci", "coverage.json"]);
+        assert_eq!(code, Some(1), "--ci {what}: {err}");
+        assert!(
+            took < second && err.contains(what),
+            "--ci {what}: {took:?} {err}"
+        );
+
+        special(&dir.join("tests/contract/.scaffolded"), fifo);
+        let (code, err, took) = timed(dir, &["--spec", "spec", "scaffold"]);
+        assert!(
+            code.is_some() && took < second,
+            ".scaffolded {what}: {code:?} {took:?} {err}"
+        );
+
+        std::fs::create_dir_all(dir.join("m")).unwrap();
+        special(&dir.join("m/Cargo.toml"), fifo);
+        let (code, err, took) = timed(
+            dir,
+            &["--spec", "spec", "check", "--manifest-path", "m/Cargo.toml"],
+        );
+        assert_eq!(code, Some(2), "--manifest-path {what}: {err}");
+        assert!(
+            took < second && err.contains(what),
+            "--manifest-path {what}: {took:?} {err}"
+        );
+    }
+}
