@@ -325,9 +325,9 @@ pub(crate) fn run() -> ExitCode {
         Command::Init(c) => c.run(&ctx),
         Command::Review(c) => c.run(&ctx),
         Command::Platform(c) => c.run(&ctx),
-        Command::Completions(c) => c.run(&ctx),
-        Command::Man(c) => c.run(&ctx),
-        Command::Reference(c) => c.run(&ctx),
+        Command::Completions(c) => c.run(&ctx, command()),
+        Command::Man(c) => c.run(&ctx, command()),
+        Command::Reference(c) => c.run(&ctx, command()),
     })
 }
 

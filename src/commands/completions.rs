@@ -1,5 +1,5 @@
 //! `kcontract completions SHELL` and `kcontract man`: the shell completions and the man pages, made
-//! by clap's own generators (clap_complete, clap_mangen) from [`crate::cli::command`], the definition
+//! by clap's own generators (clap_complete, clap_mangen) from `cli::command`, the definition
 //! `--help` prints, so neither can drift from the options a build has.
 
 use std::path::{Path, PathBuf};
@@ -20,14 +20,15 @@ pub(crate) struct Completions {
 }
 
 impl Completions {
-    pub(crate) fn run(self, _ctx: &Ctx) -> Outcome {
-        print(&script(self.shell))
+    /// `cmd` is the whole command line (`cli::command`), given by the dispatcher so that
+    /// this module does not depend on the definition that names it.
+    pub(crate) fn run(self, _ctx: &Ctx, cmd: clap::Command) -> Outcome {
+        print(&script(self.shell, cmd))
     }
 }
 
 /// The completion script of `shell` for the whole command line.
-pub(crate) fn script(shell: clap_complete::Shell) -> String {
-    let mut cmd = crate::cli::command();
+pub(crate) fn script(shell: clap_complete::Shell, mut cmd: clap::Command) -> String {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "kcontract", &mut out);
     String::from_utf8_lossy(&out).into_owned()
@@ -49,8 +50,9 @@ pub(crate) struct Man {
 }
 
 impl Man {
-    pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
-        let pages = pages().map_err(|e| ctx.output_failed("the man pages", &e))?;
+    /// `cmd` as for [`Completions::run`].
+    pub(crate) fn run(self, ctx: &Ctx, cmd: clap::Command) -> Outcome {
+        let pages = pages(cmd).map_err(|e| ctx.output_failed("the man pages", &e))?;
         let Some(dir) = self.out else {
             return print(pages.first().map_or("", |(_, text)| text.as_str()));
         };
@@ -72,8 +74,8 @@ impl Man {
 /// Every man page, the top command's first: (file name, roff text). Hidden commands (the
 /// generator of docs/commands.md) have none; `help` is left out as clap_mangen's `generate_to`
 /// does.
-pub(crate) fn pages() -> std::io::Result<Vec<(String, String)>> {
-    let mut cmd = crate::cli::command().disable_help_subcommand(true);
+pub(crate) fn pages(cmd: clap::Command) -> std::io::Result<Vec<(String, String)>> {
+    let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
     let mut pages = Vec::new();
     add_pages(cmd, &mut pages)?;

@@ -1,5 +1,5 @@
 //! `kcontract reference` (hidden): the command reference, docs/commands.md, written from the same
-//! definition `--help`, the completions and the man pages come from ([`crate::cli::command`]), so the
+//! definition `--help`, the completions and the man pages come from (`cli::command`), so the
 //! guide cannot describe an option that is gone or miss a new one. tests/suite/docs.rs compares the
 //! committed file with this output and fails with [`REGENERATE`] when they differ.
 
@@ -20,8 +20,10 @@ pub(crate) struct Reference {
 }
 
 impl Reference {
-    pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
-        let text = markdown();
+    /// `cmd` is the whole command line (`cli::command`), given by the dispatcher so that
+    /// this module does not depend on the definition that names it.
+    pub(crate) fn run(self, ctx: &Ctx, cmd: clap::Command) -> Outcome {
+        let text = markdown(cmd);
         match self.out {
             None => print(&text),
             Some(path) => kcontract_spec::fsutil::write_atomic(&path, text.as_bytes())
@@ -31,8 +33,9 @@ impl Reference {
 }
 
 /// The whole reference: an index, the exit codes, then one section per command, depth first.
-pub(crate) fn markdown() -> String {
-    let mut cmd = crate::cli::command().disable_help_subcommand(true);
+/// The exit codes are the top command's long help epilogue (`cli::EXIT_CODES`).
+pub(crate) fn markdown(cmd: clap::Command) -> String {
+    let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
     let mut out = String::new();
     out.push_str("# Command reference\n\n");
@@ -53,7 +56,9 @@ pub(crate) fn markdown() -> String {
     let _ = write!(
         out,
         "\n## Exit codes\n\nThe same for every command:\n\n```text\n{}\n```\n",
-        crate::cli::EXIT_CODES
+        cmd.get_after_long_help()
+            .map(ToString::to_string)
+            .unwrap_or_default()
     );
     section(&cmd, "kcontract", &mut out);
     out
@@ -263,7 +268,7 @@ mod tests {
     /// the reference is made from the definition, not a copy of it that could miss one.
     #[test]
     fn every_command_and_option_is_in_the_reference() {
-        let md = markdown();
+        let md = markdown(crate::cli::command());
         let mut cmd = crate::cli::command().disable_help_subcommand(true);
         cmd.build();
         fn walk(cmd: &clap::Command, path: &str, md: &str) {

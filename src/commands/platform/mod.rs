@@ -69,7 +69,14 @@ pub(crate) enum Platform {
 impl Platform {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         match self {
-            Platform::Run(a) => a.run(ctx),
+            Platform::Run(a) => {
+                let (runtime, controls) = a.plan(ctx)?;
+                match controls.as_slice() {
+                    [] => run::run(ctx, &a, runtime, None),
+                    [one] => run::run(ctx, &a, runtime, Some(*one)),
+                    several => controls_run::run(ctx, &a, runtime, several),
+                }
+            }
             Platform::ImportLog(a) => a.run(ctx),
             Platform::Lint(a) => a.run(ctx),
             Platform::Image(a) => a.run(ctx),

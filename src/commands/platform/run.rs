@@ -68,8 +68,10 @@ pub(crate) enum LocalRuntime {
 }
 
 impl RunArgs {
-    /// Runs the command, after checking the controls' names and `--jobs`.
-    pub(super) fn run(self, ctx: &Ctx) -> Outcome {
+    /// Checks the outputs, the controls' names and `--jobs`: the runtime and the controls to run
+    /// (none: the profile's own run). The platform dispatcher then runs one run here or several
+    /// in `controls_run`, which builds on this file's steps (so this file does not call it).
+    pub(super) fn plan(&self, ctx: &Ctx) -> Result<(OciRuntime, Vec<Control>), Failure> {
         super::shared::outputs_apart(
             ctx,
             &[
@@ -107,11 +109,7 @@ impl RunArgs {
             LocalRuntime::Runc => OciRuntime::Runc,
             LocalRuntime::Crun => OciRuntime::Crun,
         };
-        match controls.as_slice() {
-            [] => run(ctx, &self, runtime, None),
-            [one] => run(ctx, &self, runtime, Some(*one)),
-            several => super::controls_run::run(ctx, &self, runtime, several),
-        }
+        Ok((runtime, controls))
     }
 }
 
@@ -132,7 +130,12 @@ pub(super) struct Environment {
 }
 
 /// The command's steps: the contract, the inputs, the environment, the run, the report.
-fn run(ctx: &Ctx, args: &RunArgs, runtime: OciRuntime, control: Option<Control>) -> Outcome {
+pub(super) fn run(
+    ctx: &Ctx,
+    args: &RunArgs,
+    runtime: OciRuntime,
+    control: Option<Control>,
+) -> Outcome {
     let (loaded, source) = load_contract(ctx)?;
     let spec = &loaded.spec;
     let inputs = inputs(ctx, spec, &source, args)?;
