@@ -408,25 +408,21 @@ fn site_for_readers_in_headless_chromium() {
     let mut problems = Vec::new();
     for (width, height) in [(390, 844), (1280, 800)] {
         d.viewport(width, height);
-        for page in [
-            "en/index.html",
-            "zh/configuration.html",
-            "zh/clauses.html",
-            "en/matrix.html",
-            "zh/print.html",
-            "en/changes.html",
-            "zh/changes.html",
-        ] {
-            for theme in ["light", "dark"] {
-                d.goto(&file_url(&site.join(page)));
-                d.js(&format!(
-                    "document.documentElement.dataset.theme = '{theme}';"
-                ));
-                for v in axe(&d, &axe_source) {
-                    problems.push(format!("{page} [{theme}, {width} px]: {v}"));
-                }
-            }
-        }
+        problems.extend(axe_in_both_themes(
+            &d,
+            &axe_source,
+            &site,
+            &[
+                "en/index.html",
+                "zh/configuration.html",
+                "zh/clauses.html",
+                "en/matrix.html",
+                "zh/print.html",
+                "en/changes.html",
+                "zh/changes.html",
+            ],
+            &format!("{width} px"),
+        ));
     }
     assert!(
         problems.is_empty(),
@@ -441,27 +437,7 @@ fn site_for_readers_in_headless_chromium() {
     ignore = "needs Chromium, chromedriver, fonts-noto-cjk, axe-core (npm ci): cargo test --features browser"
 )]
 fn site_in_headless_chromium() {
-    require_browser();
-    let axe_path = root().join("node_modules/axe-core/axe.min.js");
-    let axe_source = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
-        missing(&format!(
-            "axe-core is not installed: cannot read {}: {e}",
-            axe_path.display()
-        ))
-    });
-
-    // Build a fresh site from the repo's spec into a temp folder.
-    let tmp = tempfile::tempdir().unwrap();
-    let site = tmp.path().join("site");
-    let status = Command::new(env!("CARGO_BIN_EXE_kcontract"))
-        .current_dir(root())
-        .args(["build", "--out", site.to_str().unwrap()])
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-
-    let d = Driver::start();
+    let (d, axe_source, tmp, site) = setup();
 
     // 1. Language switch on a clause lands on the same anchor in the other language.
     let anchor = "lifecycle.sigterm-on-kill";
@@ -596,25 +572,20 @@ fn site_in_headless_chromium() {
     d.viewport(1280, 900);
 
     // 6. Accessibility: no serious or critical axe-core violations, light and dark, both languages.
-    let mut problems = Vec::new();
-    for page in [
-        "en/runtime-and-lifecycle.html",
-        "zh/runtime-and-lifecycle.html",
-        "en/clauses.html",
-        "zh/index.html",
-        "zh/matrix.html",
-        "en/runtimes.html",
-    ] {
-        for theme in ["light", "dark"] {
-            d.goto(&file_url(&site.join(page)));
-            d.js(&format!(
-                "document.documentElement.dataset.theme = '{theme}';"
-            ));
-            for v in axe(&d, &axe_source) {
-                problems.push(format!("{page} [{theme}]: {v}"));
-            }
-        }
-    }
+    let problems = axe_in_both_themes(
+        &d,
+        &axe_source,
+        &site,
+        &[
+            "en/runtime-and-lifecycle.html",
+            "zh/runtime-and-lifecycle.html",
+            "en/clauses.html",
+            "zh/index.html",
+            "zh/matrix.html",
+            "en/runtimes.html",
+        ],
+        "1280 px",
+    );
     assert!(
         problems.is_empty(),
         "axe-core violations:\n{}",
@@ -834,6 +805,32 @@ fn platforms_page_fits_and_filters_in_headless_chromium() {
         "platforms.html",
     ));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// axe-core's serious violations on each of `pages` (paths under `site`) in the light and the dark
+/// theme, each named by page, theme and `label` (the viewport).
+fn axe_in_both_themes(
+    d: &Driver,
+    axe_source: &str,
+    site: &Path,
+    pages: &[&str],
+    label: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for page in pages {
+        for theme in ["light", "dark"] {
+            d.goto(&file_url(&site.join(page)));
+            d.js(&format!(
+                "document.documentElement.dataset.theme = '{theme}';"
+            ));
+            out.extend(
+                axe(d, axe_source)
+                    .into_iter()
+                    .map(|v| format!("{page} [{theme}, {label}]: {v}")),
+            );
+        }
+    }
+    out
 }
 
 /// axe-core's serious violations on `page` of the site in English and Chinese, each named by page.
