@@ -1436,3 +1436,79 @@ fn the_platforms_page_without_reports_says_how_to_make_a_column() {
         assert!(index.contains("<a href=\"platforms.html\">"), "{lang}");
     }
 }
+
+/// The `<div class="informative" …>…</div>` frames of a page, each whole.
+fn informative_frames(html: &str) -> Vec<&str> {
+    html.match_indices("<div class=\"informative\"")
+        .map(|(at, _)| &html[at..at + html[at..].find("</div>").unwrap() + "</div>".len()])
+        .collect()
+}
+
+/// An informative note or example (a quote opening with "Note", the block after
+/// `<!-- kcontract: informative -->`) is shown as informative: framed and labelled in the page's
+/// language, its keywords not highlighted, not a clause of the index or the count. Control: the
+/// clause beside it keeps its highlighted keyword, and a plain quote is no note.
+#[test]
+fn informative_notes_are_labelled_and_their_keywords_not_highlighted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec");
+    for (path, text) in [
+        (
+            "contract.yaml",
+            "title: T\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\n",
+        ),
+        (
+            "en/one.md",
+            "# One\n\n> Note: a relay that drops a message MUST NOT be counted as **delivering** it.\n\n> A plain quote.\n\n<!-- kcontract: informative -->\nFor example, a request without a host MAY be rejected.\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n",
+        ),
+        (
+            "zh/one.md",
+            "# 一\n\n<!-- kcontract: informative -->\n例如，没有主机的请求可以（MAY）被拒绝。\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: 87b30d4e0373\n```\n",
+        ),
+    ] {
+        let p = spec.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    let page = |rel: &str| std::fs::read_to_string(tmp.path().join("site").join(rel)).unwrap();
+    let en = page("en/one.html");
+    let frames = informative_frames(&en);
+    assert_eq!(frames.len(), 2, "{en}");
+    assert!(frames[0].contains("MUST NOT be counted") && frames[0].contains("<strong>delivering"));
+    assert!(
+        frames[1].contains("a host MAY be rejected"),
+        "{}",
+        frames[1]
+    );
+    for f in &frames {
+        assert!(
+            f.contains("<p class=\"informative-label\">Informative</p>"),
+            "{f}"
+        );
+        assert!(
+            !f.contains("class=\"kw"),
+            "a note's keyword is highlighted: {f}"
+        );
+        assert!(!f.contains("kcontract: informative"), "{f}");
+    }
+    // Controls: the clause's keyword is highlighted; a quote that is no note is not framed.
+    assert!(
+        en.contains("<strong class=\"kw kw-must\">MUST</strong> do it"),
+        "{en}"
+    );
+    assert!(!frames.iter().any(|f| f.contains("A plain quote")), "{en}");
+    assert!(en.contains("A plain quote"));
+    let zh = page("zh/one.html");
+    let zh_frames = informative_frames(&zh);
+    assert_eq!(zh_frames.len(), 1, "{zh}");
+    assert!(zh_frames[0].contains(">说明性</p>") && !zh_frames[0].contains("class=\"kw"));
+    // Not a clause: the index lists one, the data file counts one.
+    let json: serde_json::Value = serde_json::from_str(&page("clauses.json")).unwrap();
+    assert_eq!(json["clauses"].as_array().unwrap().len(), 1, "{json}");
+    let index = page("en/clauses.html");
+    assert!(!index.contains("delivering") && !index.contains("without a host"));
+}

@@ -29,8 +29,9 @@ pub const INFORMATIVE_MARKER: &str = "<!-- kcontract: informative -->";
 
 /// Does a block quote's source open as a note or an example (`> Note:`, `> **Example**`,
 /// `> [!NOTE]`)? Its keywords then illustrate, and `check` reads it as prose. "Note that the
-/// runtime MUST …" points at a requirement and is not such a note.
-fn is_note_quote(src: &str) -> bool {
+/// runtime MUST …" points at a requirement and is not such a note. Public so that the site shows
+/// as informative exactly the quotes `check` reads as prose.
+pub fn is_note_quote(src: &str) -> bool {
     let t = src
         .trim_start()
         .trim_start_matches(['>', ' ', '\t', '*', '_', '[', '!', '('])

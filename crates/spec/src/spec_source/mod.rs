@@ -21,7 +21,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub use chapter::{BOILERPLATE_MARKER, INFORMATIVE_MARKER, markdown_options, resolver};
+pub use chapter::{
+    BOILERPLATE_MARKER, INFORMATIVE_MARKER, is_note_quote, markdown_options, resolver,
+};
 pub use clause_block::{ClauseYaml, FieldValue};
 pub use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
