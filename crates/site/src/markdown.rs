@@ -268,31 +268,9 @@ fn render_with<'h>(
                     attrs,
                 })),
             },
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => events.push(Event::Start(Tag::Link {
-                link_type,
-                dest_url: match (chapter, dest_url.strip_prefix('#')) {
-                    (Some(ch), Some(frag)) => CowStr::from(format!("{ch}.html#{frag}")),
-                    _ => safe_url(&dest_url),
-                },
-                title,
-                id,
-            })),
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => events.push(Event::Start(Tag::Image {
-                link_type,
-                dest_url: safe_url(&dest_url),
-                title,
-                id,
-            })),
+            Event::Start(tag @ (Tag::Link { .. } | Tag::Image { .. })) => {
+                events.push(Event::Start(safe_target(tag, chapter)));
+            }
             // A note's keywords illustrate: not marked as a requirement's.
             Event::Text(t) if notes.open => events.push(Event::Text(t)),
             Event::Text(t) => highlight_keywords(&t, &mut events),
@@ -315,6 +293,39 @@ fn render_with<'h>(
         }
     }
     finish(events, markdown.len(), has_raw_html, &pieces)
+}
+
+/// A link or an image with a safe target ([`safe_url`]); a link to a fragment alone (`#root`) of
+/// text written in `chapter` to `chapter.html#root`.
+fn safe_target<'a>(tag: Tag<'a>, chapter: Option<&str>) -> Tag<'a> {
+    match tag {
+        Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        } => Tag::Link {
+            link_type,
+            dest_url: match (chapter, dest_url.strip_prefix('#')) {
+                (Some(ch), Some(frag)) => CowStr::from(format!("{ch}.html#{frag}")),
+                _ => safe_url(&dest_url),
+            },
+            title,
+            id,
+        },
+        Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        } => Tag::Image {
+            link_type,
+            dest_url: safe_url(&dest_url),
+            title,
+            id,
+        },
+        other => other,
+    }
 }
 
 /// The HTML of the events [`render_with`] gathered: soft breaks between Chinese text dropped, the
