@@ -1512,3 +1512,73 @@ fn informative_notes_are_labelled_and_their_keywords_not_highlighted() {
     let index = page("en/clauses.html");
     assert!(!index.contains("delivering") && !index.contains("without a host"));
 }
+
+/// The informative text a step of the committed Changes page changed, in `lang`: its part after
+/// the step's "Informative text" heading, found by the pull request that made the step.
+fn prose_part_of_step(lang: &str, pr: u64) -> String {
+    let loaded = kcontract_spec::load(&root().join("spec"));
+    let mut history = loaded.spec.contract.history.clone();
+    history.sort_by(|a, b| a.date.cmp(&b.date));
+    let v = history
+        .iter()
+        .position(|v| v.pull_request == Some(pr))
+        .unwrap_or_else(|| panic!("#{pr} is no step"));
+    let html = std::fs::read_to_string(root().join(format!("site/{lang}/changes.html"))).unwrap();
+    let anchor = format!("since-{}", history[v - 1].name);
+    let at = html.find(&format!("<h2 id=\"{anchor}\">")).unwrap();
+    let step = &html[at..at + html[at..].find("</section>").unwrap()];
+    let prose = step
+        .find(&format!("<h3 id=\"{anchor}-prose\">"))
+        .unwrap_or_else(|| panic!("{lang} #{pr}: no informative text part"));
+    step[prose..].to_string()
+}
+
+/// The Changes page shows informative text changed as words, sentence by sentence, as a reader
+/// reads them: #2473 fixed "ressources" (a sentence changed, its word diff), #5001 dropped a
+/// sentence (removed, its words), #4550 softened "may" to "might" in the prose; no raw Markdown in
+/// any step's part, no line counts. A step that changed no informative words says so: #9683 (a
+/// clause's level only) and #7783 (dead links fixed: link targets are no words).
+#[test]
+fn the_changes_page_shows_informative_text_as_words() {
+    let none = [
+        ("en", "No informative sentence changed"),
+        ("zh", "没有说明性文字的句子变更"),
+    ];
+    for (lang, none) in none {
+        let typo = prose_part_of_step(lang, 2473);
+        assert!(
+            typo.contains("<li data-kind=\"changed\">")
+                && typo.contains("graceful shutdown of existing <del>ressources</del><ins>resources</ins> and connections."),
+            "{lang}: {typo}"
+        );
+        let dropped = prose_part_of_step(lang, 5001);
+        assert!(
+            dropped.contains("<del>Serverless computation relies on inbound requests to determine container activeness.</del>"),
+            "{lang}: {dropped}"
+        );
+        let softened = prose_part_of_step(lang, 4550);
+        assert!(
+            softened.contains("code <del>may</del><ins>might</ins> be scaled to zero"),
+            "{lang}: {softened}"
+        );
+        for part in [&typo, &dropped, &softened] {
+            assert!(!part.contains(none), "{lang}: {part}");
+        }
+        // Controls: no informative word changed, said so, and no sentence listed.
+        for pr in [9683, 7783] {
+            let part = prose_part_of_step(lang, pr);
+            assert!(
+                part.contains(none) && !part.contains("<li"),
+                "{lang} #{pr}: {part}"
+            );
+        }
+        let html =
+            std::fs::read_to_string(root().join(format!("site/{lang}/changes.html"))).unwrap();
+        for part in html.split("-prose\">").skip(1) {
+            let part = &part[..part.find("</section>").unwrap()];
+            for raw in ["**", "[", "](", "`", "<!--", "lines added", "新增行数"] {
+                assert!(!part.contains(raw), "{lang}: {raw:?} in {part}");
+            }
+        }
+    }
+}
