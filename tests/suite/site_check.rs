@@ -283,12 +283,18 @@ fn a_broken_source_clause_does_not_make_its_translation_an_orphan() {
 
 /// `kcontract check` on a one-language spec of chapters `one` and `two`: its output.
 fn check_en(contract: &str, one: &str, two: &str) -> String {
+    check_en_with(contract, one, two, &[])
+}
+
+/// [`check_en`] with `more` files (path, content) in the folder.
+fn check_en_with(contract: &str, one: &str, two: &str, more: &[(&str, &str)]) -> String {
     let dir = tempfile::tempdir().unwrap();
-    for (path, content) in [
+    let files = [
         ("spec/contract.yaml", contract),
         ("spec/en/one.md", one),
         ("spec/en/two.md", two),
-    ] {
+    ];
+    for &(path, content) in files.iter().chain(more) {
         let p = dir.path().join(path);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, content).unwrap();
@@ -333,19 +339,49 @@ fn a_broken_link_and_a_bad_level_are_reported_in_one_run() {
     );
 }
 
+/// A runtimes catalogue that does not load (K0701).
+const BAD_CATALOGUE: (&str, &str) = ("spec/runtimes/deviations.yaml", "runtimes: [\n");
+
+/// What is read beside the chapters and does not depend on them is reported in the same run as
+/// their errors: the runtimes catalogue's error beside a bad level (it waited until the spec loaded
+/// without errors). Control: the catalogue alone fails the same way.
+#[test]
+fn a_catalogue_error_is_reported_beside_the_chapters_errors() {
+    let bad = "# One\n\n```clause\nid: one.b\nlevel: MUSTY\nactor: platform\ntext: The platform MUST do that.\nverify: manual\n```\n";
+    let out = check_en_with(CONTRACT_EN, bad, "# Two\n\nText.\n", &[BAD_CATALOGUE]);
+    assert!(out.starts_with("exit: 1\n"), "{out}");
+    assert!(
+        out.contains("error[K0701]") && out.contains("error[K0109]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: 2 errors and 0 warnings found"),
+        "{out}"
+    );
+    let sound = bad.replace("MUSTY", "MUST");
+    let alone = check_en_with(CONTRACT_EN, &sound, "# Two\n\nText.\n", &[BAD_CATALOGUE]);
+    assert!(
+        alone.contains("error[K0701]") && !alone.contains("K0109"),
+        "{alone}"
+    );
+}
+
 /// A spec whose loading fails stops there: with `contract.yaml` unreadable as a contract (its
 /// `chapters:` not a list) no chapter can be found, so neither the chapters nor their links, the
 /// translations, the test annotations, the runtimes catalogue, the earlier versions or the
-/// templates are checked: one error, the contract's.
+/// templates are checked (they are read once the contract is): one error, the contract's.
 #[test]
 fn a_contract_that_does_not_load_stops_the_check() {
-    let out = check_en(
+    let out = check_en_with(
         "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: 5\n",
         "# One\n\nSee [two](two.md#nowhere).\n\n```clause\nid: one.b\nlevel: MUSTY\nactor: platform\ntext: The platform MUST do that.\nverify: manual\n```\n",
         "# Two\n\nText.\n",
+        &[BAD_CATALOGUE],
     );
     assert!(out.starts_with("exit: 1\n"), "{out}");
     assert!(out.contains("spec/contract.yaml"), "{out}");
-    assert!(!out.contains("K0118") && !out.contains("K0109"), "{out}");
+    for not in ["K0118", "K0109", "K0701"] {
+        assert!(!out.contains(not), "{not}: {out}");
+    }
     assert!(out.contains("error: 1 error and 0 warnings found"), "{out}");
 }
