@@ -1444,7 +1444,7 @@ fn informative_frames(html: &str) -> Vec<&str> {
         .collect()
 }
 
-/// An informative note or example (a quote opening with "Note", the block after
+/// An informative note or example (a quote opening with "Note", in Chinese "注：", the block after
 /// `<!-- kcontract: informative -->`) is shown as informative: framed and labelled in the page's
 /// language, its keywords not highlighted, not a clause of the index or the count. Control: the
 /// clause beside it keeps its highlighted keyword, and a plain quote is no note.
@@ -1463,7 +1463,7 @@ fn informative_notes_are_labelled_and_their_keywords_not_highlighted() {
         ),
         (
             "zh/one.md",
-            "# 一\n\n<!-- kcontract: informative -->\n例如，没有主机的请求可以（MAY）被拒绝。\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: 87b30d4e0373\n```\n",
+            "# 一\n\n> 注：丢弃消息的中继不得（MUST NOT）被计为已送达。\n\n<!-- kcontract: informative -->\n例如，没有主机的请求可以（MAY）被拒绝。\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: 87b30d4e0373\n```\n",
         ),
     ] {
         let p = spec.join(path);
@@ -1504,8 +1504,14 @@ fn informative_notes_are_labelled_and_their_keywords_not_highlighted() {
     assert!(en.contains("A plain quote"));
     let zh = page("zh/one.html");
     let zh_frames = informative_frames(&zh);
-    assert_eq!(zh_frames.len(), 1, "{zh}");
-    assert!(zh_frames[0].contains(">说明性</p>") && !zh_frames[0].contains("class=\"kw"));
+    assert_eq!(zh_frames.len(), 2, "{zh}");
+    for f in &zh_frames {
+        assert!(
+            f.contains(">说明性</p>") && !f.contains("class=\"kw"),
+            "{f}"
+        );
+    }
+    assert!(zh.contains("<strong class=\"kw kw-must\">"), "{zh}");
     // Not a clause: the index lists one, the data file counts one.
     let json: serde_json::Value = serde_json::from_str(&page("clauses.json")).unwrap();
     assert_eq!(json["clauses"].as_array().unwrap().len(), 1, "{json}");
