@@ -233,6 +233,9 @@ impl<'c> Stages<'c> {
             || kcontract_spec::load_alongside(spec_dir, opts, alongside),
             also,
         );
+        if loaded.has_errors() {
+            return Err(self.failed_load(loaded, side));
+        }
         let loaded = self.loaded(loaded)?;
         // The contract was read when the spec loaded without errors; should it ever not have
         // been, the same work runs now.
@@ -268,6 +271,34 @@ impl<'c> Stages<'c> {
             earlier: side.earlier.0,
             also,
         })
+    }
+
+    /// The spec did not load: its errors reported together with those of what was read beside it
+    /// and does not depend on its chapters (the runtimes catalogue, the earlier versions of
+    /// `history:`), so that one run shows them all. The test annotations are not reported: a clause
+    /// that failed may be the one a test claims. Always a failure.
+    fn failed_load(&mut self, loaded: Loaded, side: Option<Side>) -> Failure {
+        self.timings.extend(&loaded.timings);
+        let mut printed = 0;
+        let mut diags = loaded.diagnostics;
+        if let Some(side) = side {
+            let catalogue: Vec<Diagnostic> = (side.runtimes.diagnostics.into_iter())
+                .filter(Diagnostic::is_error)
+                .collect();
+            self.ctx
+                .print_diagnostics(&catalogue, &side.runtimes.sources);
+            printed += catalogue.len();
+            for v in &side.earlier.0 {
+                let errors = v.errors();
+                self.ctx.print_diagnostics(&errors, &v.loaded.sources);
+                printed += errors.len();
+            }
+            diags.extend(history::broken(&side.earlier.0, &self.ctx.spec));
+        }
+        match self.ctx.report_after(printed, &diags, &loaded.sources) {
+            Err(f) => f,
+            Ok(()) => Failure::Input,
+        }
     }
 
     /// [`Self::spec_and_tests`] with the built-in contract: its tests are the crate's (`at`), and

@@ -1436,3 +1436,155 @@ fn the_platforms_page_without_reports_says_how_to_make_a_column() {
         assert!(index.contains("<a href=\"platforms.html\">"), "{lang}");
     }
 }
+
+/// The `<div class="informative" …>…</div>` frames of a page, each whole.
+fn informative_frames(html: &str) -> Vec<&str> {
+    html.match_indices("<div class=\"informative\"")
+        .map(|(at, _)| &html[at..at + html[at..].find("</div>").unwrap() + "</div>".len()])
+        .collect()
+}
+
+/// An informative note or example (a quote opening with "Note", in Chinese "注：", the block after
+/// `<!-- kcontract: informative -->`) is shown as informative: framed and labelled in the page's
+/// language, its keywords not highlighted, not a clause of the index or the count. Control: the
+/// clause beside it keeps its highlighted keyword, and a plain quote is no note.
+#[test]
+fn informative_notes_are_labelled_and_their_keywords_not_highlighted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("spec");
+    for (path, text) in [
+        (
+            "contract.yaml",
+            "title: T\nversion: 0.1.0\nlanguages: [en, zh]\nchapters: [one]\n",
+        ),
+        (
+            "en/one.md",
+            "# One\n\n> Note: a relay that drops a message MUST NOT be counted as **delivering** it.\n\n> A plain quote.\n\n<!-- kcontract: informative -->\nFor example, a request without a host MAY be rejected.\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n",
+        ),
+        (
+            "zh/one.md",
+            "# 一\n\n> 注：丢弃消息的中继不得（MUST NOT）被计为已送达。\n\n<!-- kcontract: informative -->\n例如，没有主机的请求可以（MAY）被拒绝。\n\n```clause\nid: one.a\ntext: 平台必须（MUST）这样做。\nsource: 87b30d4e0373\n```\n",
+        ),
+    ] {
+        let p = spec.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let (code, _, err) = kcontract(tmp.path(), &["check"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = kcontract(tmp.path(), &["build"]);
+    assert_eq!(code, 0, "{err}");
+    let page = |rel: &str| std::fs::read_to_string(tmp.path().join("site").join(rel)).unwrap();
+    let en = page("en/one.html");
+    let frames = informative_frames(&en);
+    assert_eq!(frames.len(), 2, "{en}");
+    assert!(frames[0].contains("MUST NOT be counted") && frames[0].contains("<strong>delivering"));
+    assert!(
+        frames[1].contains("a host MAY be rejected"),
+        "{}",
+        frames[1]
+    );
+    for f in &frames {
+        assert!(
+            f.contains("<p class=\"informative-label\">Informative</p>"),
+            "{f}"
+        );
+        assert!(
+            !f.contains("class=\"kw"),
+            "a note's keyword is highlighted: {f}"
+        );
+        assert!(!f.contains("kcontract: informative"), "{f}");
+    }
+    // Controls: the clause's keyword is highlighted; a quote that is no note is not framed.
+    assert!(
+        en.contains("<strong class=\"kw kw-must\">MUST</strong> do it"),
+        "{en}"
+    );
+    assert!(!frames.iter().any(|f| f.contains("A plain quote")), "{en}");
+    assert!(en.contains("A plain quote"));
+    let zh = page("zh/one.html");
+    let zh_frames = informative_frames(&zh);
+    assert_eq!(zh_frames.len(), 2, "{zh}");
+    for f in &zh_frames {
+        assert!(
+            f.contains(">说明性</p>") && !f.contains("class=\"kw"),
+            "{f}"
+        );
+    }
+    assert!(zh.contains("<strong class=\"kw kw-must\">"), "{zh}");
+    // Not a clause: the index lists one, the data file counts one.
+    let json: serde_json::Value = serde_json::from_str(&page("clauses.json")).unwrap();
+    assert_eq!(json["clauses"].as_array().unwrap().len(), 1, "{json}");
+    let index = page("en/clauses.html");
+    assert!(!index.contains("delivering") && !index.contains("without a host"));
+}
+
+/// The informative text a step of the committed Changes page changed, in `lang`: its part after
+/// the step's "Informative text" heading, found by the pull request that made the step.
+fn prose_part_of_step(lang: &str, pr: u64) -> String {
+    let loaded = kcontract_spec::load(&root().join("spec"));
+    let mut history = loaded.spec.contract.history.clone();
+    history.sort_by(|a, b| a.date.cmp(&b.date));
+    let v = history
+        .iter()
+        .position(|v| v.pull_request == Some(pr))
+        .unwrap_or_else(|| panic!("#{pr} is no step"));
+    let html = std::fs::read_to_string(root().join(format!("site/{lang}/changes.html"))).unwrap();
+    let anchor = format!("since-{}", history[v - 1].name);
+    let at = html.find(&format!("<h2 id=\"{anchor}\">")).unwrap();
+    let step = &html[at..at + html[at..].find("</section>").unwrap()];
+    let prose = step
+        .find(&format!("<h3 id=\"{anchor}-prose\">"))
+        .unwrap_or_else(|| panic!("{lang} #{pr}: no informative text part"));
+    step[prose..].to_string()
+}
+
+/// The Changes page shows informative text changed as words, sentence by sentence, as a reader
+/// reads them: #2473 fixed "ressources" (a sentence changed, its word diff), #5001 dropped a
+/// sentence (removed, its words), #4550 softened "may" to "might" in the prose; no raw Markdown in
+/// any step's part, no line counts. A step that changed no informative words says so: #9683 (a
+/// clause's level only) and #7783 (dead links fixed: link targets are no words).
+#[test]
+fn the_changes_page_shows_informative_text_as_words() {
+    let none = [
+        ("en", "No informative sentence changed"),
+        ("zh", "没有说明性文字的句子变更"),
+    ];
+    for (lang, none) in none {
+        let typo = prose_part_of_step(lang, 2473);
+        assert!(
+            typo.contains("<li data-kind=\"changed\">")
+                && typo.contains("graceful shutdown of existing <del>ressources</del><ins>resources</ins> and connections."),
+            "{lang}: {typo}"
+        );
+        let dropped = prose_part_of_step(lang, 5001);
+        assert!(
+            dropped.contains("<del>Serverless computation relies on inbound requests to determine container activeness.</del>"),
+            "{lang}: {dropped}"
+        );
+        let softened = prose_part_of_step(lang, 4550);
+        assert!(
+            softened.contains("code <del>may</del><ins>might</ins> be scaled to zero"),
+            "{lang}: {softened}"
+        );
+        for part in [&typo, &dropped, &softened] {
+            assert!(!part.contains(none), "{lang}: {part}");
+        }
+        // Controls: no informative word changed, said so, and no sentence listed.
+        for pr in [9683, 7783] {
+            let part = prose_part_of_step(lang, pr);
+            assert!(
+                part.contains(none) && !part.contains("<li"),
+                "{lang} #{pr}: {part}"
+            );
+        }
+        let html =
+            std::fs::read_to_string(root().join(format!("site/{lang}/changes.html"))).unwrap();
+        for part in html.split("-prose\">").skip(1) {
+            let part = &part[..part.find("</section>").unwrap()];
+            for raw in ["**", "[", "](", "`", "<!--", "lines added", "新增行数"] {
+                assert!(!part.contains(raw), "{lang}: {raw:?} in {part}");
+            }
+        }
+    }
+}

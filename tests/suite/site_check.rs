@@ -280,3 +280,108 @@ fn a_broken_source_clause_does_not_make_its_translation_an_orphan() {
     );
     assert!(out.contains("error[K0302]"), "{out}");
 }
+
+/// `kcontract check` on a one-language spec of chapters `one` and `two`: its output.
+fn check_en(contract: &str, one: &str, two: &str) -> String {
+    check_en_with(contract, one, two, &[])
+}
+
+/// [`check_en`] with `more` files (path, content) in the folder.
+fn check_en_with(contract: &str, one: &str, two: &str, more: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("spec/contract.yaml", contract),
+        ("spec/en/one.md", one),
+        ("spec/en/two.md", two),
+    ];
+    for &(path, content) in files.iter().chain(more) {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+    check_in(&dir)
+}
+
+const CONTRACT_EN: &str = "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one, two]\n";
+
+/// One run reports every error it can: a broken link into a sound chapter beside a bad level in
+/// another clause (the links were checked only once the level was fixed). What an error hides is
+/// left out: a link to the clause that failed (`#one.b`) is not called broken. Control: with the
+/// level fixed, that link resolves and the broken one is still the only link error.
+#[test]
+fn a_broken_link_and_a_bad_level_are_reported_in_one_run() {
+    let one = |level: &str| {
+        format!(
+            "# One\n\nSee [two](two.md#nowhere) and [b](#one.b).\n\n```clause\nid: one.a\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: manual\n```\n\n```clause\nid: one.b\nlevel: {level}\nactor: platform\ntext: The platform MUST do that.\nverify: manual\n```\n"
+        )
+    };
+    let out = check_en(CONTRACT_EN, &one("MUSTY"), "# Two\n\nText.\n");
+    assert!(out.starts_with("exit: 1\n"), "{out}");
+    assert!(out.contains("error[K0109]: unknown level `MUSTY`"), "{out}");
+    assert!(
+        out.contains("error[K0118]: the link `two.md#nowhere`"),
+        "{out}"
+    );
+    assert!(!out.contains("#one.b`"), "the failed clause's link: {out}");
+    assert!(
+        out.contains("error: 2 errors and 0 warnings found"),
+        "{out}"
+    );
+    let fixed = check_en(CONTRACT_EN, &one("MUST"), "# Two\n\nText.\n");
+    assert!(
+        fixed.contains("error[K0118]: the link `two.md#nowhere`"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("#one.b`"), "{fixed}");
+    assert!(
+        fixed.contains("error: 1 error and 0 warnings found"),
+        "{fixed}"
+    );
+}
+
+/// A runtimes catalogue that does not load (K0701).
+const BAD_CATALOGUE: (&str, &str) = ("spec/runtimes/deviations.yaml", "runtimes: [\n");
+
+/// What is read beside the chapters and does not depend on them is reported in the same run as
+/// their errors: the runtimes catalogue's error beside a bad level (it waited until the spec loaded
+/// without errors). Control: the catalogue alone fails the same way.
+#[test]
+fn a_catalogue_error_is_reported_beside_the_chapters_errors() {
+    let bad = "# One\n\n```clause\nid: one.b\nlevel: MUSTY\nactor: platform\ntext: The platform MUST do that.\nverify: manual\n```\n";
+    let out = check_en_with(CONTRACT_EN, bad, "# Two\n\nText.\n", &[BAD_CATALOGUE]);
+    assert!(out.starts_with("exit: 1\n"), "{out}");
+    assert!(
+        out.contains("error[K0701]") && out.contains("error[K0109]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: 2 errors and 0 warnings found"),
+        "{out}"
+    );
+    let sound = bad.replace("MUSTY", "MUST");
+    let alone = check_en_with(CONTRACT_EN, &sound, "# Two\n\nText.\n", &[BAD_CATALOGUE]);
+    assert!(
+        alone.contains("error[K0701]") && !alone.contains("K0109"),
+        "{alone}"
+    );
+}
+
+/// A spec whose loading fails stops there: with `contract.yaml` unreadable as a contract (its
+/// `chapters:` not a list) no chapter can be found, so neither the chapters nor their links, the
+/// translations, the test annotations, the runtimes catalogue, the earlier versions or the
+/// templates are checked (they are read once the contract is): one error, the contract's.
+#[test]
+fn a_contract_that_does_not_load_stops_the_check() {
+    let out = check_en_with(
+        "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: 5\n",
+        "# One\n\nSee [two](two.md#nowhere).\n\n```clause\nid: one.b\nlevel: MUSTY\nactor: platform\ntext: The platform MUST do that.\nverify: manual\n```\n",
+        "# Two\n\nText.\n",
+        &[BAD_CATALOGUE],
+    );
+    assert!(out.starts_with("exit: 1\n"), "{out}");
+    assert!(out.contains("spec/contract.yaml"), "{out}");
+    for not in ["K0118", "K0109", "K0701"] {
+        assert!(!out.contains(not), "{not}: {out}");
+    }
+    assert!(out.contains("error: 1 error and 0 warnings found"), "{out}");
+}

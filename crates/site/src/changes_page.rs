@@ -15,7 +15,7 @@ use strum::VariantArray;
 use super::interface::Interface;
 use super::markdown::level_class;
 use super::pages::OwnPage;
-use kcontract_edit::diff::history::{History, Step};
+use kcontract_edit::diff::history::{History, ProseWords, Sentence, Step};
 use kcontract_edit::diff::{Change, Direction, Kind};
 use kcontract_spec::{Document, EarlierVersion, Spec, TranslationState};
 
@@ -51,7 +51,8 @@ pub(super) struct StepCtx<'a> {
     count: usize,
     /// The kinds that occur, in [`Kind`]'s order, each with its changes.
     kinds: Vec<KindCtx<'a>>,
-    /// Lines of informative text changed, per chapter and language.
+    /// The sentences of informative text changed, per chapter and language (empty: none, the
+    /// page says so).
     prose: Vec<ProseCtx<'a>>,
     /// The step from the newest upstream version to the current one: this contract's own edition
     /// of the text (its actors, verification, tests, notes, translations), not an upstream change.
@@ -92,13 +93,47 @@ pub(crate) struct Entry<'a> {
     new_state: Option<&'a str>,
 }
 
-/// A chapter's informative text changed in one language.
+/// A chapter's informative text changed in one language: its sentences added, removed or
+/// changed, as words a reader reads (never the Markdown, never a count of lines).
 #[derive(Serialize)]
 struct ProseCtx<'a> {
     chapter_title: &'a str,
+    /// The text's language, and its name in the page's language.
+    lang: &'a str,
     lang_name: &'a str,
-    added: usize,
-    removed: usize,
+    sentences: Vec<SentenceCtx<'a>>,
+}
+
+/// A sentence on the page: what happened to it in the page's language (`prose_<kind>`), and the
+/// sentence as the history has it (`s.kind`, `s.words`: `op` and `text`, as a reworded clause's).
+#[derive(Serialize)]
+struct SentenceCtx<'a> {
+    label: &'a str,
+    s: &'a Sentence,
+}
+
+impl<'a> ProseCtx<'a> {
+    fn new(
+        p: &'a ProseWords,
+        chapter_title: &'a str,
+        t: &'a Interface,
+        names: &'a BTreeMap<&'a str, &'a str>,
+    ) -> Self {
+        ProseCtx {
+            chapter_title,
+            lang: &p.lang,
+            lang_name: names.get(p.lang.as_str()).copied().unwrap_or(&p.lang),
+            sentences: (p.sentences.iter())
+                .map(|s| SentenceCtx {
+                    label: t
+                        .text
+                        .get(&format!("prose_{}", s.kind.as_str()))
+                        .map_or(s.kind.as_str(), String::as_str),
+                    s,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A clause that changed in the latest step, for its badge on its chapter page (`c.changed` of
@@ -254,16 +289,8 @@ pub(super) fn context<'a>(
                 count: kinds.iter().map(|k| k.entries.len()).sum(),
                 own,
                 kinds,
-                prose: step
-                    .diff
-                    .prose
-                    .iter()
-                    .map(|p| ProseCtx {
-                        chapter_title: chapter_title(&p.chapter),
-                        lang_name: names.get(p.lang.as_str()).copied().unwrap_or(&p.lang),
-                        added: p.added,
-                        removed: p.removed,
-                    })
+                prose: (step.prose.iter())
+                    .map(|p| ProseCtx::new(p, chapter_title(&p.chapter), t, names))
                     .collect(),
             }
         })

@@ -4,14 +4,20 @@
 //! (`sanitize.rs`: `<sup>`, `<br>`, `<kbd>`, `<abbr>` … kept, `<script>`, event handlers and other
 //! URLs removed), and links may only use `http`, `https`, `mailto`, fragments or relative paths (a
 //! `javascript:` or `data:` URL becomes an inert `#`). Links to `chapter.md#anchor` become links to the rendered `chapter.html#anchor`.
-//! RFC 2119 keywords in running text are wrapped for highlighting.
+//! RFC 2119 keywords in running text are wrapped for highlighting, except in a chapter's
+//! informative notes (a quote opening with "Note" or "Example", or the block after the line
+//! `<!-- kcontract: informative -->`: what `check` reads as prose though it uses a keyword), which are
+//! framed and labelled as informative instead, so a reader never takes their keywords for a
+//! requirement.
 
 use std::ops::Range;
 
 use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 
 use kcontract_spec::keywords::{Level, find_keywords};
-use kcontract_spec::{BOILERPLATE_MARKER, markdown_options, resolver};
+use kcontract_spec::{
+    BOILERPLATE_MARKER, INFORMATIVE_MARKER, is_note_quote, markdown_options, resolver,
+};
 use kcontract_spec::{LinkDefs, Prose};
 
 /// Spec Markdown as safe HTML: raw HTML sanitized, only http(s), mailto, fragment and relative links,
@@ -41,18 +47,73 @@ pub(super) struct SectionHead<'a> {
 /// A clause block inside a list item (the loader recorded where) is shown in its place, as
 /// `nested` gives it (the clause's piece, by its id), so that the list keeps its items around it;
 /// one `nested` does not know (its clause did not load) stays a code block, as written.
+///
+/// An informative note among the prose is framed and labelled `note_label` (the page's word for
+/// "Informative"), its keywords not highlighted.
 pub(super) fn prose_html<'h>(
     prose: &Prose,
     heads: &mut dyn Iterator<Item = SectionHead<'h>>,
     defs: &LinkDefs,
     nested: Nested<'_>,
+    note_label: &str,
 ) -> String {
-    let shown: Vec<(Range<usize>, Option<String>)> = prose
+    let clauses: Vec<(Range<usize>, Option<String>)> = prose
         .clauses
         .iter()
         .map(|c| (c.range.clone(), c.id.as_deref().and_then(nested)))
         .collect();
-    render_with(&prose.text, None, Some(heads), None, Some(defs), &shown)
+    let shown = Shown {
+        clauses: &clauses,
+        note_label: Some(note_label),
+    };
+    render_with(&prose.text, None, Some(heads), None, Some(defs), shown)
+}
+
+/// What a chapter's prose shows besides its Markdown: the clause blocks of its list items (each
+/// one's lines and the HTML it gives), and the label of its informative notes (`None` for text
+/// that is not a chapter's prose, a clause's text or a reason, where no note is framed).
+#[derive(Clone, Copy, Default)]
+struct Shown<'a> {
+    clauses: &'a [(Range<usize>, Option<String>)],
+    note_label: Option<&'a str>,
+}
+
+/// The informative notes of a chapter's prose as it is rendered: which top-level block is one (as
+/// the loader decides, so the site frames exactly what `check` read as prose), and whether one is
+/// open.
+struct Notes<'a> {
+    label: Option<&'a str>,
+    /// The informative marker was the last HTML block: the next top-level block is a note.
+    marked: bool,
+    /// A note's block is being rendered: its keywords are not highlighted.
+    open: bool,
+}
+
+impl Notes<'_> {
+    /// Top-level block `tag` starts, its source `src`: a note opens its frame and label.
+    fn start(&mut self, tag: &Tag, src: &str, events: &mut Vec<Event<'_>>) {
+        let Some(label) = self.label else { return };
+        if matches!(tag, Tag::HtmlBlock) {
+            return;
+        }
+        let marked = std::mem::take(&mut self.marked);
+        if marked || matches!(tag, Tag::BlockQuote(_)) && is_note_quote(src) {
+            self.open = true;
+            events.push(Event::Html(NOTE_OPEN.into()));
+            events.push(Event::Text(label.to_string().into()));
+            events.push(Event::Html(NOTE_LABEL_END.into()));
+        }
+    }
+
+    /// Top-level block `tag` ended (its end event pushed), its source `src`: a note closes its
+    /// frame; the informative marker makes the next block a note.
+    fn end(&mut self, tag: TagEnd, src: &str, events: &mut Vec<Event<'_>>) {
+        if tag == TagEnd::HtmlBlock {
+            self.marked |= src.trim() == INFORMATIVE_MARKER;
+        } else if std::mem::take(&mut self.open) {
+            events.push(Event::Html(NOTE_CLOSE.into()));
+        }
+    }
 }
 
 /// [`to_html`], and the plain text of the same parse for the search index: words of text and code,
@@ -89,24 +150,30 @@ fn render<'h>(
     chapter: Option<&str>,
     defs: Option<&LinkDefs>,
 ) -> String {
-    render_with(markdown, plain, heads, chapter, defs, &[])
+    render_with(markdown, plain, heads, chapter, defs, Shown::default())
 }
 
 /// The HTML a page shows for the clause of an id: its piece.
 pub(super) type Nested<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// [`render`], with the clause blocks at the ranges of `shown` (each one's lines in `markdown`)
-/// shown as the HTML it gives, or as written, without keyword marks, when it gives none.
+/// shown as the HTML it gives, or as written, without keyword marks, when it gives none, and the
+/// informative notes framed when `shown` has their label.
 fn render_with<'h>(
     markdown: &str,
     mut plain: Option<&mut String>,
     mut heads: Option<&mut dyn Iterator<Item = SectionHead<'h>>>,
     chapter: Option<&str>,
     defs: Option<&LinkDefs>,
-    shown: &[(Range<usize>, Option<String>)],
+    shown: Shown<'_>,
 ) -> String {
     let mut events = Vec::with_capacity(16);
     let mut depth = 0usize;
+    let mut notes = Notes {
+        label: shown.note_label,
+        marked: false,
+        open: false,
+    };
     // A clause block being read: its events so far and the HTML it is shown as.
     let mut clause: Option<(Vec<Event>, Option<&String>)> = None;
     // The pieces of the clauses shown in list items: put in after the sanitizer ran, which is for
@@ -134,17 +201,26 @@ fn render_with<'h>(
             continue;
         }
         if let Event::Start(Tag::CodeBlock(_)) = &ev
-            && let Some((_, html)) = shown.iter().find(|(r, _)| r.contains(&range.start))
+            && let Some((_, html)) = shown.clauses.iter().find(|(r, _)| r.contains(&range.start))
         {
             depth += 1;
             clause = Some((vec![ev], html.as_ref()));
             continue;
         }
         match &ev {
-            Event::Start(_) => depth += 1,
+            Event::Start(tag) => {
+                if depth == 0 {
+                    notes.start(tag, &markdown[range.clone()], &mut events);
+                }
+                depth += 1;
+            }
             Event::End(_) => depth = depth.saturating_sub(1),
             _ => {}
         }
+        let top_end = match &ev {
+            Event::End(tag) if depth == 0 => Some(*tag),
+            _ => None,
+        };
         if let Some(out) = plain.as_deref_mut() {
             match &ev {
                 Event::Text(t) | Event::Code(t) => out.push_str(t),
@@ -155,8 +231,9 @@ fn render_with<'h>(
             }
         }
         match ev {
-            // The marker that exempts the RFC 2119 boilerplate is for `check`, not for readers.
-            Event::Html(h) if h.trim() == BOILERPLATE_MARKER => {}
+            // The markers that exempt the RFC 2119 boilerplate and a note are for `check`, not
+            // for readers (a note shows its frame and label instead).
+            Event::Html(h) if h.trim() == BOILERPLATE_MARKER || h.trim() == INFORMATIVE_MARKER => {}
             // Raw HTML is kept for the sanitizer, which then runs over the whole fragment (a tag
             // and its closing tag are separate events).
             raw @ (Event::Html(_) | Event::InlineHtml(_)) => {
@@ -191,31 +268,11 @@ fn render_with<'h>(
                     attrs,
                 })),
             },
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => events.push(Event::Start(Tag::Link {
-                link_type,
-                dest_url: match (chapter, dest_url.strip_prefix('#')) {
-                    (Some(ch), Some(frag)) => CowStr::from(format!("{ch}.html#{frag}")),
-                    _ => safe_url(&dest_url),
-                },
-                title,
-                id,
-            })),
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => events.push(Event::Start(Tag::Image {
-                link_type,
-                dest_url: safe_url(&dest_url),
-                title,
-                id,
-            })),
+            Event::Start(tag @ (Tag::Link { .. } | Tag::Image { .. })) => {
+                events.push(Event::Start(safe_target(tag, chapter)));
+            }
+            // A note's keywords illustrate: not marked as a requirement's.
+            Event::Text(t) if notes.open => events.push(Event::Text(t)),
             Event::Text(t) => highlight_keywords(&t, &mut events),
             // A table of the spec in a frame of its own, which scrolls sideways on a phone rather
             // than the page, or the words in its cells being broken to fit (style.css,
@@ -231,8 +288,44 @@ fn render_with<'h>(
             }
             other => events.push(other),
         }
+        if let Some(tag) = top_end {
+            notes.end(tag, &markdown[range], &mut events);
+        }
     }
     finish(events, markdown.len(), has_raw_html, &pieces)
+}
+
+/// A link or an image with a safe target ([`safe_url`]); a link to a fragment alone (`#root`) of
+/// text written in `chapter` to `chapter.html#root`.
+fn safe_target<'a>(tag: Tag<'a>, chapter: Option<&str>) -> Tag<'a> {
+    match tag {
+        Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        } => Tag::Link {
+            link_type,
+            dest_url: match (chapter, dest_url.strip_prefix('#')) {
+                (Some(ch), Some(frag)) => CowStr::from(format!("{ch}.html#{frag}")),
+                _ => safe_url(&dest_url),
+            },
+            title,
+            id,
+        },
+        Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        } => Tag::Image {
+            link_type,
+            dest_url: safe_url(&dest_url),
+            title,
+            id,
+        },
+        other => other,
+    }
 }
 
 /// The HTML of the events [`render_with`] gathered: soft breaks between Chinese text dropped, the
@@ -259,6 +352,15 @@ fn finish(mut events: Vec<Event>, len: usize, has_raw_html: bool, pieces: &[Stri
     for (n, piece) in pieces.iter().enumerate() {
         out = out.replacen(&piece_placeholder(n), piece, 1);
     }
+    if out.contains(NOTE_OPEN) {
+        out = out
+            .replace(
+                NOTE_OPEN,
+                "<div class=\"informative\" role=\"note\"><p class=\"informative-label\">",
+            )
+            .replace(NOTE_LABEL_END, "</p>\n")
+            .replace(NOTE_CLOSE, "</div>\n");
+    }
     if out.contains(TABLE_OPEN) {
         out = out
             .replace(TABLE_OPEN, "<div class=\"spec-table\" tabindex=\"0\">")
@@ -270,6 +372,12 @@ fn finish(mut events: Vec<Event>, len: usize, has_raw_html: bool, pieces: &[Stri
 /// What stands for the frame of a table until the sanitizer has run (as [`piece_placeholder`]).
 const TABLE_OPEN: &str = "\u{E000}kcontract-table\u{E000}";
 const TABLE_CLOSE: &str = "\u{E000}/kcontract-table\u{E000}";
+
+/// What stands for the frame of an informative note, the end of its label and the frame's end until
+/// the sanitizer has run (as [`piece_placeholder`]).
+const NOTE_OPEN: &str = "\u{E000}kcontract-note\u{E000}";
+const NOTE_LABEL_END: &str = "\u{E000}/kcontract-note-label\u{E000}";
+const NOTE_CLOSE: &str = "\u{E000}/kcontract-note\u{E000}";
 
 /// What stands for the `n`th clause piece of a fragment until the sanitizer has run: text of
 /// private-use characters, which the sanitizer keeps as it is and no spec writes.

@@ -302,10 +302,13 @@ impl<'s> Lang<'s> {
         }
         let ids: Vec<&str> = spec.clauses.iter().map(|c| c.id.as_str()).collect();
         let link = |html: String| shared.link_ids(html);
-        let source_lang = &m.spec.contract.languages[0];
+        let langs = (
+            m.spec.contract.languages[0].as_str(),
+            t.text("informative_note"),
+        );
         let per_chapter: Vec<(Value, Value, Option<usize>)> = (0..docs.len())
             .into_par_iter()
-            .map(|d| chapter_blocks(docs, d, &ids, source_lang, (&values, &pieces), &link))
+            .map(|d| chapter_blocks(docs, d, &ids, langs, (&values, &pieces), &link))
             .collect();
         let mut blocks = Vec::with_capacity(per_chapter.len());
         let mut sections = Vec::with_capacity(per_chapter.len());
@@ -510,12 +513,12 @@ fn map<const N: usize>(entries: [(&'static str, Value); N]) -> Value {
 /// "clause", clause, html}`, the clause's context and piece from `shown`, in the order of
 /// `spec.clauses` as `ids` are), its sections for the sidebar (their headings' ids and numbers),
 /// and the first block that shows a clause (where the legend goes). `link` links the clause ids
-/// of its prose.
+/// of its prose; `note_label` labels its informative notes.
 fn chapter_blocks(
     docs: &[Document],
     d: usize,
     ids: &[&str],
-    source_lang: &str,
+    (source_lang, note_label): (&str, &str),
     (clauses, pieces): (&[Value], &[Value]),
     link: &dyn Fn(String) -> String,
 ) -> (Value, Value, Option<usize>) {
@@ -545,7 +548,13 @@ fn chapter_blocks(
                 ("kind", "prose".into()),
                 (
                     "html",
-                    Value::safe_string(&link(prose_html(p, &mut heads, &doc.link_defs, &nested))),
+                    Value::safe_string(&link(prose_html(
+                        p,
+                        &mut heads,
+                        &doc.link_defs,
+                        &nested,
+                        note_label,
+                    ))),
                 ),
             ]),
             // The source language's prose where the translation has none yet, under a banner.
@@ -554,7 +563,13 @@ fn chapter_blocks(
                 ("lang", source_lang.into()),
                 (
                     "html",
-                    Value::safe_string(&link(prose_html(p, &mut heads, &doc.link_defs, &nested))),
+                    Value::safe_string(&link(prose_html(
+                        p,
+                        &mut heads,
+                        &doc.link_defs,
+                        &nested,
+                        note_label,
+                    ))),
                 ),
             ]),
             Block::Clause(i) if inside.borrow().contains(i) => continue,

@@ -36,6 +36,6 @@ pub use spec::{
 };
 pub use spec_source::{
     BOILERPLATE_MARKER, ClauseYaml, FieldValue, INFORMATIVE_MARKER, LINK_SCHEMES, LoadOptions,
-    Loaded, Tree, chapter_file, io_error, is_language_tag, load, load_alongside, load_from,
-    load_with, markdown_options, paragraphs, read_source, read_spec_source, resolver,
+    Loaded, Tree, chapter_file, io_error, is_language_tag, is_note_quote, load, load_alongside,
+    load_from, load_with, markdown_options, paragraphs, read_source, read_spec_source, resolver,
 };

@@ -29,12 +29,17 @@ pub const INFORMATIVE_MARKER: &str = "<!-- kcontract: informative -->";
 
 /// Does a block quote's source open as a note or an example (`> Note:`, `> **Example**`,
 /// `> [!NOTE]`)? Its keywords then illustrate, and `check` reads it as prose. "Note that the
-/// runtime MUST …" points at a requirement and is not such a note.
-fn is_note_quote(src: &str) -> bool {
+/// runtime MUST …" points at a requirement and is not such a note. A Chinese translation's note
+/// opens with its label, `注：` or `示例` (not `注意`, "note that"). Public so that the site shows as
+/// informative exactly the quotes `check` reads as prose.
+pub fn is_note_quote(src: &str) -> bool {
     let t = src
         .trim_start()
         .trim_start_matches(['>', ' ', '\t', '*', '_', '[', '!', '('])
         .to_ascii_lowercase();
+    if ["注：", "注:", "示例"].iter().any(|w| t.starts_with(w)) {
+        return true;
+    }
     ["note", "example"].iter().any(|w| {
         t.strip_prefix(w).is_some_and(|rest| {
             rest.is_empty() || rest.starts_with([':', ' ', '*', '_', ']', ')', '.', ',', 's'])
@@ -1188,6 +1193,24 @@ mod tests {
         assert_eq!(slugify("Posix-platform Hooks"), "posix-platform-hooks");
         assert_eq!(slugify("Memory and CPU limits"), "memory-and-cpu-limits");
         assert_eq!(slugify("运行时和生命周期"), "运行时和生命周期");
+    }
+
+    /// A note or an example in English or in a Chinese translation; "note that" and "注意" (the
+    /// same) point at a requirement.
+    #[test]
+    fn note_quotes() {
+        for yes in [
+            "> Note: x",
+            "> **Example** x",
+            "> [!NOTE]\n> x",
+            "> 注：x",
+            "> 示例：x",
+        ] {
+            assert!(is_note_quote(yes), "{yes}");
+        }
+        for no in ["> Note that x", "> 注意，x", "> A quote"] {
+            assert!(!is_note_quote(no), "{no}");
+        }
     }
 
     /// The prose pieces of `src`, parsed as a source chapter, and the codes of what it reports.

@@ -9,8 +9,10 @@ use crate::diagnostic::Diagnostic;
 use crate::spec::{Block, Document, Link, Spec};
 use crate::suggest::closest;
 
-/// The diagnostics of every link of every language that does not resolve.
-pub(super) fn check_links(spec: &Spec) -> Vec<Diagnostic> {
+/// The diagnostics of every link of every language that does not resolve, but for a fragment
+/// into one of the chapters `failed` (whose files have errors: a clause that failed is no anchor,
+/// so its link would be reported wrongly).
+pub(super) fn check_links(spec: &Spec, failed: &BTreeSet<String>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let chapters: BTreeSet<&str> = spec.contract.chapters.iter().map(String::as_str).collect();
     let langs = std::iter::once(spec.documents.as_slice())
@@ -23,7 +25,7 @@ pub(super) fn check_links(spec: &Spec) -> Vec<Diagnostic> {
             .collect();
         for doc in docs {
             for link in &doc.links {
-                if let Some(d) = check(link, doc, &chapters, &anchors) {
+                if let Some(d) = check(link, doc, &chapters, &anchors, failed) {
                     out.push(d);
                 }
             }
@@ -56,6 +58,7 @@ fn check(
     doc: &Document,
     chapters: &BTreeSet<&str>,
     anchors: &BTreeMap<&str, (BTreeSet<&str>, &Document)>,
+    failed: &BTreeSet<String>,
 ) -> Option<Diagnostic> {
     let dest = link.dest.trim();
     if is_external(dest) {
@@ -93,7 +96,7 @@ fn check(
         // reported by the loader).
         return None;
     };
-    if ids.contains(frag) {
+    if ids.contains(frag) || failed.contains(chapter) {
         return None;
     }
     // A fragment made from a translated heading's own text: the section's id is the source's.

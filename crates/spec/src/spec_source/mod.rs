@@ -21,7 +21,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-pub use chapter::{BOILERPLATE_MARKER, INFORMATIVE_MARKER, markdown_options, resolver};
+pub use chapter::{
+    BOILERPLATE_MARKER, INFORMATIVE_MARKER, is_note_quote, markdown_options, resolver,
+};
 pub use clause_block::{ClauseYaml, FieldValue};
 pub use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
@@ -115,13 +117,13 @@ pub fn load_alongside<T: Send>(
     (out, Some(side))
 }
 
-/// Everything after the contract: the chapters, then (without errors so far) the checks that need
-/// the whole spec.
+/// Everything after the contract: the chapters, then the checks that need the whole spec. Those
+/// run when a chapter has errors too, so that one run reports every error it can (a broken link
+/// beside a bad level, not after it is fixed); what an error may have hidden from them is left
+/// out ([`validate`]).
 fn load_rest(tree: &Tree, dir: &Path, start: ContractRead, opts: LoadOptions, out: &mut Loaded) {
     load_languages(tree, dir, start, out);
-    if !out.has_errors() {
-        validate(out, opts);
-    }
+    validate(out, opts);
     if opts.strict {
         // A mistyped or unclosed clause block (K0121, K0122) may have lost a requirement: under
         // `--strict`, as a stale translation does, it fails the check.
@@ -134,14 +136,45 @@ fn load_rest(tree: &Tree, dir: &Path, start: ContractRead, opts: LoadOptions, ou
 }
 
 /// The checks that need the whole spec: translations, links, review stamps.
+///
+/// When the load has errors, a clause block with an error built no clause: the translations are
+/// not compared (a translated clause would seem to translate nothing), and a link into a
+/// chapter with an error that finds no section or clause there is not reported (it may name the
+/// clause that failed); every other link is checked, and the review notes of the clauses built.
 fn validate(out: &mut Loaded, opts: LoadOptions) {
     let start = Instant::now();
-    let extra = translation_diagnostics(&out.spec, opts.strict);
-    out.diagnostics.extend(extra);
-    out.diagnostics.extend(links::check_links(&out.spec));
+    let failed = failed_chapters(out);
+    if !out.has_errors() {
+        let extra = translation_diagnostics(&out.spec, opts.strict);
+        out.diagnostics.extend(extra);
+    }
+    out.diagnostics
+        .extend(links::check_links(&out.spec, &failed));
     let reviews = clause_block::review_diagnostics(&out.spec, opts.strict);
     out.diagnostics.extend(reviews);
     out.timings.add("validate", start.elapsed());
+}
+
+/// The chapters (by name) of which a file, in any language, has an error: what they hold may be
+/// incomplete. Empty when the load has no error.
+fn failed_chapters(out: &Loaded) -> std::collections::BTreeSet<String> {
+    let mut files = std::collections::BTreeSet::new();
+    for d in out.diagnostics.iter().filter(|d| d.is_error()) {
+        let spans = d.span.iter().chain(d.context.iter().map(|(s, _)| s));
+        files.extend(spans.map(|s| out.sources.get(s.file).path.clone()));
+        files.extend(d.path.clone());
+    }
+    if files.is_empty() {
+        return std::collections::BTreeSet::new();
+    }
+    let translated = out.spec.translations.iter().flat_map(|t| &t.documents);
+    out.spec
+        .documents
+        .iter()
+        .chain(translated)
+        .filter(|doc| files.contains(&doc.file))
+        .map(|doc| doc.chapter.clone())
+        .collect()
 }
 
 /// `contract.yaml` read and parsed: what the chapters' load starts from.
