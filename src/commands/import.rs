@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::terminal::{Ctx, Failure, Outcome, print};
-use kcontract_edit::import::{Carry, Earlier, Imported};
+use kcontract_edit::import::{Carry, Earlier, Imported, save};
 use kcontract_spec::Loaded;
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::{Actor, Contract, Labelled};
@@ -65,6 +65,9 @@ impl Import {
         let earlier = (self.keep_ids_from.as_deref())
             .map(|dir| load_clean(ctx, dir, "keep ids from"))
             .transpose()?;
+        if let Some(dir) = &self.into {
+            recover(ctx, dir)?;
+        }
         let into = (self.into.as_deref())
             .map(|dir| load_clean(ctx, dir, "import into"))
             .transpose()?;
@@ -186,7 +189,8 @@ impl Import {
                 .in_file(out.join("contract.yaml"))
                 .help("to follow a newer version of a text imported before, import it with --out into a new folder and --keep-ids-from the old one, then compare them with `kcontract diff`; nothing was written"));
         }
-        let added = merge_into(out, lang, &imported.chapters).map_err(|d| fail_with(ctx, d))?;
+        let added = save::merge_into(out, lang, &imported.chapters, &abort_after_writes())
+            .map_err(|d| fail_with(ctx, d))?;
         let files: Vec<String> = added.iter().map(|n| format!("{lang}/{n}.md")).collect();
         print(&format!(
             "imported {} into {}: {}\nmerged: new files {}; chapters {} added to `chapters:` of contract.yaml after its {}; no other file changed\nnext: kcontract --spec {} check\n",
@@ -223,7 +227,7 @@ impl Import {
         for (lang, name, text) in &imported.translations {
             files.push((out.join(lang).join(format!("{name}.md")), text.clone()));
         }
-        write_all(out, &files).map_err(|d| fail_with(ctx, d))?;
+        write_new_hooked(out, &files, &abort_after_writes()).map_err(|d| fail_with(ctx, d))?;
         print(&format!(
             "imported {}: {} → {}\nnext: kcontract --spec {} check\n",
             self.file.display(),
@@ -400,118 +404,33 @@ fn load_clean(ctx: &Ctx, dir: &Path, what: &str) -> Result<Loaded, Failure> {
     Err(Failure::Input)
 }
 
-/// Add `chapters` to the spec folder `dir`: each as `<lang>/<name>.md`, a new file (an existing
-/// one stops the import, K1005, before anything is written), and its name appended to the
-/// `chapters:` of `contract.yaml`, the rest of which is kept as written. Returns the names added.
-/// On a failure to write, what was written is removed and `contract.yaml` restored.
-fn merge_into(
-    dir: &Path,
-    lang: &str,
-    chapters: &[(String, String)],
-) -> Result<Vec<String>, Diagnostic> {
-    let yaml_path = dir.join("contract.yaml");
-    // Read and written back as it was saved (a byte-order mark, Windows line ends).
-    let raw = fs::read_to_string(&yaml_path).map_err(|e| {
-        Diagnostic::error(
-            "K1003",
-            format!("`{}` cannot be read: {e}", yaml_path.display()),
-        )
-        .in_file(&yaml_path)
-    })?;
-    let encoding = kcontract_spec::fsutil::Encoding::of(&raw);
-    let yaml = kcontract_spec::fsutil::plain_text(raw.clone());
-    for (name, _) in chapters {
-        let path = dir.join(lang).join(format!("{name}.md"));
-        if path.exists() {
-            return Err(Diagnostic::error(
-                "K1005",
-                format!("`{}` exists already: import never overwrites a file", path.display()),
+/// Finish what an `import --into` killed in `dir` left ([`save::recover`]), saying so.
+fn recover(ctx: &Ctx, dir: &Path) -> Outcome {
+    match save::recover(dir) {
+        Ok(None) => Ok(()),
+        Ok(Some(r)) => {
+            let files: Vec<String> = r.removed.iter().map(|p| p.display().to_string()).collect();
+            eprintln!(
+                "note: an earlier `import --into {}` stopped before it finished; {}",
+                dir.display(),
+                if files.is_empty() {
+                    "nothing it wrote was left unlisted".to_string()
+                } else {
+                    format!("removed the chapter file(s) it wrote without listing them: {}", files.join(", "))
+                }
+            );
+            Ok(())
+        }
+        Err(e) => fail(
+            ctx,
+            Diagnostic::error(
+                "K1003",
+                format!("cannot finish the interrupted import in `{}`: {e}", dir.display()),
             )
-            .in_file(&path)
-            .help("the chapter is not listed in contract.yaml but its file is there: rename or move that file, or import into another folder; nothing was written"));
-        }
+            .in_file(dir.join(save::JOURNAL))
+            .help("an earlier `import --into` was stopped; check that the folder is writable, then run the import again"),
+        ),
     }
-    let names: Vec<String> = chapters.iter().map(|(n, _)| n.clone()).collect();
-    let Some(merged) = add_chapters(&yaml, &names) else {
-        return Err(Diagnostic::error(
-            "K1005",
-            format!("the `chapters:` list of `{}` cannot be extended", yaml_path.display()),
-        )
-        .in_file(&yaml_path)
-        .help("import adds to a `chapters:` list written one name a line (`  - name`) or as `[a, b]`; write it so, or add the chapters by hand after `--out`; nothing was written"));
-    };
-    let mut written: Vec<PathBuf> = Vec::new();
-    let result = chapters.iter().try_for_each(|(name, text)| {
-        let path = dir.join(lang).join(format!("{name}.md"));
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| (path.clone(), e))?;
-        }
-        fs::write(&path, text).map_err(|e| (path.clone(), e))?;
-        written.push(path);
-        Ok(())
-    });
-    let result = result.and_then(|()| {
-        fs::write(&yaml_path, encoding.apply(&merged)).map_err(|e| (yaml_path.clone(), e))
-    });
-    result.map_err(|(path, e)| {
-        for p in &written {
-            let _ = fs::remove_file(p);
-        }
-        let _ = fs::write(&yaml_path, &raw);
-        Diagnostic::error("K1003", format!("`{}` cannot be written: {e}", path.display()))
-            .in_file(&path)
-            .help("check that the folder is writable; the new files were removed again and contract.yaml is as it was")
-    })?;
-    Ok(names)
-}
-
-/// `yaml` (a contract.yaml) with `names` appended to its top-level `chapters:` list, written
-/// one name a line (`  - name`, as `init` writes it) or in brackets on the key's line; `None` for
-/// any other form. Every other line is kept as it is.
-fn add_chapters(yaml: &str, names: &[String]) -> Option<String> {
-    let lines: Vec<&str> = yaml.split_inclusive('\n').collect();
-    let at = lines.iter().position(|l| l.starts_with("chapters:"))?;
-    let rest = lines[at]["chapters:".len()..].trim();
-    let mut out = String::with_capacity(yaml.len() + 16 * names.len());
-    if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-        out.extend(lines[..at].iter().copied());
-        let mut all: Vec<&str> = inner
-            .split(',')
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .collect();
-        all.extend(names.iter().map(String::as_str));
-        out.push_str(&format!("chapters: [{}]\n", all.join(", ")));
-        out.extend(lines[at + 1..].iter().copied());
-        return Some(out);
-    }
-    if !rest.is_empty() && !rest.starts_with('#') {
-        return None;
-    }
-    // The item lines after the key (comments and blank lines between them allowed).
-    let mut last = None;
-    for (i, l) in lines.iter().enumerate().skip(at + 1) {
-        let t = l.trim_start();
-        if t.starts_with("- ") {
-            last = Some(i);
-        } else if !(t.is_empty() || t.starts_with('#')) {
-            break;
-        }
-    }
-    let last = last?;
-    let first = lines[at + 1..=last]
-        .iter()
-        .find(|l| l.trim_start().starts_with("- "))?;
-    let indent = &first[..first.len() - first.trim_start().len()];
-    out.extend(lines[..=last].iter().copied());
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    for n in names {
-        out.push_str(&format!("{indent}- {n}\n"));
-    }
-    out.extend(lines[last + 1..].iter().copied());
-    Some(out)
 }
 
 /// Why `dir` cannot receive a new spec (`None`: it can).
@@ -528,62 +447,46 @@ pub(crate) fn not_empty(dir: &Path) -> Option<&'static str> {
     }
 }
 
-/// Write every file under `root`; on a failure, remove what was written (the folder is left as it
-/// was found: absent or empty).
+/// Write every file under `root` (absent or empty), whole or not at all: in a temporary folder
+/// beside it, renamed into place ([`save::write_new`]).
 pub(crate) fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), Diagnostic> {
-    let existed = root.exists();
-    let result = files.iter().try_for_each(|(path, text)| {
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| (path, e))?;
-        }
-        fs::write(path, text).map_err(|e| (path, e))
-    });
-    result.map_err(|(path, e)| {
-        let cleanup = if existed {
-            fs::read_dir(root).map(|entries| {
-                for e in entries.flatten() {
-                    let p = e.path();
-                    let _ = if p.is_dir() {
-                        fs::remove_dir_all(&p)
-                    } else {
-                        fs::remove_file(&p)
-                    };
-                }
-            })
-        } else if root.exists() {
-            fs::remove_dir_all(root)
-        } else {
-            Ok(())
-        };
-        let after = match cleanup {
-            Ok(()) => "nothing was left behind",
-            Err(_) => "some files could not be removed again",
-        };
+    write_new_hooked(root, files, &|_| {})
+}
+
+fn write_new_hooked(
+    root: &Path,
+    files: &[(PathBuf, String)],
+    after: save::After<'_>,
+) -> Result<(), Diagnostic> {
+    let rel: Vec<(PathBuf, Vec<u8>)> = files
+        .iter()
+        .map(|(p, text)| {
+            let rel = p.strip_prefix(root).unwrap_or(p).to_path_buf();
+            (rel, text.clone().into_bytes())
+        })
+        .collect();
+    save::write_new(root, &rel, after).map_err(|(path, e)| {
         Diagnostic::error(
             "K1003",
             format!("`{}` cannot be written: {e}", path.display()),
         )
-        .in_file(path)
-        .help(format!("check that the folder is writable; {after}"))
+        .in_file(&path)
+        .help("check that the folder is writable; nothing was left behind")
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::add_chapters;
-
-    #[test]
-    fn chapters_are_appended_and_the_rest_kept() {
-        let names = ["b".to_string(), "c".to_string()];
-        assert_eq!(
-            add_chapters("title: T\nchapters:\n  - a\n# who\nactors: [x]\n", &names).as_deref(),
-            Some("title: T\nchapters:\n  - a\n  - b\n  - c\n# who\nactors: [x]\n")
-        );
-        assert_eq!(
-            add_chapters("chapters: [a]  \nx: 1\n", &names).as_deref(),
-            Some("chapters: [a, b, c]\nx: 1\n")
-        );
-        assert_eq!(add_chapters("chapters: a\n", &names), None);
-        assert_eq!(add_chapters("title: T\n", &names), None);
+/// The test hook of `tests/suite/leaks.rs`: with `KCONTRACT_TEST_ABORT_AFTER_WRITES=N` the process
+/// stops after its Nth file write as a kill would (no clean-up, no message), so the test can check
+/// that every moment of an import leaves a whole contract and that the next run recovers.
+fn abort_after_writes() -> impl Fn(&Path) {
+    let limit: Option<usize> = std::env::var("KCONTRACT_TEST_ABORT_AFTER_WRITES")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let count = std::cell::Cell::new(0usize);
+    move |_: &Path| {
+        count.set(count.get() + 1);
+        if limit == Some(count.get()) {
+            std::process::abort();
+        }
     }
 }

@@ -15,6 +15,7 @@
 mod carry;
 mod ids;
 mod links;
+pub mod save;
 mod text;
 mod vocabulary;
 mod writer;
