@@ -134,7 +134,12 @@ impl Import {
                     )
                 })?;
         match String::from_utf8(bytes) {
-            Ok(s) => Ok(kcontract_spec::fsutil::plain_text(s)),
+            Ok(s) => {
+                let text = kcontract_spec::fsutil::plain_text(s);
+                let prepared = kcontract_edit::import::source::prepare(&self.file, text);
+                ctx.print_diagnostics(&prepared.diagnostics, &prepared.sources);
+                prepared.text.ok_or(Failure::Input)
+            }
             Err(_) => Err(fail_with(
                 ctx,
                 Diagnostic::error(

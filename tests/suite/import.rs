@@ -641,3 +641,70 @@ fn a_table_rows_subject_is_in_the_keywords_cell() {
         "{chapter}"
     );
 }
+
+/// A NUL byte is refused with its line and column, and nothing is written; lone carriage returns
+/// (old Mac line ends) are line ends, with a warning at the first, and the imported spec passes
+/// `check` (it failed with K0005 and K0101 when both went into the chapters; issue #50, item 7).
+#[test]
+fn nul_is_refused_and_a_lone_carriage_return_is_a_line_end() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("nul.md"),
+        "# T\n\nThe runtime MUST\0 stop.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("cr.md"),
+        "# T\n\nA line\rwith a CR. It MUST go.\n\n## S\n\nx\rThe runtime MUST stop.\r",
+    )
+    .unwrap();
+    let (code, out, nul) = kcontract(dir.path(), &["import", "nul.md", "--out", "a"]);
+    assert_eq!(code, 1, "{out}{nul}");
+    assert!(!dir.path().join("a").exists());
+    let (code, out, cr) = kcontract(dir.path(), &["import", "cr.md", "--out", "b"]);
+    assert_eq!(code, 0, "{out}{cr}");
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "b", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for f in std::fs::read_dir(dir.path().join("b/en")).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        assert!(!text.contains('\r'), "{text}");
+    }
+    let cr: String = cr
+        .lines()
+        .take_while(|l| !l.starts_with("note:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!(format!("{nul}\n{cr}"));
+}
+
+/// `languages: [en, en]` is one error at the second `en` (K0010), not a translation of the source
+/// into itself with an error for every field of every clause; `import --into` shows just that.
+#[test]
+fn a_language_listed_twice_is_one_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["init", "c", "--title", "Relay"]);
+    assert_eq!(code, 0, "{err}");
+    let yaml = dir.path().join("c/spec/contract.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    assert!(text.contains("languages: [en]"), "{text}");
+    std::fs::write(
+        &yaml,
+        text.replace("languages: [en]", "languages: [en, en]"),
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("error[").count(), 1, "{err}");
+    assert!(
+        err.contains("error[K0010]: language `en` is listed twice"),
+        "{err}"
+    );
+    let file = root().join("tests/fixtures/import/events-v1.md");
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &["import", file.to_str().unwrap(), "--into", "c/spec"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("error[").count(), 2, "{err}");
+    assert!(err.contains("error[K1004]"), "{err}");
+}

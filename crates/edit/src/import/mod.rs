@@ -16,6 +16,7 @@ mod carry;
 mod ids;
 mod links;
 pub mod save;
+pub mod source;
 mod text;
 mod vocabulary;
 mod writer;
