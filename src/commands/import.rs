@@ -15,8 +15,10 @@ use kcontract_spec::{Actor, Contract, Labelled};
 // One of --out and --into, named together in the usage line (`<--out <DIR>|--into <DIR>>`).
 #[command(group(clap::ArgGroup::new("folder").required(true).args(["out", "into"])))]
 pub(crate) struct Import {
-    /// The Markdown file to import.
-    file: PathBuf,
+    /// The Markdown file to import; with --into, several, imported together: a link from one to
+    /// another (`other.md`, `other.md#section`) lands on the chapter the other became.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
     /// The spec folder to create (must not exist, or be empty).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -61,24 +63,26 @@ pub(crate) struct Import {
 impl Import {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         self.check_actors(ctx)?;
-        let src = self.read_source(ctx)?;
-        let earlier = (self.keep_ids_from.as_deref())
-            .map(|dir| load_clean(ctx, dir, "keep ids from"))
-            .transpose()?;
-        if let Some(dir) = &self.into {
-            recover(ctx, dir)?;
-        }
+        self.check_files(ctx)?;
+        // Every input is read and every problem found reported together, before the first stops
+        // the import: the texts, the earlier version, the contract imported into, the output.
+        let sources: Vec<Result<String, Failure>> =
+            self.files.iter().map(|f| read_source(ctx, f)).collect();
+        let earlier =
+            (self.keep_ids_from.as_deref()).map(|dir| load_clean(ctx, dir, "keep ids from"));
         let into = (self.into.as_deref())
-            .map(|dir| load_clean(ctx, dir, "import into"))
-            .transpose()?;
+            .map(|dir| recover(ctx, dir).and_then(|()| load_clean(ctx, dir, "import into")));
         let out = self.into.clone().or(self.out.clone()).unwrap_or_default();
-        if into.is_none()
-            && let Some(why) = not_empty(&out)
-        {
-            return fail(ctx, Diagnostic::error("K1002", format!("the output folder `{}` {why}", out.display()))
+        let out_ok = match (&self.into, not_empty(&out)) {
+            (None, Some(why)) => fail(ctx, Diagnostic::error("K1002", format!("the output folder `{}` {why}", out.display()))
                     .in_file(&out)
-                    .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one, or --into a spec folder to add the chapters to"));
-        }
+                    .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one, or --into a spec folder to add the chapters to")),
+            _ => Ok(()),
+        };
+        let sources: Vec<String> = sources.into_iter().collect::<Result<_, _>>()?;
+        let earlier = earlier.transpose()?;
+        let into = into.transpose()?;
+        out_ok?;
         let contract = self.contract(into.as_ref().or(earlier.as_ref()));
         let carry = if self.upstream_only {
             Carry::UpstreamOnly
@@ -92,14 +96,61 @@ impl Import {
                 .map(|(loaded, dir)| Earlier { loaded, dir, carry }),
             into: into.as_ref().map(|l| &l.spec),
             actors_from_subjects: self.actors.is_empty() && into.is_none() && earlier.is_none(),
+            ..Default::default()
         };
-        let imported = kcontract_edit::import::import(&src, &self.origin(), &contract, &options);
+        let imported = self.import_all(&sources, &contract, options);
         match &into {
             Some(loaded) => self.write_into(ctx, &out, &contract, loaded, &imported)?,
-            None => self.write_new(ctx, &out, &imported)?,
+            None => self.write_new(ctx, &out, &imported[0])?,
         }
-        self.notes(&imported, into.is_some());
+        for one in &imported {
+            self.notes(one, into.is_some());
+        }
         Ok(())
+    }
+
+    /// Several files only with --into (and without --keep-ids-from): a new folder or a new
+    /// version of a text is made of one.
+    fn check_files(&self, ctx: &Ctx) -> Outcome {
+        if self.files.len() > 1 && (self.into.is_none() || self.keep_ids_from.is_some()) {
+            return Err(ctx.usage(
+                &format!("{} files to import without --into", self.files.len()),
+                "several documents are imported together into an existing spec folder (kcontract init makes one): --into DIR, without --keep-ids-from; or import one file with --out",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Import each text. Documents imported together are placed first (where each one's
+    /// sections go), then imported with the links between them made to land there, each taking
+    /// no clause id or chapter name an earlier one took. One document is one import.
+    fn import_all(
+        &self,
+        sources: &[String],
+        contract: &Contract,
+        options: kcontract_edit::import::Options<'_>,
+    ) -> Vec<Imported> {
+        use kcontract_edit::import::{Taken, import};
+        let names: Vec<String> = self.files.iter().map(|f| origin(f)).collect();
+        let mut options = options;
+        if options.into.is_some() {
+            let mut taken = Taken::default();
+            for (src, name) in sources.iter().zip(&names) {
+                options.taken = taken.clone();
+                let placed = import(src, name, contract, &options);
+                placed.take(&mut taken);
+                options.siblings.insert(name.clone(), placed.placed());
+            }
+        }
+        let mut taken = Taken::default();
+        let mut all = Vec::new();
+        for (src, name) in sources.iter().zip(&names) {
+            options.taken = taken.clone();
+            let imported = import(src, name, contract, &options);
+            imported.take(&mut taken);
+            all.push(imported);
+        }
+        all
     }
 
     /// Every `--actors` name is one a clause can write.
@@ -117,49 +168,6 @@ impl Import {
         }
     }
 
-    /// The file to import, as plain text. A FIFO, a device or an endless file is refused, not
-    /// read until memory runs out.
-    fn read_source(&self, ctx: &Ctx) -> Result<String, Failure> {
-        let bytes =
-            kcontract_spec::fsutil::read_regular(&self.file, kcontract_spec::fsutil::MAX_INPUT)
-                .map_err(|e| {
-                    fail_with(
-                        ctx,
-                        Diagnostic::error(
-                            "K1001",
-                            format!("`{}` cannot be read: {e}", self.file.display()),
-                        )
-                        .in_file(&self.file)
-                        .help("check the path of the Markdown file to import"),
-                    )
-                })?;
-        match String::from_utf8(bytes) {
-            Ok(s) => {
-                let text = kcontract_spec::fsutil::plain_text(s);
-                let prepared = kcontract_edit::import::source::prepare(&self.file, text);
-                ctx.print_diagnostics(&prepared.diagnostics, &prepared.sources);
-                prepared.text.ok_or(Failure::Input)
-            }
-            Err(_) => Err(fail_with(
-                ctx,
-                Diagnostic::error(
-                    "K1001",
-                    format!("`{}` is not UTF-8 text", self.file.display()),
-                )
-                .in_file(&self.file)
-                .help("import reads Markdown in UTF-8; convert the file first (e.g. with iconv)"),
-            )),
-        }
-    }
-
-    /// The name the import records as the text's origin: the file's name.
-    fn origin(&self) -> String {
-        self.file.file_name().map_or_else(
-            || self.file.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    }
-
     /// The vocabulary the new chapters are written in: the `--into` or `--keep-ids-from`
     /// contract's (else the default one, which import replaces by the subjects' own), with
     /// `--actors` when given.
@@ -175,18 +183,21 @@ impl Import {
         contract
     }
 
-    /// `--into`: the new chapters added to the contract in `out`, never overwriting one.
+    /// `--into`: the new chapters (of every text imported) added to the contract in `out`,
+    /// never overwriting one.
     fn write_into(
         &self,
         ctx: &Ctx,
         out: &Path,
         contract: &Contract,
         loaded: &Loaded,
-        imported: &Imported,
+        imported: &[Imported],
     ) -> Outcome {
         let lang = contract.languages.first().map_or("en", String::as_str);
         let existing = &loaded.spec.contract.chapters;
-        if let Some((name, _)) = imported.chapters.iter().find(|(n, _)| existing.contains(n)) {
+        let chapters: Vec<(String, String)> =
+            imported.iter().flat_map(|i| i.chapters.clone()).collect();
+        if let Some((name, _)) = chapters.iter().find(|(n, _)| existing.contains(n)) {
             return fail(ctx, Diagnostic::error(
                     "K1005",
                     format!("the contract in `{}` has a chapter `{name}` already: import never overwrites a chapter", out.display()),
@@ -194,12 +205,22 @@ impl Import {
                 .in_file(out.join("contract.yaml"))
                 .help("to follow a newer version of a text imported before, import it with --out into a new folder and --keep-ids-from the old one, then compare them with `kcontract diff`; nothing was written"));
         }
-        let added = save::merge_into(out, lang, &imported.chapters, &abort_after_writes())
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some((name, _)) = chapters.iter().find(|(n, _)| !seen.insert(n.as_str())) {
+            return fail(ctx, Diagnostic::error(
+                    "K1005",
+                    format!("two of the documents imported together make a chapter `{name}`"),
+                )
+                .in_file(out.join("contract.yaml"))
+                .help("each chapter is a top-level section, named by its heading: rename one of the two headings, or import the documents one at a time into different contracts; nothing was written"));
+        }
+        let added = save::merge_into(out, lang, &chapters, &abort_after_writes())
             .map_err(|d| fail_with(ctx, d))?;
         let files: Vec<String> = added.iter().map(|n| format!("{lang}/{n}.md")).collect();
+        let names: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
         print(&format!(
             "imported {} into {}: {}\nmerged: new files {}; chapters {} added to `chapters:` of contract.yaml after its {}; no other file changed\nnext: kcontract --spec {} check\n",
-            self.file.display(),
+            names.join(", "),
             out.display(),
             summary(imported),
             files.join(", "),
@@ -235,8 +256,8 @@ impl Import {
         write_new_hooked(out, &files, &abort_after_writes()).map_err(|d| fail_with(ctx, d))?;
         print(&format!(
             "imported {}: {} → {}\nnext: kcontract --spec {} check\n",
-            self.file.display(),
-            summary(imported),
+            self.files[0].display(),
+            summary(std::slice::from_ref(imported)),
             out.display(),
             out.display(),
         ))
@@ -294,6 +315,42 @@ impl Import {
     }
 }
 
+/// The file to import, as plain text. A FIFO, a device or an endless file is refused, not
+/// read until memory runs out.
+fn read_source(ctx: &Ctx, file: &Path) -> Result<String, Failure> {
+    let bytes = kcontract_spec::fsutil::read_regular(file, kcontract_spec::fsutil::MAX_INPUT)
+        .map_err(|e| {
+            fail_with(
+                ctx,
+                Diagnostic::error("K1001", format!("`{}` cannot be read: {e}", file.display()))
+                    .in_file(file)
+                    .help("check the path of the Markdown file to import"),
+            )
+        })?;
+    match String::from_utf8(bytes) {
+        Ok(s) => {
+            let text = kcontract_spec::fsutil::plain_text(s);
+            let prepared = kcontract_edit::import::source::prepare(file, text);
+            ctx.print_diagnostics(&prepared.diagnostics, &prepared.sources);
+            prepared.text.ok_or(Failure::Input)
+        }
+        Err(_) => Err(fail_with(
+            ctx,
+            Diagnostic::error("K1001", format!("`{}` is not UTF-8 text", file.display()))
+                .in_file(file)
+                .help("import reads Markdown in UTF-8; convert the file first (e.g. with iconv)"),
+        )),
+    }
+}
+
+/// The name the import records as the text's origin: the file's name.
+fn origin(file: &Path) -> String {
+    file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 /// Where the actors came from when none were given: the subjects, and the clauses left to a person.
 fn subjects_note(imported: &Imported) -> String {
     let named: Vec<String> = imported
@@ -336,14 +393,15 @@ fn kept_note(imported: &Imported, dir: &Path) -> String {
     note
 }
 
-/// The one-line account of an import.
-fn summary(imported: &Imported) -> String {
+/// The one-line account of an import (of every text imported together).
+fn summary(imported: &[Imported]) -> String {
+    let sum = |f: fn(&Imported) -> usize| imported.iter().map(f).sum::<usize>();
     format!(
         "{} chapter(s), {} clause(s), {} with a `review:` note, {} boilerplate paragraph(s)",
-        imported.chapters.len(),
-        imported.clauses,
-        imported.reviews,
-        imported.boilerplate,
+        sum(|i| i.chapters.len()),
+        sum(|i| i.clauses),
+        sum(|i| i.reviews),
+        sum(|i| i.boilerplate),
     )
 }
 

@@ -708,3 +708,96 @@ fn a_language_listed_twice_is_one_clear_error() {
     assert_eq!(err.matches("error[").count(), 2, "{err}");
     assert!(err.contains("error[K1004]"), "{err}");
 }
+
+/// Two documents imported together with `--into` keep their links to each other: a link to the
+/// other file lands on its first chapter, a link to a section of it (inline, or a reference
+/// definition) on the chapter holding that section; a link to a file not imported keeps its words
+/// and is named (issue #49, item 4). One at a time, the first document's links to the second
+/// (not imported yet) lose their targets.
+#[test]
+fn documents_imported_together_keep_their_links_to_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["init", "c", "--title", "Relay"]);
+    assert_eq!(code, 0, "{err}");
+    let fixture = root().join("tests/fixtures/import/together");
+    let (messages, fields) = (fixture.join("messages.md"), fixture.join("fields.md"));
+    let (m, f) = (messages.to_str().unwrap(), fields.to_str().unwrap());
+    let (code, out, err) = kcontract(dir.path(), &["import", m, f, "--into", "c/spec"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "new files en/delivery.md, en/acknowledgement.md, en/priority.md, en/identity.md"
+        ),
+        "{out}"
+    );
+    let read =
+        |name: &str| std::fs::read_to_string(dir.path().join("c/spec/en").join(name)).unwrap();
+    let delivery = read("delivery.md");
+    assert!(
+        delivery.contains("[the priority field](priority.md#priority)"),
+        "{delivery}"
+    );
+    assert!(delivery.contains("[the fields](priority.md)"), "{delivery}");
+    assert!(read("priority.md").contains("[d]: delivery.md#delivery"));
+    let ack = read("acknowledgement.md");
+    assert!(ack.contains("[delivery](delivery.md#delivery)"), "{ack}");
+    assert!(ack.contains("See also the glossary, which"), "{ack}");
+    // A local image cannot be kept yet (K0118 refuses it): its alt text stays, and it is named.
+    assert!(
+        delivery.contains("\nThe message flow\n") && !delivery.contains("flow.png"),
+        "{delivery}"
+    );
+    assert!(
+        err.contains("kept only their words, their targets being outside the new spec: flow.png")
+            && err.contains("glossary.md#relay"),
+        "{err}"
+    );
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+
+    // One at a time: messages.md's links to fields.md keep only their words.
+    let apart = tempfile::tempdir().unwrap();
+    kcontract(apart.path(), &["init", "c", "--title", "Relay"]);
+    let (code, _, err) = kcontract(apart.path(), &["import", m, "--into", "c/spec"]);
+    assert_eq!(code, 0, "{err}");
+    let delivery = std::fs::read_to_string(apart.path().join("c/spec/en/delivery.md")).unwrap();
+    assert!(!delivery.contains("priority.md"), "{delivery}");
+
+    // Several files are for --into only (a usage error otherwise).
+    let (code, _, err) = kcontract(dir.path(), &["import", m, f, "--out", "x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!dir.path().join("x").exists());
+}
+
+/// Every input of an import is read and each problem reported, not only the first: a missing
+/// text, a contract to import into with errors, in one run (issue #49, item 6).
+#[test]
+fn every_problem_of_an_import_is_reported_together() {
+    let dir = tempfile::tempdir().unwrap();
+    kcontract(dir.path(), &["init", "c", "--title", "Relay"]);
+    let yaml = dir.path().join("c/spec/contract.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace("languages: [en]", "languages: [en, en]"),
+    )
+    .unwrap();
+    let good = root().join("tests/fixtures/import/together/fields.md");
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &[
+            "import",
+            "missing.md",
+            good.to_str().unwrap(),
+            "nul.md",
+            "--into",
+            "c/spec",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("error[K1001]").count(), 2, "{err}");
+    assert!(
+        err.contains("error[K0010]") && err.contains("error[K1004]"),
+        "{err}"
+    );
+}
