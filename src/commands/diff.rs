@@ -65,10 +65,14 @@ impl Diff {
                 let spec = ctx.spec.as_path();
                 let range = self.git.as_deref().unwrap_or("HEAD");
                 match range.split_once("..") {
-                    Some((a, b)) => (
-                        revision(ctx, or_head(a), spec)?,
-                        revision(ctx, or_head(b), spec)?,
-                    ),
+                    // Both revisions read before either failure stops the command: each is reported.
+                    Some((a, b)) => match (
+                        revision(ctx, or_head(a), spec),
+                        revision(ctx, or_head(b), spec),
+                    ) {
+                        (Ok(a), Ok(b)) => (a, b),
+                        (Err(e), _) | (_, Err(e)) => return Err(e),
+                    },
                     None => (
                         revision(ctx, range, spec)?,
                         disk(spec, Some(Project::WorkingTree)),
@@ -82,22 +86,27 @@ impl Diff {
         let new_loaded = load(ctx, &new, "new", named);
         // A side with errors and not one chapter read (no folder, no contract.yaml, a broken
         // contract.yaml) leaves nothing to compare: "no clause changed" would be a false answer.
+        let mut unread = false;
         for (which, s, l) in [("old", &old, &old_loaded), ("new", &new, &new_loaded)] {
             if l.has_errors() && l.spec.documents.is_empty() {
                 eprintln!(
                     "error: the {which} version ({}) could not be read (above); nothing was compared",
                     s.label
                 );
-                return Err(Failure::Input);
+                unread = true;
             }
+        }
+        if unread {
+            return Err(Failure::Input);
         }
         let mut unreadable = diff::unreadable_ids(&old_loaded, &old.dir);
         unreadable.extend(diff::unreadable_ids(&new_loaded, &new.dir));
         let tests = match (
-            claims(ctx, &old, &old_loaded)?,
-            claims(ctx, &new, &new_loaded)?,
+            claims(ctx, &old, &old_loaded),
+            claims(ctx, &new, &new_loaded),
         ) {
-            (Some(a), Some(b)) => Some((a, b)),
+            (Ok(Some(a)), Ok(Some(b))) => Some((a, b)),
+            (Err(e), _) | (_, Err(e)) => return Err(e),
             _ => None,
         };
         let changes = diff::compare(

@@ -318,6 +318,22 @@ fn a_side_that_cannot_be_read_compares_nothing() {
         ),
         "{err}"
     );
+    // Both sides are reported, not only the first (issue #49, item 6).
+    let new = format!(
+        "the new version ({}) could not be read",
+        empty.path().display()
+    );
+    assert!(err.contains(&new), "{err}");
+}
+
+/// Two revisions that do not exist: both are named in one run.
+#[test]
+fn both_unknown_revisions_are_reported() {
+    let repo = scratch_repo();
+    let (code, _, err) = run_in(repo.path(), &["diff", "--git", "nope-a..nope-b"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`nope-a` is not a revision"), "{err}");
+    assert!(err.contains("`nope-b` is not a revision"), "{err}");
 }
 
 fn git(dir: &Path, args: &[&str]) {
