@@ -98,10 +98,28 @@ impl Import {
             actors_from_subjects: self.actors.is_empty() && into.is_none() && earlier.is_none(),
             ..Default::default()
         };
-        let imported = self.import_all(&sources, &contract, options);
+        let texts: Vec<(&Path, &str)> = (self.files.iter().map(PathBuf::as_path))
+            .zip(sources.iter().map(String::as_str))
+            .collect();
+        let images = kcontract_edit::import::images::copy(&texts, self.into.as_deref());
+        let imported = self.import_all(&sources, &contract, options, &images.names);
         match &into {
-            Some(loaded) => self.write_into(ctx, &out, &contract, loaded, &imported)?,
-            None => self.write_new(ctx, &out, &imported[0])?,
+            Some(loaded) => {
+                self.write_into(ctx, &out, &contract, loaded, &imported, &images.files)?
+            }
+            None => self.write_new(ctx, &out, &imported[0], &images.files)?,
+        }
+        for (file, dest, why) in &images.refused {
+            eprintln!(
+                "note: the image `{dest}` of {} was not copied into the spec ({why}): it keeps its words",
+                file.display()
+            );
+        }
+        if !images.files.is_empty() {
+            eprintln!(
+                "note: {} image(s) copied into `images/` of the spec, which the site publishes",
+                images.files.len()
+            );
         }
         for one in &imported {
             self.notes(one, into.is_some());
@@ -129,14 +147,16 @@ impl Import {
         sources: &[String],
         contract: &Contract,
         options: kcontract_edit::import::Options<'_>,
+        images: &[std::collections::BTreeMap<String, String>],
     ) -> Vec<Imported> {
         use kcontract_edit::import::{Taken, import};
         let names: Vec<String> = self.files.iter().map(|f| origin(f)).collect();
         let mut options = options;
         if options.into.is_some() {
             let mut taken = Taken::default();
-            for (src, name) in sources.iter().zip(&names) {
+            for ((src, name), images) in sources.iter().zip(&names).zip(images) {
                 options.taken = taken.clone();
+                options.images = images.clone();
                 let placed = import(src, name, contract, &options);
                 placed.take(&mut taken);
                 options.siblings.insert(name.clone(), placed.placed());
@@ -144,8 +164,9 @@ impl Import {
         }
         let mut taken = Taken::default();
         let mut all = Vec::new();
-        for (src, name) in sources.iter().zip(&names) {
+        for ((src, name), images) in sources.iter().zip(&names).zip(images) {
             options.taken = taken.clone();
+            options.images = images.clone();
             let imported = import(src, name, contract, &options);
             imported.take(&mut taken);
             all.push(imported);
@@ -192,6 +213,7 @@ impl Import {
         contract: &Contract,
         loaded: &Loaded,
         imported: &[Imported],
+        images: &[(String, Vec<u8>)],
     ) -> Outcome {
         let lang = contract.languages.first().map_or("en", String::as_str);
         let existing = &loaded.spec.contract.chapters;
@@ -214,7 +236,7 @@ impl Import {
                 .in_file(out.join("contract.yaml"))
                 .help("each chapter is a top-level section, named by its heading: rename one of the two headings, or import the documents one at a time into different contracts; nothing was written"));
         }
-        let added = save::merge_into(out, lang, &chapters, &abort_after_writes())
+        let added = save::merge_into(out, lang, &chapters, images, &abort_after_writes())
             .map_err(|d| fail_with(ctx, d))?;
         let files: Vec<String> = added.iter().map(|n| format!("{lang}/{n}.md")).collect();
         let names: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
@@ -244,14 +266,29 @@ impl Import {
     }
 
     /// `--out`: a new spec folder, written whole or not at all.
-    fn write_new(&self, ctx: &Ctx, out: &Path, imported: &Imported) -> Outcome {
-        let mut files = vec![(out.join("contract.yaml"), imported.contract_yaml.clone())];
+    fn write_new(
+        &self,
+        ctx: &Ctx,
+        out: &Path,
+        imported: &Imported,
+        images: &[(String, Vec<u8>)],
+    ) -> Outcome {
+        let mut files = vec![(
+            out.join("contract.yaml"),
+            imported.contract_yaml.clone().into_bytes(),
+        )];
         let source = &imported.source_lang;
         for (name, text) in &imported.chapters {
-            files.push((out.join(source).join(format!("{name}.md")), text.clone()));
+            let path = out.join(source).join(format!("{name}.md"));
+            files.push((path, text.clone().into_bytes()));
         }
         for (lang, name, text) in &imported.translations {
-            files.push((out.join(lang).join(format!("{name}.md")), text.clone()));
+            let path = out.join(lang).join(format!("{name}.md"));
+            files.push((path, text.clone().into_bytes()));
+        }
+        for (name, bytes) in images {
+            let path = out.join(kcontract_spec::IMAGES_FOLDER).join(name);
+            files.push((path, bytes.clone()));
         }
         write_new_hooked(out, &files, &abort_after_writes()).map_err(|d| fail_with(ctx, d))?;
         print(&format!(
@@ -513,19 +550,23 @@ pub(crate) fn not_empty(dir: &Path) -> Option<&'static str> {
 /// Write every file under `root` (absent or empty), whole or not at all: in a temporary folder
 /// beside it, renamed into place ([`save::write_new`]).
 pub(crate) fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), Diagnostic> {
-    write_new_hooked(root, files, &|_| {})
+    let bytes: Vec<(PathBuf, Vec<u8>)> = files
+        .iter()
+        .map(|(p, text)| (p.clone(), text.clone().into_bytes()))
+        .collect();
+    write_new_hooked(root, &bytes, &|_| {})
 }
 
 fn write_new_hooked(
     root: &Path,
-    files: &[(PathBuf, String)],
+    files: &[(PathBuf, Vec<u8>)],
     after: save::After<'_>,
 ) -> Result<(), Diagnostic> {
     let rel: Vec<(PathBuf, Vec<u8>)> = files
         .iter()
-        .map(|(p, text)| {
+        .map(|(p, bytes)| {
             let rel = p.strip_prefix(root).unwrap_or(p).to_path_buf();
-            (rel, text.clone().into_bytes())
+            (rel, bytes.clone())
         })
         .collect();
     save::write_new(root, &rel, after).map_err(|(path, e)| {

@@ -712,7 +712,8 @@ fn a_language_listed_twice_is_one_clear_error() {
 /// Two documents imported together with `--into` keep their links to each other: a link to the
 /// other file lands on its first chapter, a link to a section of it (inline, or a reference
 /// definition) on the chapter holding that section; a link to a file not imported keeps its words
-/// and is named (issue #49, item 4). One at a time, the first document's links to the second
+/// and is named; a local image is copied into the spec's `images/`, which `check` accepts and the
+/// site publishes (issue #49, item 4). One at a time, the first document's links to the second
 /// (not imported yet) lose their targets.
 #[test]
 fn documents_imported_together_keep_their_links_to_each_other() {
@@ -742,18 +743,41 @@ fn documents_imported_together_keep_their_links_to_each_other() {
     let ack = read("acknowledgement.md");
     assert!(ack.contains("[delivery](delivery.md#delivery)"), "{ack}");
     assert!(ack.contains("See also the glossary, which"), "{ack}");
-    // A local image cannot be kept yet (K0118 refuses it): its alt text stays, and it is named.
+    // The local image is copied into the spec's images/ and shown from there.
     assert!(
-        delivery.contains("\nThe message flow\n") && !delivery.contains("flow.png"),
+        delivery.contains("![The message flow](../images/flow.png)"),
         "{delivery}"
     );
+    assert_eq!(
+        std::fs::read(dir.path().join("c/spec/images/flow.png")).unwrap(),
+        std::fs::read(fixture.join("flow.png")).unwrap()
+    );
+    assert!(err.contains("1 image(s) copied into `images/`"), "{err}");
     assert!(
-        err.contains("kept only their words, their targets being outside the new spec: flow.png")
-            && err.contains("glossary.md#relay"),
+        err.contains(
+            "kept only their words, their targets being outside the new spec: glossary.md#relay"
+        ),
         "{err}"
     );
     let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
     assert_eq!(code, 0, "{out}{err}");
+    // The site publishes the image where the chapter page's link lands.
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "build", "--out", "site"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(dir.path().join("site/images/flow.png").is_file());
+    let page = std::fs::read_to_string(dir.path().join("site/en/delivery.html")).unwrap();
+    assert!(
+        page.contains(r#"<img src="../images/flow.png" alt="The message flow""#),
+        "{page}"
+    );
+    // An image the spec does not have is K0118 (the negative control of check's acceptance).
+    std::fs::remove_file(dir.path().join("c/spec/images/flow.png")).unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("error[K0118]: the link `../images/flow.png` names no image of the spec"),
+        "{err}"
+    );
 
     // One at a time: messages.md's links to fields.md keep only their words.
     let apart = tempfile::tempdir().unwrap();

@@ -91,6 +91,9 @@ pub(super) struct Anchors {
     pub(super) elsewhere: BTreeMap<String, String>,
     /// The documents imported in the same run, by file name.
     pub(super) siblings: BTreeMap<String, super::Placed>,
+    /// The local images copied into the spec: each destination as written, and the image's name
+    /// in the spec's `images/` folder.
+    pub(super) images: BTreeMap<String, String>,
 }
 
 /// Where a relative destination of the source lands: a `#section` in the chapter holding it, a
@@ -199,6 +202,18 @@ pub(super) fn rewrite(src: &str, anchors: &Anchors, base: Option<&str>) -> Rewri
             continue;
         }
         let whole = &src[range.clone()];
+        if image
+            && link_type == LinkType::Inline
+            && let Some(name) = anchors.images.get(dest)
+            && let Some(at) = whole.rfind(dest)
+        {
+            // An image copied into the spec: the path from a chapter to it.
+            let start = range.start + at;
+            let to = format!("../{}/{name}", kcontract_spec::IMAGES_FOLDER);
+            edits.push((start..start + dest.len(), to));
+            out.to_base += 1;
+            continue;
+        }
         if matches!(
             link_type,
             LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
@@ -259,6 +274,30 @@ pub(super) fn rewrite(src: &str, anchors: &Anchors, base: Option<&str>) -> Rewri
     out
 }
 
+/// The destinations of the local images of `src` (inline `![words](path)` whose path is not a
+/// URL), each once, in the order of the text: what the command may copy into the spec.
+pub fn local_images(src: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for event in Parser::new_ext(src, markdown_options()) {
+        if let Event::Start(Tag::Image {
+            link_type: LinkType::Inline,
+            dest_url,
+            ..
+        }) = event
+        {
+            let dest = dest_url.to_string();
+            if !dest.is_empty()
+                && !is_absolute(&dest)
+                && !dest.starts_with('#')
+                && !out.contains(&dest)
+            {
+                out.push(dest);
+            }
+        }
+    }
+    out
+}
+
 /// A URL with a scheme (`https:`, `mailto:`), or protocol-relative.
 fn is_absolute(dest: &str) -> bool {
     dest.starts_with("//")
@@ -294,6 +333,7 @@ mod tests {
                     first: "message-fields".to_string(),
                 },
             )]),
+            images: BTreeMap::from([("img/seq.png".to_string(), "seq.png".to_string())]),
         }
     }
 
@@ -350,6 +390,10 @@ mod tests {
             r.text
                 .starts_with("A ![flow diagram](https://x.org/b/img/flow.png)")
         );
+        // One copied into the spec: the path from a chapter to it.
+        let r = rewrite("See ![s](img/seq.png).\n", &anchors(), None);
+        assert_eq!(r.text, "See ![s](../images/seq.png).\n");
+        assert_eq!(local_images(src), ["img/flow.png"]);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 
 mod carry;
 mod ids;
+pub mod images;
 mod links;
 pub mod save;
 pub mod source;
@@ -30,6 +31,7 @@ use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 use kcontract_spec::{Contract, LoadOptions, Tree, load_from, markdown_options};
 
 pub use carry::{Carry, Earlier};
+pub use links::local_images;
 use writer::{Writer, push_block};
 
 /// A spec folder made from one Markdown text.
@@ -104,6 +106,10 @@ pub struct Options<'a> {
     /// Clause ids and chapter names the documents imported before this one in the same run
     /// took: no clause or introduction of this one takes them.
     pub taken: Taken,
+    /// The local images of the text ([`local_images`]) the command copies into the spec: each
+    /// destination as written, and its name in the spec's `images/` folder. An image not named
+    /// here keeps its words (its alt text), reported in [`Imported::links_dropped`].
+    pub images: BTreeMap<String, String>,
 }
 
 /// Where a document's sections went: what a link to it from another document lands on.
@@ -340,6 +346,7 @@ pub fn import(src: &str, origin: &str, contract: &Contract, options: &Options<'_
     let first = import_text(src, &pass);
     let mut anchors = anchors(&first, options.into);
     anchors.siblings = options.siblings.clone();
+    anchors.images = options.images.clone();
     let links = links::rewrite(src, &anchors, options.link_base);
     let definitions = links::definitions(src, &anchors, options.link_base);
     let rewritten = links.to_chapters + links.to_base;
@@ -402,6 +409,7 @@ fn anchors(first: &Imported, into: Option<&kcontract_spec::Spec>) -> links::Anch
             .filter_map(|(a, c)| Some((a, c?)))
             .collect(),
         siblings: BTreeMap::new(),
+        images: BTreeMap::new(),
     }
 }
 

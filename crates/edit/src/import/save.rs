@@ -163,12 +163,15 @@ fn listed_chapters(yaml: &str) -> BTreeSet<&str> {
 /// Add `chapters` to the spec folder `dir`: each as `<lang>/<name>.md`, a new file (an existing
 /// one stops the import, K1005, before anything is written), and its name appended to the
 /// `chapters:` of `contract.yaml`, the rest of which is kept as written. Returns the names added.
-/// Chapters are written first, `contract.yaml` last, each atomically, under a journal (see the
-/// module); on a failure to write, what was written is removed and `contract.yaml` is as it was.
+/// Chapters are written first, then `images` (new files of `images/`, by name), `contract.yaml`
+/// last, each atomically, under a journal (see the module); on a failure to write, what was
+/// written is removed and `contract.yaml` is as it was. An image left by a killed import is
+/// harmless (no chapter listed shows it) and the next import finds it the same.
 pub fn merge_into(
     dir: &Path,
     lang: &str,
     chapters: &[(String, String)],
+    images: &[(String, Vec<u8>)],
     after: After<'_>,
 ) -> Result<Vec<String>, Diagnostic> {
     let yaml_path = dir.join("contract.yaml");
@@ -223,6 +226,15 @@ pub fn merge_into(
                 fs::create_dir_all(parent).map_err(|e| (path.clone(), e))?;
             }
             write_atomic(&path, text.as_bytes()).map_err(|e| (path.clone(), e))?;
+            written.push(path.clone());
+            after(&path);
+        }
+        for (name, bytes) in images {
+            let path = dir.join(kcontract_spec::IMAGES_FOLDER).join(name);
+            if let Some(parent) = path.parent() {
+                fs::create_dir_all(parent).map_err(|e| (path.clone(), e))?;
+            }
+            write_atomic(&path, bytes).map_err(|e| (path.clone(), e))?;
             written.push(path.clone());
             after(&path);
         }

@@ -782,7 +782,7 @@ pub(crate) const RESERVED_PAGES: [&str; 7] = [
 ];
 
 /// Language names that would mix a language's pages with a folder of the site's own.
-pub(crate) const RESERVED_FOLDERS: [&str; 1] = ["assets"];
+pub(crate) const RESERVED_FOLDERS: [&str; 2] = ["assets", super::images::IMAGES_FOLDER];
 
 fn link(l: RawLink) -> LinkBase {
     LinkBase {

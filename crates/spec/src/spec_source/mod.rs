@@ -12,6 +12,7 @@ mod clause_block;
 mod contract;
 mod fast_yaml;
 mod files;
+mod images;
 mod links;
 mod translation;
 mod untranslated;
@@ -26,6 +27,7 @@ pub use clause_block::{ClauseYaml, FieldValue};
 pub use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
 pub use files::{chapter_file, io_error, read_source, read_spec_source};
+pub use images::{IMAGE_EXTENSIONS, IMAGES_FOLDER, image_of_link, is_image_name, spec_images};
 pub use links::LINK_SCHEMES;
 pub(crate) use translation::translation_diagnostics;
 pub use untranslated::paragraphs;
@@ -120,7 +122,7 @@ pub fn load_alongside<T: Send>(
 fn load_rest(tree: &Tree, dir: &Path, start: ContractRead, opts: LoadOptions, out: &mut Loaded) {
     load_languages(tree, dir, start, out);
     if !out.has_errors() {
-        validate(out, opts);
+        validate(out, opts, &images::images_in(tree, dir));
     }
     if opts.strict {
         // A mistyped or unclosed clause block (K0121, K0122) may have lost a requirement: under
@@ -134,11 +136,12 @@ fn load_rest(tree: &Tree, dir: &Path, start: ContractRead, opts: LoadOptions, ou
 }
 
 /// The checks that need the whole spec: translations, links, review stamps.
-fn validate(out: &mut Loaded, opts: LoadOptions) {
+fn validate(out: &mut Loaded, opts: LoadOptions, images: &std::collections::BTreeSet<String>) {
     let start = Instant::now();
     let extra = translation_diagnostics(&out.spec, opts.strict);
     out.diagnostics.extend(extra);
-    out.diagnostics.extend(links::check_links(&out.spec));
+    out.diagnostics
+        .extend(links::check_links(&out.spec, images));
     let reviews = clause_block::review_diagnostics(&out.spec, opts.strict);
     out.diagnostics.extend(reviews);
     out.timings.add("validate", start.elapsed());
