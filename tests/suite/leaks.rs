@@ -517,3 +517,43 @@ fn import_out_stopped_at_any_write_leaves_no_half_folder() {
         assert_eq!(code, 0, "write {n}: {out}{err}");
     }
 }
+
+/// An image of the spec (`images/`, published by `build`) linked to a decoy outside the spec
+/// folder is refused (K0004) and the token is in no built file; a FIFO there is refused at once,
+/// not waited on. The control: the same bytes copied in are published as `images/NAME`.
+#[test]
+fn a_spec_image_linked_out_of_the_folder_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("spec"), &dir.path().join("spec"));
+    let images = dir.path().join("spec/images");
+    std::fs::create_dir_all(&images).unwrap();
+    let outside = dir.path().join("decoy.png");
+    std::fs::write(&outside, TOKEN).unwrap();
+    let file = images.join("leak.png");
+    std::os::unix::fs::symlink(&outside, &file).unwrap();
+    let (code, err) = build(dir.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("error[K0004]") && err.contains("outside the folder"),
+        "{err}"
+    );
+    assert_eq!(
+        holding_token(&dir.path().join("site")),
+        Vec::<std::path::PathBuf>::new()
+    );
+    std::fs::remove_file(&file).unwrap();
+    crate::common::cli::mkfifo(&file);
+    let start = std::time::Instant::now();
+    let (code, err) = build(dir.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("FIFO"), "{err}");
+    assert!(start.elapsed().as_secs() < 30);
+    std::fs::remove_file(&file).unwrap();
+    std::fs::write(&file, TOKEN).unwrap();
+    let (code, err) = build(dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("site/images/leak.png")).unwrap(),
+        TOKEN
+    );
+}
