@@ -130,20 +130,33 @@ impl Diff {
         };
         print(&text)?;
         let errors = old_side.errors + new_side.errors;
+        // The changes --fail-on names are found in what parsed, errors or not: both are reported.
+        let failed_on = self.failed_on(&changes);
         if errors > 0 {
+            if let Some(d) = &failed_on {
+                ctx.print_diagnostics(std::slice::from_ref(d), &SourceMap::default());
+            }
             eprintln!(
                 "error: {errors} error{} in the compared specs (above); the diff covers what parsed",
                 plural(errors)
             );
             return Err(Failure::Input);
         }
+        match failed_on {
+            Some(d) => ctx.report(&[d], &SourceMap::default()),
+            None => Ok(()),
+        }
+    }
+
+    /// K0803 for the changes of a kind named by --fail-on, if any.
+    fn failed_on(&self, changes: &diff::Diff) -> Option<Diagnostic> {
         let failing: Vec<&diff::Change> = changes
             .changes
             .iter()
             .filter(|c| self.fail_on.contains(&c.kind))
             .collect();
         if failing.is_empty() {
-            return Ok(());
+            return None;
         }
         let ids: Vec<String> = failing
             .iter()
@@ -159,7 +172,7 @@ impl Diff {
             ),
         )
         .help("review these changes; --fail-on makes them fail the check on purpose");
-        ctx.report(&[d], &SourceMap::default())
+        Some(d)
     }
 }
 

@@ -190,6 +190,14 @@ fn a_side_with_errors_is_reported_and_the_rest_diffed() {
     );
     assert!(out.contains("level       one.level"), "{out}");
     insta::assert_snapshot!(shown((code, out, err)));
+    // --fail-on is judged on what parsed, and reported with the errors (issue #49, item 6).
+    let (code, _, err) = run_in(dir.path(), &["diff", "old", "new", "--fail-on", "level"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("error[K0110]") && err.contains("error[K0803]"),
+        "{err}"
+    );
+    assert!(err.contains("one.level (level)"), "{err}");
 }
 
 /// `text` without the clause block of `id` and the blank line after it.
