@@ -132,7 +132,10 @@ impl Import {
     fn check_files(&self, ctx: &Ctx) -> Outcome {
         if self.files.len() > 1 && (self.into.is_none() || self.keep_ids_from.is_some()) {
             return Err(ctx.usage(
-                &format!("{} files to import without --into", self.files.len()),
+                &format!(
+                    "{} files to import: several are imported together only with --into, and without --keep-ids-from",
+                    self.files.len()
+                ),
                 "several documents are imported together into an existing spec folder (kcontract init makes one): --into DIR, without --keep-ids-from; or import one file with --out",
             ));
         }
