@@ -65,10 +65,14 @@ impl Diff {
                 let spec = ctx.spec.as_path();
                 let range = self.git.as_deref().unwrap_or("HEAD");
                 match range.split_once("..") {
-                    Some((a, b)) => (
-                        revision(ctx, or_head(a), spec)?,
-                        revision(ctx, or_head(b), spec)?,
-                    ),
+                    // Both revisions read before either failure stops the command: each is reported.
+                    Some((a, b)) => match (
+                        revision(ctx, or_head(a), spec),
+                        revision(ctx, or_head(b), spec),
+                    ) {
+                        (Ok(a), Ok(b)) => (a, b),
+                        (Err(e), _) | (_, Err(e)) => return Err(e),
+                    },
                     None => (
                         revision(ctx, range, spec)?,
                         disk(spec, Some(Project::WorkingTree)),
@@ -82,22 +86,27 @@ impl Diff {
         let new_loaded = load(ctx, &new, "new", named);
         // A side with errors and not one chapter read (no folder, no contract.yaml, a broken
         // contract.yaml) leaves nothing to compare: "no clause changed" would be a false answer.
+        let mut unread = false;
         for (which, s, l) in [("old", &old, &old_loaded), ("new", &new, &new_loaded)] {
             if l.has_errors() && l.spec.documents.is_empty() {
                 eprintln!(
                     "error: the {which} version ({}) could not be read (above); nothing was compared",
                     s.label
                 );
-                return Err(Failure::Input);
+                unread = true;
             }
+        }
+        if unread {
+            return Err(Failure::Input);
         }
         let mut unreadable = diff::unreadable_ids(&old_loaded, &old.dir);
         unreadable.extend(diff::unreadable_ids(&new_loaded, &new.dir));
         let tests = match (
-            claims(ctx, &old, &old_loaded)?,
-            claims(ctx, &new, &new_loaded)?,
+            claims(ctx, &old, &old_loaded),
+            claims(ctx, &new, &new_loaded),
         ) {
-            (Some(a), Some(b)) => Some((a, b)),
+            (Ok(Some(a)), Ok(Some(b))) => Some((a, b)),
+            (Err(e), _) | (_, Err(e)) => return Err(e),
             _ => None,
         };
         let changes = diff::compare(
@@ -121,20 +130,33 @@ impl Diff {
         };
         print(&text)?;
         let errors = old_side.errors + new_side.errors;
+        // The changes --fail-on names are found in what parsed, errors or not: both are reported.
+        let failed_on = self.failed_on(&changes);
         if errors > 0 {
+            if let Some(d) = &failed_on {
+                ctx.print_diagnostics(std::slice::from_ref(d), &SourceMap::default());
+            }
             eprintln!(
                 "error: {errors} error{} in the compared specs (above); the diff covers what parsed",
                 plural(errors)
             );
             return Err(Failure::Input);
         }
+        match failed_on {
+            Some(d) => ctx.report(&[d], &SourceMap::default()),
+            None => Ok(()),
+        }
+    }
+
+    /// K0803 for the changes of a kind named by --fail-on, if any.
+    fn failed_on(&self, changes: &diff::Diff) -> Option<Diagnostic> {
         let failing: Vec<&diff::Change> = changes
             .changes
             .iter()
             .filter(|c| self.fail_on.contains(&c.kind))
             .collect();
         if failing.is_empty() {
-            return Ok(());
+            return None;
         }
         let ids: Vec<String> = failing
             .iter()
@@ -150,7 +172,7 @@ impl Diff {
             ),
         )
         .help("review these changes; --fail-on makes them fail the check on purpose");
-        ctx.report(&[d], &SourceMap::default())
+        Some(d)
     }
 }
 
@@ -186,41 +208,73 @@ fn claims(ctx: &Ctx, side: &Source, loaded: &Loaded) -> Result<Option<diff::Clai
             ))
         }
         Some(Project::Revision(rev)) => {
-            let files = git::project_files(rev, |p| {
+            let (files, spec_rel) = git::project_files(rev, &ctx.spec, |p| {
                 p.extension().is_some_and(|x| x == "rs") || p.ends_with("Cargo.toml")
             })
             .map_err(|e| git_failure(ctx, e))?;
-            let root = std::env::temp_dir().join(format!(
-                "kcontract-diff-{}-{}",
-                std::process::id(),
-                rev.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-            ));
-            let written = files.iter().try_for_each(|(path, bytes)| {
-                let p = root.join(path);
-                std::fs::create_dir_all(p.parent().unwrap_or(&root))?;
-                std::fs::write(p, bytes)
+            let scan = scratch(&files).map(|scratch| {
+                // The revision's files are below the folder as they are below the repository's
+                // top, whether --spec was given relative or absolute.
+                let (root, globs) =
+                    annotations::rooted(&scratch.path().join(&spec_rel), &spec.contract.tests);
+                let claims = annotations::scan(spec, &root, &globs).claims_by_clause();
+                release(scratch);
+                claims
             });
-            // The revision's files are below `root` as they are below the working directory.
-            let (scan_root, globs) =
-                annotations::rooted(&root.join(&ctx.spec), &spec.contract.tests);
-            let scan = written.map(|()| annotations::scan(spec, &scan_root, &globs));
-            let _ = std::fs::remove_dir_all(&root);
-            match scan {
-                Ok(scan) => Ok(Some(scan.claims_by_clause())),
-                Err(e) => {
-                    let d = Diagnostic::error(
-                        "K0801",
-                        format!(
-                            "cannot put the Rust files of `{rev}` in `{}` for the test scan: {e}",
-                            root.display()
-                        ),
-                    )
-                    .help("check the temporary folder (TMPDIR) is writable and has space");
-                    Err(not_compared(ctx, &d))
-                }
-            }
+            scan.map(Some).map_err(|e| {
+                let d = Diagnostic::error(
+                    "K0801",
+                    format!("cannot put the Rust files of `{rev}` in a temporary folder for the test scan: {e}"),
+                )
+                .help("check the temporary folder (TMPDIR) is writable and has space");
+                not_compared(ctx, &d)
+            })
         }
     }
+}
+
+/// The temporary folder holding a revision's files, for the signal handler to remove.
+static SCRATCH: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// A [`git::Scratch`] folder holding `files`. It is removed when dropped, and on Ctrl-C, SIGTERM
+/// or SIGHUP by the handler installed here (`ctrlc`), which then ends the process (exit 130): a
+/// signal's default would end it without running any drop. The folder is made and registered, and
+/// filled, under the handler's lock, so a signal never finds it unregistered or half-removed and
+/// refilled. A SIGKILL leaves it in the temporary folder (it cannot be caught).
+fn scratch(files: &std::collections::BTreeMap<PathBuf, Vec<u8>>) -> std::io::Result<git::Scratch> {
+    // Installed once a process; a second diff in the same process (none today) keeps the first.
+    let _ = ctrlc::set_handler(|| {
+        let held = SCRATCH.lock().ok().and_then(|mut g| g.take());
+        if let Some(p) = held {
+            let _ = std::fs::remove_dir_all(p);
+        }
+        std::process::exit(130);
+    });
+    let mut registered = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+    let scratch = git::Scratch::new()?;
+    *registered = Some(scratch.path().to_path_buf());
+    scratch.put(files)?;
+    drop(registered);
+    hold_scratch();
+    Ok(scratch)
+}
+
+/// The test hook of `tests/suite/diff.rs`: with `KCONTRACT_TEST_HOLD_SCRATCH=<ms>` the command
+/// waits that long with the scratch folder full, so the test can signal it there.
+fn hold_scratch() {
+    let ms = std::env::var("KCONTRACT_TEST_HOLD_SCRATCH")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    if let Some(ms) = ms {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// Remove the scratch folder and its registration together, under the handler's lock.
+fn release(scratch: git::Scratch) {
+    let mut registered = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+    drop(scratch);
+    *registered = None;
 }
 
 /// The spec folder as it is in `rev`, or the failure reported (an unknown revision is a usage

@@ -4,7 +4,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::terminal::{Ctx, Failure, Outcome, print};
-use kcontract_edit::import::{Carry, Earlier, Imported};
+use kcontract_edit::import::{Carry, Earlier, Imported, save};
 use kcontract_spec::Loaded;
 use kcontract_spec::diagnostic::Diagnostic;
 use kcontract_spec::{Actor, Contract, Labelled};
@@ -15,8 +15,10 @@ use kcontract_spec::{Actor, Contract, Labelled};
 // One of --out and --into, named together in the usage line (`<--out <DIR>|--into <DIR>>`).
 #[command(group(clap::ArgGroup::new("folder").required(true).args(["out", "into"])))]
 pub(crate) struct Import {
-    /// The Markdown file to import.
-    file: PathBuf,
+    /// The Markdown file to import; with --into, several, imported together: a link from one to
+    /// another (`other.md`, `other.md#section`) lands on the chapter the other became.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
     /// The spec folder to create (must not exist, or be empty).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -61,21 +63,26 @@ pub(crate) struct Import {
 impl Import {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
         self.check_actors(ctx)?;
-        let src = self.read_source(ctx)?;
-        let earlier = (self.keep_ids_from.as_deref())
-            .map(|dir| load_clean(ctx, dir, "keep ids from"))
-            .transpose()?;
+        self.check_files(ctx)?;
+        // Every input is read and every problem found reported together, before the first stops
+        // the import: the texts, the earlier version, the contract imported into, the output.
+        let sources: Vec<Result<String, Failure>> =
+            self.files.iter().map(|f| read_source(ctx, f)).collect();
+        let earlier =
+            (self.keep_ids_from.as_deref()).map(|dir| load_clean(ctx, dir, "keep ids from"));
         let into = (self.into.as_deref())
-            .map(|dir| load_clean(ctx, dir, "import into"))
-            .transpose()?;
+            .map(|dir| recover(ctx, dir).and_then(|()| load_clean(ctx, dir, "import into")));
         let out = self.into.clone().or(self.out.clone()).unwrap_or_default();
-        if into.is_none()
-            && let Some(why) = not_empty(&out)
-        {
-            return fail(ctx, Diagnostic::error("K1002", format!("the output folder `{}` {why}", out.display()))
+        let out_ok = match (&self.into, not_empty(&out)) {
+            (None, Some(why)) => fail(ctx, Diagnostic::error("K1002", format!("the output folder `{}` {why}", out.display()))
                     .in_file(&out)
-                    .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one, or --into a spec folder to add the chapters to"));
-        }
+                    .help("import writes a new spec folder and never overwrites one: give --out a folder that does not exist yet, or an empty one, or --into a spec folder to add the chapters to")),
+            _ => Ok(()),
+        };
+        let sources: Vec<String> = sources.into_iter().collect::<Result<_, _>>()?;
+        let earlier = earlier.transpose()?;
+        let into = into.transpose()?;
+        out_ok?;
         let contract = self.contract(into.as_ref().or(earlier.as_ref()));
         let carry = if self.upstream_only {
             Carry::UpstreamOnly
@@ -89,14 +96,85 @@ impl Import {
                 .map(|(loaded, dir)| Earlier { loaded, dir, carry }),
             into: into.as_ref().map(|l| &l.spec),
             actors_from_subjects: self.actors.is_empty() && into.is_none() && earlier.is_none(),
+            ..Default::default()
         };
-        let imported = kcontract_edit::import::import(&src, &self.origin(), &contract, &options);
+        let texts: Vec<(&Path, &str)> = (self.files.iter().map(PathBuf::as_path))
+            .zip(sources.iter().map(String::as_str))
+            .collect();
+        let images = kcontract_edit::import::images::copy(&texts, self.into.as_deref());
+        let imported = self.import_all(&sources, &contract, options, &images.names);
         match &into {
-            Some(loaded) => self.write_into(ctx, &out, &contract, loaded, &imported)?,
-            None => self.write_new(ctx, &out, &imported)?,
+            Some(loaded) => {
+                self.write_into(ctx, &out, &contract, loaded, &imported, &images.files)?
+            }
+            None => self.write_new(ctx, &out, &imported[0], &images.files)?,
         }
-        self.notes(&imported, into.is_some());
+        for (file, dest, why) in &images.refused {
+            eprintln!(
+                "note: the image `{dest}` of {} was not copied into the spec ({why}): it keeps its words",
+                file.display()
+            );
+        }
+        if !images.files.is_empty() {
+            eprintln!(
+                "note: {} image(s) copied into `images/` of the spec, which the site publishes",
+                images.files.len()
+            );
+        }
+        for one in &imported {
+            self.notes(one, into.is_some());
+        }
         Ok(())
+    }
+
+    /// Several files only with --into (and without --keep-ids-from): a new folder or a new
+    /// version of a text is made of one.
+    fn check_files(&self, ctx: &Ctx) -> Outcome {
+        if self.files.len() > 1 && (self.into.is_none() || self.keep_ids_from.is_some()) {
+            return Err(ctx.usage(
+                &format!(
+                    "{} files to import: several are imported together only with --into, and without --keep-ids-from",
+                    self.files.len()
+                ),
+                "several documents are imported together into an existing spec folder (kcontract init makes one): --into DIR, without --keep-ids-from; or import one file with --out",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Import each text. Documents imported together are placed first (where each one's
+    /// sections go), then imported with the links between them made to land there, each taking
+    /// no clause id or chapter name an earlier one took. One document is one import.
+    fn import_all(
+        &self,
+        sources: &[String],
+        contract: &Contract,
+        options: kcontract_edit::import::Options<'_>,
+        images: &[std::collections::BTreeMap<String, String>],
+    ) -> Vec<Imported> {
+        use kcontract_edit::import::{Taken, import};
+        let names: Vec<String> = self.files.iter().map(|f| origin(f)).collect();
+        let mut options = options;
+        if options.into.is_some() {
+            let mut taken = Taken::default();
+            for ((src, name), images) in sources.iter().zip(&names).zip(images) {
+                options.taken = taken.clone();
+                options.images = images.clone();
+                let placed = import(src, name, contract, &options);
+                placed.take(&mut taken);
+                options.siblings.insert(name.clone(), placed.placed());
+            }
+        }
+        let mut taken = Taken::default();
+        let mut all = Vec::new();
+        for ((src, name), images) in sources.iter().zip(&names).zip(images) {
+            options.taken = taken.clone();
+            options.images = images.clone();
+            let imported = import(src, name, contract, &options);
+            imported.take(&mut taken);
+            all.push(imported);
+        }
+        all
     }
 
     /// Every `--actors` name is one a clause can write.
@@ -114,44 +192,6 @@ impl Import {
         }
     }
 
-    /// The file to import, as plain text. A FIFO, a device or an endless file is refused, not
-    /// read until memory runs out.
-    fn read_source(&self, ctx: &Ctx) -> Result<String, Failure> {
-        let bytes =
-            kcontract_spec::fsutil::read_regular(&self.file, kcontract_spec::fsutil::MAX_INPUT)
-                .map_err(|e| {
-                    fail_with(
-                        ctx,
-                        Diagnostic::error(
-                            "K1001",
-                            format!("`{}` cannot be read: {e}", self.file.display()),
-                        )
-                        .in_file(&self.file)
-                        .help("check the path of the Markdown file to import"),
-                    )
-                })?;
-        match String::from_utf8(bytes) {
-            Ok(s) => Ok(kcontract_spec::fsutil::plain_text(s)),
-            Err(_) => Err(fail_with(
-                ctx,
-                Diagnostic::error(
-                    "K1001",
-                    format!("`{}` is not UTF-8 text", self.file.display()),
-                )
-                .in_file(&self.file)
-                .help("import reads Markdown in UTF-8; convert the file first (e.g. with iconv)"),
-            )),
-        }
-    }
-
-    /// The name the import records as the text's origin: the file's name.
-    fn origin(&self) -> String {
-        self.file.file_name().map_or_else(
-            || self.file.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    }
-
     /// The vocabulary the new chapters are written in: the `--into` or `--keep-ids-from`
     /// contract's (else the default one, which import replaces by the subjects' own), with
     /// `--actors` when given.
@@ -167,18 +207,22 @@ impl Import {
         contract
     }
 
-    /// `--into`: the new chapters added to the contract in `out`, never overwriting one.
+    /// `--into`: the new chapters (of every text imported) added to the contract in `out`,
+    /// never overwriting one.
     fn write_into(
         &self,
         ctx: &Ctx,
         out: &Path,
         contract: &Contract,
         loaded: &Loaded,
-        imported: &Imported,
+        imported: &[Imported],
+        images: &[(String, Vec<u8>)],
     ) -> Outcome {
         let lang = contract.languages.first().map_or("en", String::as_str);
         let existing = &loaded.spec.contract.chapters;
-        if let Some((name, _)) = imported.chapters.iter().find(|(n, _)| existing.contains(n)) {
+        let chapters: Vec<(String, String)> =
+            imported.iter().flat_map(|i| i.chapters.clone()).collect();
+        if let Some((name, _)) = chapters.iter().find(|(n, _)| existing.contains(n)) {
             return fail(ctx, Diagnostic::error(
                     "K1005",
                     format!("the contract in `{}` has a chapter `{name}` already: import never overwrites a chapter", out.display()),
@@ -186,11 +230,22 @@ impl Import {
                 .in_file(out.join("contract.yaml"))
                 .help("to follow a newer version of a text imported before, import it with --out into a new folder and --keep-ids-from the old one, then compare them with `kcontract diff`; nothing was written"));
         }
-        let added = merge_into(out, lang, &imported.chapters).map_err(|d| fail_with(ctx, d))?;
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some((name, _)) = chapters.iter().find(|(n, _)| !seen.insert(n.as_str())) {
+            return fail(ctx, Diagnostic::error(
+                    "K1005",
+                    format!("two of the documents imported together make a chapter `{name}`"),
+                )
+                .in_file(out.join("contract.yaml"))
+                .help("each chapter is a top-level section, named by its heading: rename one of the two headings, or import the documents one at a time into different contracts; nothing was written"));
+        }
+        let added = save::merge_into(out, lang, &chapters, images, &abort_after_writes())
+            .map_err(|d| fail_with(ctx, d))?;
         let files: Vec<String> = added.iter().map(|n| format!("{lang}/{n}.md")).collect();
+        let names: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
         print(&format!(
             "imported {} into {}: {}\nmerged: new files {}; chapters {} added to `chapters:` of contract.yaml after its {}; no other file changed\nnext: kcontract --spec {} check\n",
-            self.file.display(),
+            names.join(", "),
             out.display(),
             summary(imported),
             files.join(", "),
@@ -214,20 +269,35 @@ impl Import {
     }
 
     /// `--out`: a new spec folder, written whole or not at all.
-    fn write_new(&self, ctx: &Ctx, out: &Path, imported: &Imported) -> Outcome {
-        let mut files = vec![(out.join("contract.yaml"), imported.contract_yaml.clone())];
+    fn write_new(
+        &self,
+        ctx: &Ctx,
+        out: &Path,
+        imported: &Imported,
+        images: &[(String, Vec<u8>)],
+    ) -> Outcome {
+        let mut files = vec![(
+            out.join("contract.yaml"),
+            imported.contract_yaml.clone().into_bytes(),
+        )];
         let source = &imported.source_lang;
         for (name, text) in &imported.chapters {
-            files.push((out.join(source).join(format!("{name}.md")), text.clone()));
+            let path = out.join(source).join(format!("{name}.md"));
+            files.push((path, text.clone().into_bytes()));
         }
         for (lang, name, text) in &imported.translations {
-            files.push((out.join(lang).join(format!("{name}.md")), text.clone()));
+            let path = out.join(lang).join(format!("{name}.md"));
+            files.push((path, text.clone().into_bytes()));
         }
-        write_all(out, &files).map_err(|d| fail_with(ctx, d))?;
+        for (name, bytes) in images {
+            let path = out.join(kcontract_spec::IMAGES_FOLDER).join(name);
+            files.push((path, bytes.clone()));
+        }
+        write_new_hooked(out, &files, &abort_after_writes()).map_err(|d| fail_with(ctx, d))?;
         print(&format!(
             "imported {}: {} → {}\nnext: kcontract --spec {} check\n",
-            self.file.display(),
-            summary(imported),
+            self.files[0].display(),
+            summary(std::slice::from_ref(imported)),
             out.display(),
             out.display(),
         ))
@@ -285,6 +355,42 @@ impl Import {
     }
 }
 
+/// The file to import, as plain text. A FIFO, a device or an endless file is refused, not
+/// read until memory runs out.
+fn read_source(ctx: &Ctx, file: &Path) -> Result<String, Failure> {
+    let bytes = kcontract_spec::fsutil::read_regular(file, kcontract_spec::fsutil::MAX_INPUT)
+        .map_err(|e| {
+            fail_with(
+                ctx,
+                Diagnostic::error("K1001", format!("`{}` cannot be read: {e}", file.display()))
+                    .in_file(file)
+                    .help("check the path of the Markdown file to import"),
+            )
+        })?;
+    match String::from_utf8(bytes) {
+        Ok(s) => {
+            let text = kcontract_spec::fsutil::plain_text(s);
+            let prepared = kcontract_edit::import::source::prepare(file, text);
+            ctx.print_diagnostics(&prepared.diagnostics, &prepared.sources);
+            prepared.text.ok_or(Failure::Input)
+        }
+        Err(_) => Err(fail_with(
+            ctx,
+            Diagnostic::error("K1001", format!("`{}` is not UTF-8 text", file.display()))
+                .in_file(file)
+                .help("import reads Markdown in UTF-8; convert the file first (e.g. with iconv)"),
+        )),
+    }
+}
+
+/// The name the import records as the text's origin: the file's name.
+fn origin(file: &Path) -> String {
+    file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 /// Where the actors came from when none were given: the subjects, and the clauses left to a person.
 fn subjects_note(imported: &Imported) -> String {
     let named: Vec<String> = imported
@@ -327,14 +433,15 @@ fn kept_note(imported: &Imported, dir: &Path) -> String {
     note
 }
 
-/// The one-line account of an import.
-fn summary(imported: &Imported) -> String {
+/// The one-line account of an import (of every text imported together).
+fn summary(imported: &[Imported]) -> String {
+    let sum = |f: fn(&Imported) -> usize| imported.iter().map(f).sum::<usize>();
     format!(
         "{} chapter(s), {} clause(s), {} with a `review:` note, {} boilerplate paragraph(s)",
-        imported.chapters.len(),
-        imported.clauses,
-        imported.reviews,
-        imported.boilerplate,
+        sum(|i| i.chapters.len()),
+        sum(|i| i.clauses),
+        sum(|i| i.reviews),
+        sum(|i| i.boilerplate),
     )
 }
 
@@ -400,118 +507,33 @@ fn load_clean(ctx: &Ctx, dir: &Path, what: &str) -> Result<Loaded, Failure> {
     Err(Failure::Input)
 }
 
-/// Add `chapters` to the spec folder `dir`: each as `<lang>/<name>.md`, a new file (an existing
-/// one stops the import, K1005, before anything is written), and its name appended to the
-/// `chapters:` of `contract.yaml`, the rest of which is kept as written. Returns the names added.
-/// On a failure to write, what was written is removed and `contract.yaml` restored.
-fn merge_into(
-    dir: &Path,
-    lang: &str,
-    chapters: &[(String, String)],
-) -> Result<Vec<String>, Diagnostic> {
-    let yaml_path = dir.join("contract.yaml");
-    // Read and written back as it was saved (a byte-order mark, Windows line ends).
-    let raw = fs::read_to_string(&yaml_path).map_err(|e| {
-        Diagnostic::error(
-            "K1003",
-            format!("`{}` cannot be read: {e}", yaml_path.display()),
-        )
-        .in_file(&yaml_path)
-    })?;
-    let encoding = kcontract_spec::fsutil::Encoding::of(&raw);
-    let yaml = kcontract_spec::fsutil::plain_text(raw.clone());
-    for (name, _) in chapters {
-        let path = dir.join(lang).join(format!("{name}.md"));
-        if path.exists() {
-            return Err(Diagnostic::error(
-                "K1005",
-                format!("`{}` exists already: import never overwrites a file", path.display()),
+/// Finish what an `import --into` killed in `dir` left ([`save::recover`]), saying so.
+fn recover(ctx: &Ctx, dir: &Path) -> Outcome {
+    match save::recover(dir) {
+        Ok(None) => Ok(()),
+        Ok(Some(r)) => {
+            let files: Vec<String> = r.removed.iter().map(|p| p.display().to_string()).collect();
+            eprintln!(
+                "note: an earlier `import --into {}` stopped before it finished; {}",
+                dir.display(),
+                if files.is_empty() {
+                    "nothing it wrote was left unlisted".to_string()
+                } else {
+                    format!("removed the chapter file(s) it wrote without listing them: {}", files.join(", "))
+                }
+            );
+            Ok(())
+        }
+        Err(e) => fail(
+            ctx,
+            Diagnostic::error(
+                "K1003",
+                format!("cannot finish the interrupted import in `{}`: {e}", dir.display()),
             )
-            .in_file(&path)
-            .help("the chapter is not listed in contract.yaml but its file is there: rename or move that file, or import into another folder; nothing was written"));
-        }
+            .in_file(dir.join(save::JOURNAL))
+            .help("an earlier `import --into` was stopped; check that the folder is writable, then run the import again"),
+        ),
     }
-    let names: Vec<String> = chapters.iter().map(|(n, _)| n.clone()).collect();
-    let Some(merged) = add_chapters(&yaml, &names) else {
-        return Err(Diagnostic::error(
-            "K1005",
-            format!("the `chapters:` list of `{}` cannot be extended", yaml_path.display()),
-        )
-        .in_file(&yaml_path)
-        .help("import adds to a `chapters:` list written one name a line (`  - name`) or as `[a, b]`; write it so, or add the chapters by hand after `--out`; nothing was written"));
-    };
-    let mut written: Vec<PathBuf> = Vec::new();
-    let result = chapters.iter().try_for_each(|(name, text)| {
-        let path = dir.join(lang).join(format!("{name}.md"));
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| (path.clone(), e))?;
-        }
-        fs::write(&path, text).map_err(|e| (path.clone(), e))?;
-        written.push(path);
-        Ok(())
-    });
-    let result = result.and_then(|()| {
-        fs::write(&yaml_path, encoding.apply(&merged)).map_err(|e| (yaml_path.clone(), e))
-    });
-    result.map_err(|(path, e)| {
-        for p in &written {
-            let _ = fs::remove_file(p);
-        }
-        let _ = fs::write(&yaml_path, &raw);
-        Diagnostic::error("K1003", format!("`{}` cannot be written: {e}", path.display()))
-            .in_file(&path)
-            .help("check that the folder is writable; the new files were removed again and contract.yaml is as it was")
-    })?;
-    Ok(names)
-}
-
-/// `yaml` (a contract.yaml) with `names` appended to its top-level `chapters:` list, written
-/// one name a line (`  - name`, as `init` writes it) or in brackets on the key's line; `None` for
-/// any other form. Every other line is kept as it is.
-fn add_chapters(yaml: &str, names: &[String]) -> Option<String> {
-    let lines: Vec<&str> = yaml.split_inclusive('\n').collect();
-    let at = lines.iter().position(|l| l.starts_with("chapters:"))?;
-    let rest = lines[at]["chapters:".len()..].trim();
-    let mut out = String::with_capacity(yaml.len() + 16 * names.len());
-    if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-        out.extend(lines[..at].iter().copied());
-        let mut all: Vec<&str> = inner
-            .split(',')
-            .map(str::trim)
-            .filter(|n| !n.is_empty())
-            .collect();
-        all.extend(names.iter().map(String::as_str));
-        out.push_str(&format!("chapters: [{}]\n", all.join(", ")));
-        out.extend(lines[at + 1..].iter().copied());
-        return Some(out);
-    }
-    if !rest.is_empty() && !rest.starts_with('#') {
-        return None;
-    }
-    // The item lines after the key (comments and blank lines between them allowed).
-    let mut last = None;
-    for (i, l) in lines.iter().enumerate().skip(at + 1) {
-        let t = l.trim_start();
-        if t.starts_with("- ") {
-            last = Some(i);
-        } else if !(t.is_empty() || t.starts_with('#')) {
-            break;
-        }
-    }
-    let last = last?;
-    let first = lines[at + 1..=last]
-        .iter()
-        .find(|l| l.trim_start().starts_with("- "))?;
-    let indent = &first[..first.len() - first.trim_start().len()];
-    out.extend(lines[..=last].iter().copied());
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    for n in names {
-        out.push_str(&format!("{indent}- {n}\n"));
-    }
-    out.extend(lines[last + 1..].iter().copied());
-    Some(out)
 }
 
 /// Why `dir` cannot receive a new spec (`None`: it can).
@@ -528,62 +550,50 @@ pub(crate) fn not_empty(dir: &Path) -> Option<&'static str> {
     }
 }
 
-/// Write every file under `root`; on a failure, remove what was written (the folder is left as it
-/// was found: absent or empty).
+/// Write every file under `root` (absent or empty), whole or not at all: in a temporary folder
+/// beside it, renamed into place ([`save::write_new`]).
 pub(crate) fn write_all(root: &Path, files: &[(PathBuf, String)]) -> Result<(), Diagnostic> {
-    let existed = root.exists();
-    let result = files.iter().try_for_each(|(path, text)| {
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| (path, e))?;
-        }
-        fs::write(path, text).map_err(|e| (path, e))
-    });
-    result.map_err(|(path, e)| {
-        let cleanup = if existed {
-            fs::read_dir(root).map(|entries| {
-                for e in entries.flatten() {
-                    let p = e.path();
-                    let _ = if p.is_dir() {
-                        fs::remove_dir_all(&p)
-                    } else {
-                        fs::remove_file(&p)
-                    };
-                }
-            })
-        } else if root.exists() {
-            fs::remove_dir_all(root)
-        } else {
-            Ok(())
-        };
-        let after = match cleanup {
-            Ok(()) => "nothing was left behind",
-            Err(_) => "some files could not be removed again",
-        };
+    let bytes: Vec<(PathBuf, Vec<u8>)> = files
+        .iter()
+        .map(|(p, text)| (p.clone(), text.clone().into_bytes()))
+        .collect();
+    write_new_hooked(root, &bytes, &|_| {})
+}
+
+fn write_new_hooked(
+    root: &Path,
+    files: &[(PathBuf, Vec<u8>)],
+    after: save::After<'_>,
+) -> Result<(), Diagnostic> {
+    let rel: Vec<(PathBuf, Vec<u8>)> = files
+        .iter()
+        .map(|(p, bytes)| {
+            let rel = p.strip_prefix(root).unwrap_or(p).to_path_buf();
+            (rel, bytes.clone())
+        })
+        .collect();
+    save::write_new(root, &rel, after).map_err(|(path, e)| {
         Diagnostic::error(
             "K1003",
             format!("`{}` cannot be written: {e}", path.display()),
         )
-        .in_file(path)
-        .help(format!("check that the folder is writable; {after}"))
+        .in_file(&path)
+        .help("check that the folder is writable; nothing was left behind")
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::add_chapters;
-
-    #[test]
-    fn chapters_are_appended_and_the_rest_kept() {
-        let names = ["b".to_string(), "c".to_string()];
-        assert_eq!(
-            add_chapters("title: T\nchapters:\n  - a\n# who\nactors: [x]\n", &names).as_deref(),
-            Some("title: T\nchapters:\n  - a\n  - b\n  - c\n# who\nactors: [x]\n")
-        );
-        assert_eq!(
-            add_chapters("chapters: [a]  \nx: 1\n", &names).as_deref(),
-            Some("chapters: [a, b, c]\nx: 1\n")
-        );
-        assert_eq!(add_chapters("chapters: a\n", &names), None);
-        assert_eq!(add_chapters("title: T\n", &names), None);
+/// The test hook of `tests/suite/leaks.rs`: with `KCONTRACT_TEST_ABORT_AFTER_WRITES=N` the process
+/// stops after its Nth file write as a kill would (no clean-up, no message), so the test can check
+/// that every moment of an import leaves a whole contract and that the next run recovers.
+fn abort_after_writes() -> impl Fn(&Path) {
+    let limit: Option<usize> = std::env::var("KCONTRACT_TEST_ABORT_AFTER_WRITES")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let count = std::cell::Cell::new(0usize);
+    move |_: &Path| {
+        count.set(count.get() + 1);
+        if limit == Some(count.get()) {
+            std::process::abort();
+        }
     }
 }

@@ -190,6 +190,14 @@ fn a_side_with_errors_is_reported_and_the_rest_diffed() {
     );
     assert!(out.contains("level       one.level"), "{out}");
     insta::assert_snapshot!(shown((code, out, err)));
+    // --fail-on is judged on what parsed, and reported with the errors (issue #49, item 6).
+    let (code, _, err) = run_in(dir.path(), &["diff", "old", "new", "--fail-on", "level"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("error[K0110]") && err.contains("error[K0803]"),
+        "{err}"
+    );
+    assert!(err.contains("one.level (level)"), "{err}");
 }
 
 /// `text` without the clause block of `id` and the blank line after it.
@@ -318,6 +326,22 @@ fn a_side_that_cannot_be_read_compares_nothing() {
         ),
         "{err}"
     );
+    // Both sides are reported, not only the first (issue #49, item 6).
+    let new = format!(
+        "the new version ({}) could not be read",
+        empty.path().display()
+    );
+    assert!(err.contains(&new), "{err}");
+}
+
+/// Two revisions that do not exist: both are named in one run.
+#[test]
+fn both_unknown_revisions_are_reported() {
+    let repo = scratch_repo();
+    let (code, _, err) = run_in(repo.path(), &["diff", "--git", "nope-a..nope-b"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`nope-a` is not a revision"), "{err}");
+    assert!(err.contains("`nope-b` is not a revision"), "{err}");
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -564,4 +588,112 @@ fn levels_first_moves_summarised_link_targets_apart_table_rows_shown() {
     let (_, out, _) = run_in(dir.path(), &["diff", "old", "new"]);
     assert!(!out.contains("levels and actors"), "{out}");
     assert!(out.contains("3 clauses moved"), "{out}");
+}
+
+/// `kcontract diff ARGS` in `dir` with `TMPDIR` set to `tmp`.
+fn diff_with_tmp(dir: &Path, tmp: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .args(["--color", "never"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// What a temporary folder holds.
+fn entries(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The scratch repository with a third commit that deletes the test claiming `one.kept`: the
+/// revision `HEAD~1` has it, the working tree does not.
+fn repo_without_the_test() -> tempfile::TempDir {
+    let repo = scratch_repo();
+    git(repo.path(), &["rm", "-q", "tests/a.rs"]);
+    git(repo.path(), &["commit", "-qm", "test removed"]);
+    repo
+}
+
+/// A revision's tests are scanned from the revision's files whether `--spec` is relative or
+/// absolute (issue #50, item 4: with an absolute one the working tree was scanned twice, and the
+/// removed test went unseen), in a temporary folder that is gone afterwards.
+#[test]
+fn a_revisions_tests_are_scanned_for_a_relative_or_an_absolute_spec() {
+    let repo = repo_without_the_test();
+    let tmp = tempfile::tempdir().unwrap();
+    let absolute = repo.path().join("spec");
+    for spec in ["spec", absolute.to_str().unwrap()] {
+        let (code, out, err) = diff_with_tmp(
+            repo.path(),
+            tmp.path(),
+            &[
+                "--spec", spec, "diff", "--git", "HEAD~1", "--format", "json",
+            ],
+        );
+        assert_eq!(code, 0, "{spec}: {err}");
+        let tests: Vec<serde_json::Value> = json_changes(&out)
+            .into_iter()
+            .filter(|c| c["id"] == "one.kept" && c["kind"] == "tests")
+            .collect();
+        assert_eq!(tests.len(), 1, "--spec {spec}: no removed test in {out}");
+        assert!(out.contains("p::a::keeps"), "{out}");
+        assert_eq!(entries(tmp.path()), Vec::<String>::new(), "--spec {spec}");
+    }
+}
+
+/// The temporary folder of a revision's files is removed when the command is interrupted there
+/// (SIGINT, SIGTERM), not only when it finishes: the test hook holds the command with the folder
+/// full until the signal comes.
+#[test]
+fn an_interrupted_diff_leaves_no_temporary_folder() {
+    let repo = repo_without_the_test();
+    for signal in ["INT", "TERM"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kcontract"))
+            .current_dir(repo.path())
+            .env("TMPDIR", tmp.path())
+            .env("KCONTRACT_TEST_HOLD_SCRATCH", "20000")
+            .args(["diff", "--git", "HEAD~1"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        // The folder, named unpredictably, with the revision's test in it.
+        let made = loop {
+            let found = entries(tmp.path())
+                .into_iter()
+                .find(|n| tmp.path().join(n).join("tests/a.rs").is_file());
+            if let Some(n) = found {
+                break n;
+            }
+            assert!(start.elapsed().as_secs() < 20, "no scratch folder");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert!(
+            made.starts_with("kcontract-diff-") && made.len() > 20,
+            "{made}"
+        );
+        let st = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let code = child.wait().unwrap().code();
+        assert_eq!(code, Some(130), "SIG{signal}");
+        assert!(
+            start.elapsed().as_secs() < 15,
+            "SIG{signal}: waited out the hold"
+        );
+        assert_eq!(entries(tmp.path()), Vec::<String>::new(), "SIG{signal}");
+    }
 }

@@ -641,3 +641,187 @@ fn a_table_rows_subject_is_in_the_keywords_cell() {
         "{chapter}"
     );
 }
+
+/// A NUL byte is refused with its line and column, and nothing is written; lone carriage returns
+/// (old Mac line ends) are line ends, with a warning at the first, and the imported spec passes
+/// `check` (it failed with K0005 and K0101 when both went into the chapters; issue #50, item 7).
+#[test]
+fn nul_is_refused_and_a_lone_carriage_return_is_a_line_end() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("nul.md"),
+        "# T\n\nThe runtime MUST\0 stop.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("cr.md"),
+        "# T\n\nA line\rwith a CR. It MUST go.\n\n## S\n\nx\rThe runtime MUST stop.\r",
+    )
+    .unwrap();
+    let (code, out, nul) = kcontract(dir.path(), &["import", "nul.md", "--out", "a"]);
+    assert_eq!(code, 1, "{out}{nul}");
+    assert!(!dir.path().join("a").exists());
+    let (code, out, cr) = kcontract(dir.path(), &["import", "cr.md", "--out", "b"]);
+    assert_eq!(code, 0, "{out}{cr}");
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "b", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for f in std::fs::read_dir(dir.path().join("b/en")).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        assert!(!text.contains('\r'), "{text}");
+    }
+    let cr: String = cr
+        .lines()
+        .take_while(|l| !l.starts_with("note:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!(format!("{nul}\n{cr}"));
+}
+
+/// `languages: [en, en]` is one error at the second `en` (K0010), not a translation of the source
+/// into itself with an error for every field of every clause; `import --into` shows just that.
+#[test]
+fn a_language_listed_twice_is_one_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["init", "c", "--title", "Relay"]);
+    assert_eq!(code, 0, "{err}");
+    let yaml = dir.path().join("c/spec/contract.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    assert!(text.contains("languages: [en]"), "{text}");
+    std::fs::write(
+        &yaml,
+        text.replace("languages: [en]", "languages: [en, en]"),
+    )
+    .unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("error[").count(), 1, "{err}");
+    assert!(
+        err.contains("error[K0010]: language `en` is listed twice"),
+        "{err}"
+    );
+    let file = root().join("tests/fixtures/import/events-v1.md");
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &["import", file.to_str().unwrap(), "--into", "c/spec"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("error[").count(), 2, "{err}");
+    assert!(err.contains("error[K1004]"), "{err}");
+}
+
+/// Two documents imported together with `--into` keep their links to each other: a link to the
+/// other file lands on its first chapter, a link to a section of it (inline, or a reference
+/// definition) on the chapter holding that section; a link to a file not imported keeps its words
+/// and is named; a local image is copied into the spec's `images/`, which `check` accepts and the
+/// site publishes (issue #49, item 4). One at a time, the first document's links to the second
+/// (not imported yet) lose their targets.
+#[test]
+fn documents_imported_together_keep_their_links_to_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["init", "c", "--title", "Relay"]);
+    assert_eq!(code, 0, "{err}");
+    let fixture = root().join("tests/fixtures/import/together");
+    let (messages, fields) = (fixture.join("messages.md"), fixture.join("fields.md"));
+    let (m, f) = (messages.to_str().unwrap(), fields.to_str().unwrap());
+    let (code, out, err) = kcontract(dir.path(), &["import", m, f, "--into", "c/spec"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(
+            "new files en/delivery.md, en/acknowledgement.md, en/priority.md, en/identity.md"
+        ),
+        "{out}"
+    );
+    let read =
+        |name: &str| std::fs::read_to_string(dir.path().join("c/spec/en").join(name)).unwrap();
+    let delivery = read("delivery.md");
+    assert!(
+        delivery.contains("[the priority field](priority.md#priority)"),
+        "{delivery}"
+    );
+    assert!(delivery.contains("[the fields](priority.md)"), "{delivery}");
+    assert!(read("priority.md").contains("[d]: delivery.md#delivery"));
+    let ack = read("acknowledgement.md");
+    assert!(ack.contains("[delivery](delivery.md#delivery)"), "{ack}");
+    assert!(ack.contains("See also the glossary, which"), "{ack}");
+    // The local image is copied into the spec's images/ and shown from there.
+    assert!(
+        delivery.contains("![The message flow](../images/flow.png)"),
+        "{delivery}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("c/spec/images/flow.png")).unwrap(),
+        std::fs::read(fixture.join("flow.png")).unwrap()
+    );
+    assert!(err.contains("1 image(s) copied into `images/`"), "{err}");
+    assert!(
+        err.contains(
+            "kept only their words, their targets being outside the new spec: glossary.md#relay"
+        ),
+        "{err}"
+    );
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The site publishes the image where the chapter page's link lands.
+    let (code, out, err) = kcontract(dir.path(), &["--spec", "c/spec", "build", "--out", "site"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(dir.path().join("site/images/flow.png").is_file());
+    let page = std::fs::read_to_string(dir.path().join("site/en/delivery.html")).unwrap();
+    assert!(
+        page.contains(r#"<img src="../images/flow.png" alt="The message flow""#),
+        "{page}"
+    );
+    // An image the spec does not have is K0118 (the negative control of check's acceptance).
+    std::fs::remove_file(dir.path().join("c/spec/images/flow.png")).unwrap();
+    let (code, _, err) = kcontract(dir.path(), &["--spec", "c/spec", "check"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("error[K0118]: the link `../images/flow.png` names no image of the spec"),
+        "{err}"
+    );
+
+    // One at a time: messages.md's links to fields.md keep only their words.
+    let apart = tempfile::tempdir().unwrap();
+    kcontract(apart.path(), &["init", "c", "--title", "Relay"]);
+    let (code, _, err) = kcontract(apart.path(), &["import", m, "--into", "c/spec"]);
+    assert_eq!(code, 0, "{err}");
+    let delivery = std::fs::read_to_string(apart.path().join("c/spec/en/delivery.md")).unwrap();
+    assert!(!delivery.contains("priority.md"), "{delivery}");
+
+    // Several files are for --into only (a usage error otherwise).
+    let (code, _, err) = kcontract(dir.path(), &["import", m, f, "--out", "x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!dir.path().join("x").exists());
+}
+
+/// Every input of an import is read and each problem reported, not only the first: a missing
+/// text, a contract to import into with errors, in one run (issue #49, item 6).
+#[test]
+fn every_problem_of_an_import_is_reported_together() {
+    let dir = tempfile::tempdir().unwrap();
+    kcontract(dir.path(), &["init", "c", "--title", "Relay"]);
+    let yaml = dir.path().join("c/spec/contract.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        text.replace("languages: [en]", "languages: [en, en]"),
+    )
+    .unwrap();
+    let good = root().join("tests/fixtures/import/together/fields.md");
+    let (code, _, err) = kcontract(
+        dir.path(),
+        &[
+            "import",
+            "missing.md",
+            good.to_str().unwrap(),
+            "nul.md",
+            "--into",
+            "c/spec",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(err.matches("error[K1001]").count(), 2, "{err}");
+    assert!(
+        err.contains("error[K0010]") && err.contains("error[K1004]"),
+        "{err}"
+    );
+}

@@ -108,6 +108,23 @@ pub(super) fn matrix_json(m: &kcontract_trace::matrix::Matrix) -> Result<Vec<u8>
     Ok(json.into_bytes())
 }
 
+/// The spec's images (`images/` beside contract.yaml, [`kcontract_spec::spec_images`]) given to
+/// `put` as `images/NAME`, where a chapter page's `../images/NAME` lands. Each is read as every
+/// spec file is: a regular file inside the spec folder (a link leading out is refused, K0004).
+pub(super) fn publish_images(
+    spec: &std::path::Path,
+    put: &dyn Fn(String, Vec<u8>) -> Result<(), Diagnostic>,
+) -> Result<(), Diagnostic> {
+    use kcontract_spec::{IMAGES_FOLDER, fsutil};
+    for name in kcontract_spec::spec_images(spec) {
+        let path = spec.join(IMAGES_FOLDER).join(&name);
+        let bytes = fsutil::read_inside(spec, &path, fsutil::MAX_INPUT)
+            .map_err(|e| kcontract_spec::io_error(&path, &e))?;
+        put(format!("{IMAGES_FOLDER}/{name}"), bytes)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::shown_path;

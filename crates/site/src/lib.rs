@@ -129,6 +129,7 @@ pub fn build(
     let mut steps = kcontract_spec::timings::Timings::default();
     let rendered = timings.time("render+write", || {
         render::render_site(m, runtimes, history, tpl, &put, &mut steps)
+            .and_then(|pages| files::publish_images(output.spec, &put).map(|()| pages))
     });
     timings.extend(&steps);
     let pages = match rendered {

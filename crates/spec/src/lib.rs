@@ -35,7 +35,8 @@ pub use spec::{
     Verify, check_id, clause_stamp, link_label, section_numbers, stamp,
 };
 pub use spec_source::{
-    BOILERPLATE_MARKER, ClauseYaml, FieldValue, INFORMATIVE_MARKER, LINK_SCHEMES, LoadOptions,
-    Loaded, Tree, chapter_file, io_error, is_language_tag, is_note_quote, load, load_alongside,
-    load_from, load_with, markdown_options, paragraphs, read_source, read_spec_source, resolver,
+    BOILERPLATE_MARKER, ClauseYaml, FieldValue, IMAGE_EXTENSIONS, IMAGES_FOLDER,
+    INFORMATIVE_MARKER, LINK_SCHEMES, LoadOptions, Loaded, Tree, chapter_file, image_of_link,
+    io_error, is_image_name, is_language_tag, is_note_quote, load, load_alongside, load_from,
+    load_with, markdown_options, paragraphs, read_source, read_spec_source, resolver, spec_images,
 };

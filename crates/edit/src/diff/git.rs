@@ -142,15 +142,67 @@ pub fn read_revision(rev: &str, spec_dir: &Path) -> Result<(Tree, PathBuf), GitE
     Ok((Tree::Memory(files), root))
 }
 
-/// The files of revision `rev` below the working directory that `keep` selects (by their path
-/// relative to it): the project's Rust files and manifests, for the test scan of that revision.
+/// The files of revision `rev` in the whole repository holding `spec_dir` that `keep` selects
+/// (by their path from the repository's top), and where `spec_dir` is among them (its path from
+/// the top): the project's Rust files and manifests, for the test scan of that revision. `spec_dir`
+/// may be relative to the working directory or absolute: the same files are read either way.
 pub fn project_files(
     rev: &str,
+    spec_dir: &Path,
     keep: impl Fn(&Path) -> bool,
-) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
-    let cwd = Path::new(".");
-    let commit = resolve(cwd, rev)?;
-    read_files(cwd, rev, &commit, ".", keep)
+) -> Result<(BTreeMap<PathBuf, Vec<u8>>, PathBuf), GitError> {
+    let (cwd, rest) = existing_ancestor(spec_dir);
+    let top =
+        git(&cwd, &["rev-parse", "--show-toplevel"], None).map_err(|source| GitError::Resolve {
+            rev: rev.to_owned(),
+            source,
+        })?;
+    let top = PathBuf::from(String::from_utf8_lossy(&top).trim());
+    // The spec folder from the top: its existing part resolved as git resolved the top.
+    let here = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let top_real = std::fs::canonicalize(&top).unwrap_or(top.clone());
+    let mut spec = here
+        .strip_prefix(&top_real)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    if rest != "." {
+        spec.push(rest);
+    }
+    let commit = resolve(&top, rev)?;
+    let files = read_files(&top, rev, &commit, ".", keep)?;
+    Ok((files, spec))
+}
+
+/// A temporary folder for a revision's files, named unpredictably (no other user can make it
+/// first, or guess it to plant a link) and removed when dropped, on every way out of the command
+/// that unwinds; the command removes it on a signal itself ([`Scratch::path`]).
+pub struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    /// A new empty folder in the system's temporary folder (`TMPDIR`), readable by its owner only.
+    pub fn new() -> std::io::Result<Scratch> {
+        tempfile::Builder::new()
+            .prefix("kcontract-diff-")
+            .tempdir()
+            .map(Scratch)
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// Write `files` (paths relative to the folder) into it.
+    pub fn put(&self, files: &BTreeMap<PathBuf, Vec<u8>>) -> std::io::Result<()> {
+        for (rel, bytes) in files {
+            let p = self.0.path().join(rel);
+            if let Some(dir) = p.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(p, bytes)?;
+        }
+        Ok(())
+    }
 }
 
 /// The commit `rev` names.

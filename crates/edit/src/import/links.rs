@@ -89,6 +89,11 @@ pub(super) fn definitions_used(chapter: &str, defs: &BTreeMap<String, Definition
 pub(super) struct Anchors {
     pub(super) own: BTreeMap<String, String>,
     pub(super) elsewhere: BTreeMap<String, String>,
+    /// The documents imported in the same run, by file name.
+    pub(super) siblings: BTreeMap<String, super::Placed>,
+    /// The local images copied into the spec: each destination as written, and the image's name
+    /// in the spec's `images/` folder.
+    pub(super) images: BTreeMap<String, String>,
 }
 
 /// Where a relative destination of the source lands: a `#section` in the chapter holding it, a
@@ -104,6 +109,9 @@ fn relocate(dest: &str, anchors: &Anchors, base: Option<&str>) -> Option<String>
             .get(anchor)
             .map(|chapter| format!("{chapter}.md#{anchor}"));
     }
+    if let Some(landed) = to_sibling(dest, anchors) {
+        return Some(landed);
+    }
     let beside = dest
         .split_once('#')
         .filter(|(file, _)| file.ends_with(".md") && !file.contains('/'))
@@ -112,6 +120,19 @@ fn relocate(dest: &str, anchors: &Anchors, base: Option<&str>) -> Option<String>
         Some((chapter, anchor)) => Some(format!("{chapter}.md#{anchor}")),
         None => base.map(|b| join(b, dest)),
     }
+}
+
+/// Where a link to a document imported in the same run lands: `b.md` (or `./b.md`) on its first
+/// chapter, `b.md#section` on the chapter holding the section; `None` for another file or a
+/// section that document does not have.
+fn to_sibling(dest: &str, anchors: &Anchors) -> Option<String> {
+    let (file, anchor) = dest.split_once('#').unwrap_or((dest, ""));
+    let placed = anchors.siblings.get(file.trim_start_matches("./"))?;
+    if anchor.is_empty() {
+        return Some(format!("{}.md", placed.first));
+    }
+    let chapter = placed.anchors.get(anchor)?;
+    Some(format!("{chapter}.md#{anchor}"))
 }
 
 /// The source's link reference definitions, by [`link_label`], their destinations relocated; one
@@ -159,19 +180,40 @@ pub(super) fn rewrite(src: &str, anchors: &Anchors, base: Option<&str>) -> Rewri
     // (range in src, replacement), in source order and never overlapping.
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     for (event, range) in Parser::new_ext(src, markdown_options()).into_offset_iter() {
-        let Event::Start(Tag::Link {
-            link_type,
-            dest_url,
-            ..
-        }) = event
-        else {
-            continue;
+        // An image is a link to a file: a local one cannot be kept (`check` accepts only chapter
+        // files, K0118), so it goes under the link base or keeps its words (the alt text), named.
+        let (link_type, dest_url, image) = match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            }) => (link_type, dest_url, false),
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                ..
+            }) => (link_type, dest_url, true),
+            _ => continue,
         };
+        // The words start after `[` (`![` for an image).
+        let open = 1 + usize::from(image);
         let dest = dest_url.as_ref();
         if dest.is_empty() || is_absolute(dest) {
             continue;
         }
         let whole = &src[range.clone()];
+        if image
+            && link_type == LinkType::Inline
+            && let Some(name) = anchors.images.get(dest)
+            && let Some(at) = whole.rfind(dest)
+        {
+            // An image copied into the spec: the path from a chapter to it.
+            let start = range.start + at;
+            let to = format!("../{}/{name}", kcontract_spec::IMAGES_FOLDER);
+            edits.push((start..start + dest.len(), to));
+            out.to_base += 1;
+            continue;
+        }
         if matches!(
             link_type,
             LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
@@ -184,7 +226,10 @@ pub(super) fn rewrite(src: &str, anchors: &Anchors, base: Option<&str>) -> Rewri
                 None => {
                     out.to_text.push(dest.to_string());
                     let words = whole.find("][").unwrap_or(whole.len() - 1);
-                    edits.push((range.clone(), whole[1..words.max(1)].to_string()));
+                    edits.push((
+                        range.clone(),
+                        whole[open.min(words)..words.max(open)].to_string(),
+                    ));
                 }
             }
             continue;
@@ -212,7 +257,7 @@ pub(super) fn rewrite(src: &str, anchors: &Anchors, base: Option<&str>) -> Rewri
             }
             None => {
                 out.to_text.push(dest.to_string());
-                edits.push((range.clone(), whole[1..close].to_string()));
+                edits.push((range.clone(), whole[open.min(close)..close].to_string()));
             }
         }
     }
@@ -226,6 +271,30 @@ pub(super) fn rewrite(src: &str, anchors: &Anchors, base: Option<&str>) -> Rewri
         last = r.end;
     }
     out.text.push_str(&src[last..]);
+    out
+}
+
+/// The destinations of the local images of `src` (inline `![words](path)` whose path is not a
+/// URL), each once, in the order of the text: what the command may copy into the spec.
+pub fn local_images(src: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for event in Parser::new_ext(src, markdown_options()) {
+        if let Event::Start(Tag::Image {
+            link_type: LinkType::Inline,
+            dest_url,
+            ..
+        }) = event
+        {
+            let dest = dest_url.to_string();
+            if !dest.is_empty()
+                && !is_absolute(&dest)
+                && !dest.starts_with('#')
+                && !out.contains(&dest)
+            {
+                out.push(dest);
+            }
+        }
+    }
     out
 }
 
@@ -254,6 +323,17 @@ mod tests {
         Anchors {
             own: BTreeMap::from([("create".to_string(), "operations".to_string())]),
             elsewhere: BTreeMap::from([("delivery".to_string(), "transport".to_string())]),
+            siblings: BTreeMap::from([(
+                "fields.md".to_string(),
+                crate::import::Placed {
+                    anchors: BTreeMap::from([(
+                        "priority".to_string(),
+                        "message-fields".to_string(),
+                    )]),
+                    first: "message-fields".to_string(),
+                },
+            )]),
+            images: BTreeMap::from([("img/seq.png".to_string(), "seq.png".to_string())]),
         }
     }
 
@@ -282,6 +362,38 @@ mod tests {
         let beside = rewrite("See [delivery](binding.md#delivery).\n", &anchors(), None);
         assert_eq!(beside.text, "See [delivery](transport.md#delivery).\n");
         assert_eq!(beside.to_base, 1);
+    }
+
+    /// A document imported in the same run: its file lands on its first chapter, a section on
+    /// the chapter holding it; a section it does not have keeps its words.
+    #[test]
+    fn links_to_a_document_imported_together_land_on_its_chapters() {
+        let src = "See [f](fields.md), [p](./fields.md#priority) and [x](fields.md#nowhere).\n";
+        let r = rewrite(src, &anchors(), None);
+        assert_eq!(
+            r.text,
+            "See [f](message-fields.md), [p](message-fields.md#priority) and x.\n"
+        );
+        assert_eq!(r.to_text, ["fields.md#nowhere"]);
+    }
+
+    /// A local image cannot be kept in the spec: under the link base it is the upstream file,
+    /// without one its alt text, named; a remote image stays.
+    #[test]
+    fn local_images_go_under_the_base_or_keep_their_words() {
+        let src = "A ![flow diagram](img/flow.png) and ![x](https://x.org/a.png).\n";
+        let r = rewrite(src, &anchors(), None);
+        assert_eq!(r.text, "A flow diagram and ![x](https://x.org/a.png).\n");
+        assert_eq!(r.to_text, ["img/flow.png"]);
+        let r = rewrite(src, &anchors(), Some("https://x.org/b/"));
+        assert!(
+            r.text
+                .starts_with("A ![flow diagram](https://x.org/b/img/flow.png)")
+        );
+        // One copied into the spec: the path from a chapter to it.
+        let r = rewrite("See ![s](img/seq.png).\n", &anchors(), None);
+        assert_eq!(r.text, "See ![s](../images/seq.png).\n");
+        assert_eq!(local_images(src), ["img/flow.png"]);
     }
 
     #[test]

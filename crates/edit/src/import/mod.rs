@@ -14,7 +14,10 @@
 
 mod carry;
 mod ids;
+pub mod images;
 mod links;
+pub mod save;
+pub mod source;
 mod text;
 mod vocabulary;
 mod writer;
@@ -28,6 +31,7 @@ use pulldown_cmark::{Event, HeadingLevel, Parser, Tag};
 use kcontract_spec::{Contract, LoadOptions, Tree, load_from, markdown_options};
 
 pub use carry::{Carry, Earlier};
+pub use links::local_images;
 use writer::{Writer, push_block};
 
 /// A spec folder made from one Markdown text.
@@ -94,6 +98,72 @@ pub struct Options<'a> {
     /// nouns the subjects name, and a clause naming none gets the neutral actor
     /// [`vocabulary::UNASSIGNED`] with a review note; the verify kinds are a new contract's.
     pub actors_from_subjects: bool,
+    /// The other documents imported in the same run (`import A.md B.md --into DIR`), by file
+    /// name, with where their sections went ([`Imported::placed`]): a link to one of them
+    /// (`b.md`, `b.md#section`) lands on the chapter now holding it. The document itself may be
+    /// among them (a link to its own file name).
+    pub siblings: BTreeMap<String, Placed>,
+    /// Clause ids and chapter names the documents imported before this one in the same run
+    /// took: no clause or introduction of this one takes them.
+    pub taken: Taken,
+    /// The local images of the text ([`local_images`]) the command copies into the spec: each
+    /// destination as written, and its name in the spec's `images/` folder. An image not named
+    /// here keeps its words (its alt text), reported in [`Imported::links_dropped`].
+    pub images: BTreeMap<String, String>,
+}
+
+/// Where a document's sections went: what a link to it from another document lands on.
+#[derive(Debug, Clone, Default)]
+pub struct Placed {
+    /// Each heading's id, and the chapter holding it.
+    pub anchors: BTreeMap<String, String>,
+    /// Its first chapter (a link to the file without a section lands there).
+    pub first: String,
+}
+
+/// Clause ids and chapter names taken by documents imported before, in the same run.
+#[derive(Debug, Clone, Default)]
+pub struct Taken {
+    /// Clause ids.
+    pub ids: BTreeSet<String>,
+    /// Chapter names.
+    pub chapters: BTreeSet<String>,
+}
+
+impl Imported {
+    /// Where this import's sections went, for the links of documents imported with it.
+    pub fn placed(&self) -> Placed {
+        let loaded = load_imported(self);
+        let anchors = loaded
+            .spec
+            .documents
+            .iter()
+            .flat_map(|d| {
+                d.headings
+                    .iter()
+                    .map(|h| (h.anchor.clone(), d.chapter.clone()))
+            })
+            .collect();
+        Placed {
+            anchors,
+            first: self
+                .chapters
+                .first()
+                .map(|(n, _)| n.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Add this import's clause ids and chapter names to `taken`.
+    pub fn take(&self, taken: &mut Taken) {
+        let loaded = load_imported(self);
+        taken
+            .ids
+            .extend(loaded.spec.clauses.iter().map(|c| c.id.clone()));
+        taken
+            .chapters
+            .extend(self.chapters.iter().map(|(n, _)| n.clone()));
+    }
 }
 
 /// A top-level block of the source: its range, and what it is.
@@ -248,6 +318,10 @@ pub fn import(src: &str, origin: &str, contract: &Contract, options: &Options<'_
             .chapters
             .extend(into.contract.chapters.iter().cloned());
     }
+    start.taken.extend(options.taken.ids.iter().cloned());
+    start
+        .chapters
+        .extend(options.taken.chapters.iter().cloned());
     let no_definitions = BTreeMap::new();
     let derived = options
         .actors_from_subjects
@@ -270,7 +344,9 @@ pub fn import(src: &str, origin: &str, contract: &Contract, options: &Options<'_
         start: &start,
     };
     let first = import_text(src, &pass);
-    let anchors = anchors(&first, options.into);
+    let mut anchors = anchors(&first, options.into);
+    anchors.siblings = options.siblings.clone();
+    anchors.images = options.images.clone();
     let links = links::rewrite(src, &anchors, options.link_base);
     let definitions = links::definitions(src, &anchors, options.link_base);
     let rewritten = links.to_chapters + links.to_base;
@@ -332,6 +408,8 @@ fn anchors(first: &Imported, into: Option<&kcontract_spec::Spec>) -> links::Anch
             .into_iter()
             .filter_map(|(a, c)| Some((a, c?)))
             .collect(),
+        siblings: BTreeMap::new(),
+        images: BTreeMap::new(),
     }
 }
 

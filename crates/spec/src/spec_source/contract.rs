@@ -315,8 +315,20 @@ impl ContractReader<'_> {
                     .help("add `languages: [en]`; the first language is the source"),
             );
         }
+        let mut seen = std::collections::BTreeSet::new();
         for l in languages {
-            if !is_chapter_name(&l.value) {
+            if !seen.insert(l.value.as_str()) {
+                // Read once: a second `en` would be a translation of `en` into itself, and every
+                // clause of the source would be reported as a translated block gone wrong.
+                self.error(
+                    Diagnostic::error(
+                        "K0010",
+                        format!("language `{}` is listed twice", l.value),
+                    )
+                    .at(self.span_of(&l.referenced), "listed again here")
+                    .help("each language appears once in `languages`; the first is the source, the others its translations"),
+                );
+            } else if !is_chapter_name(&l.value) {
                 self.error(
                     Diagnostic::error(
                         "K0010",
@@ -644,7 +656,15 @@ fn contract(raw: RawContract, checked: Checked) -> Contract {
         search_hint,
         title: raw.title,
         version: raw.version.value,
-        languages: raw.languages.into_iter().map(|l| l.value).collect(),
+        languages: {
+            // A language listed twice (K0010) is read once, where it is first listed.
+            let mut seen = std::collections::BTreeSet::new();
+            raw.languages
+                .into_iter()
+                .map(|l| l.value)
+                .filter(|l| seen.insert(l.clone()))
+                .collect()
+        },
         chapters: raw.chapters.into_iter().map(|c| c.value).collect(),
         upstream: raw.upstream.map(|u| Upstream {
             title: u.title,
@@ -762,7 +782,7 @@ pub(crate) const RESERVED_PAGES: [&str; 7] = [
 ];
 
 /// Language names that would mix a language's pages with a folder of the site's own.
-pub(crate) const RESERVED_FOLDERS: [&str; 1] = ["assets"];
+pub(crate) const RESERVED_FOLDERS: [&str; 2] = ["assets", super::images::IMAGES_FOLDER];
 
 fn link(l: RawLink) -> LinkBase {
     LinkBase {

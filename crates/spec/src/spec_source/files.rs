@@ -72,7 +72,7 @@ impl Tree {
     }
 
     /// The files directly in folder `dir` (unsorted for `Disk`).
-    fn files_in(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+    pub(crate) fn files_in(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
         match self {
             Tree::Disk => Ok(fs::read_dir(dir)?
                 .filter_map(Result::ok)

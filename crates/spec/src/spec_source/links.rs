@@ -11,8 +11,13 @@ use crate::suggest::closest;
 
 /// The diagnostics of every link of every language that does not resolve, but for a fragment
 /// into one of the chapters `failed` (whose files have errors: a clause that failed is no anchor,
-/// so its link would be reported wrongly).
-pub(super) fn check_links(spec: &Spec, failed: &BTreeSet<String>) -> Vec<Diagnostic> {
+/// so its link would be reported wrongly); a link to an image is checked against the spec's
+/// `images`.
+pub(super) fn check_links(
+    spec: &Spec,
+    failed: &BTreeSet<String>,
+    images: &BTreeSet<String>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let chapters: BTreeSet<&str> = spec.contract.chapters.iter().map(String::as_str).collect();
     let langs = std::iter::once(spec.documents.as_slice())
@@ -25,7 +30,9 @@ pub(super) fn check_links(spec: &Spec, failed: &BTreeSet<String>) -> Vec<Diagnos
             .collect();
         for doc in docs {
             for link in &doc.links {
-                if let Some(d) = check(link, doc, &chapters, &anchors, failed) {
+                if let Some(d) = check_image(link, images)
+                    .unwrap_or_else(|| check(link, doc, &chapters, &anchors, failed))
+                {
                     out.push(d);
                 }
             }
@@ -51,6 +58,31 @@ pub(crate) use crate::url::scheme_of;
 /// protocol-relative (`//host/…`).
 fn is_external(dest: &str) -> bool {
     dest.starts_with("//") || scheme_of(dest).is_some()
+}
+
+/// A link to an image of the spec (`../images/NAME`, [`super::images`]): `Some(None)` when the
+/// image is there, `Some(K0118)` when not; `None` for any other link.
+fn check_image(link: &Link, images: &BTreeSet<String>) -> Option<Option<Diagnostic>> {
+    let name = super::images::image_of_link(link.dest.trim())?;
+    if images.contains(name) {
+        return Some(None);
+    }
+    let help = if super::images::is_image_name(name) {
+        format!("put the image in the spec's `images/` folder (beside contract.yaml) as `{name}`")
+    } else {
+        format!(
+            "an image of the spec is named with letters, digits, `.`, `-` and `_`, and ends with .{}",
+            super::images::IMAGE_EXTENSIONS.join(", .")
+        )
+    };
+    Some(Some(
+        Diagnostic::error(
+            "K0118",
+            format!("the link `{}` names no image of the spec", link.dest.trim()),
+        )
+        .at(link.span.clone(), "no such image")
+        .help(help),
+    ))
 }
 
 fn check(

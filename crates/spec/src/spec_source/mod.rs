@@ -12,6 +12,7 @@ mod clause_block;
 mod contract;
 mod fast_yaml;
 mod files;
+mod images;
 mod links;
 mod translation;
 mod untranslated;
@@ -28,6 +29,7 @@ pub use clause_block::{ClauseYaml, FieldValue};
 pub use contract::is_chapter_name as is_language_tag;
 pub use files::Tree;
 pub use files::{chapter_file, io_error, read_source, read_spec_source};
+pub use images::{IMAGE_EXTENSIONS, IMAGES_FOLDER, image_of_link, is_image_name, spec_images};
 pub use links::LINK_SCHEMES;
 pub(crate) use translation::translation_diagnostics;
 pub use untranslated::paragraphs;
@@ -123,7 +125,7 @@ pub fn load_alongside<T: Send>(
 /// out ([`validate`]).
 fn load_rest(tree: &Tree, dir: &Path, start: ContractRead, opts: LoadOptions, out: &mut Loaded) {
     load_languages(tree, dir, start, out);
-    validate(out, opts);
+    validate(out, opts, &images::images_in(tree, dir));
     if opts.strict {
         // A mistyped or unclosed clause block (K0121, K0122) may have lost a requirement: under
         // `--strict`, as a stale translation does, it fails the check.
@@ -141,7 +143,7 @@ fn load_rest(tree: &Tree, dir: &Path, start: ContractRead, opts: LoadOptions, ou
 /// not compared (a translated clause would seem to translate nothing), and a link into a
 /// chapter with an error that finds no section or clause there is not reported (it may name the
 /// clause that failed); every other link is checked, and the review notes of the clauses built.
-fn validate(out: &mut Loaded, opts: LoadOptions) {
+fn validate(out: &mut Loaded, opts: LoadOptions, images: &std::collections::BTreeSet<String>) {
     let start = Instant::now();
     let failed = failed_chapters(out);
     if !out.has_errors() {
@@ -149,7 +151,7 @@ fn validate(out: &mut Loaded, opts: LoadOptions) {
         out.diagnostics.extend(extra);
     }
     out.diagnostics
-        .extend(links::check_links(&out.spec, &failed));
+        .extend(links::check_links(&out.spec, &failed, images));
     let reviews = clause_block::review_diagnostics(&out.spec, opts.strict);
     out.diagnostics.extend(reviews);
     out.timings.add("validate", start.elapsed());
