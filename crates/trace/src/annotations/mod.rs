@@ -44,6 +44,8 @@ mod claims;
 pub use claims::closest;
 pub use claims::renamed_to;
 mod items;
+mod lang;
+pub use lang::Lang;
 mod review;
 mod scan;
 mod sites;
