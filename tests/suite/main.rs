@@ -26,6 +26,7 @@ mod hostile;
 mod image;
 mod import;
 mod languages;
+mod languages_tests;
 mod leaks;
 mod matrix;
 mod model_docs;

@@ -408,10 +408,13 @@ impl Scan {
             );
             } else {
                 self.diagnostics.push(
-                Diagnostic::warning("K0503", "this `Clause:` annotation is not on a test function")
+                    Diagnostic::warning(
+                        "K0503",
+                        "this `Clause:` annotation is not on a test function",
+                    )
                     .at(span, "claims nothing here")
                     .help(stray_help(syntax.lang)),
-            );
+                );
             }
         }
     }
@@ -432,9 +435,17 @@ fn test_path(lang: Lang, rel: &str, place: &Place, f: &FnItem) -> String {
 /// Where an annotation is read, by language: what K0503 says to do with a stray one.
 fn stray_help(lang: Lang) -> &'static str {
     match lang {
-        Lang::Rust => "put the line in the doc comment of a `#[test]` function (directly above it); annotations on helpers, modules or other items are not read",
-        Lang::Go => "put `// Clause: <id>` directly above a `func TestX(t *testing.T)` or a `t.Run(\"name\", …)` whose name is a string literal (no blank line between)",
-        Lang::Python => "put `# Clause: <id>` directly above a pytest `def test_…` (or its decorators), at the top level or in a `class Test…` (no blank line between)",
-        Lang::JavaScript => "put `// Clause: <id>` directly above a `test(\"name\", …)` or `it(\"name\", …)` call, at the top level or in a `describe` callback (no blank line between)",
+        Lang::Rust => {
+            "put the line in the doc comment of a `#[test]` function (directly above it); annotations on helpers, modules or other items are not read"
+        }
+        Lang::Go => {
+            "put `// Clause: <id>` directly above a `func TestX(t *testing.T)` or a `t.Run(\"name\", …)` whose name is a string literal (no blank line between)"
+        }
+        Lang::Python => {
+            "put `# Clause: <id>` directly above a pytest `def test_…` (or its decorators), at the top level or in a `class Test…` (no blank line between)"
+        }
+        Lang::JavaScript => {
+            "put `// Clause: <id>` directly above a `test(\"name\", …)` or `it(\"name\", …)` call, at the top level or in a `describe` callback (no blank line between)"
+        }
     }
 }

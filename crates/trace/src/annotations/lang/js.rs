@@ -188,13 +188,18 @@ pub(super) fn items(t: &Tokens) -> Vec<Item> {
 
 /// The test calls among the statements of code tokens `from..to` (a file, or a `describe`
 /// callback's body), entering `describe` callbacks.
-fn block(t: &Tokens, from: usize, to: usize, module: &[String], skipped: bool, out: &mut Vec<Item>) {
+fn block(
+    t: &Tokens,
+    from: usize,
+    to: usize,
+    module: &[String],
+    skipped: bool,
+    out: &mut Vec<Item>,
+) {
     let mut k = from;
     while k < to {
-        let starts_statement = k == from
-            || t.code[k].bol
-            || t.is_punct(k - 1, ';')
-            || t.is_punct(k - 1, '}');
+        let starts_statement =
+            k == from || t.code[k].bol || t.is_punct(k - 1, ';') || t.is_punct(k - 1, '}');
         match starts_statement.then(|| call(t, k)).flatten() {
             Some(c) => {
                 let ignored = skipped || c.skipped;

@@ -169,7 +169,10 @@ impl<'a> Tokens<'a> {
             }
         }
         if let Some(o) = open.pop() {
-            return Err(failure(code[o].range.clone(), "this bracket is never closed"));
+            return Err(failure(
+                code[o].range.clone(),
+                "this bracket is never closed",
+            ));
         }
         Ok(Tokens {
             src,
@@ -196,7 +199,11 @@ impl<'a> Tokens<'a> {
 
     /// The index just past the group opened at `i` (or `i + 1` when `i` opens none).
     pub(crate) fn after_group(&self, i: usize) -> usize {
-        self.close.get(i).copied().flatten().map_or(i + 1, |c| c + 1)
+        self.close
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or(i + 1, |c| c + 1)
     }
 
     /// The blocks of line comments that each start their line, on consecutive lines: (first
@@ -411,7 +418,9 @@ impl<'a> Cursor<'a> {
     /// A line comment from here (the marker is `marker` bytes long) to the end of the line.
     pub(crate) fn line_comment(&mut self, marker: usize) {
         let (start, line, col) = self.here();
-        let end = self.src[start..].find('\n').map_or(self.b.len(), |k| start + k);
+        let end = self.src[start..]
+            .find('\n')
+            .map_or(self.b.len(), |k| start + k);
         let text_end = if end > start && self.b[end - 1] == b'\r' {
             end - 1
         } else {

@@ -22,12 +22,10 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>, LexFailure> {
             }
             b'#' => c.line_comment(1),
             b'"' | b'\'' => string(&mut c, 0)?,
-            c0 if c0.is_ascii_alphabetic() || c0 == b'_' || c0 >= 0x80 => {
-                match prefix_len(&c) {
-                    Some(n) => string(&mut c, n)?,
-                    None => c.ident(false),
-                }
-            }
+            c0 if c0.is_ascii_alphabetic() || c0 == b'_' || c0 >= 0x80 => match prefix_len(&c) {
+                Some(n) => string(&mut c, n)?,
+                None => c.ident(false),
+            },
             c0 if c0.is_ascii_digit() => c.number(),
             b'.' if c.peek(1).is_ascii_digit() => c.number(),
             _ => {
@@ -123,9 +121,15 @@ pub(super) fn items(t: &Tokens) -> Vec<Item> {
         while stack.last().is_some_and(|(c, _)| *c >= col) {
             stack.pop();
         }
-        let collected = stack
-            .iter()
-            .all(|(_, f)| matches!(f, Frame::Class { collected: true, .. }));
+        let collected = stack.iter().all(|(_, f)| {
+            matches!(
+                f,
+                Frame::Class {
+                    collected: true,
+                    ..
+                }
+            )
+        });
         let class_skipped = stack
             .iter()
             .any(|(_, f)| matches!(f, Frame::Class { skipped: true, .. }));
@@ -145,11 +149,9 @@ pub(super) fn items(t: &Tokens) -> Vec<Item> {
         } else if t.is_word(def_at, "def") {
             let name = t.text(def_at + 1).to_string();
             if collected && name.starts_with("test") {
-                let end = starts.get(n + 1..).and_then(|rest| {
-                    rest.iter()
-                        .copied()
-                        .find(|&j| t.code[j].col <= col)
-                });
+                let end = starts
+                    .get(n + 1..)
+                    .and_then(|rest| rest.iter().copied().find(|&j| t.code[j].col <= col));
                 let module: Vec<String> = stack
                     .iter()
                     .filter_map(|(_, f)| match f {
@@ -205,7 +207,9 @@ fn test_def(
     let last = at.end.checked_sub(1)?;
     let mut lines: Vec<usize> = decorators.iter().map(|d| d.0).collect();
     lines.push(t.code[at.start].line);
-    let first = decorators.first().map_or(t.code[at.start].range.start, |d| d.2);
+    let first = decorators
+        .first()
+        .map_or(t.code[at.start].range.start, |d| d.2);
     let end = t.code[last].range.end;
     Some(Item {
         module,

@@ -218,7 +218,12 @@ it("typed", async (): Promise<void> => {});
         [
             t("top level", &["a.top"], false, false),
             t("group > does it", &["a.inner"], false, false),
-            t("group > skipped > is skipped", &["a.in-skipped"], false, true),
+            t(
+                "group > skipped > is skipped",
+                &["a.in-skipped"],
+                false,
+                true
+            ),
             t("group > later", &["a.todo"], true, false),
             t("typed", &["a.typed"], true, false),
         ]
