@@ -59,6 +59,7 @@ use crate::annotations::LexFailure;
 
 mod crate_files;
 mod error;
+mod go;
 mod merge;
 mod plan;
 mod stub;
@@ -67,6 +68,7 @@ mod write;
 
 pub use crate_files::{CrateNameError, check_crate_name};
 pub use error::ScaffoldError;
+pub use go::{Stubs, package_for};
 pub use merge::merge_file;
 pub use plan::plan;
 pub use stub::{render_stub, stale_doc, untouched_stub};

@@ -282,6 +282,16 @@ pub(crate) fn parse(lang: Lang, text: &str) -> Result<FileSyntax, LexFailure> {
     Ok(assemble(lang, &toks, items))
 }
 
+/// The words (identifiers and keywords) of a Go source, in order: what `scaffold --lang go` reads a
+/// file's `package` clause from.
+pub fn go_words(text: &str) -> Result<Vec<String>, LexFailure> {
+    Ok(go::lex(text)?
+        .into_iter()
+        .filter(|t| t.kind == Tok::Ident)
+        .map(|t| text[t.range].to_string())
+        .collect())
+}
+
 /// The [`FileSyntax`] of a file: each comment block that holds a marker gives its sites; each item
 /// gets the blocks ending directly above one of its lines as its doc attributes.
 fn assemble(lang: Lang, toks: &Tokens, items: Vec<Item>) -> FileSyntax {
@@ -325,11 +335,19 @@ fn assemble(lang: Lang, toks: &Tokens, items: Vec<Item>) -> FileSyntax {
                     kind: AttrKind::Ignore(None),
                 });
             }
+            // The item starts at its first comment line, as a Rust item starts at its first
+            // attribute: what `scaffold` replaces or removes is the whole test.
+            let start = attrs
+                .iter()
+                .map(|a| a.range.start)
+                .min()
+                .unwrap_or(it.range.start)
+                .min(it.range.start);
             FnItem {
                 attrs,
                 name: it.name,
                 name_range: it.name_range,
-                range: it.range,
+                range: start..it.range.end,
                 body: it.body,
                 todo_body: it.stub,
                 module: it.module,
