@@ -50,6 +50,7 @@ mod profiles;
 mod reference_links;
 mod runtimes_cache;
 mod scaffold;
+mod scaffold_go;
 mod scaffold_props;
 mod scan_cache;
 mod scan_fuzz;

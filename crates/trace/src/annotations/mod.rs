@@ -45,7 +45,7 @@ pub use claims::closest;
 pub use claims::renamed_to;
 mod items;
 mod lang;
-pub(crate) use lang::parse as parse_in;
+pub use lang::parse as parse_in;
 pub use lang::{Lang, go_words as go_tokens};
 mod review;
 mod scan;

@@ -534,7 +534,10 @@ mod tests {
         let empty = Spec::default();
         let (merged, report, _) = merge_file("ch.rs", &corrupted, &[], &empty).unwrap();
         assert!(report.removed.contains(&"c.a1".to_string()), "{report:?}");
-        assert!(crate::annotations::parse_source(&merged).is_ok(), "{merged}");
+        assert!(
+            crate::annotations::parse_source(&merged).is_ok(),
+            "{merged}"
+        );
         assert!(merged.contains("\ned() {"), "{merged}");
     }
 
@@ -550,7 +553,8 @@ mod tests {
             exempt: [("c.b1".to_string(), "not here".to_string())].into(),
             ..Scope::default()
         };
-        let (out, report, _) = merge_file_in("ch.rs", &fresh, &[], &spec, (&scope, &Stubs::Rust)).unwrap();
+        let (out, report, _) =
+            merge_file_in("ch.rs", &fresh, &[], &spec, (&scope, &Stubs::Rust)).unwrap();
         assert_eq!(report.removed, ["c.b1"]);
         assert!(!out.contains("1.2 Beta") && !out.contains("c_b1"), "{out}");
         assert!(out.ends_with("fn c_a2() {\n    todo!()\n}\n"), "{out}");
@@ -559,7 +563,8 @@ mod tests {
             exempt: [("c.a1".to_string(), "not here".to_string())].into(),
             ..Scope::default()
         };
-        let (out, _, _) = merge_file_in("ch.rs", &fresh, &[], &spec, (&scope, &Stubs::Rust)).unwrap();
+        let (out, _, _) =
+            merge_file_in("ch.rs", &fresh, &[], &spec, (&scope, &Stubs::Rust)).unwrap();
         assert!(
             out.contains("// 1.1 Alpha\n\n/// The platform MUST do a2."),
             "{out}"

@@ -30,6 +30,23 @@ pub fn plan(
 
 /// [`plan`] for a crate's scope (its selection and exemptions), with the folder's record of the
 /// clauses that have had a stub (`recorded`; see [`RECORD`]).
+/// [`plan`] for stubs in the language of `stubs` (what `scaffold --lang go` plans).
+pub fn plan_for(
+    spec: &Spec,
+    existing: &BTreeMap<String, String>,
+    real_tests: &BTreeSet<String>,
+    stubs: &Stubs,
+) -> Result<Plan, Unreadable> {
+    plan_in(
+        spec,
+        existing,
+        real_tests,
+        &Scope::default(),
+        &BTreeSet::new(),
+        stubs,
+    )
+}
+
 pub(super) fn plan_in(
     spec: &Spec,
     existing: &BTreeMap<String, String>,

@@ -259,8 +259,10 @@ pub(crate) struct Item {
     pub ignored: bool,
 }
 
-/// Read a non-Rust file: its tokens, its test items and its `Clause:` lines.
-pub(crate) fn parse(lang: Lang, text: &str) -> Result<FileSyntax, LexFailure> {
+/// Read a file in `lang`: its test items and its `Clause:` lines (for Rust, [`parse_source`]).
+///
+/// [`parse_source`]: super::parse_source
+pub fn parse(lang: Lang, text: &str) -> Result<FileSyntax, LexFailure> {
     let (toks, items) = match lang {
         Lang::Rust => return super::syntax::parse_source(text),
         Lang::Go => {
