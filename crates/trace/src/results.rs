@@ -322,6 +322,8 @@ impl Results {
 ///   are not in it, so either qualifier may be a `.`-suffix of the other.
 /// - JavaScript, `group > test`: Vitest's JUnit `name`; Jest's (jest-junit) and Mocha's
 ///   (mocha-junit-reporter) `group test`.
+/// - C and C++, `Suite.Name`: GoogleTest's XML `name="Name"` with `classname="Suite"`.
+///   Criterion's XML has no `classname`: its `<testsuite name>` is taken instead.
 pub(crate) fn foreign_keys(lang: Lang, name: &str) -> Vec<(String, String)> {
     match lang {
         Lang::Python => {
@@ -343,6 +345,11 @@ pub(crate) fn foreign_keys(lang: Lang, name: &str) -> Vec<(String, String)> {
             }
             keys
         }
+        // GoogleTest's XML: `classname="Suite" name="Name"`; Criterion's: the suite's name.
+        Lang::C => match name.split_once('.') {
+            Some((suite, test)) => vec![(test.to_string(), suite.to_string())],
+            None => vec![(name.to_string(), String::new())],
+        },
         Lang::Go | Lang::Rust => vec![(name.to_string(), String::new())],
     }
 }
@@ -571,7 +578,11 @@ pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnosti
         let child = |tag: &str| case.children().any(|c| c.has_tag_name(tag));
         let outcome = if child("failure") || child("error") {
             Outcome::Failed
-        } else if child("skipped") {
+        } else if child("skipped")
+            || matches!(case.attribute("status"), Some("notrun" | "skipped"))
+            || case.attribute("result") == Some("skipped")
+        {
+            // GoogleTest writes a disabled test as `status="notrun"` with no child.
             Outcome::Skipped
         } else {
             Outcome::Passed
@@ -1060,6 +1071,20 @@ mod tests {
             Some(Outcome::Failed)
         );
         assert_eq!(read_text(jest).outcome(None, &js, "group > other"), None);
+        // GoogleTest's XML: a disabled test is `status="notrun"` without a child, skipped.
+        let c = Target::Foreign(Lang::C);
+        let gtest = "<testsuites><testsuite name=\"Ports\"><testcase name=\"Default\" status=\"run\" result=\"completed\" classname=\"Ports\"/><testcase name=\"DISABLED_Slow\" status=\"notrun\" result=\"suppressed\" classname=\"Ports\"/><testcase name=\"Env\" status=\"run\" result=\"skipped\" classname=\"PortFixture\"><skipped message=\"not yet\"/></testcase></testsuite></testsuites>";
+        let r = read_text(gtest);
+        assert_eq!(r.outcome(None, &c, "Ports.Default"), Some(Outcome::Passed));
+        assert_eq!(
+            r.outcome(None, &c, "Ports.DISABLED_Slow"),
+            Some(Outcome::Skipped)
+        );
+        assert_eq!(
+            r.outcome(None, &c, "PortFixture.Env"),
+            Some(Outcome::Skipped)
+        );
+        assert_eq!(r.outcome(None, &c, "Other.Default"), None);
     }
 
     #[test]

@@ -19,6 +19,9 @@
 //!   string, at the top level or inside `describe(…)` callbacks; named `describe > test` (Vitest's
 //!   JUnit name; Jest's and Mocha's `describe test` is matched too, see `crate::results`).
 //!
+//! - **C and C++** (`lang::c`): GoogleTest's `TEST(Suite, Name)`, `TEST_F`, `TYPED_TEST` and
+//!   Criterion's `Test(suite, name)` at the top level or in namespaces; named `Suite.Name`.
+//!
 //! The language of a file is told from its extension ([`Lang::of_path`]); any other extension is
 //! read as Rust, as before.
 
@@ -31,6 +34,7 @@ use super::sites::{Site, sites_in_doc};
 use super::syntax::{FileSyntax, LexFailure};
 use super::tokens::{Attr, AttrKind};
 
+mod c;
 mod go;
 mod js;
 mod python;
@@ -65,6 +69,8 @@ pub enum Lang {
     /// JavaScript and TypeScript: `// Clause:` above a `test(…)` or `it(…)` call.
     #[strum(serialize = "javascript")]
     JavaScript,
+    /// C and C++: `// Clause:` above a GoogleTest `TEST(…)`/`TEST_F(…)` or a Criterion `Test(…)`.
+    C,
 }
 
 impl Lang {
@@ -81,6 +87,7 @@ impl Lang {
             "go" => Lang::Go,
             "py" => Lang::Python,
             "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" => Lang::JavaScript,
+            "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" => Lang::C,
             _ => Lang::Rust,
         }
     }
@@ -91,6 +98,7 @@ impl Lang {
             Lang::Rust | Lang::Python => "::",
             Lang::Go => "/",
             Lang::JavaScript => " > ",
+            Lang::C => ".",
         }
     }
 }
@@ -278,6 +286,11 @@ pub fn parse(lang: Lang, text: &str) -> Result<FileSyntax, LexFailure> {
         Lang::JavaScript => {
             let t = Tokens::new(text, js::lex(text)?)?;
             let items = js::items(&t);
+            (t, items)
+        }
+        Lang::C => {
+            let t = Tokens::new(text, c::lex(text)?)?;
+            let items = c::items(&t);
             (t, items)
         }
     };

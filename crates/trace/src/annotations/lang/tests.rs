@@ -46,6 +46,7 @@ fn languages_from_extensions() {
         ("x.spec.mjs", Lang::JavaScript),
         ("c.tsx", Lang::JavaScript),
         ("tests/a.rs", Lang::Rust),
+        ("test/ports_test.cc", Lang::C),
         ("README", Lang::Rust),
     ] {
         assert_eq!(Lang::of_path(path), lang, "{path}");
@@ -236,6 +237,51 @@ it("typed", async (): Promise<void> => {});
 }
 
 #[test]
+fn googletest_and_criterion_tests() {
+    let src = r#"#include <gtest/gtest.h>
+#define NOTE "// Clause: not.macro"
+
+namespace runtime {
+
+// Clause: a.one
+TEST(Ports, Default) {
+  const char* s = R"x(
+// Clause: not.raw
+)x";
+  /* Clause: not.block */
+  EXPECT_EQ(8080, port(s, '"'));
+}
+
+// Clause: a.fixture
+TEST_F(PortFixture, Env) { GTEST_SKIP() << "not yet written: a.fixture"; }
+
+// Clause: a.disabled
+TEST(Ports, DISABLED_Slow) { EXPECT_TRUE(slow()); }
+
+}  // namespace runtime
+
+// Clause: a.criterion
+Test(misc, passing, .timeout = 1) {
+    cr_assert(1);
+}
+"#;
+    assert_eq!(
+        tests_of(Lang::C, src),
+        [
+            t("Ports.Default", &["a.one"], false, false),
+            t("PortFixture.Env", &["a.fixture"], true, false),
+            t("Ports.DISABLED_Slow", &["a.disabled"], false, true),
+            t("misc.passing", &["a.criterion"], false, false),
+        ]
+    );
+    let syn = parse(Lang::C, src).unwrap();
+    assert_eq!(
+        site_ids(&syn),
+        ["a.one", "a.fixture", "a.disabled", "a.criterion"]
+    );
+}
+
+#[test]
 fn unclosed_literals_are_located_failures() {
     for (lang, src) in [
         (Lang::Go, "package x\nvar s = `raw\n"),
@@ -245,6 +291,8 @@ fn unclosed_literals_are_located_failures() {
         (Lang::Python, "s = 'line\n'\n"),
         (Lang::JavaScript, "const s = `never ${1}\n"),
         (Lang::JavaScript, "f(() => {\n"),
+        (Lang::C, "const char* s = R\"x(never\n"),
+        (Lang::C, "/* never\n"),
     ] {
         let e = parse(lang, src).unwrap_err();
         assert!(e.range.end <= src.len(), "{src:?}: {e:?}");
@@ -261,6 +309,9 @@ fn embed(lang: Lang, form: usize, body: &str) -> String {
         (Lang::Python, 0) => format!("s = \"\"\"{body}\"\"\"\n"),
         (Lang::Python, 1) => format!("s = r'''{body}'''\n"),
         (Lang::Python, _) => format!("s = f\"{}\"\n", body.replace('\n', "\\n")),
+        (Lang::C, 0) => format!("const char* s = R\"k({body})k\";\n"),
+        (Lang::C, 1) => format!("/* {body} */\n"),
+        (Lang::C, _) => format!("const char* s = \"{}\";\n", body.replace('\n', "\\n")),
         (_, 0) => format!("const s = `{body}`;\n"),
         (_, 1) => format!("/* {body} */\n"),
         (_, _) => format!("const s = '{}';\n", body.replace('\n', "\\n")),
@@ -271,6 +322,7 @@ fn real_test(lang: Lang) -> &'static str {
     match lang {
         Lang::Go => "// Clause: real.one\nfunc TestReal(t *testing.T) { t.Log(1) }\n",
         Lang::Python => "# Clause: real.one\ndef test_real():\n    assert 1\n",
+        Lang::C => "// Clause: real.one\nTEST(Real, One) { EXPECT_TRUE(1); }\n",
         _ => "// Clause: real.one\ntest(\"real\", () => { expect(1).toBe(1); });\n",
     }
 }
@@ -280,7 +332,7 @@ proptest! {
     /// syntax, on their own lines or not), only the real annotation after it is read.
     #[test]
     fn annotations_in_literals_are_never_read(
-        lang in prop::sample::select(vec![Lang::Go, Lang::Python, Lang::JavaScript]),
+        lang in prop::sample::select(vec![Lang::Go, Lang::Python, Lang::JavaScript, Lang::C]),
         form in 0usize..3,
         before in "[a-z {}()=;,.:\n]{0,20}",
         marker in prop::sample::select(vec!["// Clause: in.literal", "# Clause: in.literal", "Clause: in.literal @ 1234", "\n// Clause: in.literal\n", "\n# Clause: in.literal\n"]),
