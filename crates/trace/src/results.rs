@@ -350,6 +350,15 @@ pub(crate) fn foreign_keys(lang: Lang, name: &str) -> Vec<(String, String)> {
             Some((suite, test)) => vec![(test.to_string(), suite.to_string())],
             None => vec![(name.to_string(), String::new())],
         },
+        // Maven's and Gradle's XML: `classname="com.example.PortsTest"`, `name="env"` (Gradle
+        // with JUnit 5: `name="env()"`).
+        Lang::Java => match name.rsplit_once('.') {
+            Some((class, method)) => vec![
+                (method.to_string(), class.to_string()),
+                (format!("{method}()"), class.to_string()),
+            ],
+            None => vec![(name.to_string(), String::new())],
+        },
         Lang::Go | Lang::Rust => vec![(name.to_string(), String::new())],
     }
 }
@@ -1085,6 +1094,19 @@ mod tests {
             Some(Outcome::Skipped)
         );
         assert_eq!(r.outcome(None, &c, "Other.Default"), None);
+        // Maven Surefire and Gradle: the class's qualified name, the method (Gradle: `env()`).
+        let java = Target::Foreign(Lang::Java);
+        let surefire = "<testsuite name=\"com.example.PortsTest\"><testcase name=\"env\" classname=\"com.example.PortsTest\"><failure message=\"no\"/></testcase><testcase name=\"deep()\" classname=\"com.example.PortsTest$Inner\"/></testsuite>";
+        let r = read_text(surefire);
+        assert_eq!(
+            r.outcome(None, &java, "com.example.PortsTest.env"),
+            Some(Outcome::Failed)
+        );
+        assert_eq!(
+            r.outcome(None, &java, "com.example.PortsTest$Inner.deep"),
+            Some(Outcome::Passed)
+        );
+        assert_eq!(r.outcome(None, &java, "com.example.OtherTest.env"), None);
     }
 
     #[test]

@@ -283,6 +283,7 @@ impl Scan {
                     Lang::Python => ("Python", "python -m py_compile"),
                     Lang::JavaScript => ("JavaScript or TypeScript", "its compiler"),
                     Lang::C => ("C or C++", "its compiler"),
+                    Lang::Java => ("Java", "javac"),
                 };
                 self.diagnostics.push(
                     Diagnostic::warning("K0506", format!("`{rel}` cannot be read as {lang} tokens; its annotations were not scanned"))
@@ -444,6 +445,9 @@ fn stray_help(lang: Lang) -> &'static str {
         }
         Lang::Python => {
             "put `# Clause: <id>` directly above a pytest `def test_…` (or its decorators), at the top level or in a `class Test…` (no blank line between)"
+        }
+        Lang::Java => {
+            "put `// Clause: <id>` directly above a JUnit `@Test` method (above or between its annotations; no blank line between)"
         }
         Lang::C => {
             "put `// Clause: <id>` directly above a GoogleTest `TEST(Suite, Name)`/`TEST_F(…)` or a Criterion `Test(suite, name)` (no blank line between)"

@@ -22,6 +22,9 @@
 //! - **C and C++** (`lang::c`): GoogleTest's `TEST(Suite, Name)`, `TEST_F`, `TYPED_TEST` and
 //!   Criterion's `Test(suite, name)` at the top level or in namespaces; named `Suite.Name`.
 //!
+//! - **Java** (`lang::java`): JUnit `@Test` methods in classes at any depth; named by the class's
+//!   qualified name and the method, `com.example.PortsTest.env` (`$` between nested classes).
+//!
 //! The language of a file is told from its extension ([`Lang::of_path`]); any other extension is
 //! read as Rust, as before.
 
@@ -36,6 +39,7 @@ use super::tokens::{Attr, AttrKind};
 
 mod c;
 mod go;
+mod java;
 mod js;
 mod python;
 
@@ -71,6 +75,8 @@ pub enum Lang {
     JavaScript,
     /// C and C++: `// Clause:` above a GoogleTest `TEST(…)`/`TEST_F(…)` or a Criterion `Test(…)`.
     C,
+    /// Java: `// Clause:` above a JUnit `@Test` method (or between its annotations).
+    Java,
 }
 
 impl Lang {
@@ -88,6 +94,7 @@ impl Lang {
             "py" => Lang::Python,
             "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" => Lang::JavaScript,
             "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" => Lang::C,
+            "java" => Lang::Java,
             _ => Lang::Rust,
         }
     }
@@ -98,7 +105,7 @@ impl Lang {
             Lang::Rust | Lang::Python => "::",
             Lang::Go => "/",
             Lang::JavaScript => " > ",
-            Lang::C => ".",
+            Lang::C | Lang::Java => ".",
         }
     }
 }
@@ -291,6 +298,11 @@ pub fn parse(lang: Lang, text: &str) -> Result<FileSyntax, LexFailure> {
         Lang::C => {
             let t = Tokens::new(text, c::lex(text)?)?;
             let items = c::items(&t);
+            (t, items)
+        }
+        Lang::Java => {
+            let t = Tokens::new(text, java::lex(text)?)?;
+            let items = java::items(&t);
             (t, items)
         }
     };

@@ -47,6 +47,7 @@ fn languages_from_extensions() {
         ("c.tsx", Lang::JavaScript),
         ("tests/a.rs", Lang::Rust),
         ("test/ports_test.cc", Lang::C),
+        ("src/test/java/PortsTest.java", Lang::Java),
         ("README", Lang::Rust),
     ] {
         assert_eq!(Lang::of_path(path), lang, "{path}");
@@ -282,6 +283,65 @@ Test(misc, passing, .timeout = 1) {
 }
 
 #[test]
+fn junit_test_methods() {
+    let src = r#"package com.example;
+
+import org.junit.jupiter.api.*;
+
+class PortsTest {
+    // Clause: a.one
+    @Test
+    void env() {
+        String s = """
+            // Clause: not.text-block
+            """;
+        /* Clause: not.block */
+        assertEquals("// Clause: not.string", s);
+    }
+
+    @Test
+    // Clause: a.between
+    @DisplayName("x")
+    public void between() throws Exception { Assumptions.abort("not yet written: a.between"); }
+
+    // Clause: a.disabled
+    @Disabled("slow")
+    @Test
+    void slow() { assertTrue(true); }
+
+    // Clause: a.helper
+    void helper() {}
+
+    @Nested
+    class Inner {
+        // Clause: a.nested
+        @Test
+        void deep() { assertTrue(true); }
+    }
+}
+"#;
+    assert_eq!(
+        tests_of(Lang::Java, src),
+        [
+            t("com.example.PortsTest.env", &["a.one"], false, false),
+            t("com.example.PortsTest.between", &["a.between"], true, false),
+            t("com.example.PortsTest.slow", &["a.disabled"], false, true),
+            t(
+                "com.example.PortsTest$Inner.deep",
+                &["a.nested"],
+                false,
+                false
+            ),
+        ]
+    );
+    let syn = parse(Lang::Java, src).unwrap();
+    assert_eq!(
+        site_ids(&syn),
+        ["a.one", "a.between", "a.disabled", "a.helper", "a.nested"]
+    );
+}
+
+#[test]
 fn unclosed_literals_are_located_failures() {
     for (lang, src) in [
         (Lang::Go, "package x\nvar s = `raw\n"),
@@ -293,6 +353,7 @@ fn unclosed_literals_are_located_failures() {
         (Lang::JavaScript, "f(() => {\n"),
         (Lang::C, "const char* s = R\"x(never\n"),
         (Lang::C, "/* never\n"),
+        (Lang::Java, "class A { String s = \"\"\"\nnever\n"),
     ] {
         let e = parse(lang, src).unwrap_err();
         assert!(e.range.end <= src.len(), "{src:?}: {e:?}");
@@ -309,6 +370,12 @@ fn embed(lang: Lang, form: usize, body: &str) -> String {
         (Lang::Python, 0) => format!("s = \"\"\"{body}\"\"\"\n"),
         (Lang::Python, 1) => format!("s = r'''{body}'''\n"),
         (Lang::Python, _) => format!("s = f\"{}\"\n", body.replace('\n', "\\n")),
+        (Lang::Java, 0) => format!("class S {{ String s = \"\"\"\n{body}\"\"\"; }}\n"),
+        (Lang::Java, 1) => format!("/* {body} */\n"),
+        (Lang::Java, _) => format!(
+            "class S {{ String s = \"{}\"; }}\n",
+            body.replace('\n', "\\n")
+        ),
         (Lang::C, 0) => format!("const char* s = R\"k({body})k\";\n"),
         (Lang::C, 1) => format!("/* {body} */\n"),
         (Lang::C, _) => format!("const char* s = \"{}\";\n", body.replace('\n', "\\n")),
@@ -323,6 +390,9 @@ fn real_test(lang: Lang) -> &'static str {
         Lang::Go => "// Clause: real.one\nfunc TestReal(t *testing.T) { t.Log(1) }\n",
         Lang::Python => "# Clause: real.one\ndef test_real():\n    assert 1\n",
         Lang::C => "// Clause: real.one\nTEST(Real, One) { EXPECT_TRUE(1); }\n",
+        Lang::Java => {
+            "class RealTest {\n    // Clause: real.one\n    @Test\n    void one() { assertTrue(true); }\n}\n"
+        }
         _ => "// Clause: real.one\ntest(\"real\", () => { expect(1).toBe(1); });\n",
     }
 }
@@ -332,7 +402,7 @@ proptest! {
     /// syntax, on their own lines or not), only the real annotation after it is read.
     #[test]
     fn annotations_in_literals_are_never_read(
-        lang in prop::sample::select(vec![Lang::Go, Lang::Python, Lang::JavaScript, Lang::C]),
+        lang in prop::sample::select(vec![Lang::Go, Lang::Python, Lang::JavaScript, Lang::C, Lang::Java]),
         form in 0usize..3,
         before in "[a-z {}()=;,.:\n]{0,20}",
         marker in prop::sample::select(vec!["// Clause: in.literal", "# Clause: in.literal", "Clause: in.literal @ 1234", "\n// Clause: in.literal\n", "\n# Clause: in.literal\n"]),
