@@ -29,7 +29,8 @@ pub(crate) struct Scaffold {
     #[arg(long, value_name = "SELECTOR")]
     select: Option<Selector>,
     /// The language of the stubs: `go` writes one `<chapter>_test.go` per chapter with
-    /// `t.Skip("not yet written: <id>")` bodies (not with --crate).
+    /// `t.Skip("not yet written: <id>")` bodies, `python` one `test_<chapter>.py` with
+    /// `pytest.skip(…)` bodies (neither with --crate).
     #[arg(long, value_enum, default_value_t = StubLang::Rust)]
     lang: StubLang,
     /// With --lang go: the package of new files (default: the folder's existing one, else the
@@ -47,14 +48,16 @@ pub(crate) enum StubLang {
     Rust,
     /// `func TestX(t *testing.T)` in `<chapter>_test.go` files of one package.
     Go,
+    /// pytest's `def test_…()` in `test_<chapter>.py` files.
+    Python,
 }
 
 impl Scaffold {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
-        if self.lang == StubLang::Go && self.crate_name.is_some() {
+        if self.lang != StubLang::Rust && self.crate_name.is_some() {
             return Err(ctx.usage(
-                "`--crate` writes a Cargo crate, not Go stubs",
-                "with --lang go, name the folder of the package with --out DIR",
+                "`--crate` writes a Cargo crate, not Go or Python stubs",
+                "name the folder of the stubs with --out DIR",
             ));
         }
         if self.lang != StubLang::Go && self.package.is_some() {
@@ -94,9 +97,13 @@ impl Scaffold {
             setup.at.root.clone()
         };
         let mut target = Target::new(self.out, self.crate_name, crate_root);
-        if self.lang == StubLang::Go {
-            let package = scaffold::package_for(&target.dir, self.package.as_deref());
-            target = target.writing(Stubs::Go { package });
+        match self.lang {
+            StubLang::Rust => {}
+            StubLang::Go => {
+                let package = scaffold::package_for(&target.dir, self.package.as_deref());
+                target = target.writing(Stubs::Go { package });
+            }
+            StubLang::Python => target = target.writing(Stubs::Python),
         }
         // The tests real tests claim clauses in: the project's, or the crate's own (Cargo's
         // layout in its root, which need not exist yet).

@@ -1,4 +1,5 @@
-//! `scaffold --lang go` (issue #52): regenerating Go stubs never loses a line of the team's work
+//! `scaffold --lang go` and `--lang python` (issue #52): regenerating Go or Python stubs never loses
+//! a line of the team's work
 //! (a property test in the style of `scaffold_props`: random contracts, random edits, random code
 //! added, the contract changed, regenerated), and, with the `go` feature, its output passes
 //! `go vet` and `go test` (every stub skipped).
@@ -17,11 +18,55 @@ fn go() -> Stubs {
     }
 }
 
+/// What `edit` writes in each language: the skip line of a stub, a real body for it, a helper
+/// (given its number), a note inside a body, and the language.
+struct Snippets {
+    skip: &'static str,
+    body: fn(usize) -> String,
+    helper: fn(usize) -> String,
+    note: fn(usize) -> String,
+    lang: Lang,
+    stubs: Stubs,
+}
+
+fn go_snippets() -> Snippets {
+    Snippets {
+        skip: "\tt.Skip(\"not yet written: ",
+        body: |k| format!("\tif n := {k}; n < 0 {{\n\t\tt.Fatalf(\"edited {k}: %d\", n)\n\t}}"),
+        helper: |k| {
+            format!(
+                "\n\n// helper{k} is the team's code between tests.\nfunc helper{k}() int {{ return {k} }}"
+            )
+        },
+        note: |k| format!("\t// The team's note {k}.\n"),
+        lang: Lang::Go,
+        stubs: go(),
+    }
+}
+
+fn python_snippets() -> Snippets {
+    Snippets {
+        skip: "    pytest.skip(\"not yet written: ",
+        body: |k| format!("    n = {k}\n    assert n > 0, \"edited {k}\""),
+        helper: |k| {
+            format!(
+                "\n\n# helper{k} is the team's code between tests.\ndef helper{k}():\n    return {k}"
+            )
+        },
+        note: |k| format!("    # The team's note {k}.\n"),
+        lang: Lang::Python,
+        stubs: Stubs::Python,
+    }
+}
+
 /// Each Go test of the files (`file`, `name`) with the ids it claims.
-fn tests_in(files: &BTreeMap<String, String>) -> BTreeMap<(String, String), Vec<String>> {
+fn tests_in(
+    files: &BTreeMap<String, String>,
+    lang: Lang,
+) -> BTreeMap<(String, String), Vec<String>> {
     let mut out = BTreeMap::new();
     for (file, text) in files {
-        let syn = parse_in(Lang::Go, text).unwrap_or_else(|e| panic!("{file}: {e:?}\n{text}"));
+        let syn = parse_in(lang, text).unwrap_or_else(|e| panic!("{file}: {e:?}\n{text}"));
         for f in &syn.fns {
             out.insert(
                 (file.clone(), f.name.clone()),
@@ -34,7 +79,7 @@ fn tests_in(files: &BTreeMap<String, String>) -> BTreeMap<(String, String), Vec<
 
 /// Edit the stubs picked by `edits` (a real body in place of the skip) and add a helper after
 /// them; return the edited texts and the helpers, which must survive regeneration byte for byte.
-fn edit(files: &mut BTreeMap<String, String>, edits: &[u8]) -> Vec<String> {
+fn edit(files: &mut BTreeMap<String, String>, edits: &[u8], sn: &Snippets) -> Vec<String> {
     let mut kept = Vec::new();
     let mut k = 0;
     for text in files.values_mut() {
@@ -63,7 +108,7 @@ fn edit(files: &mut BTreeMap<String, String>, edits: &[u8]) -> Vec<String> {
                     kept.push(helper.trim().to_string());
                 }
                 3 => {
-                    let line = format!("\t// The team's note {k}.\n");
+                    let line = (sn.note)(k);
                     text.insert_str(at, &line);
                     kept.push(line);
                 }
@@ -74,31 +119,34 @@ fn edit(files: &mut BTreeMap<String, String>, edits: &[u8]) -> Vec<String> {
     kept
 }
 
-fn check(gens: &[ClauseGen], edits: &[u8]) {
+fn check(gens: &[ClauseGen], edits: &[u8], sn: &Snippets) {
     let (a, b) = (spec(gens, false), spec(gens, true));
     let none = BTreeSet::new();
-    let first = plan_for(&a, &BTreeMap::new(), &none, &go()).unwrap();
+    let first = plan_for(&a, &BTreeMap::new(), &none, &sn.stubs).unwrap();
     assert!(
-        first.files.keys().all(|f| f.ends_with("_test.go")),
+        first
+            .files
+            .keys()
+            .all(|f| f.ends_with("_test.go") || (f.starts_with("test_") && f.ends_with(".py"))),
         "{:?}",
         first.files.keys()
     );
     let mut files = first.files.clone();
-    let kept = edit(&mut files, edits);
+    let kept = edit(&mut files, edits, sn);
     let real: BTreeSet<String> = gens
         .iter()
         .enumerate()
         .filter(|(_, g)| g.real_elsewhere_b)
         .map(|(n, _)| id(n))
         .collect();
-    let second = plan_for(&b, &files, &real, &go()).unwrap();
+    let second = plan_for(&b, &files, &real, &sn.stubs).unwrap();
     let all: String = second.files.values().cloned().collect();
     for k in &kept {
         assert!(all.contains(k.as_str()), "lost:\n{k}\n---\n{all}");
     }
     // Every testable clause of the new contract has a test, unless a real test elsewhere claims
     // it; every test claiming a clause of the old one is still there (edited ones as orphans).
-    let after = tests_in(&second.files);
+    let after = tests_in(&second.files, sn.lang);
     let claimed: BTreeSet<&String> = after.values().flatten().collect();
     for c in b.clauses.iter().filter(|c| !c.verify.is_untestable()) {
         assert!(
@@ -107,10 +155,13 @@ fn check(gens: &[ClauseGen], edits: &[u8]) {
             c.id
         );
     }
-    let before = tests_in(&files);
+    let before = tests_in(&files, sn.lang);
     for ((file, name), ids) in &before {
-        let edited = files[file].contains(&format!("func {name}(t *testing.T) {{\n\tif n"))
-            || files[file].contains(&format!("func {name}(t *testing.T) {{\n\t// The team"));
+        let edited = [(sn.body)(0), (sn.note)(0)].iter().any(|snippet| {
+            let head: String = snippet.chars().take(8).collect();
+            files[file].contains(&format!("{name}(t *testing.T) {{\n{head}"))
+                || files[file].contains(&format!("{name}():\n{head}"))
+        });
         if edited {
             assert_eq!(
                 after.get(&(file.clone(), name.clone())),
@@ -120,7 +171,7 @@ fn check(gens: &[ClauseGen], edits: &[u8]) {
         }
     }
     // Regenerating again changes nothing.
-    let third = plan_for(&b, &second.files, &real, &go()).unwrap();
+    let third = plan_for(&b, &second.files, &real, &sn.stubs).unwrap();
     assert_eq!(third.files, second.files);
 }
 
@@ -131,7 +182,15 @@ proptest! {
         gens in prop::collection::vec(clause_gen(), 1..10),
         edits in prop::collection::vec(0u8..8, 0..12),
     ) {
-        check(&gens, &edits);
+        check(&gens, &edits, &go_snippets());
+    }
+
+    #[test]
+    fn regenerating_python_stubs_never_loses_work(
+        gens in prop::collection::vec(clause_gen(), 1..10),
+        edits in prop::collection::vec(0u8..8, 0..12),
+    ) {
+        check(&gens, &edits, &python_snippets());
     }
 }
 

@@ -38,6 +38,8 @@ pub enum Stubs {
         /// The package clause of new files.
         package: String,
     },
+    /// pytest's `def test_…()` in `test_<chapter>.py` files (`super::python`).
+    Python,
 }
 
 impl Stubs {
@@ -46,6 +48,7 @@ impl Stubs {
         match self {
             Stubs::Rust => format!("{module}.rs"),
             Stubs::Go { .. } => format!("{module}_test.go"),
+            Stubs::Python => format!("test_{module}.py"),
         }
     }
 
@@ -54,6 +57,7 @@ impl Stubs {
         match self {
             Stubs::Rust => name.ends_with(".rs"),
             Stubs::Go { .. } => name.ends_with("_test.go"),
+            Stubs::Python => name.starts_with("test_") && name.ends_with(".py"),
         }
     }
 
@@ -62,6 +66,24 @@ impl Stubs {
         match self {
             Stubs::Rust => crate::annotations::Lang::Rust,
             Stubs::Go { .. } => crate::annotations::Lang::Go,
+            Stubs::Python => crate::annotations::Lang::Python,
+        }
+    }
+
+    /// A line comment's marker: generated section headings are `MARKER 5.1 Title` lines.
+    pub(super) fn comment(&self) -> &'static str {
+        match self {
+            Stubs::Rust | Stubs::Go { .. } => "//",
+            Stubs::Python => "#",
+        }
+    }
+
+    /// The name of a new stub of clause `id`.
+    pub(super) fn test_name(&self, id: &str) -> String {
+        match self {
+            Stubs::Rust => super::fn_name(id),
+            Stubs::Go { .. } => test_name(id),
+            Stubs::Python => super::python::test_name(id),
         }
     }
 }

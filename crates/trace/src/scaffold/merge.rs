@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use super::Stubs;
 use super::stub::{render_stub_for, untouched_stub_for};
-use super::{FileReport, Orphan, OrphanWhy, fn_name};
+use super::{FileReport, Orphan, OrphanWhy};
 use crate::annotations::{FileSyntax, FnItem, LexFailure, parse_in};
 use crate::matrix::Scope;
 use kcontract_spec::{Clause, Spec};
@@ -37,14 +37,15 @@ pub(super) fn wanted(spec: &Spec, scope: &Scope, id: &str) -> bool {
 /// The byte range an untouched stub takes with the blank lines before it, and the generated
 /// section heading above it when nothing else is under that heading (the next item is another
 /// heading, or the file ends).
-fn removal_range(src: &str, range: &Range<usize>) -> Range<usize> {
+fn removal_range(src: &str, range: &Range<usize>, marker: &str) -> Range<usize> {
     let before = src[..range.start].trim_end();
     let mut start = before.len();
     let after = src[range.end..].trim_start();
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let heading = |l: &str| {
         l.trim()
-            .strip_prefix("// ")
+            .strip_prefix(marker)
+            .and_then(|r| r.strip_prefix(' '))
             .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
     };
     let next_line = after.lines().next().unwrap_or("");
@@ -191,8 +192,10 @@ impl<'a> Merge<'a> {
         } else {
             "\n"
         };
-        self.edits
-            .push((removal_range(self.existing, &f.range), sep.to_string()));
+        self.edits.push((
+            removal_range(self.existing, &f.range, self.stubs.comment()),
+            sep.to_string(),
+        ));
         self.report.removed.push(id.to_string());
     }
 
@@ -225,10 +228,7 @@ impl<'a> Merge<'a> {
 
     /// A function name for a new stub of clause `id` that no top-level function has.
     fn fresh_name(&mut self, id: &str) -> String {
-        let base = match self.stubs {
-            Stubs::Rust => fn_name(id),
-            Stubs::Go { .. } => super::go::test_name(id),
-        };
+        let base = self.stubs.test_name(id);
         let mut name = base.clone();
         let mut n = 2;
         while self.taken.contains(&name) {
@@ -250,7 +250,12 @@ impl<'a> Merge<'a> {
         let mut headed: BTreeSet<String> = self
             .existing
             .lines()
-            .filter_map(|l| l.trim().strip_prefix("// ").map(str::to_string))
+            .filter_map(|l| {
+                l.trim()
+                    .strip_prefix(self.stubs.comment())
+                    .and_then(|r| r.strip_prefix(' '))
+                    .map(str::to_string)
+            })
             .collect();
         let mut end_section = self
             .anchors
@@ -268,7 +273,7 @@ impl<'a> Merge<'a> {
                 && label != neighbour
                 && headed.insert(l.clone())
             {
-                stub = format!("// {l}\n\n{stub}");
+                stub = format!("{} {l}\n\n{stub}", self.stubs.comment());
             }
             match place {
                 Place::After(pos) => after.entry(pos).or_default().push(stub),
@@ -329,7 +334,10 @@ impl<'a> Merge<'a> {
             (Some((j, r)), _) => (Place::After(r.end), self.label_of(*j)),
             (None, Some((j, r))) => {
                 // Above the next test's section heading, if it has one, not between the two.
-                let at = heading_above(self.existing, r.start, self.label_of(*j));
+                let label = self
+                    .label_of(*j)
+                    .map(|l| format!("{} {l}", self.stubs.comment()));
+                let at = heading_above(self.existing, r.start, label);
                 (Place::Before(at), self.label_of(*j))
             }
             (None, None) => (Place::AtEnd, end_section.clone()),
@@ -390,13 +398,13 @@ fn section_label(spec: &Spec, c: &Clause) -> Option<String> {
     Some(format!("{} {}", numbers.get(i)?, doc.headings[i].title))
 }
 
-/// Where to insert above the item starting at `start`: before the `// LABEL` line just above it
-/// (blank lines between allowed), if there is one, else at `start`.
-fn heading_above(src: &str, start: usize, label: Option<String>) -> usize {
-    let Some(label) = label else { return start };
+/// Where to insert above the item starting at `start`: before the `// LABEL` line (`line`, its
+/// text) just above it (blank lines between allowed), if there is one, else at `start`.
+fn heading_above(src: &str, start: usize, line: Option<String>) -> usize {
+    let Some(line) = line else { return start };
     let above = src[..start].trim_end();
     let line_start = above.rfind('\n').map_or(0, |i| i + 1);
-    if above[line_start..].trim() == format!("// {label}") {
+    if above[line_start..].trim() == line {
         line_start
     } else {
         start

@@ -62,6 +62,7 @@ mod error;
 mod go;
 mod merge;
 mod plan;
+mod python;
 mod stub;
 mod target;
 mod write;

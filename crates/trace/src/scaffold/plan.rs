@@ -117,6 +117,7 @@ pub(super) fn plan_in(
                 header = match stubs {
                     Stubs::Rust => chapter_header(spec, chapter),
                     Stubs::Go { package } => super::go::header(spec, chapter, package),
+                    Stubs::Python => super::python::header(spec, chapter),
                 };
                 header.as_str()
             }
@@ -139,7 +140,7 @@ pub(super) fn plan_in(
         .cloned()
         .collect();
     if *stubs != Stubs::Rust {
-        // A Go package needs no file listing the others.
+        // A Go package or a pytest folder needs no file listing the others.
         return Ok(plan);
     }
     let main_old = existing

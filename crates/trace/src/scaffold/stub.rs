@@ -115,6 +115,7 @@ pub(super) fn render_stub_for(stubs: &Stubs, c: &Clause, name: &str) -> String {
     match stubs {
         Stubs::Rust => render_stub(c, name),
         Stubs::Go { .. } => super::go::render(c, name),
+        Stubs::Python => super::python::render(c, name),
     }
 }
 
@@ -129,6 +130,7 @@ pub(super) fn untouched_stub_for(
     match stubs {
         Stubs::Rust => untouched_stub(src, syntax, f, spec),
         Stubs::Go { .. } => super::go::untouched(src, syntax, f, spec),
+        Stubs::Python => super::python::untouched(src, syntax, f, spec),
     }
 }
 
