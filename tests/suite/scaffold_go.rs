@@ -83,27 +83,24 @@ fn edit(files: &mut BTreeMap<String, String>, edits: &[u8], sn: &Snippets) -> Ve
     let mut kept = Vec::new();
     let mut k = 0;
     for text in files.values_mut() {
-        let skips: Vec<usize> = text
-            .match_indices("\tt.Skip(\"not yet written: ")
-            .map(|(i, _)| i)
-            .collect();
+        let skips: Vec<usize> = text.match_indices(sn.skip).map(|(i, _)| i).collect();
         for at in skips.into_iter().rev() {
             let e = edits.get(k).copied().unwrap_or(0);
             k += 1;
             let end = at + text[at..].find('\n').unwrap();
             match e % 4 {
                 1 => {
-                    let body = format!(
-                        "\tif n := {k}; n < 0 {{\n\t\tt.Fatalf(\"edited {k}: %d\", n)\n\t}}"
-                    );
+                    let body = (sn.body)(k);
                     text.replace_range(at..end, &body);
                     kept.push(body);
                 }
                 2 => {
-                    let close = end + text[end..].find("\n}").unwrap() + 2;
-                    let helper = format!(
-                        "\n\n// helper{k} is the team's code between tests.\nfunc helper{k}() int {{ return {k} }}"
-                    );
+                    // After the stub: its closing brace in Go, its last line in Python.
+                    let close = match sn.lang {
+                        Lang::Go => end + text[end..].find("\n}").unwrap() + 2,
+                        _ => end,
+                    };
+                    let helper = (sn.helper)(k);
                     text.insert_str(close, &helper);
                     kept.push(helper.trim().to_string());
                 }
