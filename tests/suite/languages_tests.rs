@@ -169,3 +169,31 @@ fn a_changed_clause_makes_the_go_test_suspect_until_reviewed() {
             .count()
     );
 }
+
+/// A renamed clause: the Python test's claim is stale (K0501 names the new id, its stamp being
+/// that clause's), and `review --rename` re-points its `#` line.
+#[test]
+fn review_renames_the_claims_of_a_python_test() {
+    let tmp = fixture("lang-python");
+    let dir = tmp.path();
+    let spec = ["--spec", "spec"];
+    let (code, _, err) = kcontract(dir, &[&spec[..], &["review", "one.fails"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let md = dir.join("spec/en/one.md");
+    let text = std::fs::read_to_string(&md).unwrap();
+    std::fs::write(&md, text.replace("id: one.fails\n", "id: one.breaks\n")).unwrap();
+    let (code, _, err) = kcontract(dir, &[&spec[..], &["check"]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("K0501") && err.contains("--rename one.fails one.breaks"),
+        "{err}"
+    );
+    let rename = ["review", "--rename", "one.fails", "one.breaks"];
+    let (code, _, err) = kcontract(dir, &[&spec[..], &rename[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let py = std::fs::read_to_string(dir.join("tests/test_checks.py")).unwrap();
+    assert!(py.contains("# Clause: one.breaks @ "), "{py}");
+    assert!(!py.contains("one.fails"), "{py}");
+    let (code, _, err) = kcontract(dir, &[&spec[..], &["check"]].concat());
+    assert_eq!(code, 0, "{err}");
+}
