@@ -8,7 +8,7 @@ use crate::commands::tests_flags::Setup;
 use crate::pipeline::{Show, Stages, TestsAt};
 use crate::terminal::{Ctx, Failure, Outcome, plural, print, shell_word, unified_diff};
 use kcontract_spec::LoadOptions;
-use kcontract_trace::scaffold::{self, Folder, Job, Prepared, Target};
+use kcontract_trace::scaffold::{self, Folder, Job, Prepared, Stubs, Target};
 use kcontract_trace::selector::Selector;
 
 /// Write Rust test stubs for the clauses (one file per chapter); regeneration keeps your work.
@@ -28,12 +28,44 @@ pub(crate) struct Scaffold {
     /// `select` is used when this is not given. Untouched stubs of other clauses are removed.
     #[arg(long, value_name = "SELECTOR")]
     select: Option<Selector>,
+    /// The language of the stubs: `go` writes one `<chapter>_test.go` per chapter with
+    /// `t.Skip("not yet written: <id>")` bodies, `python` one `test_<chapter>.py` with
+    /// `pytest.skip(…)` bodies (neither with --crate).
+    #[arg(long, value_enum, default_value_t = StubLang::Rust)]
+    lang: StubLang,
+    /// With --lang go: the package of new files (default: the folder's existing one, else the
+    /// module's last path element when go.mod is in the folder, else the folder's name).
+    #[arg(long, value_name = "NAME", requires = "lang")]
+    package: Option<String>,
     #[command(flatten)]
     tests: crate::commands::tests_flags::TestsFlags,
 }
 
+/// The languages `scaffold` writes stubs in.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StubLang {
+    /// `#[test]` functions in tests/contract/ (a Cargo test binary).
+    Rust,
+    /// `func TestX(t *testing.T)` in `<chapter>_test.go` files of one package.
+    Go,
+    /// pytest's `def test_…()` in `test_<chapter>.py` files.
+    Python,
+}
+
 impl Scaffold {
     pub(crate) fn run(self, ctx: &Ctx) -> Outcome {
+        if self.lang != StubLang::Rust && self.crate_name.is_some() {
+            return Err(ctx.usage(
+                "`--crate` writes a Cargo crate, not Go or Python stubs",
+                "name the folder of the stubs with --out DIR",
+            ));
+        }
+        if self.lang != StubLang::Go && self.package.is_some() {
+            return Err(ctx.usage(
+                "`--package` names a Go package",
+                "add --lang go, or leave --package out",
+            ));
+        }
         // With --crate, the crate's kcontract.toml is in --out (default ./NAME).
         let flags = match &self.crate_name {
             Some(name) => {
@@ -64,7 +96,15 @@ impl Scaffold {
         } else {
             setup.at.root.clone()
         };
-        let target = Target::new(self.out, self.crate_name, crate_root);
+        let mut target = Target::new(self.out, self.crate_name, crate_root);
+        match self.lang {
+            StubLang::Rust => {}
+            StubLang::Go => {
+                let package = scaffold::package_for(&target.dir, self.package.as_deref());
+                target = target.writing(Stubs::Go { package });
+            }
+            StubLang::Python => target = target.writing(Stubs::Python),
+        }
         // The tests real tests claim clauses in: the project's, or the crate's own (Cargo's
         // layout in its root, which need not exist yet).
         let at = TestsAt {
@@ -85,7 +125,7 @@ impl Scaffold {
             scan: &scan,
             review: &review_command(&setup, &target),
         };
-        let folder = Folder::read(&target.dir);
+        let folder = Folder::read_for(&target.dir, &target.stubs);
         ctx.report(&folder.diagnostics(), &folder.sources)?;
         let prepared = match job.prepare(&folder) {
             Ok(p) => p,

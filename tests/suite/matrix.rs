@@ -14,7 +14,7 @@ fn fixture() -> tempfile::TempDir {
     tmp
 }
 
-fn statuses(json: &str) -> Vec<(String, String)> {
+pub(crate) fn statuses(json: &str) -> Vec<(String, String)> {
     let v: Value = serde_json::from_str(json).unwrap();
     v["clauses"]
         .as_array()
@@ -30,7 +30,7 @@ fn statuses(json: &str) -> Vec<(String, String)> {
 }
 
 /// What the fixture shows with its results: every status once.
-const FIXTURE_WITH_RESULTS: [(&str, &str); 8] = [
+pub(crate) const FIXTURE_WITH_RESULTS: [(&str, &str); 8] = [
     ("one.passes", "passing"),
     ("one.fails", "failing"),
     ("one.stubbed", "stub"),

@@ -25,18 +25,18 @@ const POOL: usize = 12;
 const CHAPTERS: [&str; 2] = ["alpha", "beta-gamma"];
 
 #[derive(Clone, Debug)]
-struct ClauseGen {
-    in_a: bool,
-    in_b: bool,
-    chapter: usize,
-    text_a: u8,
-    text_b: u8,
-    untestable_a: bool,
-    untestable_b: bool,
-    real_elsewhere_b: bool,
+pub(crate) struct ClauseGen {
+    pub(crate) in_a: bool,
+    pub(crate) in_b: bool,
+    pub(crate) chapter: usize,
+    pub(crate) text_a: u8,
+    pub(crate) text_b: u8,
+    pub(crate) untestable_a: bool,
+    pub(crate) untestable_b: bool,
+    pub(crate) real_elsewhere_b: bool,
 }
 
-fn clause_gen() -> impl Strategy<Value = ClauseGen> {
+pub(crate) fn clause_gen() -> impl Strategy<Value = ClauseGen> {
     (
         prop::bool::weighted(0.7),
         prop::bool::weighted(0.7),
@@ -61,7 +61,7 @@ fn clause_gen() -> impl Strategy<Value = ClauseGen> {
         )
 }
 
-fn id(n: usize) -> String {
+pub(crate) fn id(n: usize) -> String {
     format!("area{}.clause-{n}", n % 3)
 }
 
@@ -78,7 +78,7 @@ fn text(n: usize, variant: u8) -> String {
     }
 }
 
-fn spec(gens: &[ClauseGen], b: bool) -> Spec {
+pub(crate) fn spec(gens: &[ClauseGen], b: bool) -> Spec {
     let mut clauses = Vec::new();
     for (n, g) in gens.iter().enumerate() {
         if !(if b { g.in_b } else { g.in_a }) {

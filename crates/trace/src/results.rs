@@ -18,7 +18,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::annotations::{Target, target_of};
+use crate::annotations::{Lang, Target, target_of};
 use kcontract_spec::diagnostic::{Diagnostic, FileId, SourceMap, Span};
 use kcontract_spec::read_source;
 
@@ -57,6 +57,10 @@ pub struct TestResult {
     /// test's `<system-out>`/`<system-err>`; libtest's `---- name stdout ----` section. Capped at
     /// [`MESSAGE_MAX`] bytes. `None` for a test that did not fail.
     pub message: Option<String>,
+    /// The test's name and its qualifier as another language's runner reports them (a JUnit
+    /// `name` and `classname`; a Go log's `TestX/sub` and nothing): how annotated tests of other
+    /// languages find their results ([`foreign_keys`]). `None` in libtest output.
+    pub named: Option<(String, String)>,
 }
 
 /// The most of a failure message kept (the start, cut at a character boundary, with a note).
@@ -176,15 +180,59 @@ pub struct Results {
     /// The results files read, in order, `/`-separated as given.
     pub files: Vec<String>,
     by_test: BTreeMap<(Target, String), Reports>,
+    /// Every report by the test's name as a runner of another language gives it (a JUnit
+    /// `<testcase name>`, a Go log's `TestX/sub`), each with its qualifier (the JUnit `classname`,
+    /// empty when the report has none): how tests of other languages find theirs
+    /// ([`foreign_keys`]).
+    by_name: BTreeMap<String, Reports>,
 }
 
 impl Results {
     /// Record one report (kept beside any earlier report of the same test).
     pub(crate) fn add(&mut self, r: TestResult) {
+        if let Some((name, qualifier)) = &r.named {
+            self.add_named(name, qualifier, r.outcome, r.message.clone());
+        }
+        if matches!(r.target, Target::Foreign(_)) {
+            return;
+        }
         self.by_test
             .entry((r.target, r.name))
             .or_default()
             .push((r.package, r.outcome, r.message));
+    }
+
+    /// Record one report under a name of another language's runner, with its qualifier.
+    pub(crate) fn add_named(
+        &mut self,
+        name: &str,
+        qualifier: &str,
+        outcome: Outcome,
+        message: Option<String>,
+    ) {
+        self.by_name.entry(name.to_string()).or_default().push((
+            Some(qualifier.to_string()),
+            outcome,
+            message,
+        ));
+    }
+
+    /// The reports of a test of another language (`lang`, named `name` as the scan names it).
+    fn foreign(&self, lang: Lang, name: &str) -> Vec<&(Option<String>, Outcome, Option<String>)> {
+        let mut out = Vec::new();
+        for (leaf, qualifier) in foreign_keys(lang, name) {
+            let Some(reports) = self.by_name.get(&leaf) else {
+                continue;
+            };
+            out.extend(reports.iter().filter(|(q, _, _)| {
+                let q = q.as_deref().unwrap_or("");
+                qualifier.is_empty()
+                    || q.is_empty()
+                    || dotted_suffix(q, &qualifier)
+                    || dotted_suffix(&qualifier, q)
+            }));
+        }
+        out
     }
 
     /// Every test reported, as `binary name` (just the name when the package is not known),
@@ -198,12 +246,19 @@ impl Results {
                     None => n.clone(),
                 },
             )
+            // A Go log's tests are only in `by_name`.
+            .chain(
+                self.by_name
+                    .iter()
+                    .filter(|(_, reports)| reports.iter().all(|(q, _, _)| q.as_deref() == Some("")))
+                    .map(|(n, _)| n.clone()),
+            )
             .collect()
     }
 
     /// No report recorded.
     pub fn is_empty(&self) -> bool {
-        self.by_test.is_empty()
+        self.by_test.is_empty() && self.by_name.is_empty()
     }
 
     /// Do these results name test `t` (in its package, when both say one)? What K0606 asks of
@@ -222,6 +277,9 @@ impl Results {
         target: &Target,
         name: &str,
     ) -> Option<Outcome> {
+        if let Target::Foreign(lang) = target {
+            return self.foreign(*lang, name).iter().map(|(_, o, _)| *o).max();
+        }
         self.by_test
             .get(&(target.clone(), name.to_string()))?
             .iter()
@@ -238,6 +296,13 @@ impl Results {
         target: &Target,
         name: &str,
     ) -> Option<String> {
+        if let Target::Foreign(lang) = target {
+            return self
+                .foreign(*lang, name)
+                .into_iter()
+                .find(|(_, o, m)| *o == Outcome::Failed && m.is_some())
+                .and_then(|(_, _, m)| m.clone());
+        }
         self.by_test
             .get(&(target.clone(), name.to_string()))?
             .iter()
@@ -245,6 +310,65 @@ impl Results {
             .find(|(_, o, m)| *o == Outcome::Failed && m.is_some())
             .and_then(|(_, _, m)| m.clone())
     }
+}
+
+/// The names a test of another language may have in a report, each with the qualifier a report's
+/// `classname` must agree with (empty: any). `name` is the scan's name of the test:
+///
+/// - Go, `TestX/sub`: the same in `go test -v`/`-json` logs and gotestsum's JUnit (whose
+///   `classname`, the package's import path, is not checked: the scan does not know it).
+/// - Python, pytest's node id `dir/test_x.py::TestC::test_y`: pytest's JUnit names it
+///   `test_y` with `classname="dir.test_x.TestC"`; the folders above pytest's root directory
+///   are not in it, so either qualifier may be a `.`-suffix of the other.
+/// - JavaScript, `group > test`: Vitest's JUnit `name`; Jest's (jest-junit) and Mocha's
+///   (mocha-junit-reporter) `group test`.
+/// - C and C++, `Suite.Name`: GoogleTest's XML `name="Name"` with `classname="Suite"`.
+///   Criterion's XML has no `classname`: its `<testsuite name>` is taken instead.
+pub(crate) fn foreign_keys(lang: Lang, name: &str) -> Vec<(String, String)> {
+    match lang {
+        Lang::Python => {
+            let mut parts: Vec<&str> = name.split("::").collect();
+            let leaf = parts.pop().unwrap_or_default().to_string();
+            let mut q: Vec<String> = Vec::new();
+            if let Some((file, classes)) = parts.split_first() {
+                let module = file.strip_suffix(".py").unwrap_or(file);
+                q.push(module.replace(['/', '\\'], "."));
+                q.extend(classes.iter().map(|c| c.to_string()));
+            }
+            vec![(leaf, q.join("."))]
+        }
+        Lang::JavaScript => {
+            let spaced = name.split(" > ").collect::<Vec<_>>().join(" ");
+            let mut keys = vec![(name.to_string(), String::new())];
+            if spaced != name {
+                keys.push((spaced, String::new()));
+            }
+            keys
+        }
+        // GoogleTest's XML: `classname="Suite" name="Name"`; Criterion's: the suite's name.
+        Lang::C => match name.split_once('.') {
+            Some((suite, test)) => vec![(test.to_string(), suite.to_string())],
+            None => vec![(name.to_string(), String::new())],
+        },
+        // Maven's and Gradle's XML: `classname="com.example.PortsTest"`, `name="env"` (Gradle
+        // with JUnit 5: `name="env()"`).
+        Lang::Java => match name.rsplit_once('.') {
+            Some((class, method)) => vec![
+                (method.to_string(), class.to_string()),
+                (format!("{method}()"), class.to_string()),
+            ],
+            None => vec![(name.to_string(), String::new())],
+        },
+        Lang::Go | Lang::Rust => vec![(name.to_string(), String::new())],
+    }
+}
+
+/// `short` is `long`, or its end after a `.`.
+fn dotted_suffix(long: &str, short: &str) -> bool {
+    long == short
+        || long
+            .strip_suffix(short)
+            .is_some_and(|rest| rest.ends_with('.'))
 }
 
 /// The crates a libtest output names, with where: the library's unit tests are run from an
@@ -299,6 +423,8 @@ pub fn read(
         .starts_with('<')
     {
         parse_junit(text, fid)
+    } else if let Some(go) = go_log(text) {
+        Ok(go)
     } else {
         let ours: std::collections::BTreeSet<String> =
             packages.iter().map(|p| p.replace('-', "_")).collect();
@@ -461,7 +587,11 @@ pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnosti
         let child = |tag: &str| case.children().any(|c| c.has_tag_name(tag));
         let outcome = if child("failure") || child("error") {
             Outcome::Failed
-        } else if child("skipped") {
+        } else if child("skipped")
+            || matches!(case.attribute("status"), Some("notrun" | "skipped"))
+            || case.attribute("result") == Some("skipped")
+        {
+            // GoogleTest writes a disabled test as `status="notrun"` with no child.
             Outcome::Skipped
         } else {
             Outcome::Passed
@@ -490,9 +620,56 @@ pub fn parse_junit(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnosti
             name: name.to_string(),
             outcome,
             message,
+            named: Some((name.to_string(), class.to_string())),
         });
     }
     Ok(out)
+}
+
+/// A Go test log (`go test -json` events, or `go test -v` text with its `=== RUN` and `--- PASS:`
+/// lines), read by the reader of vendor logs (`kcontract_platform::import_log`), each test by its
+/// name (`TestX/sub`); `None` when the text is neither. A test that started and has no result (the
+/// run was killed) failed.
+fn go_log(text: &str) -> Option<Vec<TestResult>> {
+    let start = text.trim_start_matches('\u{feff}').trim_start();
+    let go_lines = text.lines().map(str::trim_start).any(|l| {
+        l.starts_with("=== RUN")
+            || l.starts_with("--- PASS:")
+            || l.starts_with("--- FAIL:")
+            || l.starts_with("--- SKIP:")
+    });
+    if !start.starts_with('{') && !go_lines {
+        return None;
+    }
+    let (_, log) = kcontract_platform::import_log::read(text).ok()?;
+    use kcontract_platform::import_log::Outcome as Go;
+    Some(
+        log.results
+            .into_iter()
+            .map(|(name, o)| {
+                let (outcome, message) = match o {
+                    Go::Pass => (Outcome::Passed, None),
+                    Go::Skip => (Outcome::Skipped, None),
+                    Go::Fail => (Outcome::Failed, None),
+                    Go::Unfinished => (
+                        Outcome::Failed,
+                        Some(
+                            "started and never finished: the log ends before its result"
+                                .to_string(),
+                        ),
+                    ),
+                };
+                TestResult {
+                    package: None,
+                    target: Target::Foreign(Lang::Go),
+                    named: Some((name.clone(), String::new())),
+                    name,
+                    outcome,
+                    message,
+                }
+            })
+            .collect(),
+    )
 }
 
 /// libtest's plain output (see the module documentation).
@@ -577,6 +754,7 @@ pub fn parse_libtest(text: &str, fid: FileId) -> Result<Vec<TestResult>, Diagnos
                 name: name.trim().to_string(),
                 outcome,
                 message: None,
+                named: None,
             });
         }
     }
@@ -812,6 +990,125 @@ mod tests {
         assert_eq!(results.by_test.len(), 1);
     }
 
+    fn read_text(text: &str) -> Results {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r");
+        std::fs::write(&p, text).unwrap();
+        let (mut results, mut sources, mut diags) =
+            (Results::default(), SourceMap::default(), Vec::new());
+        assert!(
+            read(
+                &p,
+                &mut results,
+                &mut sources,
+                &mut diags,
+                &Default::default()
+            ),
+            "{diags:?}"
+        );
+        results
+    }
+
+    /// Each runner's report attaches to the test of its language as the scan names it; a name in
+    /// another module or class does not.
+    #[test]
+    fn other_languages_runners() {
+        let go = Target::Foreign(Lang::Go);
+        let py = Target::Foreign(Lang::Python);
+        let js = Target::Foreign(Lang::JavaScript);
+        // go test -json, go test -v, gotestsum's JUnit: the same outcomes.
+        let json = "{\"Action\":\"run\",\"Package\":\"m/x\",\"Test\":\"TestA\"}\n{\"Action\":\"run\",\"Test\":\"TestA/sub_one\"}\n{\"Action\":\"fail\",\"Test\":\"TestA/sub_one\"}\n{\"Action\":\"fail\",\"Test\":\"TestA\"}\n{\"Action\":\"skip\",\"Test\":\"TestB\"}\n{\"Action\":\"run\",\"Test\":\"TestC\"}\n";
+        let verbose = "=== RUN   TestA\n=== RUN   TestA/sub_one\n--- FAIL: TestA (0.00s)\n    --- FAIL: TestA/sub_one (0.00s)\n--- SKIP: TestB (0.00s)\n=== RUN   TestC\n";
+        let xml = "<testsuites><testsuite name=\"m/x\"><testcase classname=\"m/x\" name=\"TestA\"><failure/></testcase><testcase classname=\"m/x\" name=\"TestA/sub_one\"><failure/></testcase><testcase classname=\"m/x\" name=\"TestB\"><skipped/></testcase><testcase classname=\"m/x\" name=\"TestC\"><error/></testcase></testsuite></testsuites>";
+        for text in [json, verbose, xml] {
+            let r = read_text(text);
+            assert_eq!(
+                r.outcome(None, &go, "TestA"),
+                Some(Outcome::Failed),
+                "{text}"
+            );
+            assert_eq!(r.outcome(None, &go, "TestA/sub_one"), Some(Outcome::Failed));
+            assert_eq!(r.outcome(None, &go, "TestB"), Some(Outcome::Skipped));
+            assert_eq!(
+                r.outcome(None, &go, "TestC"),
+                Some(Outcome::Failed),
+                "unfinished"
+            );
+            assert_eq!(r.outcome(None, &go, "TestD"), None);
+            assert!(!r.is_empty());
+        }
+        // pytest's JUnit: classname is the module (and class) from pytest's root.
+        let pytest = "<testsuites><testsuite name=\"pytest\"><testcase classname=\"tests.test_x.TestC\" name=\"test_y\"><failure message=\"assert 0\">boom</failure></testcase><testcase classname=\"tests.test_x\" name=\"test_z\"><skipped type=\"pytest.skip\" message=\"later\"/></testcase></testsuite></testsuites>";
+        let r = read_text(pytest);
+        assert_eq!(
+            r.outcome(None, &py, "f/tests/test_x.py::TestC::test_y"),
+            Some(Outcome::Failed)
+        );
+        assert_eq!(
+            r.message(None, &py, "f/tests/test_x.py::TestC::test_y")
+                .as_deref(),
+            Some("assert 0\nboom")
+        );
+        assert_eq!(
+            r.outcome(None, &py, "tests/test_x.py::test_z"),
+            Some(Outcome::Skipped)
+        );
+        assert_eq!(
+            r.outcome(None, &py, "test_x.py::test_z"),
+            Some(Outcome::Skipped),
+            "run from tests/"
+        );
+        assert_eq!(
+            r.outcome(None, &py, "tests/test_x.py::test_y"),
+            None,
+            "another class"
+        );
+        assert_eq!(
+            r.outcome(None, &py, "tests/best_x.py::TestC::test_y"),
+            None,
+            "another module"
+        );
+        // Vitest names `group > test`; jest-junit and mocha `group test`.
+        let vitest = "<testsuites name=\"vitest tests\"><testsuite name=\"x.test.ts\"><testcase classname=\"x.test.ts\" name=\"group &gt; does it\"/></testsuite></testsuites>";
+        let jest = "<testsuites name=\"jest tests\"><testsuite name=\"group\"><testcase classname=\"group does it\" name=\"group does it\"><failure>no</failure></testcase></testsuite></testsuites>";
+        assert_eq!(
+            read_text(vitest).outcome(None, &js, "group > does it"),
+            Some(Outcome::Passed)
+        );
+        assert_eq!(
+            read_text(jest).outcome(None, &js, "group > does it"),
+            Some(Outcome::Failed)
+        );
+        assert_eq!(read_text(jest).outcome(None, &js, "group > other"), None);
+        // GoogleTest's XML: a disabled test is `status="notrun"` without a child, skipped.
+        let c = Target::Foreign(Lang::C);
+        let gtest = "<testsuites><testsuite name=\"Ports\"><testcase name=\"Default\" status=\"run\" result=\"completed\" classname=\"Ports\"/><testcase name=\"DISABLED_Slow\" status=\"notrun\" result=\"suppressed\" classname=\"Ports\"/><testcase name=\"Env\" status=\"run\" result=\"skipped\" classname=\"PortFixture\"><skipped message=\"not yet\"/></testcase></testsuite></testsuites>";
+        let r = read_text(gtest);
+        assert_eq!(r.outcome(None, &c, "Ports.Default"), Some(Outcome::Passed));
+        assert_eq!(
+            r.outcome(None, &c, "Ports.DISABLED_Slow"),
+            Some(Outcome::Skipped)
+        );
+        assert_eq!(
+            r.outcome(None, &c, "PortFixture.Env"),
+            Some(Outcome::Skipped)
+        );
+        assert_eq!(r.outcome(None, &c, "Other.Default"), None);
+        // Maven Surefire and Gradle: the class's qualified name, the method (Gradle: `env()`).
+        let java = Target::Foreign(Lang::Java);
+        let surefire = "<testsuite name=\"com.example.PortsTest\"><testcase name=\"env\" classname=\"com.example.PortsTest\"><failure message=\"no\"/></testcase><testcase name=\"deep()\" classname=\"com.example.PortsTest$Inner\"/></testsuite>";
+        let r = read_text(surefire);
+        assert_eq!(
+            r.outcome(None, &java, "com.example.PortsTest.env"),
+            Some(Outcome::Failed)
+        );
+        assert_eq!(
+            r.outcome(None, &java, "com.example.PortsTest$Inner.deep"),
+            Some(Outcome::Passed)
+        );
+        assert_eq!(r.outcome(None, &java, "com.example.OtherTest.env"), None);
+    }
+
     #[test]
     fn worst_outcome_wins_and_packages_are_respected() {
         let mut r = Results::default();
@@ -823,6 +1120,7 @@ mod tests {
                 name: "n".into(),
                 outcome: o,
                 message: None,
+                named: None,
             });
         }
         assert_eq!(r.outcome(Some("a"), &t, "n"), Some(Outcome::Passed));

@@ -40,11 +40,13 @@ use xxhash_rust::xxh3::xxh3_128;
 
 use kcontract_spec::fsutil::write_atomic;
 
-use super::syntax::{FileSyntax, LexFailure, parse_source};
+use super::lang::Lang;
+use super::syntax::{FileSyntax, LexFailure};
 
 /// Bump when the stored shape changes (the serde types of [`FileSyntax`], [`Entry`] and [`Stamp`]),
-/// or what a stored field means (4: `todo_body` also holds for a body with no statement).
-const FORMAT: u32 = 4;
+/// or what a stored field means (4: `todo_body` also holds for a body with no statement; 5: the
+/// key is of the language and the text, and `FileSyntax` has its `lang`).
+const FORMAT: u32 = 5;
 
 /// How long ago a file must have last changed for its [`Stamp`] to be kept: longer than the
 /// coarsest file system clock tick (FAT's 2 s).
@@ -52,8 +54,14 @@ const SETTLE: Duration = Duration::from_secs(3);
 
 /// The scanner's own source: a change to how files are read invalidates the cache even when
 /// neither the version nor [`FORMAT`] was bumped (as during development).
-const SCANNER: [&str; 5] = [
+const SCANNER: [&str; 11] = [
+    include_str!("lang/java.rs"),
+    include_str!("lang/c.rs"),
     include_str!("syntax.rs"),
+    include_str!("lang/mod.rs"),
+    include_str!("lang/go.rs"),
+    include_str!("lang/python.rs"),
+    include_str!("lang/js.rs"),
     include_str!("items.rs"),
     include_str!("sites.rs"),
     include_str!("tokens.rs"),
@@ -88,8 +96,8 @@ pub(super) enum Entry {
 }
 
 impl Entry {
-    fn of(text: &str) -> Entry {
-        match parse_source(text) {
+    fn of(text: &str, lang: Lang) -> Entry {
+        match super::lang::parse(lang, text) {
             // A file without a `Clause:` line yields nothing; its items need not be kept.
             Ok(s) if s.sites.is_empty() => Entry::Syntax(FileSyntax::default()),
             Ok(s) => Entry::Syntax(s),
@@ -230,17 +238,22 @@ impl Cache {
         self.path.is_some()
     }
 
-    /// The result for `text`, from the cache or by lexing it: its key (empty when the cache is off)
-    /// and whether it was a hit, for [`Cache::keep`].
-    pub(super) fn get(&self, text: &str) -> (String, Entry, bool) {
+    /// The result for `text` read as `lang`, from the cache or by lexing it: its key (empty when the
+    /// cache is off) and whether it was a hit, for [`Cache::keep`]. The key is of the language and
+    /// the bytes: the same text in a `.go` and a `.rs` file is read two ways.
+    pub(super) fn get(&self, text: &str, lang: Lang) -> (String, Entry, bool) {
         if self.path.is_none() {
-            return (String::new(), Entry::of(text), false);
+            return (String::new(), Entry::of(text, lang), false);
         }
-        let key = format!("{:032x}", xxh3_128(text.as_bytes()));
+        let mut keyed = Vec::with_capacity(text.len() + 12);
+        keyed.extend_from_slice(lang.as_str().as_bytes());
+        keyed.push(0);
+        keyed.extend_from_slice(text.as_bytes());
+        let key = format!("{:032x}", xxh3_128(&keyed));
         match self.loaded.get(&key) {
             Some(e) => (key, e.clone(), true),
             None => {
-                let e = Entry::of(text);
+                let e = Entry::of(text, lang);
                 (key, e, false)
             }
         }

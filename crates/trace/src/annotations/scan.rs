@@ -18,10 +18,11 @@ use kcontract_spec::{Spec, TestGlobs};
 
 use super::cache::{Cache, CacheChoice, CacheStatus, Entry, Stamp, Used};
 use super::claims::{Validity, validate_claim};
-use super::items::STUB_IGNORE_PREFIX;
+use super::items::{FnItem, STUB_IGNORE_PREFIX};
+use super::lang::Lang;
 use super::sites::{Site, may_hold_annotation};
 use super::syntax::{FileSyntax, LexFailure};
-use super::targets::{Place, Places};
+use super::targets::{Place, Places, Target};
 use super::tokens::AttrKind;
 use super::{Claim, TestFn, TestKind};
 
@@ -190,7 +191,8 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
         let unmarked = stamp.map(|s| Used::Unmarked(rel.to_string(), s, false));
         return (Read::Nothing, unmarked);
     }
-    let (key, entry, hit) = cache.get(&text);
+    let lang = Lang::of_path(rel);
+    let (key, entry, hit) = cache.get(&text, lang);
     let file =
         |text| SourceFile::new(kcontract_spec::globs::under(root, rel), text).written_as(encoding);
     let read = match &entry {
@@ -198,11 +200,20 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
         Entry::Syntax(syntax) => Read::Tokens {
             file: file(text),
             syntax: syntax.clone(),
-            // Each folder's Cargo.toml is read once, under the lock; few files get here.
-            place: places
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .of(Path::new(rel)),
+            // Each folder's Cargo.toml is read once, under the lock; few files get here. A test of
+            // another language is named by its runner, without a Cargo package or target.
+            place: if lang == Lang::Rust {
+                places
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .of(Path::new(rel))
+            } else {
+                Place {
+                    package: None,
+                    target: Some(Target::Foreign(lang)),
+                    module: Vec::new(),
+                }
+            },
         },
         Entry::NotTokens(failure) => Read::NotTokens {
             file: file(text),
@@ -266,10 +277,18 @@ impl Scan {
             }
             Read::NotTokens { file, failure } => {
                 let fid = self.sources.add_file(file);
+                let (lang, tool) = match Lang::of_path(rel) {
+                    Lang::Rust => ("Rust", "cargo build"),
+                    Lang::Go => ("Go", "go vet"),
+                    Lang::Python => ("Python", "python -m py_compile"),
+                    Lang::JavaScript => ("JavaScript or TypeScript", "its compiler"),
+                    Lang::C => ("C or C++", "its compiler"),
+                    Lang::Java => ("Java", "javac"),
+                };
                 self.diagnostics.push(
-                    Diagnostic::warning("K0506", format!("`{rel}` cannot be read as Rust tokens; its annotations were not scanned"))
+                    Diagnostic::warning("K0506", format!("`{rel}` cannot be read as {lang} tokens; its annotations were not scanned"))
                         .at(Span::new(fid, failure.range), failure.message)
-                        .help("fix the file (cargo build shows the error), or exclude it with `tests: exclude:` in contract.yaml"),
+                        .help(format!("fix the file ({tool} shows the error), or exclude it with `tests: exclude:` in contract.yaml")),
                 );
             }
             Read::Tokens {
@@ -356,9 +375,7 @@ impl Scan {
                     .help("remove this `#[ignore]` line so the test runs (until then its clause cannot show as passing)"),
             );
             }
-            let mut path = place.module.clone();
-            path.extend(f.module.iter().cloned());
-            path.push(f.name.clone());
+            let path = test_path(syntax.lang, rel, place, f);
             let (line, _) = self.sources.get(fid).line_col(f.name_range.start);
             self.tests.push(TestFn {
                 file: rel.to_string(),
@@ -366,7 +383,7 @@ impl Scan {
                 name_span: Span::new(fid, f.name_range.clone()),
                 package: place.package.clone(),
                 target: place.target.clone(),
-                path: path.join("::"),
+                path,
                 claims,
                 unknown,
                 kind: if f.is_stub() {
@@ -393,11 +410,50 @@ impl Scan {
             );
             } else {
                 self.diagnostics.push(
-                Diagnostic::warning("K0503", "this `Clause:` annotation is not on a test function")
+                    Diagnostic::warning(
+                        "K0503",
+                        "this `Clause:` annotation is not on a test function",
+                    )
                     .at(span, "claims nothing here")
-                    .help("put the line in the doc comment of a `#[test]` function (directly above it); annotations on helpers, modules or other items are not read"),
-            );
+                    .help(stray_help(syntax.lang)),
+                );
             }
+        }
+    }
+}
+
+/// A test's name as its runner reports it: Rust's module path (`m::name`), Go's `TestX/sub`,
+/// pytest's node id (`path/test_x.py::TestClass::test_y`), `describe > test` for JavaScript.
+fn test_path(lang: Lang, rel: &str, place: &Place, f: &FnItem) -> String {
+    let mut parts: Vec<String> = match lang {
+        Lang::Python => vec![rel.to_string()],
+        _ => place.module.clone(),
+    };
+    parts.extend(f.module.iter().cloned());
+    parts.push(f.name.clone());
+    parts.join(lang.separator())
+}
+
+/// Where an annotation is read, by language: what K0503 says to do with a stray one.
+fn stray_help(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Rust => {
+            "put the line in the doc comment of a `#[test]` function (directly above it); annotations on helpers, modules or other items are not read"
+        }
+        Lang::Go => {
+            "put `// Clause: <id>` directly above a `func TestX(t *testing.T)` or a `t.Run(\"name\", …)` whose name is a string literal (no blank line between)"
+        }
+        Lang::Python => {
+            "put `# Clause: <id>` directly above a pytest `def test_…` (or its decorators), at the top level or in a `class Test…` (no blank line between)"
+        }
+        Lang::Java => {
+            "put `// Clause: <id>` directly above a JUnit `@Test` method (above or between its annotations; no blank line between)"
+        }
+        Lang::C => {
+            "put `// Clause: <id>` directly above a GoogleTest `TEST(Suite, Name)`/`TEST_F(…)` or a Criterion `Test(suite, name)` (no blank line between)"
+        }
+        Lang::JavaScript => {
+            "put `// Clause: <id>` directly above a `test(\"name\", …)` or `it(\"name\", …)` call, at the top level or in a `describe` callback (no blank line between)"
         }
     }
 }

@@ -79,7 +79,7 @@ fn walk(trees: &[TokenTree], src: &str, markers: &[usize], out: &mut Vec<Site>) 
 
 /// Find the `Clause:` lines of one doc attribute and locate each in the source (the attribute's
 /// text is searched in order, so two lines with the same id get their own spans).
-fn sites_in_doc(text: &str, src: &str, attr: Range<usize>, out: &mut Vec<Site>) {
+pub(super) fn sites_in_doc(text: &str, src: &str, attr: Range<usize>, out: &mut Vec<Site>) {
     let slice = src.get(attr.clone()).unwrap_or("");
     let mut from = 0;
     for line in text.lines() {

@@ -18,6 +18,9 @@ pub struct FileSyntax {
     pub fns: Vec<FnItem>,
     /// Every `Clause:` line in a doc attribute, wherever it is.
     pub sites: Vec<Site>,
+    /// The language the file was read as: how its tests' names are joined (`lang`).
+    #[serde(default)]
+    pub lang: super::lang::Lang,
 }
 
 impl FileSyntax {

@@ -19,6 +19,9 @@ pub enum Target {
     Bench(String),
     /// `examples/NAME.rs`.
     Example(String),
+    /// A test file of another language: its runner names the test by itself (see
+    /// `crate::results` for how its reports are matched).
+    Foreign(super::lang::Lang),
 }
 
 impl Target {
@@ -30,6 +33,7 @@ impl Target {
             Target::Bin(n) => format!("{package}::bin/{n}"),
             Target::Bench(n) => format!("{package}::bench/{n}"),
             Target::Example(n) => format!("{package}::example/{n}"),
+            Target::Foreign(_) => package.to_string(),
         }
     }
 

@@ -40,11 +40,12 @@ pub struct TestView {
 impl TestView {
     /// `binary name`, as cargo-nextest prints a test (or `file name` when the binary is unknown).
     pub(crate) fn display(&self) -> String {
-        format!(
-            "{} {}",
-            self.binary.as_deref().unwrap_or(&self.file),
-            self.name
-        )
+        match &self.binary {
+            Some(b) => format!("{b} {}", self.name),
+            // A pytest node id starts with its file already.
+            None if self.name.starts_with(&format!("{}::", self.file)) => self.name.clone(),
+            None => format!("{} {}", self.file, self.name),
+        }
     }
 }
 

@@ -5,9 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use super::stub::{render_stub, untouched_stub};
-use super::{FileReport, Orphan, OrphanWhy, fn_name};
-use crate::annotations::{FileSyntax, FnItem, LexFailure, parse_source};
+use super::Stubs;
+use super::stub::{render_stub_for, untouched_stub_for};
+use super::{FileReport, Orphan, OrphanWhy};
+use crate::annotations::{FileSyntax, FnItem, LexFailure, parse_in};
 use crate::matrix::Scope;
 use kcontract_spec::{Clause, Spec};
 
@@ -20,7 +21,7 @@ pub fn merge_file(
     add: &[usize],
     spec: &Spec,
 ) -> Result<(String, FileReport, Vec<Orphan>), LexFailure> {
-    merge_file_in(file, existing, add, spec, &Scope::default())
+    merge_file_in(file, existing, add, spec, (&Scope::default(), &Stubs::Rust))
 }
 
 /// Is clause `id` one that gets a stub: in the contract, testable, in the crate's selection and
@@ -36,14 +37,15 @@ pub(super) fn wanted(spec: &Spec, scope: &Scope, id: &str) -> bool {
 /// The byte range an untouched stub takes with the blank lines before it, and the generated
 /// section heading above it when nothing else is under that heading (the next item is another
 /// heading, or the file ends).
-fn removal_range(src: &str, range: &Range<usize>) -> Range<usize> {
+fn removal_range(src: &str, range: &Range<usize>, marker: &str) -> Range<usize> {
     let before = src[..range.start].trim_end();
     let mut start = before.len();
     let after = src[range.end..].trim_start();
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let heading = |l: &str| {
         l.trim()
-            .strip_prefix("// ")
+            .strip_prefix(marker)
+            .and_then(|r| r.strip_prefix(' '))
             .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
     };
     let next_line = after.lines().next().unwrap_or("");
@@ -57,16 +59,18 @@ fn removal_range(src: &str, range: &Range<usize>) -> Range<usize> {
     start..range.end
 }
 
-/// [`merge_file`] for a crate's scope: untouched stubs of clauses outside it are removed.
+/// [`merge_file`] for a crate's scope (untouched stubs of clauses outside it are removed), in the
+/// language of `stubs`.
 pub(super) fn merge_file_in(
     file: &str,
     existing: &str,
     add: &[usize],
     spec: &Spec,
-    scope: &Scope,
+    (scope, stubs): (&Scope, &Stubs),
 ) -> Result<(String, FileReport, Vec<Orphan>), LexFailure> {
-    let syntax = parse_source(existing)?;
+    let syntax = parse_in(stubs.lang(), existing)?;
     let mut merge = Merge::new(file, existing, spec, scope, &syntax);
+    merge.stubs = stubs.clone();
     for f in syntax.fns.iter().filter(|f| f.is_test()) {
         merge.test(f);
     }
@@ -90,6 +94,8 @@ struct Merge<'a> {
     anchors: Vec<(usize, Range<usize>)>,
     /// The names of the file's top-level functions, so that a new stub's name is unique.
     taken: BTreeSet<String>,
+    /// The language of the stubs.
+    stubs: Stubs,
 }
 
 /// Where a new stub goes: after the test ending at a byte, before the item starting at one, or
@@ -127,6 +133,7 @@ impl<'a> Merge<'a> {
                 .filter(|f| f.module.is_empty())
                 .map(|f| f.name.clone())
                 .collect(),
+            stubs: Stubs::Rust,
         }
     }
 
@@ -141,7 +148,7 @@ impl<'a> Merge<'a> {
         let mut path = f.module.clone();
         path.push(f.name.clone());
         let test = path.join("::");
-        let untouched = untouched_stub(self.existing, syntax, f, self.spec);
+        let untouched = untouched_stub_for(&self.stubs, self.existing, syntax, f, self.spec);
         if let Some(id) = &untouched
             && !wanted(self.spec, self.scope, id)
         {
@@ -163,7 +170,8 @@ impl<'a> Merge<'a> {
                     .is_some_and(|c| !c.verify.is_untestable()) =>
             {
                 let c = self.spec.clause(&id).expect("checked above");
-                self.edits.push((f.range.clone(), render_stub(c, &f.name)));
+                let text = render_stub_for(&self.stubs, c, &f.name);
+                self.edits.push((f.range.clone(), text));
                 self.report.refreshed.push(id);
             }
             _ => self.report.kept.push(test),
@@ -184,8 +192,10 @@ impl<'a> Merge<'a> {
         } else {
             "\n"
         };
-        self.edits
-            .push((removal_range(self.existing, &f.range), sep.to_string()));
+        self.edits.push((
+            removal_range(self.existing, &f.range, self.stubs.comment()),
+            sep.to_string(),
+        ));
         self.report.removed.push(id.to_string());
     }
 
@@ -218,10 +228,11 @@ impl<'a> Merge<'a> {
 
     /// A function name for a new stub of clause `id` that no top-level function has.
     fn fresh_name(&mut self, id: &str) -> String {
-        let mut name = fn_name(id);
+        let base = self.stubs.test_name(id);
+        let mut name = base.clone();
         let mut n = 2;
         while self.taken.contains(&name) {
-            name = format!("{}_{n}", fn_name(id));
+            name = format!("{base}_{n}");
             n += 1;
         }
         self.taken.insert(name.clone());
@@ -239,7 +250,12 @@ impl<'a> Merge<'a> {
         let mut headed: BTreeSet<String> = self
             .existing
             .lines()
-            .filter_map(|l| l.trim().strip_prefix("// ").map(str::to_string))
+            .filter_map(|l| {
+                l.trim()
+                    .strip_prefix(self.stubs.comment())
+                    .and_then(|r| r.strip_prefix(' '))
+                    .map(str::to_string)
+            })
             .collect();
         let mut end_section = self
             .anchors
@@ -249,7 +265,7 @@ impl<'a> Merge<'a> {
         for &i in add {
             let c = &self.spec.clauses[i];
             let name = self.fresh_name(&c.id);
-            let mut stub = render_stub(c, &name);
+            let mut stub = render_stub_for(&self.stubs, c, &name);
             self.report.added.push(c.id.clone());
             let label = section_label(self.spec, c);
             let (place, neighbour) = self.place(i, &label, &end_section);
@@ -257,7 +273,7 @@ impl<'a> Merge<'a> {
                 && label != neighbour
                 && headed.insert(l.clone())
             {
-                stub = format!("// {l}\n\n{stub}");
+                stub = format!("{} {l}\n\n{stub}", self.stubs.comment());
             }
             match place {
                 Place::After(pos) => after.entry(pos).or_default().push(stub),
@@ -318,7 +334,10 @@ impl<'a> Merge<'a> {
             (Some((j, r)), _) => (Place::After(r.end), self.label_of(*j)),
             (None, Some((j, r))) => {
                 // Above the next test's section heading, if it has one, not between the two.
-                let at = heading_above(self.existing, r.start, self.label_of(*j));
+                let label = self
+                    .label_of(*j)
+                    .map(|l| format!("{} {l}", self.stubs.comment()));
+                let at = heading_above(self.existing, r.start, label);
                 (Place::Before(at), self.label_of(*j))
             }
             (None, None) => (Place::AtEnd, end_section.clone()),
@@ -379,13 +398,13 @@ fn section_label(spec: &Spec, c: &Clause) -> Option<String> {
     Some(format!("{} {}", numbers.get(i)?, doc.headings[i].title))
 }
 
-/// Where to insert above the item starting at `start`: before the `// LABEL` line just above it
-/// (blank lines between allowed), if there is one, else at `start`.
-fn heading_above(src: &str, start: usize, label: Option<String>) -> usize {
-    let Some(label) = label else { return start };
+/// Where to insert above the item starting at `start`: before the `// LABEL` line (`line`, its
+/// text) just above it (blank lines between allowed), if there is one, else at `start`.
+fn heading_above(src: &str, start: usize, line: Option<String>) -> usize {
+    let Some(line) = line else { return start };
     let above = src[..start].trim_end();
     let line_start = above.rfind('\n').map_or(0, |i| i + 1);
-    if above[line_start..].trim() == format!("// {label}") {
+    if above[line_start..].trim() == line {
         line_start
     } else {
         start
@@ -523,7 +542,10 @@ mod tests {
         let empty = Spec::default();
         let (merged, report, _) = merge_file("ch.rs", &corrupted, &[], &empty).unwrap();
         assert!(report.removed.contains(&"c.a1".to_string()), "{report:?}");
-        assert!(parse_source(&merged).is_ok(), "{merged}");
+        assert!(
+            crate::annotations::parse_source(&merged).is_ok(),
+            "{merged}"
+        );
         assert!(merged.contains("\ned() {"), "{merged}");
     }
 
@@ -539,7 +561,8 @@ mod tests {
             exempt: [("c.b1".to_string(), "not here".to_string())].into(),
             ..Scope::default()
         };
-        let (out, report, _) = merge_file_in("ch.rs", &fresh, &[], &spec, &scope).unwrap();
+        let (out, report, _) =
+            merge_file_in("ch.rs", &fresh, &[], &spec, (&scope, &Stubs::Rust)).unwrap();
         assert_eq!(report.removed, ["c.b1"]);
         assert!(!out.contains("1.2 Beta") && !out.contains("c_b1"), "{out}");
         assert!(out.ends_with("fn c_a2() {\n    todo!()\n}\n"), "{out}");
@@ -548,7 +571,8 @@ mod tests {
             exempt: [("c.a1".to_string(), "not here".to_string())].into(),
             ..Scope::default()
         };
-        let (out, _, _) = merge_file_in("ch.rs", &fresh, &[], &spec, &scope).unwrap();
+        let (out, _, _) =
+            merge_file_in("ch.rs", &fresh, &[], &spec, (&scope, &Stubs::Rust)).unwrap();
         assert!(
             out.contains("// 1.1 Alpha\n\n/// The platform MUST do a2."),
             "{out}"

@@ -59,16 +59,19 @@ use crate::annotations::LexFailure;
 
 mod crate_files;
 mod error;
+mod go;
 mod merge;
 mod plan;
+mod python;
 mod stub;
 mod target;
 mod write;
 
 pub use crate_files::{CrateNameError, check_crate_name};
 pub use error::ScaffoldError;
+pub use go::{Stubs, package_for};
 pub use merge::merge_file;
-pub use plan::plan;
+pub use plan::{plan, plan_for};
 pub use stub::{render_stub, stale_doc, untouched_stub};
 pub use target::Target;
 pub use write::{Folder, Job, Prepared, WriteFailure};

@@ -3,10 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::Stubs;
 use super::merge::{merge_file_in, merge_main, wanted};
-use super::stub::{chapter_header, main_header, untouched_stub};
+use super::stub::{chapter_header, main_header, untouched_stub_for};
 use super::{Plan, Unreadable, module_name};
-use crate::annotations::parse_source;
+use crate::annotations::parse_in;
 use crate::matrix::Scope;
 use kcontract_spec::Spec;
 
@@ -23,17 +24,36 @@ pub fn plan(
         real_tests,
         &Scope::default(),
         &BTreeSet::new(),
+        &Stubs::Rust,
     )
 }
 
 /// [`plan`] for a crate's scope (its selection and exemptions), with the folder's record of the
 /// clauses that have had a stub (`recorded`; see [`RECORD`]).
+/// [`plan`] for stubs in the language of `stubs` (what `scaffold --lang go` plans).
+pub fn plan_for(
+    spec: &Spec,
+    existing: &BTreeMap<String, String>,
+    real_tests: &BTreeSet<String>,
+    stubs: &Stubs,
+) -> Result<Plan, Unreadable> {
+    plan_in(
+        spec,
+        existing,
+        real_tests,
+        &Scope::default(),
+        &BTreeSet::new(),
+        stubs,
+    )
+}
+
 pub(super) fn plan_in(
     spec: &Spec,
     existing: &BTreeMap<String, String>,
     real_tests: &BTreeSet<String>,
     scope: &Scope,
     recorded: &BTreeSet<String>,
+    stubs: &Stubs,
 ) -> Result<Plan, Unreadable> {
     let mut plan = Plan::default();
     // Every clause claimed by any test in the folder already has its test; so has the new id of
@@ -45,12 +65,12 @@ pub(super) fn plan_in(
     // the old test the next run writes the stub, instead of taking it for one deleted by hand.
     let mut renamed: BTreeSet<String> = BTreeSet::new();
     for (file, text) in existing {
-        let syntax = parse_source(text).map_err(|failure| Unreadable {
+        let syntax = parse_in(stubs.lang(), text).map_err(|failure| Unreadable {
             file: file.clone(),
             failure,
         })?;
         for f in syntax.fns.iter().filter(|f| f.is_test()) {
-            let written = untouched_stub(text, &syntax, f, spec).is_none();
+            let written = untouched_stub_for(stubs, text, &syntax, f, spec).is_none();
             for s in syntax.claims_of(f) {
                 claimed.insert(s.id.clone());
                 if written
@@ -76,7 +96,7 @@ pub(super) fn plan_in(
             continue;
         }
         by_file
-            .entry(format!("{}.rs", module_name(&c.chapter)))
+            .entry(stubs.file_name(&module_name(&c.chapter)))
             .or_default()
             .push(i);
     }
@@ -94,12 +114,16 @@ pub(super) fn plan_in(
             Some(t) => t.as_str(),
             None => {
                 let chapter = &spec.clauses[add[0]].chapter;
-                header = chapter_header(spec, chapter);
+                header = match stubs {
+                    Stubs::Rust => chapter_header(spec, chapter),
+                    Stubs::Go { package } => super::go::header(spec, chapter, package),
+                    Stubs::Python => super::python::header(spec, chapter),
+                };
                 header.as_str()
             }
         };
-        let (text, report, orphans) =
-            merge_file_in(&file, old, add, spec, scope).map_err(|failure| Unreadable {
+        let (text, report, orphans) = merge_file_in(&file, old, add, spec, (scope, stubs))
+            .map_err(|failure| Unreadable {
                 file: file.clone(),
                 failure,
             })?;
@@ -115,6 +139,10 @@ pub(super) fn plan_in(
         .filter(|id| wanted(spec, scope, id))
         .cloned()
         .collect();
+    if *stubs != Stubs::Rust {
+        // A Go package or a pytest folder needs no file listing the others.
+        return Ok(plan);
+    }
     let main_old = existing
         .get("main.rs")
         .cloned()

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
+use super::go::Stubs;
 use crate::annotations::{AttrKind, FileSyntax, FnItem, STUB_IGNORE_PREFIX};
 use kcontract_spec::{Clause, Spec};
 
@@ -15,11 +16,18 @@ const WIDTH: usize = 100;
 /// items keep their continuation indent (so rustdoc and clippy see one item), and a line is never
 /// broken before a word that would start a new Markdown block (`-`, `#`, `>`, `1.`, …).
 fn doc_lines(text: &str, out: &mut String) {
+    doc_lines_with("///", text, out);
+}
+
+/// [`doc_lines`] with another comment marker (`//` for Go), wrapped at the same width, so the
+/// words of a stub read back the same in any language.
+pub(super) fn doc_lines_with(prefix: &str, text: &str, out: &mut String) {
     let width = WIDTH - 4;
     for line in text.lines() {
         let trimmed = line.trim_end();
         if trimmed.trim().is_empty() {
-            out.push_str("///\n");
+            out.push_str(prefix);
+            out.push('\n');
             continue;
         }
         let indent = trimmed.len() - trimmed.trim_start().len();
@@ -31,7 +39,7 @@ fn doc_lines(text: &str, out: &mut String) {
         for word in body.split(' ').filter(|w| !w.is_empty()) {
             let fits = cur.chars().count() + 1 + word.chars().count() <= width;
             if cur_has_word && !fits && !starts_block(word) {
-                push_doc(out, &cur);
+                push_doc(prefix, out, &cur);
                 cur = cont.clone();
                 cur_has_word = false;
             }
@@ -41,16 +49,16 @@ fn doc_lines(text: &str, out: &mut String) {
             cur.push_str(word);
             cur_has_word = true;
         }
-        push_doc(out, &cur);
+        push_doc(prefix, out, &cur);
     }
 }
 
-fn push_doc(out: &mut String, line: &str) {
+fn push_doc(prefix: &str, out: &mut String, line: &str) {
     let line = line.trim_end();
     if line.is_empty() {
-        out.push_str("///\n");
+        let _ = writeln!(out, "{prefix}");
     } else {
-        let _ = writeln!(out, "/// {line}");
+        let _ = writeln!(out, "{prefix} {line}");
     }
 }
 
@@ -83,18 +91,47 @@ pub fn render_stub(c: &Clause, name: &str) -> String {
     let mut s = String::new();
     doc_lines(&c.text, &mut s);
     s.push_str("///\n");
-    let mut meta = format!("{} · {} · verify: {}", c.level, c.actor, c.verify);
-    if !c.upstream_tests.is_empty() {
-        let list: Vec<String> = c.upstream_tests.iter().map(|t| format!("`{t}`")).collect();
-        let _ = write!(meta, " · upstream: {}", list.join(", "));
-    }
-    doc_lines(&meta, &mut s);
+    doc_lines(&meta_line(c), &mut s);
     s.push_str("///\n");
     let _ = writeln!(s, "/// Clause: {} @ {}", c.id, c.stamp);
     s.push_str("#[test]\n");
     let _ = writeln!(s, "#[ignore = \"{STUB_IGNORE_PREFIX}{}\"]", c.id);
     let _ = write!(s, "fn {name}() {{\n    todo!()\n}}");
     s
+}
+
+/// A stub's meta line: `LEVEL · ACTOR · verify: V` and the upstream tests.
+pub(super) fn meta_line(c: &Clause) -> String {
+    let mut meta = format!("{} · {} · verify: {}", c.level, c.actor, c.verify);
+    if !c.upstream_tests.is_empty() {
+        let list: Vec<String> = c.upstream_tests.iter().map(|t| format!("`{t}`")).collect();
+        let _ = write!(meta, " · upstream: {}", list.join(", "));
+    }
+    meta
+}
+
+/// [`render_stub`] in the language of `stubs`.
+pub(super) fn render_stub_for(stubs: &Stubs, c: &Clause, name: &str) -> String {
+    match stubs {
+        Stubs::Rust => render_stub(c, name),
+        Stubs::Go { .. } => super::go::render(c, name),
+        Stubs::Python => super::python::render(c, name),
+    }
+}
+
+/// [`untouched_stub`] in the language of `stubs`.
+pub(super) fn untouched_stub_for(
+    stubs: &Stubs,
+    src: &str,
+    syntax: &FileSyntax,
+    f: &FnItem,
+    spec: &Spec,
+) -> Option<String> {
+    match stubs {
+        Stubs::Rust => untouched_stub(src, syntax, f, spec),
+        Stubs::Go { .. } => super::go::untouched(src, syntax, f, spec),
+        Stubs::Python => super::python::untouched(src, syntax, f, spec),
+    }
 }
 
 pub(super) fn chapter_header(spec: &Spec, chapter: &str) -> String {
@@ -172,9 +209,21 @@ pub fn untouched_stub(src: &str, syntax: &FileSyntax, f: &FnItem, spec: &Spec) -
     if src.get(f.range.clone())? != expected {
         return None;
     }
+    generated_doc(id, &lines, claims[0].stamp.as_deref(), spec)
+}
+
+/// Whether a stub's comment lines (markers taken off) are what `scaffold` wrote for some version
+/// of clause `id`: the text, a blank line, the meta block, a blank line and `Clause: ID[ @ STAMP]`,
+/// the words making STAMP (`recorded`, the claim's); the id when they are.
+pub(super) fn generated_doc(
+    id: &str,
+    lines: &[&str],
+    recorded: Option<&str>,
+    spec: &Spec,
+) -> Option<String> {
     // The doc: text, "", meta, "", `Clause: ID[ @ STAMP]`.
     let (last, rest) = lines.split_last()?;
-    let stamp = match claims[0].stamp.as_deref() {
+    let stamp = match recorded {
         Some(st) => {
             (*last == format!("Clause: {id} @ {st}")).then_some(())?;
             Some(st)

@@ -14,6 +14,8 @@ pub struct Target {
     crate_name: Option<String>,
     /// `--crate`, `--tests-root`/`--manifest-path`, or a kcontract.toml here: a crate of its own.
     own_crate: bool,
+    /// The language of the stubs (Rust unless [`Target::writing`] says otherwise).
+    pub stubs: super::Stubs,
 }
 
 impl Target {
@@ -34,6 +36,7 @@ impl Target {
                     root,
                     crate_name: Some(name),
                     own_crate: true,
+                    stubs: super::Stubs::Rust,
                 }
             }
             (None, Some(root)) => Self {
@@ -41,12 +44,14 @@ impl Target {
                 root,
                 crate_name: None,
                 own_crate: true,
+                stubs: super::Stubs::Rust,
             },
             (None, None) => Self {
                 root: PathBuf::from("."),
                 dir: out.unwrap_or_else(|| PathBuf::from("tests/contract")),
                 crate_name: None,
                 own_crate: false,
+                stubs: super::Stubs::Rust,
             },
         }
     }
@@ -55,6 +60,11 @@ impl Target {
     /// this project (scanned with the `tests:` globs of contract.yaml).
     pub fn is_crate(&self) -> bool {
         self.own_crate
+    }
+
+    /// The same target, its stubs written in another language.
+    pub fn writing(self, stubs: super::Stubs) -> Self {
+        Self { stubs, ..self }
     }
 
     /// `--crate NAME`: the name of the crate whose other files are written when missing.

@@ -60,6 +60,12 @@ impl Folder {
     /// Read the `.rs` files of `dir` (in name order) and its record. A file that cannot be read,
     /// or is not UTF-8, is one of [`Self::diagnostics`].
     pub fn read(dir: &Path) -> Folder {
+        Folder::read_for(dir, &super::Stubs::Rust)
+    }
+
+    /// [`Folder::read`] for stubs in another language: its files are those `stubs` merges
+    /// (`_test.go` for Go).
+    pub fn read_for(dir: &Path, stubs: &super::Stubs) -> Folder {
         let mut folder = Folder {
             dir: dir.to_path_buf(),
             existing: BTreeMap::new(),
@@ -75,7 +81,7 @@ impl Folder {
             .flatten()
             .filter(|e| e.path().is_file())
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".rs"))
+            .filter(|n| stubs.owns(n))
             .collect();
         names.sort();
         for n in names {
@@ -146,6 +152,7 @@ impl Job<'_> {
             &self.real_claims(),
             self.scope,
             &recorded,
+            &self.target.stubs,
         )
         .map_err(|u| folder.not_tokens(u))?;
         let orphans = self.orphans(&plan, folder);
