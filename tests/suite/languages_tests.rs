@@ -197,3 +197,64 @@ fn review_renames_the_claims_of_a_python_test() {
     let (code, _, err) = kcontract(dir, &[&spec[..], &["check"]].concat());
     assert_eq!(code, 0, "{err}");
 }
+
+/// `tests: languages:` in contract.yaml reads an extension kcontract does not know as a language
+/// it does: the Go fixture's file renamed `.gotest` gives the Go statuses with `gotest: go`, and
+/// nothing of them without it (read as Rust, as any unknown extension); a language word that is
+/// none is an error with the word meant, not files silently read as Rust.
+#[test]
+fn a_contract_maps_an_extension_to_a_language() {
+    let tmp = fixture("lang-go");
+    std::fs::rename(
+        tmp.path().join("checks_test.go"),
+        tmp.path().join("checks_test.gotest"),
+    )
+    .unwrap();
+    let contract = tmp.path().join("spec/contract.yaml");
+    let original = std::fs::read_to_string(&contract).unwrap();
+    let with = |languages: &str| {
+        let text = original.replace(
+            r#"  include: ["../**/*_test.go"]"#,
+            &format!("  include: [\"../**/*_test.gotest\"]\n{languages}"),
+        );
+        assert_ne!(text, original);
+        std::fs::write(&contract, text).unwrap();
+    };
+    let args = [
+        "--spec",
+        "spec",
+        "matrix",
+        "--results",
+        "results/go-test.json",
+        "--format",
+        "json",
+    ];
+
+    with("");
+    let (code, out, err) = kcontract(tmp.path(), &args);
+    assert!(
+        code != 0 || statuses(&out) != expected(),
+        "without the setting the file is read as Rust, and its Go tests are not found: {err}"
+    );
+    assert!(
+        err.contains("a file ending in `.gotest` is read as Rust; if it holds another language's tests, name it in contract.yaml"),
+        "{err}"
+    );
+
+    // The word as people write it, `Go`, is the language `go`.
+    with("  languages:\n    gotest: Go\n");
+    let (code, out, err) = kcontract(tmp.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(statuses(&out), expected());
+
+    with("  languages:\n    gotest: golang\n");
+    let (code, _, err) = kcontract(tmp.path(), &["--spec", "spec", "check"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[K0010]"), "{err}");
+    assert!(
+        err.contains("`golang` is not a language whose tests kcontract reads"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `go`?"), "{err}");
+    assert!(err.contains("contract.yaml:16:13"), "{err}");
+}

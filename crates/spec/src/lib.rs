@@ -31,8 +31,8 @@ pub mod url;
 
 pub use spec::{
     Actor, Block, Clause, Contract, Document, EarlierVersion, Heading, Labelled, Level, LinkBase,
-    LinkDefs, Links, Prose, SectionRef, Spec, TestGlobs, Translation, TranslationState, Upstream,
-    Verify, check_id, clause_stamp, link_label, section_numbers, stamp,
+    LinkDefs, Links, Prose, SectionRef, Spec, TestGlobs, TestLanguage, Translation,
+    TranslationState, Upstream, Verify, check_id, clause_stamp, link_label, section_numbers, stamp,
 };
 pub use spec_source::{
     BOILERPLATE_MARKER, ClauseYaml, FieldValue, IMAGE_EXTENSIONS, IMAGES_FOLDER,

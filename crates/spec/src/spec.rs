@@ -313,15 +313,94 @@ impl Contract {
     }
 }
 
-/// `tests:` in `contract.yaml`: the Rust files scanned for `/// Clause:` annotations, as globs
-/// relative to the folder of `contract.yaml` (`/`-separated; `**` crosses folders; `../` goes up).
-/// Excludes win. The default: the Cargo layout of the folder above it.
+/// `tests:` in `contract.yaml`: the test files scanned for `Clause:` annotations, as globs relative
+/// to the folder of `contract.yaml` (`/`-separated; `**` crosses folders; `../` goes up), and the
+/// languages of file extensions kcontract does not know by itself. Excludes win. The default: the
+/// Cargo layout of the folder above it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestGlobs {
     /// Globs of files to scan.
     pub include: Vec<String>,
     /// Globs of files to leave out, even when included.
     pub exclude: Vec<String>,
+    /// `languages:` — file extension (without its dot) → the language its files are read as,
+    /// before [`TestLanguage::of_extension`]'s table: a team whose Go tests end in `.gotest`
+    /// says so once instead of renaming its files.
+    pub languages: BTreeMap<String, TestLanguage>,
+}
+
+impl TestGlobs {
+    /// The language the test file at `path` is read as: its extension in `languages:`, else
+    /// the extensions kcontract knows, else Rust (what every file was read as before other
+    /// languages were).
+    pub fn language_of(&self, path: &str) -> TestLanguage {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+        self.languages
+            .get(ext)
+            .copied()
+            .or_else(|| TestLanguage::of_extension(ext))
+            .unwrap_or(TestLanguage::Rust)
+    }
+}
+
+/// The language a test file is written in: what decides its comment syntax, its test items and
+/// how its runner names a test. Defined here, beside `tests:` which names the words, and used by
+/// the test scan (`kcontract_trace`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::EnumIter,
+    strum::VariantNames,
+)]
+#[strum(serialize_all = "lowercase", ascii_case_insensitive)]
+#[serde(rename_all = "lowercase")]
+pub enum TestLanguage {
+    /// Rust: `/// Clause:` doc lines on `#[test]` functions.
+    #[default]
+    Rust,
+    /// Go: `// Clause:` above `func TestX(t *testing.T)` or a `t.Run("name", …)` subtest.
+    Go,
+    /// Python: `# Clause:` above a pytest `def test_…`.
+    Python,
+    /// JavaScript and TypeScript: `// Clause:` above a `test(…)` or `it(…)` call.
+    #[strum(serialize = "javascript")]
+    JavaScript,
+    /// C and C++: `// Clause:` above a GoogleTest `TEST(…)`/`TEST_F(…)` or a Criterion `Test(…)`.
+    C,
+    /// Java: `// Clause:` above a JUnit `@Test` method (or between its annotations).
+    Java,
+}
+
+impl TestLanguage {
+    /// The word for the language (`go`, `python`, `javascript`), as `tests: languages:` takes it.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// The language of the file extensions kcontract knows (without the dot), `None` for others.
+    pub fn of_extension(ext: &str) -> Option<TestLanguage> {
+        Some(match ext {
+            "rs" => TestLanguage::Rust,
+            "go" => TestLanguage::Go,
+            "py" => TestLanguage::Python,
+            "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" => TestLanguage::JavaScript,
+            "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" => TestLanguage::C,
+            "java" => TestLanguage::Java,
+            _ => return None,
+        })
+    }
 }
 
 impl Default for TestGlobs {
@@ -329,6 +408,7 @@ impl Default for TestGlobs {
         Self {
             include: vec!["../tests/**/*.rs".into(), "../src/**/*.rs".into()],
             exclude: Vec::new(),
+            languages: BTreeMap::new(),
         }
     }
 }

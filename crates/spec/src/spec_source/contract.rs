@@ -138,6 +138,9 @@ struct RawTests {
     include: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     exclude: Vec<Spanned<String>>,
+    /// File extension → language word (`gotest: go`).
+    #[serde(default)]
+    languages: BTreeMap<String, Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -262,7 +265,7 @@ impl ContractReader<'_> {
             }
         };
         self.error(d.help(
-            "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, date, license, attribution}, tests {include, exclude}, translated {<lang>: {title, attribution}}, search_hint (text, or {<lang>: text}), actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date, and optionally pull_request, title, formatting_only}); see spec/README.md",
+            "contract.yaml has: title, version, languages (list), chapters (list), and optionally upstream {title, url, revision, date, license, attribution}, tests {include, exclude, languages {<extension>: <language>}}, translated {<lang>: {title, attribution}}, search_hint (text, or {<lang>: text}), actors (list), verify (list), links {oci, upstream-tests, tests} (each {base, suffix, label}), history (list of {name, label, path, url, revision, date, and optionally pull_request, title, formatting_only}); see spec/README.md",
         ));
         None
     }
@@ -393,7 +396,74 @@ impl ContractReader<'_> {
             tests.include = include.iter().map(|g| g.value.clone()).collect();
         }
         tests.exclude = t.exclude.iter().map(|g| g.value.clone()).collect();
+        tests.languages = self.test_languages(&t.languages);
         tests
+    }
+
+    /// `tests: languages:` each an extension without its dot mapped to a language kcontract
+    /// reads (K0010): a misspelt word would leave the files read as Rust and their tests silently
+    /// unclaimed.
+    fn test_languages(
+        &mut self,
+        raw: &BTreeMap<String, Spanned<String>>,
+    ) -> BTreeMap<String, crate::TestLanguage> {
+        use strum::VariantNames;
+        let mut out = BTreeMap::new();
+        for (ext, word) in raw {
+            let at = self.span_of(&word.referenced);
+            if ext.is_empty() || ext.contains(['.', '/', '*']) {
+                self.error(
+                    Diagnostic::error(
+                        "K0010",
+                        format!("`tests: languages:` names the extension `{}`", crate::diagnostic::shown(ext)),
+                    )
+                    .at(at, "for this language")
+                    .help("name a file extension without its dot, e.g. `gotest: go` for files ending in `.gotest`"),
+                );
+                continue;
+            }
+            match word.value.parse::<crate::TestLanguage>() {
+                Ok(lang) => {
+                    out.insert(ext.clone(), lang);
+                }
+                Err(_) => {
+                    let words = crate::TestLanguage::VARIANTS;
+                    // `ts`, `py`, `cpp` name an extension; `golang` starts with a word; else a typo.
+                    let lower = word.value.to_ascii_lowercase();
+                    let near = crate::TestLanguage::of_extension(&lower)
+                        .map(crate::TestLanguage::as_str)
+                        .or_else(|| {
+                            words
+                                .iter()
+                                .copied()
+                                .find(|w| lower.starts_with(w) && w.len() > 1)
+                        })
+                        .or_else(|| {
+                            crate::suggest::closest(&lower, words.iter().copied(), |w| {
+                                w.len() / 3 + 1
+                            })
+                        });
+                    let hint = match near {
+                        Some(w) => {
+                            format!("did you mean `{w}`? kcontract reads {}", words.join(", "))
+                        }
+                        None => format!("kcontract reads {}", words.join(", ")),
+                    };
+                    self.error(
+                        Diagnostic::error(
+                            "K0010",
+                            format!(
+                                "`{}` is not a language whose tests kcontract reads",
+                                crate::diagnostic::shown(&word.value)
+                            ),
+                        )
+                        .at(at, format!("the language of `.{ext}` files"))
+                        .help(hint),
+                    );
+                }
+            }
+        }
+        out
     }
 
     /// `search_hint:` per language, only for languages of the contract (K0010).

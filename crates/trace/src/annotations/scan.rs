@@ -19,7 +19,7 @@ use kcontract_spec::{Spec, TestGlobs};
 use super::cache::{Cache, CacheChoice, CacheStatus, Entry, Stamp, Used};
 use super::claims::{Validity, validate_claim};
 use super::items::{FnItem, STUB_IGNORE_PREFIX};
-use super::lang::Lang;
+use super::lang::{Lang, LangExt};
 use super::sites::{Site, may_hold_annotation};
 use super::syntax::{FileSyntax, LexFailure};
 use super::targets::{Place, Places, Target};
@@ -52,6 +52,7 @@ pub fn rooted(spec_dir: &Path, globs: &TestGlobs) -> (PathBuf, TestGlobs) {
         TestGlobs {
             include: r.include,
             exclude: r.exclude,
+            languages: globs.languages.clone(),
         },
     )
 }
@@ -61,6 +62,7 @@ pub fn cargo_layout() -> TestGlobs {
     TestGlobs {
         include: vec!["tests/**/*.rs".into(), "src/**/*.rs".into()],
         exclude: Vec::new(),
+        languages: Default::default(),
     }
 }
 
@@ -98,7 +100,7 @@ pub fn find(root: &Path, globs: &TestGlobs, cache: &CacheChoice) -> Found {
     // path order, so nothing after this depends on the threads.
     let read: Vec<(Read, Option<Used>)> = files
         .par_iter()
-        .map(|rel| read(root, rel, &cache, &places))
+        .map(|rel| read(root, rel, globs.language_of(rel), &cache, &places))
         .collect();
     let mut used = Vec::new();
     let files = files
@@ -153,6 +155,8 @@ enum Read {
     NotTokens {
         file: SourceFile,
         failure: LexFailure,
+        /// The language it was read as.
+        lang: Lang,
     },
     Tokens {
         file: SourceFile,
@@ -164,7 +168,13 @@ enum Read {
 
 /// Read one file and, if it may hold an annotation, tokenise it (or take its syntax from the
 /// cache) and find its place in its crate.
-fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read, Option<Used>) {
+fn read(
+    root: &Path,
+    rel: &str,
+    lang: Lang,
+    cache: &Cache,
+    places: &Mutex<Places>,
+) -> (Read, Option<Used>) {
     let path = root.join(rel);
     if let Some(stamp) = cache.unread(rel, &path) {
         return (
@@ -191,7 +201,6 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
         let unmarked = stamp.map(|s| Used::Unmarked(rel.to_string(), s, false));
         return (Read::Nothing, unmarked);
     }
-    let lang = Lang::of_path(rel);
     let (key, entry, hit) = cache.get(&text, lang);
     let file =
         |text| SourceFile::new(kcontract_spec::globs::under(root, rel), text).written_as(encoding);
@@ -218,6 +227,7 @@ fn read(root: &Path, rel: &str, cache: &Cache, places: &Mutex<Places>) -> (Read,
         Entry::NotTokens(failure) => Read::NotTokens {
             file: file(text),
             failure: failure.clone(),
+            lang,
         },
     };
     (
@@ -275,9 +285,18 @@ impl Scan {
                     .help("Rust sources are UTF-8; re-save the file as UTF-8"),
                 );
             }
-            Read::NotTokens { file, failure } => {
+            Read::NotTokens {
+                file,
+                failure,
+                lang,
+            } => {
                 let fid = self.sources.add_file(file);
-                let (lang, tool) = match Lang::of_path(rel) {
+                let ext = rel.rsplit('/').next().and_then(|n| n.rsplit_once('.'));
+                let unknown = match ext {
+                    Some((_, e)) if lang == Lang::Rust && e != "rs" => Some(e),
+                    _ => None,
+                };
+                let (lang, tool) = match lang {
                     Lang::Rust => ("Rust", "cargo build"),
                     Lang::Go => ("Go", "go vet"),
                     Lang::Python => ("Python", "python -m py_compile"),
@@ -288,7 +307,12 @@ impl Scan {
                 self.diagnostics.push(
                     Diagnostic::warning("K0506", format!("`{rel}` cannot be read as {lang} tokens; its annotations were not scanned"))
                         .at(Span::new(fid, failure.range), failure.message)
-                        .help(format!("fix the file ({tool} shows the error), or exclude it with `tests: exclude:` in contract.yaml")),
+                        .help(match unknown {
+                            // An extension kcontract does not know is read as Rust: the likeliest
+                            // cause is a language not named, not a broken file.
+                            Some(e) => format!("a file ending in `.{e}` is read as Rust; if it holds another language's tests, name it in contract.yaml (`tests: languages: {{{e}: go}}`, or python, javascript, c, java), or exclude it with `tests: exclude:`"),
+                            None => format!("fix the file ({tool} shows the error), or exclude it with `tests: exclude:` in contract.yaml"),
+                        }),
                 );
             }
             Read::Tokens {

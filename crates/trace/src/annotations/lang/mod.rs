@@ -25,12 +25,11 @@
 //! - **Java** (`lang::java`): JUnit `@Test` methods in classes at any depth; named by the class's
 //!   qualified name and the method, `com.example.PortsTest.env` (`$` between nested classes).
 //!
-//! The language of a file is told from its extension ([`Lang::of_path`]); any other extension is
-//! read as Rust, as before.
+//! The language of a file is told from its extension, or from the `tests: languages:` setting of
+//! `contract.yaml` ([`kcontract_spec::TestGlobs::language_of`]); any other extension is read as
+//! Rust, as before.
 
 use std::ops::Range;
-
-use serde::{Deserialize, Serialize};
 
 use super::items::FnItem;
 use super::sites::{Site, sites_in_doc};
@@ -43,64 +42,18 @@ mod java;
 mod js;
 mod python;
 
-/// The language a test file is written in.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::EnumIter,
-)]
-#[strum(serialize_all = "lowercase")]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    /// Rust: `/// Clause:` doc lines on `#[test]` functions (the `annotations` module's own scan).
-    #[default]
-    Rust,
-    /// Go: `// Clause:` above `func TestX(t *testing.T)` or a `t.Run("name", …)` subtest.
-    Go,
-    /// Python: `# Clause:` above a pytest `def test_…`.
-    Python,
-    /// JavaScript and TypeScript: `// Clause:` above a `test(…)` or `it(…)` call.
-    #[strum(serialize = "javascript")]
-    JavaScript,
-    /// C and C++: `// Clause:` above a GoogleTest `TEST(…)`/`TEST_F(…)` or a Criterion `Test(…)`.
-    C,
-    /// Java: `// Clause:` above a JUnit `@Test` method (or between its annotations).
-    Java,
+/// The language a test file is written in: defined beside `tests:` in the spec crate, whose
+/// `languages:` setting names its words ([`kcontract_spec::TestGlobs::language_of`]).
+pub use kcontract_spec::TestLanguage as Lang;
+
+/// What the scan needs to know of a language beyond its word.
+pub(crate) trait LangExt {
+    /// What joins the parts of a test's name as its runner reports it.
+    fn separator(self) -> &'static str;
 }
 
-impl Lang {
-    /// The word for the language (`go`, `python`, `javascript`).
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    /// The language of a file, from its extension; Rust for any other (what every selected file
-    /// was read as before other languages were).
-    pub fn of_path(path: &str) -> Lang {
-        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-        match ext {
-            "go" => Lang::Go,
-            "py" => Lang::Python,
-            "js" | "mjs" | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" => Lang::JavaScript,
-            "c" | "h" | "cc" | "cpp" | "cxx" | "c++" | "hh" | "hpp" | "hxx" => Lang::C,
-            "java" => Lang::Java,
-            _ => Lang::Rust,
-        }
-    }
-
-    /// What joins the parts of a test's name as its runner reports it.
-    pub(crate) fn separator(self) -> &'static str {
+impl LangExt for Lang {
+    fn separator(self) -> &'static str {
         match self {
             Lang::Rust | Lang::Python => "::",
             Lang::Go => "/",

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use super::{Lang, parse};
+use super::{Lang, LangExt, parse};
 use crate::annotations::FileSyntax;
 
 /// (name as the runner reports it, claimed ids, stub, ignored) of every test of `src`.
@@ -50,7 +50,11 @@ fn languages_from_extensions() {
         ("src/test/java/PortsTest.java", Lang::Java),
         ("README", Lang::Rust),
     ] {
-        assert_eq!(Lang::of_path(path), lang, "{path}");
+        assert_eq!(
+            kcontract_spec::TestGlobs::default().language_of(path),
+            lang,
+            "{path}"
+        );
     }
 }
 
