@@ -37,6 +37,7 @@ mod model_replay;
 mod ordinary_files;
 mod parser_props;
 mod platform;
+mod platform_boundary;
 mod platform_controls;
 mod platform_deployed;
 mod platform_docs;

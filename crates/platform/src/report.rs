@@ -229,7 +229,7 @@ pub fn passes(clauses: &[ClauseResult]) -> bool {
 /// Reads a run report: the file, as JSON, in this version's format. The reader of the matrix's
 /// platform columns.
 pub fn read(path: &Path) -> Result<Report, Diagnostic> {
-    let text = kcontract_spec::fsutil::read_text(path).map_err(|e| {
+    let text = crate::input::read_text(path, |e| {
         Diagnostic::error(
             "K1107",
             format!("cannot read the run report `{}`: {e}", path.display()),
@@ -325,12 +325,23 @@ fn range_in(text: &str, part: &str) -> std::ops::Range<usize> {
 /// Reads the run report `path` into `sources` for the matrix's platform columns: every problem is
 /// a K1107 at its `file:line:col` (JSON that does not parse, a `format` other than
 /// [`RUN_FORMAT`], a field of the wrong shape), pushed to `diags`; `None` then. Only `path` is
-/// read.
+/// read, and only inside its own folder (K0004 for a link leading out, a FIFO, a device).
 pub fn load(
     path: &Path,
     sources: &mut kcontract_spec::diagnostic::SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Located> {
+    // Inside its own folder (`platforms/results/` when none is named): the boundary of platform
+    // inputs (crate::input), refused with the chapter's diagnostic (K0004). Checked before the
+    // read (which refuses FIFOs and devices itself), so a NUL byte or bad UTF-8 stays a report's
+    // problem; a link swapped between the two is a writer racing the command, not a committed file.
+    if let Err(e) = kcontract_spec::fsutil::inside(kcontract_spec::fsutil::given_folder(path), path)
+    {
+        if kcontract_spec::fsutil::is_refusal(&e) {
+            diags.push(kcontract_spec::io_error(path, &e));
+            return None;
+        }
+    }
     let fid = kcontract_spec::read_source(path, sources, diags)?;
     let file = sources.get(fid);
     parse_located(path, fid, file)
