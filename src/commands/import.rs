@@ -411,7 +411,7 @@ fn merge_into(
 ) -> Result<Vec<String>, Diagnostic> {
     let yaml_path = dir.join("contract.yaml");
     // Read and written back as it was saved (a byte-order mark, Windows line ends).
-    let raw = fs::read_to_string(&yaml_path).map_err(|e| {
+    let raw = kcontract_spec::fsutil::read_text(&yaml_path).map_err(|e| {
         Diagnostic::error(
             "K1003",
             format!("`{}` cannot be read: {e}", yaml_path.display()),

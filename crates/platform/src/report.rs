@@ -336,11 +336,10 @@ pub fn load(
     // read (which refuses FIFOs and devices itself), so a NUL byte or bad UTF-8 stays a report's
     // problem; a link swapped between the two is a writer racing the command, not a committed file.
     if let Err(e) = kcontract_spec::fsutil::inside(kcontract_spec::fsutil::given_folder(path), path)
+        && kcontract_spec::fsutil::is_refusal(&e)
     {
-        if kcontract_spec::fsutil::is_refusal(&e) {
-            diags.push(kcontract_spec::io_error(path, &e));
-            return None;
-        }
+        diags.push(kcontract_spec::io_error(path, &e));
+        return None;
     }
     let fid = kcontract_spec::read_source(path, sources, diags)?;
     let file = sources.get(fid);

@@ -413,6 +413,7 @@ pub fn cache_folder(root: &Path) -> Option<PathBuf> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests read the files they wrote
 mod tests {
     use super::*;
 
