@@ -25,6 +25,8 @@
 //! untimed second run of each (see [`timed`]). Nothing here asserts a number: figures
 //! go in BENCHMARKS.md with the command and the machine.
 
+#![allow(clippy::disallowed_methods)] // the benchmark reads the files it generated and the tools' outputs (clippy.toml)
+
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -25,6 +25,8 @@
 //! `--kcontract NAME=BINARY` (repeatable) compares kcontract binaries in one run, each serving its
 //! own copy of the ×N spec; `--mdbook no` leaves mdBook out.
 
+#![allow(clippy::disallowed_methods)] // the benchmark reads the files it generated (clippy.toml)
+
 #[path = "../tests/suite/common/webdriver.rs"]
 #[allow(dead_code)]
 mod webdriver;

@@ -481,29 +481,41 @@ impl<'c> Stages<'c> {
                 );
                 continue;
             }
-            let mut warned = std::collections::BTreeSet::new();
-            for (entry, span) in run.report.clauses.iter().zip(&read.id_spans) {
-                if spec.by_id.contains_key(&entry.id) || !warned.insert(entry.id.as_str()) {
-                    continue;
-                }
+            let unknown = report::unknown_ids(&run.report, &read.id_spans, |id| {
+                spec.by_id.contains_key(id)
+            });
+            for (id, span) in &unknown.shown {
                 let d = Diagnostic::warning(
                     "K0612",
                     format!(
-                        "the run report of `{}` names `{}`, a clause the contract does not have",
+                        "the run report of `{}` names `{id}`, a clause the contract does not have",
                         run.name(),
-                        entry.id
                     ),
                 )
                 .at(
                     Span::new(read.file, span.clone()),
                     "not a clause of this contract",
                 );
-                diags.push(match annotations::closest(spec, &entry.id) {
+                diags.push(match annotations::closest(spec, id) {
                     Some(near) => d.help(format!(
                         "did you mean `{near}`? The entry is left out of the matrix; run the platform again against this contract"
                     )),
                     None => d.help("the entry is left out of the matrix: the report was judged against another contract, or an older one (run the platform again)"),
                 });
+            }
+            if unknown.more > 0 {
+                diags.push(
+                    Diagnostic::warning(
+                        "K0612",
+                        format!(
+                            "the run report of `{}` names {} more clauses the contract does not have",
+                            run.name(),
+                            unknown.more
+                        ),
+                    )
+                    .in_file(&run.file)
+                    .help("their entries are left out of the matrix: the report was judged against another contract, or an older one (run the platform again)"),
+                );
             }
             runs.push(run);
         }

@@ -41,7 +41,7 @@ impl Fmt {
         let mut changed: Vec<(PathBuf, String)> = Vec::new();
         let (mut kept_sources, mut kept) = (SourceMap::default(), Vec::new());
         for path in &files {
-            let text = match std::fs::read_to_string(path) {
+            let text = match kcontract_spec::fsutil::read_text(path) {
                 Ok(raw) => {
                     encodings.insert(path.clone(), Encoding::of(&raw));
                     plain_text(raw)
@@ -123,7 +123,11 @@ fn same_meaning(
         files.insert(path.clone(), text.clone().into_bytes());
     }
     let contract = ctx.spec.join("contract.yaml");
-    match std::fs::read(&contract) {
+    match kcontract_spec::fsutil::read_inside(
+        &ctx.spec,
+        &contract,
+        kcontract_spec::fsutil::MAX_INPUT,
+    ) {
         Ok(bytes) => files.insert(contract, bytes),
         Err(e) => {
             let d = kcontract_spec::io_error(&contract, &e);

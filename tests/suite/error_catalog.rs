@@ -511,6 +511,20 @@ links:\n  oci: {base: \"javascript:alert(1)//\"}\n  upstream-tests: {base: \"jav
     ));
 }
 
+/// A chapter's links with schemes the site does not publish: a warning each (the site shows `#`);
+/// the https link beside them is fine.
+#[test]
+fn k0124_links_the_site_does_not_publish() {
+    let one = "# One\n\nSee [a](javascript:alert(1)), [b](mailto:a@b.example) and [c](https://x.example/).\n\n```clause\nid: one.good\nlevel: MUST\nactor: platform\ntext: The platform MUST do it ([d](data:text/html,x)).\nverify: manual\n```\n";
+    insta::assert_snapshot!(run(
+        &[
+            ("spec/contract.yaml", CONTRACT.as_bytes()),
+            ("spec/en/one.md", one.as_bytes()),
+        ],
+        &["check"],
+    ));
+}
+
 /// `build --out` into a folder holding a person's file: refused before anything is read or
 /// written, the file kept.
 #[test]

@@ -557,3 +557,165 @@ fn a_spec_image_linked_out_of_the_folder_is_refused() {
         TOKEN
     );
 }
+
+/// Every `href` and `src` of every HTML page under `dir` whose value has a scheme other than
+/// http(s) (after the characters browsers strip): the live links to a script or a local program.
+fn live_script_links(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if e.path().extension().is_none_or(|x| x != "html") {
+            continue;
+        }
+        let page = std::fs::read_to_string(e.path()).unwrap();
+        for attr in ["href=\"", "src=\""] {
+            for part in page.split(attr).skip(1) {
+                let value: String = part
+                    .split('"')
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && !c.is_control())
+                    .collect::<String>()
+                    .to_ascii_lowercase();
+                let scheme = value.split_once(':').map(|(s, _)| s);
+                let bad = scheme
+                    .is_some_and(|s| !s.contains(['/', '?', '#']) && s != "http" && s != "https");
+                if bad {
+                    out.push(format!("{}: {value}", e.path().display()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The hostile addresses each test puts in an input.
+const SCRIPT_URLS: [&str; 3] = [
+    "javascript:alert(1)",
+    "data:text/html,<script>alert(2)</script>",
+    "mailto:victim@example.com?body=x",
+];
+
+/// A chapter's link with a scheme the site does not publish (`javascript:`, `data:`, `mailto:`)
+/// is refused with a diagnostic at the link (K0124, a warning: the site shows `#`), and no page
+/// carries it live (before: `#` without a word, and `mailto:` live); the control: the same link
+/// with an https address checks without a warning.
+#[test]
+fn a_script_link_in_a_chapter_is_refused() {
+    for url in SCRIPT_URLS {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = dir.path().join("spec");
+        std::fs::create_dir_all(spec.join("en")).unwrap();
+        std::fs::write(
+            spec.join("contract.yaml"),
+            "title: T\nversion: 0.1.0\nlanguages: [en]\nchapters: [one]\nupstream: {title: t, url: https://x.example/, license: Apache-2.0, attribution: a}\n",
+        )
+        .unwrap();
+        let chapter = |u: &str| {
+            format!(
+                "# One\n\nSee [the page]({u}).\n\n```clause\nid: one.good\nlevel: MUST\nactor: platform\ntext: The platform MUST do it.\nverify: conformance\n```\n"
+            )
+        };
+        std::fs::write(spec.join("en/one.md"), chapter(url)).unwrap();
+        let (code, _, err) = kcontract(dir.path(), &["build"]);
+        assert_eq!(code, 0, "{url}: {err}");
+        assert!(
+            err.contains("warning[K0124]") && err.contains("is not a web address"),
+            "{url}: {err}"
+        );
+        assert_eq!(
+            live_script_links(&dir.path().join("site")),
+            Vec::<String>::new()
+        );
+        std::fs::write(spec.join("en/one.md"), chapter("https://x.example/a")).unwrap();
+        let (code, _, err) = kcontract(dir.path(), &["check"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(!err.contains("K0124"), "{err}");
+    }
+}
+
+/// A vendor log whose failing test printed script links (as text, as Markdown, as HTML) is
+/// imported and built: no page carries a live one. Why it holds: the log's reader keeps test names
+/// (letters, digits, `_`, `-`, `/`) and outcomes, never a test's words, so no URL of a log reaches
+/// the report; the report's only links (`documentation[].url`) come from a checked profile.
+#[test]
+fn script_links_in_a_vendor_log_are_inert_in_the_site() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join(
+        "upstream/knative/conformance-logs/2022-04-11-google-cloud-run.serving_runtime_e2e.log",
+    ))
+    .unwrap();
+    let mut said = String::new();
+    for u in SCRIPT_URLS {
+        said.push_str(&format!(
+            "    x.go:1: {u} [x]({u}) <a href=\"{u}\">x</a> <img src=\"{u}\">\n"
+        ));
+    }
+    let hostile = text.replacen(
+        "--- PASS: TestShouldHaveStdinEOF",
+        &format!("{said}--- FAIL: TestShouldHaveStdinEOF"),
+        1,
+    );
+    assert_ne!(hostile, text);
+    let log = dir.path().join("vendor.log");
+    std::fs::write(&log, hostile).unwrap();
+    let report = dir.path().join("r.json");
+    let (_, _, err) = kcontract(
+        &root(),
+        &[
+            "platform",
+            "import-log",
+            "--platform",
+            "acme",
+            log.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert!(report.exists(), "{err}");
+    let written = std::fs::read_to_string(&report).unwrap();
+    assert!(written.contains("TestShouldHaveStdinEOF"), "{written}");
+    assert!(!written.contains("alert("), "{written}");
+    let out = dir.path().join("site");
+    let (code, _, err) = kcontract(
+        &root(),
+        &[
+            "--spec",
+            "spec",
+            "build",
+            "--out",
+            out.to_str().unwrap(),
+            "--platform",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(live_script_links(&out), Vec::<String>::new());
+    // The control: the scan finds a live one where there is one.
+    std::fs::write(out.join("en/x.html"), "<a href=\"javascript:x\">x</a>").unwrap();
+    assert_eq!(live_script_links(&out).len(), 1);
+}
+
+/// Interface text (templates/i18n) holding script links as Markdown and HTML is escaped on every
+/// page: no live link. The control: the same text is on the page, as text.
+#[test]
+fn script_links_in_interface_text_are_inert_in_the_site() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root().join("spec"), &dir.path().join("spec"));
+    std::fs::create_dir_all(dir.path().join("templates/i18n")).unwrap();
+    let hostile = "<a href=\\\"javascript:alert(1)\\\">x</a> [y](javascript:alert(2))";
+    let en = std::fs::read_to_string(root().join("templates/i18n/en.yaml"))
+        .unwrap()
+        .replacen(
+            "name: \"English\"",
+            &format!("name: \"English {hostile}\""),
+            1,
+        );
+    std::fs::write(dir.path().join("templates/i18n/en.yaml"), en).unwrap();
+    let (code, err) = build(dir.path());
+    assert_eq!(code, 0, "{err}");
+    let site = dir.path().join("site");
+    assert_eq!(live_script_links(&site), Vec::<String>::new());
+    let page = std::fs::read_to_string(site.join("zh/index.html")).unwrap();
+    assert!(page.contains("javascript:alert(2)"), "shown as text");
+}

@@ -603,6 +603,7 @@ fn create_file(path: &Path) -> Result<File, HarnessError> {
 }
 
 /// `/dev/null`, opened for reading.
+#[allow(clippy::disallowed_methods)] // /dev/null, no one's file
 fn dev_null() -> Result<File, HarnessError> {
     File::open("/dev/null").doing(|| "open /dev/null".into())
 }
@@ -638,6 +639,7 @@ fn free_port() -> Result<u16, HarnessError> {
         .doing(|| "find a free port on 127.0.0.1".into())
 }
 
+#[allow(clippy::disallowed_methods)] // a capture file the harness created
 fn read_text(path: &Path) -> String {
     std::fs::read(path)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -739,6 +741,7 @@ fn host_cgroup(path: &str) -> BTreeMap<String, String> {
     files
         .iter()
         .filter_map(|(controller, file, inside)| {
+            #[allow(clippy::disallowed_methods)] // /sys/fs/cgroup, the kernel's state
             let value = std::fs::read_to_string(root.join(controller).join(rel).join(file)).ok()?;
             Some(((*inside).to_owned(), value.trim().to_owned()))
         })

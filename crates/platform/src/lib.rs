@@ -25,6 +25,8 @@
 //!   (usage errors), [`image::ImageError`] (K0006, K1110), [`tls::CaCertError`] (K1135),
 //!   [`verify::FetchError`] (K1130–K1134), [`docs::RewriteError`] (K1136); a run's harness
 //!   fails with `kcontract_oci`'s `HarnessError` (K0703).
+//! - [`input`]: the boundary of every platform input (a regular file inside the folder it was
+//!   given in, else K0004).
 //! - [`lint`]: Knative manifests checked without a platform, each finding at its line with its
 //!   clause; [`import_log`]: a vendor's `go test -v` log of Knative's conformance suite as a report.
 //! - [`image`]: the probe as an OCI image (`kcontract platform image`); [`verify`]: that probe,
@@ -51,6 +53,7 @@ mod fetch_error;
 pub mod harness;
 pub mod image;
 pub mod import_log;
+pub mod input;
 mod judge;
 mod judge_deployed;
 pub mod lint;

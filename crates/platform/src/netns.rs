@@ -71,6 +71,7 @@ pub(super) fn get(
     path: &str,
     wait: Duration,
 ) -> Result<Response, RequestError> {
+    #[allow(clippy::disallowed_methods)] // /proc, the kernel's state
     let ns = File::open(format!("/proc/{pid}/ns/net"))
         .map_err(|source| RequestError::Namespace { pid, source })?;
     let path = path.to_owned();

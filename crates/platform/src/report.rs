@@ -229,7 +229,7 @@ pub fn passes(clauses: &[ClauseResult]) -> bool {
 /// Reads a run report: the file, as JSON, in this version's format. The reader of the matrix's
 /// platform columns.
 pub fn read(path: &Path) -> Result<Report, Diagnostic> {
-    let text = kcontract_spec::fsutil::read_text(path).map_err(|e| {
+    let text = crate::input::read_text(path, |e| {
         Diagnostic::error(
             "K1107",
             format!("cannot read the run report `{}`: {e}", path.display()),
@@ -325,12 +325,22 @@ fn range_in(text: &str, part: &str) -> std::ops::Range<usize> {
 /// Reads the run report `path` into `sources` for the matrix's platform columns: every problem is
 /// a K1107 at its `file:line:col` (JSON that does not parse, a `format` other than
 /// [`RUN_FORMAT`], a field of the wrong shape), pushed to `diags`; `None` then. Only `path` is
-/// read.
+/// read, and only inside its own folder (K0004 for a link leading out, a FIFO, a device).
 pub fn load(
     path: &Path,
     sources: &mut kcontract_spec::diagnostic::SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Located> {
+    // Inside its own folder (`platforms/results/` when none is named): the boundary of platform
+    // inputs (crate::input), refused with the chapter's diagnostic (K0004). Checked before the
+    // read (which refuses FIFOs and devices itself), so a NUL byte or bad UTF-8 stays a report's
+    // problem; a link swapped between the two is a writer racing the command, not a committed file.
+    if let Err(e) = kcontract_spec::fsutil::inside(kcontract_spec::fsutil::given_folder(path), path)
+        && kcontract_spec::fsutil::is_refusal(&e)
+    {
+        diags.push(kcontract_spec::io_error(path, &e));
+        return None;
+    }
     let fid = kcontract_spec::read_source(path, sources, diags)?;
     let file = sources.get(fid);
     parse_located(path, fid, file)
@@ -423,6 +433,46 @@ fn parse_located(
     })
 }
 
+/// How many clause ids a report may name that the contract does not have before the rest are
+/// counted, not each shown: the terminal shows twenty of a kind anyway, and each shown one costs
+/// a "did you mean" search over every clause.
+pub const UNKNOWN_SHOWN: usize = 20;
+
+/// The clause ids of a report the contract does not have: the first [`UNKNOWN_SHOWN`] distinct
+/// ones with where they are, and how many distinct others there are.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Unknown<'r> {
+    /// Each id and its byte range in the report's file, in the report's order.
+    pub shown: Vec<(&'r str, std::ops::Range<usize>)>,
+    /// Distinct unknown ids beyond those.
+    pub more: usize,
+}
+
+/// The ids of `report` (read with its `id_spans`, [`Located`]) that `known` says the contract does not have, each asked once per entry
+/// and counted once. Linear in the report: one `known` per entry and one hash insert per unknown
+/// id, whatever their number (a report of 40,000 unknown ids once took 15 s, each given its own
+/// diagnostic and "did you mean" search, and its position counted from the start of its line,
+/// which in a one-line report is the whole file).
+pub fn unknown_ids<'r>(
+    report: &'r Report,
+    id_spans: &[std::ops::Range<usize>],
+    mut known: impl FnMut(&str) -> bool,
+) -> Unknown<'r> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Unknown::default();
+    for (entry, span) in report.clauses.iter().zip(id_spans) {
+        if known(&entry.id) || !seen.insert(entry.id.as_str()) {
+            continue;
+        }
+        if out.shown.len() < UNKNOWN_SHOWN {
+            out.shown.push((entry.id.as_str(), span.clone()));
+        } else {
+            out.more += 1;
+        }
+    }
+    out
+}
+
 /// A documentation clause's status on a platform. The words (serde's and strum's the same) come
 /// from this declaration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
@@ -475,4 +525,56 @@ pub struct DocResult {
     pub review: Option<DocReview>,
     /// A sentence for people.
     pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed runc report with `n` entries of unknown ids added (each twice) after its own.
+    fn with_unknown(n: usize) -> (kcontract_spec::diagnostic::SourceMap, Located, usize) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../platforms/results/runc.json");
+        let text = kcontract_spec::fsutil::read_text(&path).unwrap();
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        let clauses = v["clauses"].as_array_mut().unwrap();
+        let own = clauses.len();
+        let template = clauses[0].clone();
+        for i in 0..n {
+            for _ in 0..2 {
+                let mut c = template.clone();
+                c["id"] = format!("zz.unknown.c{i}").into();
+                clauses.push(c);
+            }
+        }
+        // One line, as `serde_json::to_string` writes it: the worst case for positions.
+        let text = serde_json::to_string(&v).unwrap();
+        let mut sources = kcontract_spec::diagnostic::SourceMap::default();
+        let fid = sources.add(path.clone(), text);
+        let located = parse_located(&path, fid, sources.get(fid)).unwrap();
+        (sources, located, own)
+    }
+
+    /// 40,000 unknown ids (each named twice) cost one lookup per entry, and only the first
+    /// [`UNKNOWN_SHOWN`] are kept to be shown (each a "did you mean" search and a position); the
+    /// rest are counted. The control: the report's own ids, all known, give nothing.
+    #[test]
+    fn unknown_ids_are_found_in_one_lookup_per_entry() {
+        let n = 40_000;
+        let (sources, located, own) = with_unknown(n);
+        let mut lookups = 0usize;
+        let unknown = unknown_ids(&located.report, &located.id_spans, |id| {
+            lookups += 1;
+            !id.starts_with("zz.")
+        });
+        assert_eq!(lookups, own + 2 * n);
+        assert_eq!(unknown.shown.len(), UNKNOWN_SHOWN);
+        assert_eq!(unknown.more, n - UNKNOWN_SHOWN);
+        assert_eq!(unknown.shown[0].0, "zz.unknown.c0");
+        assert_eq!(unknown.shown[1].0, "zz.unknown.c1");
+        let file = sources.get(located.file);
+        let (id, span) = &unknown.shown[0];
+        assert_eq!(&file.text[span.clone()], format!("\"{id}\""));
+        let none = unknown_ids(&located.report, &located.id_spans, |_| true);
+        assert_eq!(none, Unknown::default());
+    }
 }

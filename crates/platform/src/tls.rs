@@ -114,7 +114,7 @@ impl Trust {
 
     /// The PEM certificates of `path` (`--ca-cert`).
     pub fn from_pem_file(path: &Path) -> Result<Trust, CaCertError> {
-        let bytes = kcontract_spec::fsutil::read_regular(path, 16 << 20).map_err(|source| {
+        let bytes = kcontract_spec::fsutil::read_given(path, 16 << 20).map_err(|source| {
             CaCertError::Read {
                 path: path.to_owned(),
                 source,

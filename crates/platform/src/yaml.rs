@@ -129,19 +129,19 @@ impl YamlFile<'_> {
     }
 }
 
-/// Reads `path` into `sources`; a file that cannot be read (missing, a folder, a FIFO, a device,
-/// too large) or is not UTF-8 is diagnostic `code`.
+/// Reads `path` into `sources`; a file that cannot be read (missing, a folder) or is not UTF-8 is
+/// diagnostic `code`, one refused by the boundary of platform inputs (a FIFO, a device, too large,
+/// a symbolic link out of its folder: [`crate::input`]) K0004.
 pub fn read(
     path: &Path,
     sources: &mut SourceMap,
     code: &'static str,
 ) -> Result<FileId, Diagnostic> {
-    let bytes = kcontract_spec::fsutil::read_regular(path, kcontract_spec::fsutil::MAX_INPUT)
-        .map_err(|e| {
-            Diagnostic::error(code, format!("cannot read `{}`: {e}", path.display()))
-                .in_file(path)
-                .help("check the path")
-        })?;
+    let bytes = crate::input::read(path, kcontract_spec::fsutil::MAX_INPUT, |e| {
+        Diagnostic::error(code, format!("cannot read `{}`: {e}", path.display()))
+            .in_file(path)
+            .help("check the path")
+    })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         Diagnostic::error(
             code,

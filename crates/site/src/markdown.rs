@@ -2,7 +2,7 @@
 //!
 //! Spec text is Markdown; raw HTML in it passes through a sanitizer with an allow-list
 //! (`sanitize.rs`: `<sup>`, `<br>`, `<kbd>`, `<abbr>` … kept, `<script>`, event handlers and other
-//! URLs removed), and links may only use `http`, `https`, `mailto`, fragments or relative paths (a
+//! URLs removed), and links may only use `http`, `https`, fragments or relative paths (a
 //! `javascript:` or `data:` URL becomes an inert `#`). Links to `chapter.md#anchor` become links to the rendered `chapter.html#anchor`.
 //! RFC 2119 keywords in running text are wrapped for highlighting, except in a chapter's
 //! informative notes (a quote opening with "Note" or "Example", or the block after the line
@@ -20,7 +20,7 @@ use kcontract_spec::{
 };
 use kcontract_spec::{LinkDefs, Prose};
 
-/// Spec Markdown as safe HTML: raw HTML sanitized, only http(s), mailto, fragment and relative links,
+/// Spec Markdown as safe HTML: raw HTML sanitized, only http(s), fragment and relative links,
 /// RFC 2119 keywords marked.
 pub(super) fn to_html(markdown: &str) -> String {
     to_html_in(markdown, None, None)

@@ -145,7 +145,7 @@ pub fn platform_reports(spec: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.is_dir())
         .collect();
     out.sort();
     out

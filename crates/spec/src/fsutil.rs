@@ -165,6 +165,38 @@ pub fn read_text_inside(root: &Path, path: &Path) -> io::Result<String> {
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "it is not UTF-8 text"))
 }
 
+/// The folder a file named by a person (on the command line, or found in a folder kcontract
+/// looks in, like `platforms/results/`) is read inside: the folder that holds it as named (`.`
+/// for a bare name). Why: a profile, a Service, a run report, a vendor log, an `--events` log or
+/// a token file is often committed by someone else (a pull request a CI runs kcontract on), and
+/// git stores symbolic links; one linked to `/proc/self/environ` would otherwise put the CI's
+/// secrets into a diagnostic, a report or the built site.
+pub fn given_folder(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// [`read_inside`] the file's own folder ([`given_folder`]): the boundary of a platform input. A
+/// symbolic link to a file beside it is followed; one leading out of its folder is
+/// [`Refused::Outside`]; a FIFO or a device is [`Refused::NotRegular`] without waiting.
+pub fn read_given(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_inside(given_folder(path), path, limit)
+}
+
+/// [`read_given`] of a UTF-8 text file of at most [`MAX_INPUT`] bytes.
+pub fn read_text_given(path: &Path) -> io::Result<String> {
+    String::from_utf8(read_given(path, MAX_INPUT)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "it is not UTF-8 text"))
+}
+
+/// Whether `e` is one of the careful reader's refusals (not a regular file, outside its folder,
+/// too large): a reader outside this crate reports those with the chapter's diagnostic (K0004,
+/// [`crate::io_error`]) and the others with its own.
+pub fn is_refusal(e: &io::Error) -> bool {
+    refusal(e).is_some()
+}
+
 /// The byte-order mark some editors (Notepad, many Windows tools) write at the start of a UTF-8
 /// file.
 const BOM: char = '\u{feff}';
@@ -381,6 +413,7 @@ pub fn cache_folder(root: &Path) -> Option<PathBuf> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests read the files they wrote
 mod tests {
     use super::*;
 
@@ -463,6 +496,31 @@ mod tests {
             read_inside(&root, &root.join("en/in.md"), MAX_INPUT).unwrap(),
             b"common"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_file_is_read_inside_its_own_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("platforms");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(tmp.path().join("secret"), "token").unwrap();
+        fs::write(dir.join("real.yaml"), "ok").unwrap();
+        std::os::unix::fs::symlink("../secret", dir.join("out.yaml")).unwrap();
+        std::os::unix::fs::symlink("real.yaml", dir.join("in.yaml")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join("zero.yaml")).unwrap();
+        let e = read_given(&dir.join("out.yaml"), MAX_INPUT).unwrap_err();
+        assert!(matches!(refusal(&e), Some(Refused::Outside { .. })), "{e}");
+        assert!(is_refusal(&e));
+        assert!(is_refusal(
+            &read_given(&dir.join("zero.yaml"), MAX_INPUT).unwrap_err()
+        ));
+        assert_eq!(read_text_given(&dir.join("in.yaml")).unwrap(), "ok");
+        assert_eq!(read_text_given(&dir.join("real.yaml")).unwrap(), "ok");
+        assert!(!is_refusal(
+            &read_given(&dir.join("missing"), MAX_INPUT).unwrap_err()
+        ));
+        assert_eq!(given_folder(Path::new("a.yaml")), Path::new("."));
     }
 
     #[cfg(unix)]

@@ -181,15 +181,19 @@ fn required_tests(ctx: &Ctx, path: &Path, list: &str, log: &GoTestLog) -> Outcom
 
 /// The `--require-tests` file's path and text, or why it cannot be read (K1124).
 fn read_list(path: &Path) -> Result<(PathBuf, String), Diagnostic> {
-    let bytes = kcontract_spec::fsutil::read_regular(path, kcontract_spec::fsutil::MAX_INPUT)
-        .map_err(|e| {
-            Diagnostic::error(
-                "K1124",
-                format!("cannot read the list of required tests `{}`: {e}", path.display()),
-            )
-            .in_file(path)
-            .help("give a file with one test a line (`TestX`, `TestX/sub` or `path/file_test.go#TestX`)")
-        })?;
+    let bytes = kcontract_platform::input::read(path, kcontract_spec::fsutil::MAX_INPUT, |e| {
+        Diagnostic::error(
+            "K1124",
+            format!(
+                "cannot read the list of required tests `{}`: {e}",
+                path.display()
+            ),
+        )
+        .in_file(path)
+        .help(
+            "give a file with one test a line (`TestX`, `TestX/sub` or `path/file_test.go#TestX`)",
+        )
+    })?;
     Ok((
         path.to_owned(),
         String::from_utf8_lossy(&bytes).into_owned(),
@@ -217,13 +221,12 @@ fn documentation(ctx: &Ctx, spec: &Spec, path: &Path) -> Result<Vec<DocResult>, 
 fn read_log(path: &Path) -> Result<(Vec<u8>, Form, GoTestLog), Diagnostic> {
     let not_read =
         |message: String, help: &str| Diagnostic::error("K1120", message).in_file(path).help(help);
-    let bytes = kcontract_spec::fsutil::read_regular(path, kcontract_spec::fsutil::MAX_INPUT)
-        .map_err(|e| {
-            not_read(
-                format!("cannot read the log `{}`: {e}", path.display()),
-                "give the file `go test -v` wrote",
-            )
-        })?;
+    let bytes = kcontract_platform::input::read(path, kcontract_spec::fsutil::MAX_INPUT, |e| {
+        not_read(
+            format!("cannot read the log `{}`: {e}", path.display()),
+            "give the file `go test -v` wrote",
+        )
+    })?;
     match kcontract_platform::import_log::read(&String::from_utf8_lossy(&bytes)) {
         Ok((form, log)) => Ok((bytes, form, log)),
         Err(e) => Err(not_read(
@@ -242,7 +245,9 @@ fn profile_ref(args: &ImportLogArgs) -> FileRef {
         sha256: sha256(
             args.profile
                 .as_ref()
-                .and_then(|p| std::fs::read(p).ok())
+                .and_then(|p| {
+                    kcontract_spec::fsutil::read_given(p, kcontract_spec::fsutil::MAX_INPUT).ok()
+                })
                 .unwrap_or_default()
                 .as_slice(),
         ),

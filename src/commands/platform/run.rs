@@ -275,7 +275,14 @@ fn read_inputs(ctx: &Ctx, spec: &Spec, source: &Source, args: &RunArgs) -> Resul
         profile_ref: FileRef {
             name: profile.name.clone(),
             path: Some(args.profile.display().to_string()),
-            sha256: sha256(std::fs::read(&args.profile).unwrap_or_default().as_slice()),
+            sha256: sha256(
+                kcontract_spec::fsutil::read_given(
+                    &args.profile,
+                    kcontract_spec::fsutil::MAX_INPUT,
+                )
+                .unwrap_or_default()
+                .as_slice(),
+            ),
         },
         service_ref: FileRef {
             name: service.name.clone(),
@@ -315,7 +322,9 @@ pub(super) fn environment(
     let probe = find_probe(probe)?;
     let session = Session::bare(runtime).map_err(|e| e.diagnostic())?;
     Ok(Environment {
-        probe_sha256: sha256(&std::fs::read(&probe).unwrap_or_default()),
+        probe_sha256: sha256(
+            &kcontract_spec::fsutil::read_regular(&probe, 256 << 20).unwrap_or_default(),
+        ),
         probe,
         session,
     })
@@ -396,6 +405,7 @@ fn probe_version(j: &Judged) -> String {
 
 /// The host, in a line: the OS, kernel, architecture, cgroup layout.
 fn host_line() -> String {
+    #[allow(clippy::disallowed_methods)] // /etc/os-release, the host's, for the report's host line
     let os = std::fs::read_to_string("/etc/os-release")
         .ok()
         .and_then(|t| {
@@ -404,6 +414,7 @@ fn host_line() -> String {
                 .map(|v| v.trim_matches('"').to_owned())
         })
         .unwrap_or_else(|| "Linux".into());
+    #[allow(clippy::disallowed_methods)] // /proc, the kernel's state
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let cgroups = if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
         "cgroup v2"

@@ -79,7 +79,9 @@ pub(super) fn docs_warnings(spec: &Spec, profile: &Profile, path: &Path) -> Vec<
 /// the build path under the working folder. It must be static: the container holds nothing else.
 /// The error is K1110.
 pub(super) fn find_probe(given: Option<&Path>) -> Result<PathBuf, Diagnostic> {
-    let is_static = |p: &Path| std::fs::read(p).is_ok_and(|b| is_static_elf(&b));
+    let is_static = |p: &Path| {
+        kcontract_spec::fsutil::read_regular(p, 256 << 20).is_ok_and(|b| is_static_elf(&b))
+    };
     let build = format!("build it with `{PROBE_BUILD_COMMAND}`");
     if let Some(p) = given {
         if !p.is_file() {

@@ -326,7 +326,7 @@ fn service_file(
 
 /// The text of `path`, given with `option`, or K1140.
 fn read_file(path: &Path, option: &str) -> Result<String, Diagnostic> {
-    kcontract_spec::fsutil::read_text(path).map_err(|e| {
+    kcontract_platform::input::read_text(path, |e| {
         Diagnostic::error(
             "K1140",
             format!("cannot read {option} {}: {e}", path.display()),
@@ -354,7 +354,14 @@ fn probe_ref(req: &Request, read: Option<&v::Read>, log: Option<&PlatformLog>) -
         (_, _, Some(l)) => FileRef {
             name: "kcontract-probe (its log)".into(),
             path: Some(l.file.clone()),
-            sha256: sha256(std::fs::read(&l.file).unwrap_or_default().as_slice()),
+            sha256: sha256(
+                kcontract_spec::fsutil::read_given(
+                    Path::new(&l.file),
+                    kcontract_spec::fsutil::MAX_INPUT,
+                )
+                .unwrap_or_default()
+                .as_slice(),
+            ),
         },
         _ => FileRef {
             name: "kcontract-probe".into(),
@@ -386,7 +393,11 @@ fn report(
         profile: FileRef {
             name: profile.name.clone(),
             path: Some(req.profile.display().to_string()),
-            sha256: sha256(std::fs::read(&req.profile).unwrap_or_default().as_slice()),
+            sha256: sha256(
+                kcontract_spec::fsutil::read_given(&req.profile, kcontract_spec::fsutil::MAX_INPUT)
+                    .unwrap_or_default()
+                    .as_slice(),
+            ),
         },
         service,
         grace_period_s,

@@ -1,5 +1,7 @@
 //! Running the real binary on a project folder, the way a user does.
 
+#![allow(clippy::disallowed_methods)] // shared with tests/contract: tests read the files they wrote (clippy.toml)
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

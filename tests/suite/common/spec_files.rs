@@ -1,6 +1,8 @@
 //! This repository's spec as files in memory, for the tests that edit it and load it again
 //! (`tests/reuse.rs`, `tests/edit.rs`): the loader reads them through `Tree::Memory`.
 
+#![allow(clippy::disallowed_methods)] // shared with tests/contract: tests read the repository's own spec (clippy.toml)
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -61,7 +61,8 @@ impl Rootfs {
             why: "",
             install: "apt-get install busybox-static (Debian)",
         })?;
-        let bytes = std::fs::read(&busybox).doing(|| format!("read {}", busybox.display()))?;
+        let bytes = kcontract_spec::fsutil::read_regular(&busybox, 64 << 20)
+            .doing(|| format!("read {}", busybox.display()))?;
         if !is_static_elf(&bytes) {
             return Err(HarnessError::NotStatic { path: busybox });
         }

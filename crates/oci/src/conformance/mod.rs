@@ -28,6 +28,7 @@ pub use harness::{
 pub use oci::{CmdOutput, OciRuntime, RuntimeCli, find_in_path, is_cgroup_hybrid};
 
 /// Whether this process runs as root (effective uid 0, from `/proc/self/status`).
+#[allow(clippy::disallowed_methods)] // /proc, the kernel's state
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
         s.lines()

@@ -48,7 +48,9 @@ fn key(text: &str) -> String {
 
 /// The catalogue stored in `dir` for exactly `text`, if there is one and it reads.
 pub(super) fn get(dir: &Path, text: &str) -> Option<Catalogue> {
-    let bytes = fs::read(dir.join(FILE)).ok()?;
+    let bytes =
+        kcontract_spec::fsutil::read_regular(&dir.join(FILE), kcontract_spec::fsutil::MAX_INPUT)
+            .ok()?;
     let stored: Stored = serde_json::from_slice(&bytes).ok()?;
     (stored.kcontract == env!("CARGO_PKG_VERSION") && stored.key == key(text))
         .then_some(stored.catalogue)

@@ -8,7 +8,8 @@
 //! rebuild loop, which wrote the events itself. Here every connection has a deadline for its whole
 //! request head ([`HEAD_DEADLINE`]) and for its whole answer ([`ANSWER_DEADLINE`]); the number of
 //! connections is bounded ([`MAX_CONNECTIONS`], the oldest unfinished request making room for a
-//! new one); the rebuild loop only queues an event and wakes this thread, which writes to each
+//! new one) and so is the number of event streams ([`MAX_EVENT_STREAMS`], the oldest idle one
+//! closed for a new one); the rebuild loop only queues an event and wakes this thread, which writes to each
 //! event stream as far as its reader takes it, and drops a stream whose unread events pass
 //! [`EVENT_BACKLOG`]. A request/response server crate (hyper with tokio) would bring an async
 //! runtime for what is a small local server, and still need the event streams done by hand.
@@ -34,6 +35,14 @@ const ANSWER_DEADLINE: Duration = Duration::from_secs(30);
 /// After an answer, the client's end is read (and dropped) this long at most before closing, so
 /// that closing with unread bytes does not reset the connection under the answer (RFC 9112 §9.6).
 const LINGER: Duration = Duration::from_secs(2);
+/// Event streams open at once; a new one past this closes the oldest idle one (nothing unsent),
+/// else the oldest. Why: a stream has no end, and streams that never close (a client that opens
+/// them and walks away) held every connection slot, so nothing new was served ([`make_room`]
+/// closes only connections still waiting for their request); a browser tab holds one stream, and
+/// 64 tabs on one local preview is far past any person's.
+///
+/// [`make_room`]: Server::make_room
+const MAX_EVENT_STREAMS: usize = 64;
 /// Unsent events one stream may hold; a page that reads none is dropped past this (a reload
 /// event is a few KB, the diagnostics of a failed rebuild at most tens of KB).
 const EVENT_BACKLOG: usize = 1 << 20;
@@ -351,8 +360,44 @@ impl Server {
         let Some(mut conn) = self.conns.remove(&id) else {
             return;
         };
+        let was_stream = matches!(conn.state, State::Events { .. });
         if let Next::Keep = self.step(&mut conn) {
+            let is_stream = matches!(conn.state, State::Events { .. });
             self.conns.insert(id, conn);
+            if is_stream && !was_stream {
+                self.bound_streams(id);
+            }
+        }
+    }
+
+    /// Close event streams (never `keep`, the new one) until at most [`MAX_EVENT_STREAMS`] are
+    /// open: the oldest idle one first (all its events sent), else the oldest.
+    fn bound_streams(&mut self, keep: usize) {
+        loop {
+            let streams: Vec<(usize, Instant, bool)> = self
+                .conns
+                .iter()
+                .filter(|(id, _)| **id != keep)
+                .filter_map(|(id, c)| match &c.state {
+                    State::Events { queued, sent } => Some((*id, c.since, *sent >= queued.len())),
+                    _ => None,
+                })
+                .collect();
+            if streams.len() < MAX_EVENT_STREAMS {
+                return;
+            }
+            let oldest = streams
+                .iter()
+                .filter(|s| s.2)
+                .min_by_key(|s| s.1)
+                .or_else(|| streams.iter().min_by_key(|s| s.1))
+                .map(|s| s.0);
+            match oldest {
+                Some(id) => {
+                    self.conns.remove(&id);
+                }
+                None => return,
+            }
         }
     }
 
@@ -590,6 +635,40 @@ mod tests {
         assert_eq!(shared.replace(Site::new(), false), 1);
         assert!(start.elapsed() < Duration::from_secs(1));
         drop(stuck);
+    }
+
+    /// Event streams that never close lock no one out: with more open than every connection slot
+    /// ([`MAX_CONNECTIONS`] + 1, all idle), a new stream still gets its head and a page is still
+    /// answered, and the oldest stream was closed to make room. Before the bound, the 513th
+    /// connection waited for ever.
+    #[test]
+    fn streams_that_never_close_are_bounded_and_the_oldest_idle_one_dropped() {
+        let (_shared, addr) = serve();
+        let head = |s: &mut StdStream| {
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut r = BufReader::new(s);
+            let mut line = String::new();
+            let _ = r.read_line(&mut line);
+            line
+        };
+        let mut first = events(addr);
+        assert!(head(&mut first).starts_with("HTTP/1.1 200"));
+        let open: Vec<StdStream> = (0..MAX_CONNECTIONS).map(|_| events(addr)).collect();
+        let mut new = events(addr);
+        assert!(
+            head(&mut new).starts_with("HTTP/1.1 200"),
+            "a new stream is served"
+        );
+        assert!(get(addr).ends_with("hello"), "a page is served");
+        // The first stream was closed: its read ends (after its head, nothing more is sent but a
+        // heartbeat every 15 s, so an open one would time out instead).
+        first
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let mut rest = Vec::new();
+        let ended = first.read_to_end(&mut rest);
+        assert!(ended.is_ok(), "the oldest stream is still open: {ended:?}");
+        drop(open);
     }
 
     /// A client that sends a byte now and then is closed when its whole request head is late, not

@@ -1007,6 +1007,7 @@ fn suggest(unknown: &str, fields: &[&'static str]) -> Option<&'static str> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests read the files they wrote
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -205,7 +205,7 @@ pub fn io_error(path: &Path, e: &io::Error) -> Diagnostic {
     if let Some(why) = crate::fsutil::refusal(e) {
         let help = match why {
             Refused::Outside { .. } => {
-                "spec files are read only from inside the spec folder: copy the file in, or point the link at a file inside it"
+                "a file is read only from inside the folder it was given in (the spec folder, the templates folder, the folder of a file named on the command line): copy the file in, or point the link at a file inside it"
             }
             Refused::TooLarge(_) => "a spec or results file this large is not one; check the path",
             Refused::NotRegular(_) | Refused::HardLinked(_) => {

@@ -94,7 +94,14 @@ fn check(
 ) -> Option<Diagnostic> {
     let dest = link.dest.trim();
     if is_external(dest) {
-        return None;
+        // A scheme the site does not link (`javascript:`, `data:`, `mailto:`): rendered as `#`
+        // (inert, so a warning: a hostile text still builds a harmless site), said here rather
+        // than dropped silently (crate::url).
+        return crate::url::judge(dest).err().map(|why| {
+            Diagnostic::warning("K0124", format!("the link `{}` is not a web address", crate::diagnostic::shown(dest)))
+                .at(link.span.clone(), why.to_string())
+                .help("a link is an https:// (or http://) address, a chapter file (`chapter.md#anchor`) or a `#fragment`; the site shows any other as a link to nowhere")
+        });
     }
     let (path, frag) = dest.split_once('#').unwrap_or((dest, ""));
     let chapter = if path.is_empty() {

@@ -189,13 +189,13 @@ pub fn package_for(dir: &Path, given: Option<&str>) -> String {
         names.sort();
         names
             .iter()
-            .find_map(|p| package_clause(&std::fs::read_to_string(p).ok()?))
+            .find_map(|p| package_clause(&kcontract_spec::fsutil::read_text_inside(dir, p).ok()?))
     });
     if let Some(p) = existing {
         return p;
     }
     let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let module = std::fs::read_to_string(abs.join("go.mod"))
+    let module = kcontract_spec::fsutil::read_text_inside(&abs, &abs.join("go.mod"))
         .ok()
         .and_then(|m| {
             m.lines().find_map(|l| {
