@@ -69,8 +69,9 @@ pub(super) fn build(ctx: &Ctx, opts: &Options) -> Result<Built, String> {
     tpl.for_languages(&spec.contract.languages);
     shown.stage(&tpl.warnings, &loaded.sources)?;
     tpl.serving();
-    let files = site::render(&m, catalogue.catalogue.as_ref(), &history, &tpl)
+    let mut files = site::render(&m, catalogue.catalogue.as_ref(), &history, &tpl)
         .map_err(|d| shown.fail(&d))?;
+    files.extend(site::images(spec_dir).map_err(|d| shown.fail(&d))?);
     Ok(Built {
         site: files
             .into_iter()

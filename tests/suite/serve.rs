@@ -629,3 +629,29 @@ fn next_event(events: &mut Events, kind: &str) -> String {
         assert!(Instant::now() < deadline, "no {kind} event; got {all:?}");
     }
 }
+
+/// The spec's images are served as `build` publishes them (`images/NAME`, where a chapter's
+/// `../images/NAME` lands); a name that is no image of the spec is not found.
+#[test]
+fn serve_shows_the_specs_images() {
+    let tmp = project();
+    let dir = tmp.path().join("p");
+    std::fs::create_dir_all(dir.join("spec/images")).unwrap();
+    std::fs::write(
+        dir.join("spec/images/flow.png"),
+        b"\x89PNG\r\n\x1a\nnot-a-real-png",
+    )
+    .unwrap();
+    let serve = Serve::start(&dir);
+    let got = raw(
+        &serve.url,
+        b"GET /images/flow.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    );
+    assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");
+    assert!(got.contains("not-a-real-png"), "{got}");
+    let got = raw(
+        &serve.url,
+        b"GET /images/other.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    );
+    assert!(got.starts_with("HTTP/1.1 404 "), "{got}");
+}

@@ -97,6 +97,21 @@ pub fn render(
     Ok(files)
 }
 
+/// The spec's images as the site publishes them (`images/NAME`, read as every spec file is):
+/// what `serve` adds to [`render`]'s pages, so a chapter's image shows there as in `build`.
+pub fn images(spec: &Path) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let files = Mutex::new(Vec::new());
+    let put = |rel, bytes| {
+        files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((rel, bytes));
+        Ok(())
+    };
+    files::publish_images(spec, &put)?;
+    Ok(files.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
 /// Where a build writes: the output folder, and what it must stay clear of.
 pub struct Output<'a> {
     /// The folder the site goes into: empty, absent or a site kcontract built.
