@@ -83,6 +83,18 @@ pub fn render(
     history: &History,
     tpl: &Templates,
 ) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let mut files = in_memory(|put| {
+        render::render_site(m, runtimes, history, tpl, put, &mut Default::default()).map(|_| ())
+    })?;
+    files.sort();
+    Ok(files)
+}
+
+/// What `write` gives its `put` (relative path, bytes), kept in memory: [`render`] and [`images`]
+/// without a folder.
+fn in_memory(
+    write: impl FnOnce(&render::Put) -> Result<(), Diagnostic>,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     let files = Mutex::new(Vec::new());
     let put = |rel, bytes| {
         files
@@ -91,25 +103,14 @@ pub fn render(
             .push((rel, bytes));
         Ok(())
     };
-    render::render_site(m, runtimes, history, tpl, &put, &mut Default::default())?;
-    let mut files = files.into_inner().unwrap_or_else(|e| e.into_inner());
-    files.sort();
-    Ok(files)
+    write(&put)?;
+    Ok(files.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// The spec's images as the site publishes them (`images/NAME`, read as every spec file is):
 /// what `serve` adds to [`render`]'s pages, so a chapter's image shows there as in `build`.
 pub fn images(spec: &Path) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
-    let files = Mutex::new(Vec::new());
-    let put = |rel, bytes| {
-        files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((rel, bytes));
-        Ok(())
-    };
-    files::publish_images(spec, &put)?;
-    Ok(files.into_inner().unwrap_or_else(|e| e.into_inner()))
+    in_memory(|put| files::publish_images(spec, put))
 }
 
 /// Where a build writes: the output folder, and what it must stay clear of.

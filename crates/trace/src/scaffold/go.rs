@@ -24,8 +24,8 @@ use std::path::Path;
 
 use kcontract_spec::{Clause, Spec};
 
-use super::stub::{doc_lines_with, generated_doc};
-use crate::annotations::{AttrKind, FileSyntax, FnItem, STUB_IGNORE_PREFIX};
+use super::stub::{doc_lines_with, untouched_comment_stub};
+use crate::annotations::{FileSyntax, FnItem, STUB_IGNORE_PREFIX};
 
 /// The language the stubs are written in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -144,34 +144,7 @@ pub(super) fn header(spec: &Spec, chapter: &str, package: &str) -> String {
 
 /// Is `f` an untouched Go stub? Its clause id, when it is.
 pub(super) fn untouched(src: &str, syntax: &FileSyntax, f: &FnItem, spec: &Spec) -> Option<String> {
-    if !f.module.is_empty() || !f.is_stub() {
-        return None;
-    }
-    let claims: Vec<&crate::annotations::Site> = syntax.claims_of(f).collect();
-    let [claim] = claims.as_slice() else {
-        return None;
-    };
-    let docs: Vec<&crate::annotations::Attr> = f
-        .attrs
-        .iter()
-        .filter(|a| matches!(a.kind, AttrKind::Doc(_)))
-        .collect();
-    let [doc] = docs.as_slice() else {
-        return None;
-    };
-    let block = src.get(doc.range.clone())?;
-    let expected = format!("{block}\n{}", tail(&f.name, &claim.id));
-    if src.get(f.range.clone())? != expected {
-        return None;
-    }
-    let lines: Vec<&str> = block
-        .lines()
-        .map(|l| {
-            l.strip_prefix("//")
-                .map(|b| b.strip_prefix(' ').unwrap_or(b))
-        })
-        .collect::<Option<_>>()?;
-    generated_doc(&claim.id, &lines, claim.stamp.as_deref(), spec)
+    untouched_comment_stub(src, syntax, f, spec, "//", tail)
 }
 
 /// The package of new files in `dir` (see the module's documentation): `given`, else an existing

@@ -373,6 +373,48 @@ fn is_generated_meta(lines: &[&str], contract: &kcontract_spec::Contract) -> boo
     rendered == lines
 }
 
+/// Is `f` an untouched stub of a language whose comments start with `comment` (`//`, `#`), its
+/// body `tail(name, id)` as the language's stubs are written? Its clause id, when it is: one
+/// claim, one comment block, the item exactly the block and the tail, and the block the one
+/// [`generated_doc`] would write. Go and Python stubs share it; what differs is passed in.
+pub(super) fn untouched_comment_stub(
+    src: &str,
+    syntax: &FileSyntax,
+    f: &FnItem,
+    spec: &Spec,
+    comment: &str,
+    tail: fn(&str, &str) -> String,
+) -> Option<String> {
+    if !f.module.is_empty() || !f.is_stub() {
+        return None;
+    }
+    let claims: Vec<&crate::annotations::Site> = syntax.claims_of(f).collect();
+    let [claim] = claims.as_slice() else {
+        return None;
+    };
+    let docs: Vec<&crate::annotations::Attr> = f
+        .attrs
+        .iter()
+        .filter(|a| matches!(a.kind, AttrKind::Doc(_)))
+        .collect();
+    let [doc] = docs.as_slice() else {
+        return None;
+    };
+    let block = src.get(doc.range.clone())?;
+    let expected = format!("{block}\n{}", tail(&f.name, &claim.id));
+    if src.get(f.range.clone())? != expected {
+        return None;
+    }
+    let lines: Vec<&str> = block
+        .lines()
+        .map(|l| {
+            l.strip_prefix(comment)
+                .map(|b| b.strip_prefix(' ').unwrap_or(b))
+        })
+        .collect::<Option<_>>()?;
+    generated_doc(&claim.id, &lines, claim.stamp.as_deref(), spec)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
