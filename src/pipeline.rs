@@ -588,13 +588,13 @@ struct Side {
 
 /// The folder walked for tests and the globs relative to it.
 fn where_tests_are(spec_dir: &Path, contract: &Contract, at: &TestsAt) -> (PathBuf, TestGlobs) {
+    // A crate's own `tests` (kcontract.toml), else the Cargo layout.
+    let layout = || at.globs.clone().unwrap_or_else(annotations::cargo_layout);
     match &at.root {
-        Some(dir) => (dir.clone(), annotations::cargo_layout()),
+        Some(dir) => (dir.clone(), layout()),
         // The built-in contract's `tests:` are kcontract's own: a crate using it is the one in
         // the working directory.
-        None if crate::embedded::is_built_in(spec_dir) => {
-            (PathBuf::from("."), annotations::cargo_layout())
-        }
+        None if crate::embedded::is_built_in(spec_dir) => (PathBuf::from("."), layout()),
         None => annotations::rooted(spec_dir, &contract.tests),
     }
 }
@@ -605,6 +605,9 @@ pub(crate) struct TestsAt {
     /// `--tests-root DIR`: the Cargo layout of DIR (`tests/**/*.rs`, `src/**/*.rs`) instead of
     /// the `tests:` globs of contract.yaml.
     pub(crate) root: Option<PathBuf>,
+    /// The crate's `tests`/`languages` of its kcontract.toml: its test files instead of the
+    /// Cargo layout (`None`: the Cargo layout).
+    pub(crate) globs: Option<TestGlobs>,
     /// `--strict`: suspect tests are errors, and tests without a review stamp are reported.
     pub(crate) strict: bool,
     /// ` --spec DIR` as given on the command line, or empty: repeated in hints.

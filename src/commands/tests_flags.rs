@@ -127,6 +127,7 @@ impl TestsFlags {
         Ok(Setup {
             at: TestsAt {
                 root,
+                globs: config.as_ref().and_then(|c| c.tests.clone()),
                 strict,
                 spec_flag,
                 tests_flag,

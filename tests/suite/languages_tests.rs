@@ -258,3 +258,61 @@ fn a_contract_maps_an_extension_to_a_language() {
     assert!(err.contains("did you mean `go`?"), "{err}");
     assert!(err.contains("contract.yaml:16:13"), "{err}");
 }
+
+/// A Go team's crate names its test files in its `kcontract.toml` (`tests`, and `languages` for
+/// an extension kcontract does not know) instead of the Cargo layout: the Go fixture's statuses,
+/// where without the key the Go tests are not found (K0606); an absolute glob or a language that
+/// is none is K0520.
+#[test]
+fn a_crate_names_its_test_files_in_kcontract_toml() {
+    let tmp = fixture("lang-go");
+    let contract = tmp.path().join("spec/contract.yaml");
+    let text = std::fs::read_to_string(&contract).unwrap();
+    // The contract's own `tests:` select nothing here: only the crate's setting can find them.
+    let text = text.replace(r#"["../**/*_test.go"]"#, r#"["../nothing/**/*.rs"]"#);
+    std::fs::write(&contract, text).unwrap();
+    std::fs::create_dir_all(tmp.path().join("conformance")).unwrap();
+    std::fs::rename(
+        tmp.path().join("checks_test.go"),
+        tmp.path().join("conformance/checks_test.gotest"),
+    )
+    .unwrap();
+    let toml = tmp.path().join("kcontract.toml");
+    let args = [
+        "matrix",
+        "--results",
+        "results/go-test.json",
+        "--format",
+        "json",
+    ];
+
+    std::fs::write(&toml, "spec = \"spec\"\n").unwrap();
+    let (code, _, err) = kcontract(tmp.path(), &args);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[K0606]"), "{err}");
+
+    std::fs::write(
+        &toml,
+        "spec = \"spec\"\ntests = [\"conformance/**/*_test.gotest\"]\nlanguages = { gotest = \"go\" }\n",
+    )
+    .unwrap();
+    let (code, out, err) = kcontract(tmp.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(statuses(&out), expected());
+
+    for (bad, said) in [
+        ("tests = [\"/abs/**/*.go\"]", "an absolute path"),
+        (
+            "languages = { gotest = \"golang\" }",
+            "is not an extension and a language",
+        ),
+    ] {
+        std::fs::write(&toml, format!("spec = \"spec\"\n{bad}\n")).unwrap();
+        let (code, _, err) = kcontract(tmp.path(), &args);
+        assert_eq!(code, 1, "{bad}: {err}");
+        assert!(
+            err.contains("error[K0520]") && err.contains(said),
+            "{bad}: {err}"
+        );
+    }
+}

@@ -16,6 +16,15 @@ pub(crate) fn glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
         .build()
 }
 
+/// Why `pattern` is not a `tests:` glob (an absolute path, or one that does not parse), or
+/// `None` when it is one: for the readers of globs other than contract.yaml's (`kcontract.toml`).
+pub fn wrong_glob(pattern: &str) -> Option<String> {
+    if pattern.starts_with('/') {
+        return Some("an absolute path: patterns are relative to the folder of the file".into());
+    }
+    glob(pattern).err().map(|e| e.kind().to_string())
+}
+
 /// The compiled include and exclude globs. Invalid patterns were reported by the spec loader
 /// (K0507) before any scan, so here they are skipped, not errors.
 pub struct GlobMatcher {

@@ -6,6 +6,8 @@
 //! spec = "../knative-spec/spec"                  # relative to this file
 //! select = "actor:platform,verify:conformance"   # the gate's selector grammar (crate::selector)
 //! tests-link = "https://git.example/platform-tests/blob/main/"
+//! tests = ["conformance/**/*_test.go"]           # instead of the Cargo layout (tests/, src/)
+//! languages = { gotest = "go" }                  # an extension kcontract does not know
 //!
 //! [exempt]
 //! "config.env.port" = "our platform never sets PORT: the developer does"
@@ -38,6 +40,9 @@ struct Raw {
     spec: Option<String>,
     select: Option<String>,
     tests_link: Option<String>,
+    tests: Option<Vec<String>>,
+    #[serde(default)]
+    languages: BTreeMap<String, String>,
     #[serde(default)]
     exempt: BTreeMap<String, String>,
 }
@@ -59,6 +64,9 @@ pub struct CrateConfig {
     pub tests_link: Option<String>,
     /// `[exempt]`: clause id → reason.
     pub exempt: BTreeMap<String, String>,
+    /// `tests` and `languages`: the crate's test files (globs relative to `dir`) instead of the
+    /// Cargo layout, for a crate of Go, Python or other tests; `None` when neither key is given.
+    pub tests: Option<kcontract_spec::TestGlobs>,
 }
 
 /// The byte range of the first line of `text` starting with `key` (after blanks), or the file's
@@ -74,6 +82,51 @@ fn line_of(text: &str, key: &str) -> Range<usize> {
         at += line.len();
     }
     0..0
+}
+
+/// `tests` and `languages` as the scan takes them: each glob valid and relative, each language
+/// one kcontract reads (K0520 at its line). A misspelt language would leave the files read as
+/// Rust and their tests silently unclaimed; an absolute glob would select nothing.
+fn test_globs(
+    raw: &Raw,
+    text: &str,
+    file: FileId,
+) -> Result<Option<kcontract_spec::TestGlobs>, Diagnostic> {
+    if raw.tests.is_none() && raw.languages.is_empty() {
+        return Ok(None);
+    }
+    let mut globs = kcontract_spec::TestGlobs {
+        include: vec!["tests/**/*.rs".into(), "src/**/*.rs".into()],
+        exclude: Vec::new(),
+        languages: BTreeMap::new(),
+    };
+    if let Some(tests) = &raw.tests {
+        for g in tests {
+            if let Some(why) = kcontract_spec::globs::wrong_glob(g) {
+                return Err(Diagnostic::error("K0520", format!("`{g}` in `tests` is not a glob"))
+                    .at(Span::new(file, line_of(text, "tests")), why)
+                    .help("globs relative to this file's folder, `/`-separated: `*` within a folder, `**` across folders, e.g. `conformance/**/*_test.go`"));
+            }
+        }
+        globs.include = tests.clone();
+    }
+    for (ext, word) in &raw.languages {
+        let lang = word.parse::<kcontract_spec::TestLanguage>().ok();
+        match lang {
+            Some(lang) if !ext.is_empty() && !ext.contains(['.', '/', '*']) => {
+                globs.languages.insert(ext.clone(), lang);
+            }
+            _ => {
+                return Err(Diagnostic::error(
+                    "K0520",
+                    format!("`{ext} = \"{word}\"` in `languages` is not an extension and a language"),
+                )
+                .at(Span::new(file, line_of(text, "languages")), "here")
+                .help("an extension without its dot and one of rust, go, python, javascript, c, java: `languages = { cu = \"c\" }`"));
+            }
+        }
+    }
+    Ok(Some(globs))
 }
 
 impl CrateConfig {
@@ -102,7 +155,7 @@ impl CrateConfig {
             let range = e.span().unwrap_or(0..0);
             Diagnostic::error("K0520", format!("`{}` cannot be used", path.display()))
                 .at(Span::new(file, range), e.message().trim().to_string())
-                .help("keys: spec, select, tests-link, and an [exempt] table of `\"clause.id\" = \"reason\"`")
+                .help("keys: spec, select, tests-link, tests, languages, and an [exempt] table of `\"clause.id\" = \"reason\"`")
         })?;
         let select = match &raw.select {
             None => None,
@@ -112,7 +165,9 @@ impl CrateConfig {
                     .help("the grammar of `matrix --require`, e.g. `actor:platform,verify:conformance`")
             })?),
         };
+        let tests = test_globs(&raw, &text, file)?;
         Ok(Some(CrateConfig {
+            tests,
             spec: raw.spec.as_ref().map(|s| dir.join(s)),
             spec_text: raw.spec,
             dir: dir.to_path_buf(),
