@@ -20,7 +20,7 @@ pub struct FileSyntax {
     pub sites: Vec<Site>,
     /// The language the file was read as: how its tests' names are joined (`lang`).
     #[serde(default)]
-    pub lang: super::lang::Lang,
+    pub lang: kcontract_spec::TestLanguage,
 }
 
 impl FileSyntax {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use super::Stubs;
-use super::stub::{render_stub_for, untouched_stub_for};
+use super::stubs::{render_stub_for, untouched_stub_for};
 use super::{FileReport, Orphan, OrphanWhy};
 use crate::annotations::{FileSyntax, FnItem, LexFailure, parse_in};
 use crate::matrix::Scope;

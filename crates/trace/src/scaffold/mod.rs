@@ -64,15 +64,17 @@ mod merge;
 mod plan;
 mod python;
 mod stub;
+mod stubs;
 mod target;
 mod write;
 
 pub use crate_files::{CrateNameError, check_crate_name};
 pub use error::ScaffoldError;
-pub use go::{Stubs, package_for};
+pub use go::package_for;
 pub use merge::merge_file;
 pub use plan::{plan, plan_for};
 pub use stub::{render_stub, stale_doc, untouched_stub};
+pub use stubs::Stubs;
 pub use target::Target;
 pub use write::{Folder, Job, Prepared, WriteFailure};
 

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Stubs;
 use super::merge::{merge_file_in, merge_main, wanted};
-use super::stub::{chapter_header, main_header, untouched_stub_for};
+use super::stub::{chapter_header, main_header};
+use super::stubs::untouched_stub_for;
 use super::{Plan, Unreadable, module_name};
 use crate::annotations::parse_in;
 use crate::matrix::Scope;

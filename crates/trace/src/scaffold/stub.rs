@@ -5,7 +5,6 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use super::go::Stubs;
 use crate::annotations::{AttrKind, FileSyntax, FnItem, STUB_IGNORE_PREFIX};
 use kcontract_spec::{Clause, Spec};
 
@@ -108,30 +107,6 @@ pub(super) fn meta_line(c: &Clause) -> String {
         let _ = write!(meta, " · upstream: {}", list.join(", "));
     }
     meta
-}
-
-/// [`render_stub`] in the language of `stubs`.
-pub(super) fn render_stub_for(stubs: &Stubs, c: &Clause, name: &str) -> String {
-    match stubs {
-        Stubs::Rust => render_stub(c, name),
-        Stubs::Go { .. } => super::go::render(c, name),
-        Stubs::Python => super::python::render(c, name),
-    }
-}
-
-/// [`untouched_stub`] in the language of `stubs`.
-pub(super) fn untouched_stub_for(
-    stubs: &Stubs,
-    src: &str,
-    syntax: &FileSyntax,
-    f: &FnItem,
-    spec: &Spec,
-) -> Option<String> {
-    match stubs {
-        Stubs::Rust => untouched_stub(src, syntax, f, spec),
-        Stubs::Go { .. } => super::go::untouched(src, syntax, f, spec),
-        Stubs::Python => super::python::untouched(src, syntax, f, spec),
-    }
 }
 
 pub(super) fn chapter_header(spec: &Spec, chapter: &str) -> String {
