@@ -14,8 +14,8 @@ use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 use kcontract_spec::diagnostic::FileId;
 use kcontract_spec::{Loaded, Spec, markdown_options};
 
+use super::Written;
 use super::ids;
-use super::writer::Written;
 
 /// How much of the earlier version a new import keeps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -34,6 +34,16 @@ pub use carry::{Carry, Earlier};
 pub use links::local_images;
 use writer::{Writer, push_block};
 
+/// A clause as written by a pass, in order: what the next pass matches with an earlier version
+/// (`carry` reads what `writer` wrote; here so that neither names the other).
+#[derive(Clone, Debug)]
+pub(super) struct Written {
+    pub(super) level: kcontract_spec::Level,
+    pub(super) text: String,
+    /// The section it is under (the slug of the heading's words).
+    pub(super) section: String,
+}
+
 /// A spec folder made from one Markdown text.
 #[derive(Debug, Clone)]
 pub struct Imported {
@@ -78,7 +88,7 @@ pub struct Imported {
     /// section no chapter has): the command reports them.
     pub links_dropped: Vec<String>,
     /// Every clause written, in order (what a later import is matched with).
-    written: Vec<writer::Written>,
+    written: Vec<Written>,
 }
 
 /// What an import is made with besides the text and its vocabulary.

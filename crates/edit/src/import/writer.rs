@@ -12,16 +12,7 @@ use kcontract_spec::keywords::{Level, find_keywords};
 use kcontract_spec::{BOILERPLATE_MARKER, Contract, INFORMATIVE_MARKER};
 
 use super::carry::Carried;
-use super::{Block, Kind, blocks, text};
-
-/// A clause as written by a pass, in order: what the next pass matches with an earlier version.
-#[derive(Clone, Debug)]
-pub(super) struct Written {
-    pub(super) level: Level,
-    pub(super) text: String,
-    /// The section it is under (the slug of the heading's words).
-    pub(super) section: String,
-}
+use super::{Block, Kind, Written, blocks, text};
 
 /// A statement that its following blocks complete, being read.
 struct LeadIn {
