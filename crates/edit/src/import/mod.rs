@@ -143,19 +143,8 @@ pub struct Taken {
 impl Imported {
     /// Where this import's sections went, for the links of documents imported with it.
     pub fn placed(&self) -> Placed {
-        let loaded = load_imported(self);
-        let anchors = loaded
-            .spec
-            .documents
-            .iter()
-            .flat_map(|d| {
-                d.headings
-                    .iter()
-                    .map(|h| (h.anchor.clone(), d.chapter.clone()))
-            })
-            .collect();
         Placed {
-            anchors,
+            anchors: heading_chapters(&load_imported(self).spec),
             first: self
                 .chapters
                 .first()
@@ -383,22 +372,25 @@ pub fn import(src: &str, origin: &str, contract: &Contract, options: &Options<'_
     out
 }
 
-/// Where each heading of the source went, by its id: the chapters the loader reads, in memory,
-/// give the ids `check` resolves links against (one definition of a heading's id). With `into`,
-/// its own headings too, each only where one chapter has it: a link to another file imported
-/// before (`other.md#section`) lands there.
-fn anchors(first: &Imported, into: Option<&kcontract_spec::Spec>) -> links::Anchors {
-    let loaded = load_imported(first);
-    let own = loaded
-        .spec
-        .documents
+/// Each heading's id (anchor) of `spec` and the chapter holding it: where an imported section
+/// went, for the links to it.
+fn heading_chapters<T: FromIterator<(String, String)>>(spec: &kcontract_spec::Spec) -> T {
+    spec.documents
         .iter()
         .flat_map(|d| {
             d.headings
                 .iter()
                 .map(|h| (h.anchor.clone(), d.chapter.clone()))
         })
-        .collect();
+        .collect()
+}
+
+/// Where each heading of the source went, by its id: the chapters the loader reads, in memory,
+/// give the ids `check` resolves links against (one definition of a heading's id). With `into`,
+/// its own headings too, each only where one chapter has it: a link to another file imported
+/// before (`other.md#section`) lands there.
+fn anchors(first: &Imported, into: Option<&kcontract_spec::Spec>) -> links::Anchors {
+    let own = heading_chapters(&load_imported(first).spec);
     let mut elsewhere: BTreeMap<String, Option<String>> = BTreeMap::new();
     for d in into.map(|s| s.documents.as_slice()).unwrap_or_default() {
         for h in &d.headings {
